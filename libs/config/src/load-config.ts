@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { AppError, ErrorCode } from '@switchyard/contracts';
+
+/**
+ * Variables every service reads. Services extend this with their own. The
+ * defaults are the local development ones (services on this machine).
+ */
+export const BaseEnvSchema = z.object({
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  DATABASE_URL: z.url().default('postgresql://postgres@127.0.0.1:5432/switchyard'),
+  /** Every Redis key and BullMQ queue is under this prefix, so installations can share a Redis. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,32}$/, 'lowercase letters, digits, _ and -')
+    .default('sy'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Connections in each process's PostgreSQL pool. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+});
+export type BaseConfig = z.infer<typeof BaseEnvSchema>;
+
+/**
+ * Parses `env` with `schema`. A missing or invalid variable throws an AppError
+ * (CONFIG_INVALID) whose message names every bad variable, so start-up stops
+ * before any side effect with a message a person can act on.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  throw new AppError(ErrorCode.CONFIG_INVALID, `invalid configuration: ${problems.join('; ')}`, parsed.error.issues);
+}
+
+/** Boolean env flags: `true`/`1`/`yes` are true, `false`/`0`/`no`/empty are false. */
+export const envBoolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/**
+ * Stable error codes. They are part of the API: never renamed, only retired.
+ * Each member says when it is raised and what `data` holds.
+ */
+export enum ErrorCode {
+  /** A body, query or path failed its schema. `data`: the zod issues. */
+  VALIDATION_FAILED = 'VALIDATION_FAILED',
+  /** The body is not parseable JSON. */
+  MALFORMED_JSON = 'MALFORMED_JSON',
+  /** The body is over the size limit. `data`: `{ limitBytes }`. */
+  PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  /** A body was sent with a content type other than JSON. */
+  UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
+  /** No credentials, or credentials that are unknown, revoked or expired. */
+  UNAUTHENTICATED = 'UNAUTHENTICATED',
+  /** The caller's role does not allow the action. `data`: `{ required, actual }`. */
+  FORBIDDEN = 'FORBIDDEN',
+  /** The token belongs to another workspace than the one in the path. */
+  WORKSPACE_FORBIDDEN = 'WORKSPACE_FORBIDDEN',
+  /** No route for the method and path. */
+  ROUTE_NOT_FOUND = 'ROUTE_NOT_FOUND',
+  /** No fact with that id in the workspace. `data`: `{ id }`. */
+  EVENT_NOT_FOUND = 'EVENT_NOT_FOUND',
+  /** No token with that id in the workspace. `data`: `{ id }`. */
+  TOKEN_NOT_FOUND = 'TOKEN_NOT_FOUND',
+  /** The workspace slug is already taken. `data`: `{ slug }`. */
+  WORKSPACE_EXISTS = 'WORKSPACE_EXISTS',
+  /** The per-token rate limit was hit. `data`: `{ retryAfterMs }`. */
+  RATE_LIMITED = 'RATE_LIMITED',
+  /** A stream ticket is unknown, used or expired. */
+  STREAM_TICKET_INVALID = 'STREAM_TICKET_INVALID',
+  /** A dependency (Redis, PostgreSQL) does not answer. */
+  UNAVAILABLE = 'UNAVAILABLE',
+  /** An environment variable is missing or invalid at start-up. `data`: the issues. */
+  CONFIG_INVALID = 'CONFIG_INVALID',
+  /** A stream entry cannot be decoded; it goes to the dead-letter stream. */
+  MESSAGE_INVALID = 'MESSAGE_INVALID',
+  /** Anything unexpected. The message is generic; details are in the logs. */
+  INTERNAL = 'INTERNAL',
+}
+
+export const ErrorCodeSchema = z.enum(ErrorCode);
+
+/** The error body every HTTP error carries: `{ error: { code, message, details? } }`. */
+export const ErrorBodySchema = z
+  .object({
+    error: z
+      .object({
+        code: ErrorCodeSchema,
+        message: z.string(),
+        details: z.unknown().optional(),
+      })
+      .strict(),
+  })
+  .strict();
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** The one error type of Switchyard: a stable code, a message and optional data. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly data?: unknown;
+
+  constructor(code: ErrorCode, message: string, data?: unknown, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.data = data;
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Thrown by a stream handler for an entry that can never succeed (it fails
+ * validation, it names a workspace that does not exist): the consumer sends it
+ * to the dead-letter stream at once instead of retrying it.
+ */
+export class NonRetriableError extends AppError {
+  constructor(message: string, data?: unknown, options?: { cause?: unknown }) {
+    super(ErrorCode.MESSAGE_INVALID, message, data, options);
+  }
+}

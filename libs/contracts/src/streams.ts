@@ -1,0 +1,21 @@
+/**
+ * Names of the Redis streams and consumer groups. Keys are built from these
+ * with `toKey` in `@switchyard/redis`, under the configured prefix.
+ */
+export const STREAMS = {
+  /** Facts accepted by the gateway, not yet persisted. Consumed by event-log. */
+  ingest: 'ingest',
+  /** Facts persisted in PostgreSQL, with their `seq`. Trimmed `MAXLEN ~`. */
+  facts: 'facts',
+} as const;
+
+/** Consumer groups, one per consuming service. */
+export const GROUPS = {
+  eventLog: 'event-log',
+  matcher: 'matcher',
+  notifier: 'notifier',
+  approvals: 'approvals',
+} as const;
+
+export type StreamName = (typeof STREAMS)[keyof typeof STREAMS];
+export type GroupName = (typeof GROUPS)[keyof typeof GROUPS];

@@ -1,0 +1,2 @@
+export { createLogger, REDACT_PATHS } from './logger';
+export type { Logger, LoggerConfig } from './logger';

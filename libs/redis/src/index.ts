@@ -1,0 +1,12 @@
+export { closeRedis, createRedis } from './connection';
+export type { Redis, RedisConnectionOptions } from './connection';
+export { toKey } from './keys';
+export { once } from './once';
+export { appendMessages, MESSAGE_FIELD } from './stream-producer';
+export type { AppendOptions } from './stream-producer';
+export { StreamConsumer } from './stream-consumer';
+export type { StreamConsumerOptions, StreamEntry } from './stream-consumer';
+export { deadLetter, deadLetterKeys, listDeadLetters, replayDeadLetter } from './dead-letters';
+export type { DeadLetter, DeadLetterKeys, DeadLetterRecord } from './dead-letters';
+export { compareIds, streamGroupStats, trimAcknowledged } from './stream-maintenance';
+export type { GroupStats } from './stream-maintenance';

@@ -1,0 +1,15 @@
+/**
+ * Builds a Redis key from the installation prefix and name parts:
+ * `toKey('sy', 'dlq', 'ingest')` → `sy:dlq:ingest`. A part may not contain
+ * `:` (it would make two different part lists build the same key), nor be
+ * empty.
+ */
+export function toKey(prefix: string, ...parts: string[]): string {
+  for (const part of [prefix, ...parts]) {
+    if (part.length === 0 || part.includes(':')) {
+      throw new Error(`invalid key part ${JSON.stringify(part)}: parts are non-empty and contain no ':'`);
+    }
+  }
+  return [prefix, ...parts].join(':');
+}
+

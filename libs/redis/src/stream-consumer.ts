@@ -1,0 +1,245 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '@switchyard/logging';
+import { NonRetriableError } from '@switchyard/contracts';
+import { once } from './once';
+import { deadLetter, type DeadLetterKeys } from './dead-letters';
+import { MESSAGE_FIELD } from './stream-producer';
+
+/** One decoded entry handed to a handler. */
+export interface StreamEntry<T> {
+  /** The Redis entry id (`1700000000000-0`). */
+  id: string;
+  message: T;
+}
+
+/** Options of StreamConsumer. */
+export interface StreamConsumerOptions<T> {
+  /** Connection for acks, claims and dead letters; the blocking read uses a duplicate of it. */
+  redis: Redis;
+  /** Full key of the stream. */
+  stream: string;
+  group: string;
+  /** This process's consumer name; unique per live process. */
+  consumer: string;
+  /** Where entries go that fail for good, and where their last errors are kept. */
+  deadLetters: DeadLetterKeys;
+  /** Parses the JSON of an entry; throwing sends the entry to the dead-letter stream at once. */
+  decode: (raw: unknown) => T;
+  /**
+   * Applies a batch. Resolving acks every entry, so resolve only once the
+   * effect is durable. Throwing retries the entries one by one, so that one
+   * poison entry cannot hold back the others. Must be idempotent: an entry
+   * can be delivered again after a crash.
+   */
+  handle: (entries: StreamEntry<T>[]) => Promise<void>;
+  log: Logger;
+  /** Entries per read. @defaultValue 100 */
+  batchSize?: number;
+  /** How long one blocking read waits. @defaultValue 1000 */
+  blockMs?: number;
+  /** An entry pending this long is taken over from its consumer (set it above the slowest handler). @defaultValue 30000 */
+  claimIdleMs?: number;
+  /** After this many deliveries without ack, an entry goes to the dead-letter stream. @defaultValue 5 */
+  maxDeliveries?: number;
+  /** Where a group created by this consumer starts. @defaultValue '0' (the whole stream) */
+  startId?: string;
+}
+
+type RawEntry = [id: string, fields: string[]];
+
+/**
+ * The one stream consumer of Switchyard: a consumer group read with
+ * XREADGROUP BLOCK/COUNT, ack after the handler's effect is durable, XAUTOCLAIM
+ * of entries left idle by dead consumers, a dead-letter stream after
+ * `maxDeliveries`, and a graceful `close()`.
+ */
+export class StreamConsumer<T> {
+  private readonly blocking: Redis;
+  private readonly batchSize: number;
+  private readonly blockMs: number;
+  private readonly claimIdleMs: number;
+  private readonly maxDeliveries: number;
+  private closing = false;
+  private loop: Promise<void> | undefined;
+  private nextClaimAt = 0;
+
+  constructor(private readonly options: StreamConsumerOptions<T>) {
+    this.batchSize = options.batchSize ?? 100;
+    this.blockMs = options.blockMs ?? 1000;
+    this.claimIdleMs = options.claimIdleMs ?? 30_000;
+    this.maxDeliveries = options.maxDeliveries ?? 5;
+    if (this.maxDeliveries < 1) throw new Error('maxDeliveries must be at least 1');
+    if (this.blockMs >= this.claimIdleMs) throw new Error('blockMs must be below claimIdleMs');
+    // A dedicated connection: a blocking read holds its connection for up to blockMs.
+    this.blocking = options.redis.duplicate({ maxRetriesPerRequest: null, connectionName: `${options.group}:read` });
+  }
+
+  /** Creates the group if needed, then consumes in the background until close(). */
+  async start(): Promise<void> {
+    const { redis, stream, group } = this.options;
+    try {
+      await redis.xgroup('CREATE', stream, group, this.options.startId ?? '0', 'MKSTREAM');
+    } catch (error) {
+      if (!String(error).includes('BUSYGROUP')) throw error;
+    }
+    this.loop = this.run();
+  }
+
+  /** Stops reading, lets the batch in hand finish and be acked, then disconnects. */
+  readonly close = once(async () => {
+    this.closing = true;
+    // Disconnect first to interrupt a blocking XREADGROUP; acks use the other connection.
+    this.blocking.disconnect();
+    await this.loop;
+  });
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    let ownPendingDone = false;
+    while (!this.closing) {
+      try {
+        if (!ownPendingDone) ownPendingDone = await this.processOwnPending();
+        if (Date.now() >= this.nextClaimAt) {
+          await this.reclaimIdle();
+          this.nextClaimAt = Date.now() + Math.max(100, Math.floor(this.claimIdleMs / 2));
+        }
+        const entries = await this.read('>');
+        if (entries.length > 0) await this.process(entries);
+        failures = 0;
+      } catch (error) {
+        if (this.closing) break;
+        failures += 1;
+        this.options.log.error({ err: error, stream: this.options.stream }, 'stream consumer loop failed');
+        await sleep(Math.min(100 * 2 ** failures, 5000));
+      }
+    }
+  }
+
+  /** Entries delivered to this consumer name before a restart; true when none are left. */
+  private async processOwnPending(): Promise<boolean> {
+    const entries = await this.readRaw('0', false);
+    if (entries.length === 0) return true;
+    await this.process(await this.withDeliveries(entries), true);
+    return entries.length < this.batchSize;
+  }
+
+  private async read(id: string): Promise<RawEntry[]> {
+    return this.readRaw(id, true);
+  }
+
+  private async readRaw(id: string, block: boolean): Promise<RawEntry[]> {
+    const { stream, group, consumer } = this.options;
+    const args: (string | number)[] = ['GROUP', group, consumer, 'COUNT', this.batchSize];
+    if (block) args.push('BLOCK', this.blockMs);
+    args.push('STREAMS', stream, id);
+    const reply = (await this.blocking.call('XREADGROUP', ...args)) as [string, RawEntry[]][] | null;
+    return reply?.[0]?.[1] ?? [];
+  }
+
+  /** Takes over entries idle longer than claimIdleMs, from any consumer (this one included). */
+  private async reclaimIdle(): Promise<void> {
+    const { redis, stream, group, consumer, log } = this.options;
+    let cursor = '0-0';
+    do {
+      const [next, claimed, deleted] = (await redis.call(
+        'XAUTOCLAIM', stream, group, consumer, this.claimIdleMs, cursor, 'COUNT', this.batchSize,
+      )) as [string, RawEntry[], string[]?];
+      cursor = next;
+      if (deleted && deleted.length > 0) {
+        log.warn({ stream, ids: deleted }, 'pending entries were trimmed before they were acknowledged');
+      }
+      const live = claimed.filter((entry) => entry && entry[1]);
+      if (live.length > 0) await this.process(await this.withDeliveries(live), true);
+    } while (cursor !== '0-0' && !this.closing);
+  }
+
+  /** Delivery counts of entries pending on this consumer, from XPENDING. */
+  private async withDeliveries(entries: RawEntry[]): Promise<Array<RawEntry & { deliveries?: number }>> {
+    const { redis, stream, group, consumer } = this.options;
+    const first = entries[0]![0];
+    const last = entries[entries.length - 1]![0];
+    const rows = (await redis.xpending(stream, group, first, last, entries.length, consumer)) as [string, string, number, number][];
+    const counts = new Map(rows.map(([id, , , count]) => [id, count]));
+    return entries.map((entry) => Object.assign(entry, { deliveries: counts.get(entry[0]) ?? 1 }));
+  }
+
+  private async process(raw: Array<RawEntry & { deliveries?: number }>, redelivered = false): Promise<void> {
+    const decoded: Array<StreamEntry<T> & { deliveries: number }> = [];
+    for (const entry of raw) {
+      const deliveries = entry.deliveries ?? 1;
+      const result = this.decode(entry);
+      if (!result.ok) {
+        await this.deadLetter(entry, deliveries, result.error);
+      } else if (deliveries > this.maxDeliveries) {
+        await this.deadLetter(entry, deliveries, await this.lastError(entry[0]));
+      } else {
+        decoded.push({ id: entry[0], message: result.message, deliveries });
+      }
+    }
+    if (decoded.length === 0) return;
+    try {
+      await this.options.handle(decoded.map(({ id, message }) => ({ id, message })));
+      await this.ack(decoded.map((entry) => entry.id), redelivered);
+    } catch (error) {
+      if (decoded.length === 1) return this.fail(raw.find((r) => r[0] === decoded[0]!.id)!, decoded[0]!.deliveries, error);
+      // Retry one by one: the entries that succeed are acked, only the poison ones stay behind.
+      for (const entry of decoded) {
+        try {
+          await this.options.handle([{ id: entry.id, message: entry.message }]);
+          await this.ack([entry.id], redelivered);
+        } catch (entryError) {
+          await this.fail(raw.find((r) => r[0] === entry.id)!, entry.deliveries, entryError);
+        }
+      }
+    }
+  }
+
+  private decode(entry: RawEntry): { ok: true; message: T } | { ok: false; error: unknown } {
+    const fields = entry[1];
+    const index = fields.indexOf(MESSAGE_FIELD);
+    try {
+      if (index < 0 || index % 2 !== 0) throw new NonRetriableError(`entry has no '${MESSAGE_FIELD}' field`);
+      return { ok: true, message: this.options.decode(JSON.parse(fields[index + 1]!)) };
+    } catch (error) {
+      return { ok: false, error: error instanceof NonRetriableError ? error : new NonRetriableError(String(error), undefined, { cause: error }) };
+    }
+  }
+
+  private async fail(entry: RawEntry, deliveries: number, error: unknown): Promise<void> {
+    const { log, stream } = this.options;
+    if (error instanceof NonRetriableError || deliveries >= this.maxDeliveries) {
+      await this.deadLetter(entry, deliveries, error);
+      return;
+    }
+    log.warn({ err: error, stream, entryId: entry[0], deliveries }, 'stream entry failed; it will be retried');
+    // Kept in Redis so whichever consumer gives up on the entry can record why.
+    await this.options.redis.hset(this.options.deadLetters.lastErrors, entry[0], errorText(error));
+  }
+
+  private async lastError(id: string): Promise<string> {
+    const recorded = await this.options.redis.hget(this.options.deadLetters.lastErrors, id);
+    return recorded ?? 'delivered repeatedly without acknowledgement (the consumer died or timed out)';
+  }
+
+  private async deadLetter(entry: RawEntry, deliveries: number, error: unknown): Promise<void> {
+    const { redis, stream, group, consumer, deadLetters, log } = this.options;
+    log.error({ err: error, stream, entryId: entry[0], deliveries }, 'stream entry dead-lettered');
+    await deadLetter(redis, deadLetters, { stream, group, consumer, id: entry[0], fields: entry[1], deliveries, error: errorText(error) });
+  }
+
+  private async ack(ids: string[], clearErrors: boolean): Promise<void> {
+    const { redis, stream, group, deadLetters } = this.options;
+    await redis.xack(stream, group, ...ids);
+    if (clearErrors) await redis.hdel(deadLetters.lastErrors, ...ids);
+  }
+}
+
+function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return JSON.stringify(error);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
