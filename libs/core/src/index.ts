@@ -1,3 +1,4 @@
 export { newId } from './ids';
-export { compileKindGlob, kindGlobLiteralPrefix, matchesKindGlob } from './kind-glob';
+export { compileKindGlob, kindGlobLiteralPrefix, kindGlobToSqlRegex, matchesKindGlob } from './kind-glob';
+export type { KindMatcher } from './kind-glob';
 export { hashToken, newTokenSecret, TOKEN_PREFIX, tokenPrefix } from './tokens';

@@ -58,3 +58,17 @@ export function kindGlobLiteralPrefix(glob: string): string {
   }
   return literal.join('.');
 }
+
+/**
+ * The glob as a POSIX regular expression over `'.' || kind` (every segment
+ * preceded by a dot), for filtering in SQL: `('.' || kind) ~ source`.
+ * PostgreSQL's regex engine does not backtrack exponentially on it.
+ */
+export function kindGlobToSqlRegex(glob: string): string {
+  const parts = glob.split('.').map((segment) => {
+    if (segment === '**') return '(\\.[a-z0-9_]+)*';
+    if (segment === '*') return '\\.[a-z0-9_]+';
+    return `\\.${segment}`;
+  });
+  return `^${parts.join('')}$`;
+}

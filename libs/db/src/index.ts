@@ -1,0 +1,28 @@
+/**
+ * `@switchyard/db`: the Prisma client factory and the migration tooling of the one Switchyard
+ * schema (`prisma/schema.prisma`). Run `npm run db:generate` before importing it: the client in
+ * `./generated` is generated, not committed.
+ */
+export { createPrismaClient, type CreatePrismaClientOptions } from './prisma-client';
+export {
+  Prisma,
+  PrismaClient,
+  Role,
+  type ApiToken,
+  type Membership,
+  type PlatformEvent,
+  type User,
+  type Workspace,
+  type WorkspaceEventSeq,
+} from './generated/client';
+export {
+  applyMigrations,
+  diffMigrationSql,
+  type ApplyMigrationsOptions,
+  type DiffMigrationSqlOptions,
+  type DiffSource,
+} from './migrations';
+export type { SchemaEngineLog, SchemaEngineLogEntry } from './schema-engine';
+export { DEFAULT_MIGRATIONS_DIR, DEFAULT_SCHEMA_PATH } from './migration-files';
+export { databaseNameOf, dropDatabase, ensureDatabase, withDatabaseName } from './database-admin';
+export { FACT_COLUMNS, factFromRow, type FactRow } from './fact-rows';

@@ -1,0 +1,28 @@
+import type { AcceptedFact, Fact } from '@switchyard/contracts';
+
+/** What became of one accepted fact when the event-log tried to store it. */
+export type AppendOutcome =
+  /** Stored now, with its seq. */
+  | { status: 'inserted'; fact: Fact; workspaceId: string }
+  /** The same id was stored before (a redelivered entry): publish it again. */
+  | { status: 'existing'; fact: Fact; workspaceId: string }
+  /** Another fact of the workspace holds the idempotencyKey: resolves to it. */
+  | { status: 'duplicate'; originalId: string }
+  /** The workspace does not exist (deleted, or a forged entry). */
+  | { status: 'unknown_workspace' };
+
+/** The system of record for facts. */
+export interface FactStore {
+  /**
+   * Stores a batch in one transaction, idempotent on id and on
+   * (workspace, idempotencyKey), assigning each workspace's next seqs in
+   * input order. Returns one outcome per input, in order.
+   */
+  append(facts: readonly AcceptedFact[]): Promise<AppendOutcome[]>;
+}
+
+/** Where stored facts are announced. */
+export interface FactPublisher {
+  /** Publishes facts on `facts`, in order; resolves once Redis has them. */
+  publish(facts: ReadonlyArray<{ fact: Fact; workspaceId: string; correlationId: string }>): Promise<void>;
+}

@@ -1,0 +1,68 @@
+import { GROUPS, IngestMessageSchema, STREAMS } from '@switchyard/contracts';
+import { createPrismaClient } from '@switchyard/db';
+import type { Logger } from '@switchyard/logging';
+import { createRedis, deadLetterKeys, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
+import { closeAll, startHealthServer, type Closable } from '@switchyard/runtime';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EventLogConfig } from './config';
+import { EventLog } from './event-log';
+import { IngestTrimmer } from './ingest-trimmer';
+import { PrismaFactStore } from './adapters/prisma-fact-store';
+import { RedisFactPublisher } from './adapters/redis-fact-publisher';
+
+/** A running event-log: its health port and how to stop it. */
+export interface RunningEventLog extends Closable {
+  healthPort: number;
+}
+
+/**
+ * Wires the event-log from its config: Redis, Prisma, the `ingest` consumer,
+ * the ingest trimmer and the health server. Used by main.ts and by the
+ * one-process `npm start`.
+ */
+export async function startEventLog(config: EventLogConfig, log: Logger): Promise<RunningEventLog> {
+  const redis = createRedis(config.REDIS_URL, { connectionName: 'event-log' });
+  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const stored = new Counter({ name: 'switchyard_facts_stored_total', help: 'Facts persisted', registers: [registry] });
+  const duplicates = new Counter({ name: 'switchyard_facts_duplicate_total', help: 'Facts resolved to an earlier idempotencyKey', registers: [registry] });
+
+  const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
+  const eventLog = new EventLog({
+    store: new PrismaFactStore(prisma),
+    publisher: new RedisFactPublisher(redis, toKey(config.REDIS_PREFIX, STREAMS.facts), config.FACTS_MAXLEN),
+    log,
+    metrics: { stored: (n) => stored.inc(n), duplicates: (n) => duplicates.inc(n) },
+  });
+  const consumer = new StreamConsumer({
+    redis,
+    stream: ingestKey,
+    group: GROUPS.eventLog,
+    consumer: config.EVENT_LOG_CONSUMER,
+    deadLetters: deadLetterKeys(config.REDIS_PREFIX, STREAMS.ingest, GROUPS.eventLog),
+    decode: (raw) => IngestMessageSchema.parse(raw),
+    handle: (entries) => eventLog.handle(entries),
+    log,
+    batchSize: config.EVENT_LOG_BATCH,
+    claimIdleMs: config.CLAIM_IDLE_MS,
+    blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
+    maxDeliveries: config.MAX_DELIVERIES,
+  });
+  const trimmer = new IngestTrimmer(redis, ingestKey, config.INGEST_TRIM_INTERVAL_MS, log);
+  await consumer.start();
+  trimmer.start();
+  const health = await startHealthServer({
+    port: config.EVENT_LOG_HEALTH_PORT,
+    registry,
+    checks: {
+      redis: async () => void (await redis.ping()),
+      postgres: async () => void (await prisma.$queryRawUnsafe('SELECT 1')),
+    },
+  });
+  log.info({ consumer: config.EVENT_LOG_CONSUMER, healthPort: health.port }, 'event-log started');
+  return {
+    healthPort: health.port,
+    close: () => closeAll([consumer, trimmer, health, () => prisma.$disconnect(), () => closeRedis(redis)]),
+  };
+}

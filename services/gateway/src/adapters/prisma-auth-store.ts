@@ -1,0 +1,91 @@
+import { AppError, ErrorCode, type Role, type TokenInfo } from '@switchyard/contracts';
+import { hashToken, newId, newTokenSecret, tokenPrefix } from '@switchyard/core';
+import type { PrismaClient } from '@switchyard/db';
+import type { AuthStore, Principal } from '../ports';
+
+interface TokenRow {
+  id: string;
+  name: string;
+  role: Role;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+function toInfo(row: TokenRow): TokenInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    prefix: row.prefix,
+    createdAt: row.createdAt.toISOString(),
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Tokens, users and workspaces on PostgreSQL. Every query is scoped by workspace id. */
+export class PrismaAuthStore implements AuthStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async findActiveToken(hash: string): Promise<Principal | null> {
+    const row = await this.prisma.apiToken.findUnique({ where: { hash }, include: { workspace: true } });
+    if (!row || row.revokedAt) return null;
+    return { tokenId: row.id, userId: row.userId, workspaceId: row.workspaceId, workspaceSlug: row.workspace.slug, role: row.role };
+  }
+
+  async touchToken(tokenId: string): Promise<void> {
+    await this.prisma.apiToken.update({ where: { id: tokenId }, data: { lastUsedAt: new Date() } });
+  }
+
+  async listTokens(workspaceId: string): Promise<TokenInfo[]> {
+    const rows = await this.prisma.apiToken.findMany({ where: { workspaceId }, orderBy: { createdAt: 'asc' } });
+    return rows.map(toInfo);
+  }
+
+  async createToken(input: { workspaceId: string; userId: string; name: string; role: Role }): Promise<{ info: TokenInfo; secret: string }> {
+    const secret = newTokenSecret();
+    const row = await this.prisma.apiToken.create({
+      data: { id: newId(), ...input, prefix: tokenPrefix(secret), hash: hashToken(secret) },
+    });
+    return { info: toInfo(row), secret };
+  }
+
+  async revokeToken(workspaceId: string, tokenId: string): Promise<boolean> {
+    const result = await this.prisma.apiToken.updateMany({
+      where: { id: tokenId, workspaceId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    if (result.count > 0) return true;
+    // Already revoked counts as done; unknown (or another workspace's) is not found.
+    return (await this.prisma.apiToken.count({ where: { id: tokenId, workspaceId } })) > 0;
+  }
+
+  /**
+   * Creates a workspace with its seq row, an `admin` user, the membership and
+   * an admin token, in one transaction. The token's secret is returned once.
+   */
+  async createWorkspace(slug: string): Promise<{ workspaceId: string; userId: string; token: string }> {
+    const workspaceId = newId();
+    const userId = newId();
+    const secret = newTokenSecret();
+    try {
+      await this.prisma.$transaction([
+        this.prisma.workspace.create({ data: { id: workspaceId, slug } }),
+        this.prisma.workspaceEventSeq.create({ data: { workspaceId } }),
+        this.prisma.user.create({ data: { id: userId, name: `${slug} admin` } }),
+        this.prisma.membership.create({ data: { workspaceId, userId, role: 'admin' } }),
+        this.prisma.apiToken.create({
+          data: { id: newId(), workspaceId, userId, name: 'bootstrap admin', role: 'admin', prefix: tokenPrefix(secret), hash: hashToken(secret) },
+        }),
+      ]);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'P2002') {
+        throw new AppError(ErrorCode.WORKSPACE_EXISTS, `workspace ${slug} already exists`, { slug });
+      }
+      throw error;
+    }
+    return { workspaceId, userId, token: secret };
+  }
+}

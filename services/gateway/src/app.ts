@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import express, { Router, type Express } from 'express';
+import type { Logger } from '@switchyard/logging';
+import { runChecks, type ReadinessCheck } from '@switchyard/runtime';
+import type { Redis } from '@switchyard/redis';
+import { authenticate, Authenticator } from './http/auth';
+import { errorHandler, notFoundHandler } from './http/errors';
+import type { GatewayMetrics } from './http/metrics';
+import { rateLimit } from './http/rate-limit';
+import { requireJsonBody } from './http/validate';
+import type { AuthStore, FactReader, IngestWriter } from './ports';
+import { eventsRoutes } from './routes/events';
+import { buildOpenApi } from './routes/openapi';
+import { streamRoutes } from './routes/stream';
+import { tokensRoutes } from './routes/tokens';
+import type { FactFeed } from './sse/fact-feed';
+
+/** Everything the HTTP app needs, as ports and plain values. */
+export interface GatewayAppDeps {
+  authStore: AuthStore;
+  reader: FactReader;
+  ingest: IngestWriter;
+  feed: FactFeed;
+  redis: Redis;
+  prefix: string;
+  log: Logger;
+  metrics: GatewayMetrics;
+  checks: Record<string, ReadinessCheck>;
+  bodyLimitBytes: number;
+  ratePerSecond: number;
+  tokenCacheMs: number;
+  ticketTtlMs: number;
+  heartbeatMs: number;
+}
+
+/** Builds the express app: the only public door of Switchyard. */
+export function createGatewayApp(deps: GatewayAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use(deps.metrics.middleware);
+  app.use((req, res, next) => {
+    const given = req.headers['x-request-id'];
+    res.locals.requestId = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    res.setHeader('x-request-id', String(res.locals.requestId));
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    const result = await runChecks(deps.checks);
+    res.status(result.ok ? 200 : 503).json(result);
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+  const openApi = buildOpenApi();
+  app.get('/v1/openapi.json', (_req, res) => void res.json(openApi));
+
+  const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs });
+  const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs });
+
+  const workspace = Router({ mergeParams: true });
+  // The stream authenticates itself (it also takes a ticket), then the rest need a bearer token.
+  workspace.use(stream);
+  workspace.use(authenticate(authenticator));
+  workspace.use(rateLimit(deps.redis, deps.prefix, deps.ratePerSecond));
+  workspace.use(requireJsonBody);
+  workspace.use(express.json({ limit: deps.bodyLimitBytes, type: 'application/json' }));
+  workspace.use(eventsRoutes(deps));
+  workspace.use(tickets);
+  workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
+
+  app.use('/v1/workspaces/:ws', workspace);
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.log));
+  return app;
+}

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { BaseEnvSchema, loadConfig } from '@switchyard/config';
+
+export const GatewayEnvSchema = BaseEnvSchema.extend({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Interface to bind; 0.0.0.0 in containers. */
+  HOST: z.string().default('127.0.0.1'),
+  /** Requests per second allowed per token (fixed one-second window in Redis). */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(2000),
+  /** Largest request body accepted, in bytes. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** How long a resolved token is cached in memory; a revocation reaches other replicas within this. */
+  TOKEN_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Lifetime of a single-use SSE stream ticket. */
+  STREAM_TICKET_TTL_MS: z.coerce.number().int().min(1000).max(60_000).default(30_000),
+  /** Interval of SSE heartbeat comments. */
+  SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
+  /** How long Redis remembers an idempotencyKey → id (PostgreSQL remembers for ever). */
+  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
+});
+export type GatewayConfig = z.infer<typeof GatewayEnvSchema>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(GatewayEnvSchema, env);
+}

@@ -1,0 +1,103 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { AppError, ErrorCode, type Role } from '@switchyard/contracts';
+import { hashToken } from '@switchyard/core';
+import type { AuthStore, Principal } from '../ports';
+
+const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2 };
+
+/** Options of Authenticator. */
+export interface AuthenticatorOptions {
+  store: AuthStore;
+  /** How long a resolved token stays cached. @defaultValue 5000 */
+  cacheMs?: number;
+  /** last_used_at is written at most this often per token. @defaultValue 60000 */
+  touchEveryMs?: number;
+}
+
+/**
+ * Resolves bearer tokens to principals. Tokens are looked up by SHA-256 (the
+ * secret is never stored) and cached briefly so that a burst of requests
+ * costs one query; `forget` drops a revoked token from this replica at once.
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, { principal: Principal | null; until: number }>();
+  private readonly touched = new Map<string, number>();
+
+  constructor(private readonly options: AuthenticatorOptions) {}
+
+  async resolve(secret: string): Promise<Principal | null> {
+    const hash = hashToken(secret);
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > now) return this.touch(cached.principal);
+    const principal = await this.options.store.findActiveToken(hash);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, { principal, until: now + (this.options.cacheMs ?? 5_000) });
+    return this.touch(principal);
+  }
+
+  /** Drops every cached entry of a token (after revocation). */
+  forget(tokenId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.principal?.tokenId === tokenId) this.cache.delete(hash);
+  }
+
+  private touch(principal: Principal | null): Principal | null {
+    if (!principal) return null;
+    const now = Date.now();
+    if ((this.touched.get(principal.tokenId) ?? 0) + (this.options.touchEveryMs ?? 60_000) <= now) {
+      this.touched.set(principal.tokenId, now);
+      // Bookkeeping only: a failed write must not fail the request.
+      this.options.store.touchToken(principal.tokenId).catch(() => undefined);
+    }
+    return principal;
+  }
+}
+
+/** The bearer secret of a request, or undefined. */
+export function bearerOf(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** The principal the auth middleware put on the response. */
+export function principalOf(res: Response): Principal {
+  const principal = res.locals.principal as Principal | undefined;
+  if (!principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'authentication required');
+  return principal;
+}
+
+/**
+ * Authenticates `Authorization: Bearer` (401 without a valid one) and checks
+ * the token belongs to the workspace in the path (403 otherwise). `resolveOther`
+ * lets a route accept another credential (the stream ticket).
+ */
+export function authenticate(
+  authenticator: Authenticator,
+  resolveOther?: (req: Request) => Promise<Principal | null>,
+): RequestHandler {
+  return async (req, res, next) => {
+    const secret = bearerOf(req);
+    let principal: Principal | null = null;
+    if (secret) principal = await authenticator.resolve(secret);
+    else if (resolveOther) principal = await resolveOther(req);
+    if (!principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'a valid bearer token is required');
+    if (principal.workspaceSlug !== req.params.ws) {
+      throw new AppError(ErrorCode.WORKSPACE_FORBIDDEN, 'this token belongs to another workspace');
+    }
+    res.locals.principal = principal;
+    next();
+  };
+}
+
+/** 403 unless the caller's role is at least `role`. */
+export function requireRole(role: Role): RequestHandler {
+  return (_req, res, next) => {
+    const actual = principalOf(res).role;
+    if (RANK[actual] < RANK[role]) {
+      throw new AppError(ErrorCode.FORBIDDEN, `this action needs the ${role} role`, { required: role, actual });
+    }
+    next();
+  };
+}

@@ -1,0 +1,79 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, ErrorCode, type ErrorBody } from '@switchyard/contracts';
+import type { Logger } from '@switchyard/logging';
+
+/** The one place an AppError becomes an HTTP status. */
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case ErrorCode.VALIDATION_FAILED:
+    case ErrorCode.MALFORMED_JSON:
+      return 400;
+    case ErrorCode.UNAUTHENTICATED:
+    case ErrorCode.STREAM_TICKET_INVALID:
+      return 401;
+    case ErrorCode.FORBIDDEN:
+    case ErrorCode.WORKSPACE_FORBIDDEN:
+      return 403;
+    case ErrorCode.ROUTE_NOT_FOUND:
+    case ErrorCode.EVENT_NOT_FOUND:
+    case ErrorCode.TOKEN_NOT_FOUND:
+      return 404;
+    case ErrorCode.WORKSPACE_EXISTS:
+      return 409;
+    case ErrorCode.PAYLOAD_TOO_LARGE:
+      return 413;
+    case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
+      return 415;
+    case ErrorCode.RATE_LIMITED:
+      return 429;
+    case ErrorCode.UNAVAILABLE:
+      return 503;
+    case ErrorCode.CONFIG_INVALID:
+    case ErrorCode.MESSAGE_INVALID:
+    case ErrorCode.INTERNAL:
+      return 500;
+  }
+}
+
+/** body-parser's own errors (malformed JSON, too large, bad charset) as AppErrors. */
+function fromBodyParser(error: { type?: string; limit?: number }): AppError | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new AppError(ErrorCode.MALFORMED_JSON, 'request body is not valid JSON');
+    case 'entity.too.large':
+      return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is too large', { limitBytes: error.limit });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'unsupported body encoding or charset');
+    default:
+      return undefined;
+  }
+}
+
+/** Express error middleware: every error leaves as `{error: {code, message, details?}}`. */
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const appError =
+      error instanceof AppError
+        ? error
+        : (fromBodyParser(error as { type?: string }) ?? new AppError(ErrorCode.INTERNAL, 'internal error'));
+    const status = statusOf(appError.code);
+    if (status >= 500) log.error({ err: error, method: req.method, path: req.path }, 'request failed');
+    if (appError.code === ErrorCode.RATE_LIMITED) {
+      const retryAfterMs = (appError.data as { retryAfterMs?: number } | undefined)?.retryAfterMs ?? 1000;
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const body: ErrorBody = { error: { code: appError.code, message: appError.message } };
+    if (appError.data !== undefined && status < 500) body.error.details = appError.data;
+    res.status(status).json(body);
+  };
+}
+
+/** The 404 for any path no route took. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new AppError(ErrorCode.ROUTE_NOT_FOUND, `no route for ${req.method} ${req.path}`));
+};

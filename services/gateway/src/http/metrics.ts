@@ -1,0 +1,64 @@
+import type { RequestHandler } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { streamGroupStats, type Redis } from '@switchyard/redis';
+
+/** The gateway's Prometheus registry and its HTTP middleware. */
+export interface GatewayMetrics {
+  registry: Registry;
+  middleware: RequestHandler;
+}
+
+/**
+ * Request counts and latency by route pattern (never the raw path: ids would
+ * explode the label set), plus pending and lag of every group on the given
+ * streams, read from Redis at scrape time.
+ */
+export function createGatewayMetrics(redis: Redis, streams: Record<string, string>): GatewayMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'switchyard_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'switchyard_http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const labels = ['stream', 'group'] as const;
+  const pending = new Gauge({ name: 'switchyard_stream_pending', help: 'Entries delivered and not acked', labelNames: labels, registers: [registry] });
+  const lag = new Gauge({ name: 'switchyard_stream_lag', help: 'Entries not yet delivered to the group', labelNames: labels, registers: [registry] });
+  const length = new Gauge({
+    name: 'switchyard_stream_length',
+    help: 'Entries in the stream',
+    labelNames: ['stream'],
+    registers: [registry],
+    async collect() {
+      pending.reset();
+      lag.reset();
+      for (const [name, key] of Object.entries(streams)) {
+        this.set({ stream: name }, await redis.xlen(key));
+        for (const group of await streamGroupStats(redis, key)) {
+          pending.set({ stream: name, group: group.group }, group.pending);
+          if (group.lag !== null) lag.set({ stream: name, group: group.group }, group.lag);
+        }
+      }
+    },
+  });
+  void length;
+
+  const middleware: RequestHandler = (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = `${req.baseUrl}${(req.route as { path?: string } | undefined)?.path ?? ''}` || 'unmatched';
+      requests.inc({ method: req.method, route, status: String(res.statusCode) });
+      latency.observe({ method: req.method, route }, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
+  return { registry, middleware };
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import {
+  CreatedTokenSchema,
+  CreateTokenRequestSchema,
+  ErrorBodySchema,
+  FactSchema,
+  ListEventsResponseSchema,
+  ListTokensResponseSchema,
+  PostEventBatchRequestSchema,
+  PostEventBatchResponseSchema,
+  PostEventRequestSchema,
+  PostEventResponseSchema,
+  StreamTicketResponseSchema,
+} from '@switchyard/contracts';
+
+const schemas = {
+  Error: ErrorBodySchema,
+  Fact: FactSchema,
+  PostEventRequest: PostEventRequestSchema,
+  PostEventResponse: PostEventResponseSchema,
+  PostEventBatchRequest: PostEventBatchRequestSchema,
+  PostEventBatchResponse: PostEventBatchResponseSchema,
+  ListEventsResponse: ListEventsResponseSchema,
+  CreateTokenRequest: CreateTokenRequestSchema,
+  CreatedToken: CreatedTokenSchema,
+  ListTokensResponse: ListTokensResponseSchema,
+  StreamTicketResponse: StreamTicketResponseSchema,
+};
+
+const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: keyof typeof schemas, description: string) => ({ description, content: { 'application/json': { schema: ref(name) } } });
+const errors = Object.fromEntries(
+  ['400', '401', '403', '404', '413', '415', '429'].map((status) => [status, json('Error', 'error')]),
+);
+const ws = { name: 'ws', in: 'path', required: true, schema: { type: 'string' }, description: 'workspace slug' };
+const body = (name: keyof typeof schemas) => ({ required: true, content: { 'application/json': { schema: ref(name) } } });
+
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas the handlers
+ * parse with (z.toJSONSchema), so the document cannot drift from the code.
+ */
+export function buildOpenApi(): Record<string, unknown> {
+  const components = Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [name, z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })]),
+  );
+  const base = '/v1/workspaces/{ws}';
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Switchyard API', version: '0.1.0' },
+    components: { schemas: components, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    security: [{ bearer: [] }],
+    paths: {
+      [`${base}/events`]: {
+        post: { summary: 'Record a fact', parameters: [ws], requestBody: body('PostEventRequest'), responses: { '202': json('PostEventResponse', 'accepted'), '200': json('PostEventResponse', 'idempotencyKey seen: the original id'), ...errors } },
+        get: {
+          summary: 'List facts after a cursor',
+          parameters: [
+            ws,
+            { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 } },
+            { name: 'kind', in: 'query', schema: { type: 'string' }, description: 'kind glob: * one segment, ** any' },
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+          ],
+          responses: { '200': json('ListEventsResponse', 'a page of facts'), ...errors },
+        },
+      },
+      [`${base}/events:batch`]: {
+        post: { summary: 'Record up to 500 facts', parameters: [ws], requestBody: body('PostEventBatchRequest'), responses: { '202': json('PostEventBatchResponse', 'accepted'), '200': json('PostEventBatchResponse', 'all were duplicates'), ...errors } },
+      },
+      [`${base}/events/{id}`]: {
+        get: { summary: 'One fact', parameters: [ws, { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }], responses: { '200': json('Fact', 'the fact'), ...errors } },
+      },
+      [`${base}/stream`]: {
+        get: {
+          summary: 'Server-Sent Events of the workspace facts; id = seq; resume with Last-Event-ID',
+          parameters: [ws, { name: 'kind', in: 'query', schema: { type: 'string' } }, { name: 'ticket', in: 'query', schema: { type: 'string' } }, { name: 'Last-Event-ID', in: 'header', schema: { type: 'integer' } }],
+          responses: { '200': { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors },
+        },
+      },
+      [`${base}/stream-tickets`]: { post: { summary: 'A single-use ticket for EventSource', parameters: [ws], responses: { '201': json('StreamTicketResponse', 'ticket'), ...errors } } },
+      [`${base}/tokens`]: {
+        post: { summary: 'Create a token (admin)', parameters: [ws], requestBody: body('CreateTokenRequest'), responses: { '201': json('CreatedToken', 'the token, shown once'), ...errors } },
+        get: { summary: 'List tokens (admin)', parameters: [ws], responses: { '200': json('ListTokensResponse', 'tokens'), ...errors } },
+      },
+      [`${base}/tokens/{id}`]: { delete: { summary: 'Revoke a token (admin)', parameters: [ws, { name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '204': { description: 'revoked' }, ...errors } } },
+    },
+  };
+}

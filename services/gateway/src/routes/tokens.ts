@@ -1,0 +1,34 @@
+import { Router } from 'express';
+import { AppError, CreateTokenRequestSchema, ErrorCode } from '@switchyard/contracts';
+import { z } from 'zod';
+import type { Authenticator } from '../http/auth';
+import { principalOf, requireRole } from '../http/auth';
+import { parseBody, parseInput } from '../http/validate';
+import type { AuthStore } from '../ports';
+
+/** Token management: admins only. A new token's secret is shown once, in the 201. */
+export function tokensRoutes(deps: { store: AuthStore; authenticator: Authenticator }): Router {
+  const router = Router({ mergeParams: true });
+  router.use('/tokens', requireRole('admin'));
+
+  router.post('/tokens', async (req, res) => {
+    const body = parseBody(CreateTokenRequestSchema, req);
+    const principal = principalOf(res);
+    const { info, secret } = await deps.store.createToken({ workspaceId: principal.workspaceId, userId: principal.userId, ...body });
+    res.status(201).json({ ...info, token: secret });
+  });
+
+  router.get('/tokens', async (_req, res) => {
+    res.json({ tokens: await deps.store.listTokens(principalOf(res).workspaceId) });
+  });
+
+  router.delete('/tokens/:id', async (req, res) => {
+    const id = parseInput(z.uuid(), req.params.id, 'token id');
+    if (!(await deps.store.revokeToken(principalOf(res).workspaceId, id))) {
+      throw new AppError(ErrorCode.TOKEN_NOT_FOUND, 'no such token in this workspace', { id });
+    }
+    deps.authenticator.forget(id);
+    res.status(204).end();
+  });
+  return router;
+}
