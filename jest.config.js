@@ -17,6 +17,7 @@ module.exports = {
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
   testTimeout: 60_000,
   maxWorkers: 2,
 };

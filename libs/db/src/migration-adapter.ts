@@ -42,7 +42,9 @@ class CharAsTextClient extends pg.Client {
       return query.apply(this, args) as never;
     }
     const result = query.apply(this, args);
-    if (result instanceof Promise) return result.then(relabelCharColumns) as never;
+    if (typeof (result as Promise<unknown> | undefined)?.then === 'function') {
+      return (result as Promise<unknown>).then(relabelCharColumns) as never;
+    }
     return result as never;
   }
 }

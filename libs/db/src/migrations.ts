@@ -6,6 +6,14 @@ import { openSchemaEngine, type SchemaEngineLog } from './schema-engine';
 /** Nothing is managed outside Prisma's schema (see `tables.external` in Prisma's config). */
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
 
+/**
+ * A schema with no models: what a new PostgreSQL database holds. Diffing from it rather than from
+ * the engine's `empty` target matters: `empty` lacks even the `public` schema, so its script
+ * starts with `CREATE SCHEMA IF NOT EXISTS "public"`, which needs CREATE on the database (often
+ * not granted to an application role) and which `prisma migrate dev` does not generate.
+ */
+const EMPTY_DATABASE_SCHEMA = 'datasource db {\n  provider = "postgresql"\n}\n';
+
 /** Options of {@link applyMigrations}. */
 export interface ApplyMigrationsOptions {
   /** Receives the schema engine's log lines (one per applied migration, with its `script`). @defaultValue dropped */
@@ -51,7 +59,7 @@ export async function applyMigrations(
 
 /**
  * Where a diff starts:
- * - `'empty'`: an empty database;
+ * - `'empty'`: a new, empty database (which on PostgreSQL has the `public` schema);
  * - `'database'`: the live database at `databaseUrl` (its `_prisma_migrations` table is ignored);
  * - `{ schema }`: the database a Prisma schema describes, e.g. a migration's schema snapshot.
  */
@@ -104,7 +112,7 @@ export async function diffMigrationSql(options: DiffMigrationSqlOptions): Promis
 type SchemaFiles = { path: string; content: string }[];
 
 function toDiffTarget(from: DiffSource, toFiles: SchemaFiles) {
-  if (from === 'empty') return { tag: 'empty' as const };
+  if (from === 'empty') return { tag: 'schemaDatamodel' as const, files: [{ path: 'empty.prisma', content: EMPTY_DATABASE_SCHEMA }] };
   // `schemaDatasource` means "the database of this schema's datasource", which with a driver
   // adapter is the adapter's database; the schema only supplies the provider.
   if (from === 'database') return { tag: 'schemaDatasource' as const, files: toFiles, configDir: process.cwd() };

@@ -4,8 +4,9 @@ import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-util
 import { createMigrationAdapterFactory, createMigrationPool } from './migration-adapter';
 
 /**
- * The package is ESM-only: a dynamic import() is the way in from CommonJS. Its types are taken
- * from this expression because a static type import of ESM from CommonJS needs TypeScript's
+ * The package is ESM-only: a dynamic import() is the way in from CommonJS (tsx and plain Node
+ * keep it an import; TypeScript's node16 mode does too). The module's types are taken from this
+ * expression because a static type import of ESM from CommonJS needs TypeScript's
  * `resolution-mode` attribute, which not every transpiler in the toolchain accepts.
  */
 const importGlue = () => import('@prisma/schema-engine-wasm/schema_engine_bg');
@@ -89,7 +90,16 @@ export function loadSchemaEngineModule(): Promise<SchemaEngineModule> {
 
 async function instantiate(): Promise<SchemaEngineModule> {
   installPanicRegistry();
-  const glue = await importGlue();
+  const glue = await importGlue().catch((err: unknown) => {
+    // jest turns import() into its own require, which cannot load ES modules from node_modules
+    // (and jest 30 routes node:module's createRequire through it too).
+    if ((err as { code?: string }).code !== 'ERR_REQUIRE_ESM') throw err;
+    throw new Error(
+      'the schema engine is an ES module this runtime cannot import (jest?): run migrations in a ' +
+        'child process, e.g. `tsx libs/db/src/cli/migrate.ts`',
+      { cause: err },
+    );
+  });
   // The package's `exports` does not list the .wasm file, so locate it next to the glue.
   const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
   const bytes = await readFile(path.join(path.dirname(gluePath), 'schema_engine_bg.wasm'));
@@ -116,7 +126,9 @@ function installPanicRegistry(): void {
   const holder = globalThis as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(message: string): void } };
   holder.PRISMA_WASM_PANIC_REGISTRY ??= {
     set_message(message: string) {
-      process.emitWarning(message, 'SchemaEnginePanic');
+      // Written synchronously: the trap that follows is thrown outside any promise we hold, so
+      // it ends the process before an asynchronous warning would be printed.
+      process.stderr.write(`schema engine panic: ${message}\n`);
     },
   };
 }

@@ -1,16 +1,12 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
-import {
-  applyMigrations,
-  DEFAULT_MIGRATIONS_DIR,
-  DEFAULT_SCHEMA_PATH,
-  diffMigrationSql,
-  dropDatabase,
-  ensureDatabase,
-  withDatabaseName,
-} from '../src/index';
-import { listMigrationNames } from '../src/migration-files';
+import { dropDatabase, ensureDatabase, withDatabaseName } from '../src/database-admin';
+import { DEFAULT_MIGRATIONS_DIR, listMigrationNames } from '../src/migration-files';
+import { Prisma } from '../src/generated/client';
+import { createPrismaClient } from '../src/prisma-client';
 
 /**
  * Applies every migration in prisma/migrations to a fresh database and checks the result
@@ -18,27 +14,46 @@ import { listMigrationNames } from '../src/migration-files';
  * schema engine (a path Prisma does not document for version 7), and catches a schema edit
  * committed without its migration.
  *
- * It runs the engine in-process, so it also proves the engine loads under jest. Its own
- * database (not libs/testing's template clone: that template is built by this code) carries
- * the `sy_test_` prefix so the global setup drops it if a crashed run left it behind.
+ * The engine is an ES module that jest cannot load, so the test drives the real CLIs in child
+ * processes under tsx, as `npm run db:migrate` and the jest global setup do. Its database is
+ * not a clone of libs/testing's template (these same CLIs build that); it is named the way
+ * libs/testing names test databases (`sy_test_<epoch seconds>_<kind><random>`, not imported:
+ * @switchyard/testing depends on this package), so a later run drops it if a crash left it.
  */
+const execFileAsync = promisify(execFile);
 const serverUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const databaseUrl = withDatabaseName(serverUrl, `sy_test_db_${randomUUID().replace(/-/g, '').slice(0, 16)}`);
+const databaseName = `sy_test_${Math.floor(Date.now() / 1000)}_migrations${randomUUID().slice(0, 8)}`;
+const databaseUrl = withDatabaseName(serverUrl, databaseName);
+const repoRoot = path.resolve(__dirname, '../../..');
 
-const EXPECTED_TABLES = [
-  'api_tokens',
-  'memberships',
-  'platform_events',
-  'users',
-  'workspace_event_seq',
-  'workspaces',
-];
+const EXPECTED_TABLES = ['api_tokens', 'memberships', 'platform_events', 'users', 'workspace_event_seq', 'workspaces'];
 
-async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+/** Runs one of libs/db's CLIs against the test database; resolves with its stdout and exit code. */
+async function runCli(script: string): Promise<{ stdout: string; code: number }> {
+  const args = [require.resolve('tsx/cli'), path.join(repoRoot, 'libs/db/src/cli', script)];
+  try {
+    const { stdout } = await execFileAsync(process.execPath, args, {
+      cwd: repoRoot,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+    });
+    return { stdout, code: 0 };
+  } catch (err) {
+    const failed = err as { stdout?: string; stderr?: string; code?: number };
+    if (typeof failed.code !== 'number') throw err;
+    return { stdout: `${failed.stdout ?? ''}${failed.stderr ?? ''}`, code: failed.code };
+  }
+}
+
+/** Migration names from the migrate CLI's `applied <name>` lines. */
+function appliedNames(stdout: string): string[] {
+  return [...stdout.matchAll(/^applied (\S+)$/gm)].map((match) => match[1] as string);
+}
+
+async function query<T extends pg.QueryResultRow>(sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    return (await client.query<T>(sql, params)).rows;
+    return (await client.query<T>(sql)).rows;
   } finally {
     await client.end();
   }
@@ -54,12 +69,9 @@ describe('migrations on a fresh database', () => {
   });
 
   it('applies every migration, in folder order', async () => {
-    const started = Date.now();
-    const applied = await applyMigrations(databaseUrl);
-    // Printed for the record: how long a fresh database takes to migrate.
-    console.info(`applied ${applied.length} migration(s) in ${Date.now() - started} ms`);
-    expect(applied).toEqual(await listMigrationNames(DEFAULT_MIGRATIONS_DIR));
-    expect(applied.length).toBeGreaterThan(0);
+    const { stdout, code } = await runCli('migrate.ts');
+    expect({ code, stdout }).toEqual({ code: 0, stdout: expect.stringContaining('migration(s) applied') });
+    expect(appliedNames(stdout)).toEqual(await listMigrationNames(DEFAULT_MIGRATIONS_DIR));
   });
 
   it('creates the tables of the schema', async () => {
@@ -82,13 +94,38 @@ describe('migrations on a fresh database', () => {
     expect(rows.map((row) => row.columns)).toContainEqual(['workspace_id', 'idempotency_key']);
   });
 
+  it('serves the generated client, with the unique (workspace_id, idempotency_key) enforced', async () => {
+    const prisma = createPrismaClient({ databaseUrl, poolMax: 2 });
+    try {
+      const workspace = await prisma.workspace.create({ data: { id: randomUUID(), slug: 'acme' } });
+      const fact = {
+        workspaceId: workspace.id,
+        kind: 'note.added',
+        subjectType: 'note',
+        subjectId: 'n1',
+        payload: { text: 'hi' },
+        idempotencyKey: 'k1',
+        ts: new Date(),
+      };
+      await prisma.platformEvent.create({ data: { ...fact, id: randomUUID(), seq: 1n } });
+      const duplicate = prisma.platformEvent.create({ data: { ...fact, id: randomUUID(), seq: 2n } });
+      await expect(duplicate).rejects.toBeInstanceOf(Prisma.PrismaClientKnownRequestError);
+      await expect(duplicate).rejects.toMatchObject({ code: 'P2002' });
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
   it('applies nothing the second time', async () => {
-    await expect(applyMigrations(databaseUrl)).resolves.toEqual([]);
+    const { stdout, code } = await runCli('migrate.ts');
+    expect(code).toBe(0);
+    expect(appliedNames(stdout)).toEqual([]);
+    expect(stdout).toContain('no pending migrations');
   });
 
   it('leaves no difference between the migrated database and prisma/schema.prisma', async () => {
-    const schema = await readFile(DEFAULT_SCHEMA_PATH, 'utf8');
-    // Non-empty means schema.prisma changed without a migration: run `npm run db:migration -- NAME`.
-    await expect(diffMigrationSql({ databaseUrl, from: 'database', toSchema: schema })).resolves.toBe('');
+    // Exit 2 with SQL means schema.prisma changed without a migration: `npm run db:migration -- NAME`.
+    const { stdout, code } = await runCli('check-schema.ts');
+    expect({ code, stdout }).toEqual({ code: 0, stdout: expect.stringContaining('matches prisma/schema.prisma') });
   });
 });

@@ -1,6 +1,16 @@
-export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, databaseServerUrl, redisUrl, TEMPLATE_DATABASE, withDatabase } from './infra';
+export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, databaseServerUrl, redisUrl, templateDatabase, withDatabase } from './infra';
 export { adminQuery, createTestDatabase } from './test-database';
 export type { TestDatabase } from './test-database';
 export { createTestRedis, deleteKeys } from './test-redis';
 export type { TestRedis } from './test-redis';
 export { waitFor } from './wait-for';
+export { spawnService } from './spawn-service';
+export type { ServiceProcess } from './spawn-service';
+export { startTestPlatform } from './platform';
+export type { TestPlatform, TestPlatformOptions } from './platform';
+export { apiClient } from './http-client';
+export type { ApiResponse } from './http-client';
+export { openSse } from './sse-client';
+export type { SseConnection, SseEvent } from './sse-client';
+export { postFactsConcurrently } from './load';
+export type { LoadResult } from './load';

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { databaseServerUrl, TEMPLATE_DATABASE, TEST_DATABASE_PREFIX, withDatabase } from './infra';
+import { databaseServerUrl, newTestDatabaseName, templateDatabase, withDatabase } from './infra';
 
 /** A database of one test file's own: migrated, empty, dropped at the end. */
 export interface TestDatabase {
@@ -17,8 +16,8 @@ export interface TestDatabase {
  * far less than migrating a fresh database per file.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = `${TEST_DATABASE_PREFIX}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`);
+  const name = newTestDatabaseName('f');
+  await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${templateDatabase()}"`);
   return {
     name,
     url: withDatabase(databaseServerUrl(), name),

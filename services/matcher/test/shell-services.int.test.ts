@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import path from 'node:path';
 import { createLogger, type Logger } from '@switchyard/logging';
 import type { Closable } from '@switchyard/runtime';
-import { redisUrl } from '@switchyard/testing';
+import { redisUrl, waitFor } from '@switchyard/testing';
 import { loadApprovalsConfig } from '../../approvals/src/config';
 import { startApprovals } from '../../approvals/src/service';
 import { loadNotifierConfig } from '../../notifier/src/config';
@@ -26,6 +28,8 @@ const SHELLS: ReadonlyArray<[name: string, start: Start]> = [
   ['notifier', (env, log) => startNotifier(loadNotifierConfig({ ...env, NOTIFIER_HEALTH_PORT: '0' }), log)],
 ];
 
+const ROOT = path.resolve(__dirname, '../../..');
+const TSX_CLI = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const log = createLogger({ service: 'test', level: 'silent' });
 
 /** Resolves true when something accepts a TCP connection on the port. */
@@ -40,7 +44,7 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-describe.each(SHELLS)('%s shell service (real Redis)', (_name, start) => {
+describe.each(SHELLS)('%s shell service (real Redis)', (name, start) => {
   it('answers /healthz and /readyz with 200, then closes and frees its port', async () => {
     const service = await start({ REDIS_URL: redisUrl() }, log);
     try {
@@ -59,8 +63,28 @@ describe.each(SHELLS)('%s shell service (real Redis)', (_name, start) => {
     await expect(service.close()).resolves.toBeUndefined();
   });
 
-  it('refuses to start when Redis does not answer', async () => {
+  it('main.ts starts, logs that it started and exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, [TSX_CLI, `services/${name}/src/main.ts`], {
+      cwd: ROOT,
+      env: { ...process.env, REDIS_URL: redisUrl(), [`${name.toUpperCase()}_HEALTH_PORT`]: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(async () => output.includes(`${name} started (shell: no work yet)`), { what: `${name} started`, timeoutMs: 30_000 });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('a shell service without Redis', () => {
+  it('refuses to start, so a misconfigured deployment fails at once', async () => {
     // Port 1 on loopback refuses connections at once.
-    await expect(start({ REDIS_URL: 'redis://127.0.0.1:1' }, log)).rejects.toThrow();
+    await expect(SHELLS[0]![1]({ REDIS_URL: 'redis://127.0.0.1:1' }, log)).rejects.toThrow();
+    // ioredis arms a 2 s `disconnectTimeout` timer even when the socket is already closed;
+    // wait it out so that jest's worker exits without a leaked-handle warning.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
   });
 });

@@ -30,18 +30,17 @@ export function createGatewayMetrics(redis: Redis, streams: Record<string, strin
     registers: [registry],
   });
   const labels = ['stream', 'group'] as const;
-  const pending = new Gauge({ name: 'switchyard_stream_pending', help: 'Entries delivered and not acked', labelNames: labels, registers: [registry] });
-  const lag = new Gauge({ name: 'switchyard_stream_lag', help: 'Entries not yet delivered to the group', labelNames: labels, registers: [registry] });
-  const length = new Gauge({
-    name: 'switchyard_stream_length',
-    help: 'Entries in the stream',
-    labelNames: ['stream'],
+  // Registered first, so its collect() (which fills all three) runs before any of them is rendered.
+  const pending: Gauge<'stream' | 'group'> = new Gauge({
+    name: 'switchyard_stream_pending',
+    help: 'Entries delivered to a group and not acked',
+    labelNames: labels,
     registers: [registry],
     async collect() {
       pending.reset();
       lag.reset();
       for (const [name, key] of Object.entries(streams)) {
-        this.set({ stream: name }, await redis.xlen(key));
+        length.set({ stream: name }, await redis.xlen(key));
         for (const group of await streamGroupStats(redis, key)) {
           pending.set({ stream: name, group: group.group }, group.pending);
           if (group.lag !== null) lag.set({ stream: name, group: group.group }, group.lag);
@@ -49,16 +48,28 @@ export function createGatewayMetrics(redis: Redis, streams: Record<string, strin
       }
     },
   });
-  void length;
+  const lag = new Gauge({ name: 'switchyard_stream_lag', help: 'Entries not yet delivered to the group', labelNames: labels, registers: [registry] });
+  const length = new Gauge({ name: 'switchyard_stream_length', help: 'Entries in the stream', labelNames: ['stream'], registers: [registry] });
 
   const middleware: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const route = `${req.baseUrl}${(req.route as { path?: string } | undefined)?.path ?? ''}` || 'unmatched';
+      const route = routeLabel(req.originalUrl, (req.route as { path?: string } | undefined)?.path);
       requests.inc({ method: req.method, route, status: String(res.statusCode) });
       latency.observe({ method: req.method, route }, Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();
   };
   return { registry, middleware };
+}
+
+/**
+ * The route pattern of a request, never its raw path: `/v1/workspaces/:ws/events/:id`.
+ * Workspace routes are mounted under `/v1/workspaces/:ws`, whose slug must not
+ * become a label value.
+ */
+export function routeLabel(originalUrl: string, routePath: string | undefined): string {
+  if (routePath === undefined) return 'unmatched';
+  const path = routePath.replace(/\\/g, '');
+  return originalUrl.startsWith('/v1/workspaces/') ? `/v1/workspaces/:ws${path}` : path;
 }

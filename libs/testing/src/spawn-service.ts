@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+/** A service running as its own OS process. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything it wrote, stdout and stderr. */
+  output(): string;
+  /** Resolves with the exit code (or signal) once the process is gone. */
+  exited: Promise<number | NodeJS.Signals | null>;
+  /** Sends a signal and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
+}
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/**
+ * Why this exists: the crash guarantees are about processes. A test that
+ * kills a service with SIGKILL must run it as a real child process, exactly
+ * as `main.ts` runs in production, and wait until it says it is up.
+ */
+export async function spawnService(
+  service: string,
+  env: Record<string, string>,
+  options: { readyPattern?: RegExp; timeoutMs?: number } = {},
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), `services/${service}/src/main.ts`], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  const ready = options.readyPattern ?? /"msg":"[^"]*(started|listening)/;
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  while (!ready.test(output)) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${service} exited before it was ready:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${service} was not ready in time:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    child,
+    output: () => output,
+    exited,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
