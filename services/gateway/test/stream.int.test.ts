@@ -76,7 +76,7 @@ describe('SSE stream', () => {
     await reader.cancel();
     const reused = await fetch(`${platform.gatewayUrl}${url}?ticket=${ticket.body.ticket}`);
     expect(reused.status).toBe(401);
-    expect((await reused.json()).error.code).toBe('STREAM_TICKET_INVALID');
+    expect(((await reused.json()) as { error: { code: string } }).error.code).toBe('STREAM_TICKET_INVALID');
     expect((await fetch(`${platform.gatewayUrl}${url}`)).status).toBe(401);
     expect((await fetch(`${platform.gatewayUrl}${url}`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': 'abc' } })).status).toBe(400);
   });
