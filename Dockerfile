@@ -17,4 +17,4 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
 ENV NODE_ENV=production
 # The sources stay owned by root and read-only to the services.
 USER node
-CMD ["node", "node_modules/tsx/dist/cli.mjs", "services/gateway/src/main.ts"]
+CMD ["node", "--import", "tsx", "services/gateway/src/main.ts"]

@@ -40,7 +40,7 @@ describe('docker-compose.yml', () => {
     expect(appNames.sort()).toEqual([...serviceDirs].sort());
     for (const name of serviceDirs) {
       const command = commandOf(services[name]!);
-      expect(command).toEqual(['node', 'node_modules/tsx/dist/cli.mjs', `services/${name}/src/main.ts`]);
+      expect(command).toEqual(['node', '--import', 'tsx', `services/${name}/src/main.ts`]);
       expect(existsSync(path.join(ROOT, 'services', name, 'src', 'main.ts'))).toBe(true);
     }
   });

@@ -20,7 +20,7 @@ export default async function globalSetup(): Promise<void> {
   try {
     await admin.connect();
   } catch (error) {
-    throw new Error(`PostgreSQL at ${databaseServerUrl()} does not answer (set DATABASE_URL): ${String(error)}`);
+    throw new Error(`PostgreSQL at ${databaseServerUrl()} does not answer (set DATABASE_URL): ${String(error)}`, { cause: error });
   }
   try {
     const stale = await admin.query<{ datname: string }>(

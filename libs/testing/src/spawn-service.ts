@@ -24,7 +24,9 @@ export async function spawnService(
   env: Record<string, string>,
   options: { readyPattern?: RegExp; timeoutMs?: number } = {},
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), `services/${service}/src/main.ts`], {
+  // `node --import tsx` runs the service in this one process (the tsx CLI would put it in a
+  // child process, and a SIGKILL of the CLI would leave the service running).
+  const child = spawn(process.execPath, ['--import', 'tsx', `services/${service}/src/main.ts`], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
