@@ -22,7 +22,6 @@
 //   SWITCHYARD_PG_PORT        its port (default 5433)
 //   PORT                      the gateway's port (default 8080); every other variable goes to
 //                             the services as it is
-import path from 'node:path';
 import {
   env,
   fail,
@@ -33,7 +32,6 @@ import {
   redact,
   resolvePostgres,
   resolveRedis,
-  root,
   say,
   spawnChild,
   started,

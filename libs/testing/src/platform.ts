@@ -71,7 +71,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     eventLogs,
     startEventLog,
     createWorkspace: async (slug) => {
-      const { stdout } = await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'scripts/admin.ts', 'create-workspace', slug], {
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', slug], {
         cwd: ROOT,
         env: { ...process.env, ...env },
       });
