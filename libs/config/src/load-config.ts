@@ -14,6 +14,8 @@ export const BaseEnvSchema = z.object({
     .regex(/^[a-z0-9_-]{1,32}$/, 'lowercase letters, digits, _ and -')
     .default('sy'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Interface HTTP servers (API, health and metrics) bind; 0.0.0.0 in containers. */
+  HOST: z.string().min(1).default('127.0.0.1'),
   /** Connections in each process's PostgreSQL pool. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
 });

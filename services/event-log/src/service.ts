@@ -54,6 +54,7 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
   trimmer.start();
   const health = await startHealthServer({
     port: config.EVENT_LOG_HEALTH_PORT,
+    host: config.HOST,
     registry,
     checks: {
       redis: async () => void (await redis.ping()),

@@ -3,8 +3,6 @@ import { BaseEnvSchema, loadConfig } from '@switchyard/config';
 
 export const GatewayEnvSchema = BaseEnvSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  /** Interface to bind; 0.0.0.0 in containers. */
-  HOST: z.string().default('127.0.0.1'),
   /** Requests per second allowed per token (fixed one-second window in Redis). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(2000),
   /** Largest request body accepted, in bytes. */

@@ -5,8 +5,6 @@ import { BaseEnvSchema, loadConfig } from '@switchyard/config';
 export const RunnerEnvSchema = BaseEnvSchema.extend({
   /** Port of /healthz, /readyz and /metrics; 0 picks a free one. @defaultValue 9103 */
   RUNNER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9103),
-  /** Interface the health server binds; 0.0.0.0 in containers so Prometheus can scrape it. @defaultValue '127.0.0.1' */
-  HOST: z.string().min(1).default('127.0.0.1'),
 });
 export type RunnerConfig = z.infer<typeof RunnerEnvSchema>;
 
