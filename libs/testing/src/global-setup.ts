@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Client } from 'pg';
+import { startContainersIfWanted } from './containers';
 import { databaseServerUrl, isStaleTestDatabase, newTestDatabaseName, redisUrl, TEST_DATABASE_PREFIX, withDatabase } from './infra';
 
 /**
@@ -12,6 +13,7 @@ import { databaseServerUrl, isStaleTestDatabase, newTestDatabaseName, redisUrl, 
  * global teardown.
  */
 export default async function globalSetup(): Promise<void> {
+  await startContainersIfWanted();
   process.env.REDIS_URL = redisUrl();
   process.env.DATABASE_URL = databaseServerUrl();
   const template = newTestDatabaseName('template');
