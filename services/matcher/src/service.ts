@@ -1,41 +1,14 @@
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createRedis, once } from '@switchyard/redis';
-import { closeAll, startHealthServer, type Closable } from '@switchyard/runtime';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { startShellService, type RunningShellService } from '@switchyard/runtime';
 import type { MatcherConfig } from './config';
 
 /** A running matcher: its health port and how to stop it. */
-export interface RunningMatcher extends Closable {
-  healthPort: number;
-}
+export type RunningMatcher = RunningShellService;
 
 /**
- * Starts the matcher shell: checks Redis answers and serves health and
- * metrics. It consumes nothing yet; matching arrives with its own issue.
- * Used by main.ts and by the one-process `npm start`.
+ * Starts the matcher as a shell (health, metrics, clean stop); its real work
+ * arrives with its own issue. Used by main.ts and by the one-process `npm start`.
  */
-export async function startMatcher(config: MatcherConfig, log: Logger): Promise<RunningMatcher> {
-  const redis = createRedis(config.REDIS_URL, { connectionName: 'matcher' });
-  // ioredis reconnects by itself; log each failure as JSON instead of its raw console output.
-  redis.on('error', (error: Error) => log.warn({ err: error }, 'redis connection error'));
-  try {
-    // Fail start-up, not the first request, when Redis is unreachable.
-    await redis.ping();
-  } catch (error) {
-    await closeRedis(redis);
-    throw error;
-  }
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const health = await startHealthServer({
-    port: config.MATCHER_HEALTH_PORT,
-    host: config.HOST,
-    registry,
-    checks: { redis: async () => void (await redis.ping()) },
-  });
-  log.info({ healthPort: health.port }, 'matcher started (shell: no work yet)');
-  return {
-    healthPort: health.port,
-    close: once(() => closeAll([health, () => closeRedis(redis)])),
-  };
+export function startMatcher(config: MatcherConfig, log: Logger): Promise<RunningMatcher> {
+  return startShellService({ name: 'matcher', redisUrl: config.REDIS_URL, healthPort: config.MATCHER_HEALTH_PORT, host: config.HOST, log });
 }

@@ -1,41 +1,14 @@
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createRedis, once } from '@switchyard/redis';
-import { closeAll, startHealthServer, type Closable } from '@switchyard/runtime';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { startShellService, type RunningShellService } from '@switchyard/runtime';
 import type { NotifierConfig } from './config';
 
 /** A running notifier: its health port and how to stop it. */
-export interface RunningNotifier extends Closable {
-  healthPort: number;
-}
+export type RunningNotifier = RunningShellService;
 
 /**
- * Starts the notifier shell: checks Redis answers and serves health and
- * metrics. It consumes nothing yet; notification delivery arrives with its own issue.
- * Used by main.ts and by the one-process `npm start`.
+ * Starts the notifier as a shell (health, metrics, clean stop); its real work
+ * arrives with its own issue. Used by main.ts and by the one-process `npm start`.
  */
-export async function startNotifier(config: NotifierConfig, log: Logger): Promise<RunningNotifier> {
-  const redis = createRedis(config.REDIS_URL, { connectionName: 'notifier' });
-  // ioredis reconnects by itself; log each failure as JSON instead of its raw console output.
-  redis.on('error', (error: Error) => log.warn({ err: error }, 'redis connection error'));
-  try {
-    // Fail start-up, not the first request, when Redis is unreachable.
-    await redis.ping();
-  } catch (error) {
-    await closeRedis(redis);
-    throw error;
-  }
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const health = await startHealthServer({
-    port: config.NOTIFIER_HEALTH_PORT,
-    host: config.HOST,
-    registry,
-    checks: { redis: async () => void (await redis.ping()) },
-  });
-  log.info({ healthPort: health.port }, 'notifier started (shell: no work yet)');
-  return {
-    healthPort: health.port,
-    close: once(() => closeAll([health, () => closeRedis(redis)])),
-  };
+export function startNotifier(config: NotifierConfig, log: Logger): Promise<RunningNotifier> {
+  return startShellService({ name: 'notifier', redisUrl: config.REDIS_URL, healthPort: config.NOTIFIER_HEALTH_PORT, host: config.HOST, log });
 }
