@@ -27,6 +27,17 @@ export enum ErrorCode {
   TOKEN_NOT_FOUND = 'TOKEN_NOT_FOUND',
   /** The workspace slug is already taken. `data`: `{ slug }`. */
   WORKSPACE_EXISTS = 'WORKSPACE_EXISTS',
+  /** No live (not deleted) agent with that id in the workspace. `data`: `{ id }`. */
+  AGENT_NOT_FOUND = 'AGENT_NOT_FOUND',
+  /** The agent has no such version. `data`: `{ id, version }`. */
+  AGENT_VERSION_NOT_FOUND = 'AGENT_VERSION_NOT_FOUND',
+  /**
+   * `If-Match` named a version that is no longer the latest (a lost update
+   * prevented). `data`: `{ id, expected, current }`.
+   */
+  AGENT_VERSION_CONFLICT = 'AGENT_VERSION_CONFLICT',
+  /** Another live agent of the workspace has that name. `data`: `{ name }`. */
+  AGENT_NAME_TAKEN = 'AGENT_NAME_TAKEN',
   /** The per-token rate limit was hit. `data`: `{ retryAfterMs }`. */
   RATE_LIMITED = 'RATE_LIMITED',
   /** A stream ticket is unknown, used or expired. */

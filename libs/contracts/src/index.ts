@@ -51,3 +51,77 @@ export {
   TokenInfoSchema,
 } from './auth';
 export type { CreateTokenRequest, Role, TokenInfo } from './auth';
+export {
+  AGENT_FACT_KINDS,
+  AGENT_SPEC_SCHEMA_VERSION,
+  AgentBudgetSchema,
+  AgentFactPayloadSchema,
+  AgentFlowSchema,
+  AgentIdSchema,
+  AgentModelSchema,
+  AgentNameSchema,
+  AgentResponseSchema,
+  AgentRulesSchema,
+  AgentSpecSchema,
+  AgentToolsSchema,
+  AgentVersionParamSchema,
+  AgentVersionResponseSchema,
+  AgentVersionSummarySchema,
+  CreateAgentRequestSchema,
+  IfMatchSchema,
+  ListAgentsQuerySchema,
+  ListAgentsResponseSchema,
+  ListAgentVersionsQuerySchema,
+  ListAgentVersionsResponseSchema,
+  MAX_AGENT_SPEC_BYTES,
+  MAX_AGENT_TRIGGERS,
+  McpHttpServerSchema,
+  McpServerSchema,
+  McpStdioServerSchema,
+  ScriptStepSchema,
+  SUPPORTED_AGENT_SPEC_SCHEMA_VERSIONS,
+  ToolNameGlobSchema,
+  UpdateAgentRequestSchema,
+} from './agents';
+export type {
+  AgentFactKind,
+  AgentFactPayload,
+  AgentResponse,
+  AgentSpec,
+  AgentVersionResponse,
+  AgentVersionSummary,
+  CreateAgentRequest,
+  ListAgentsQuery,
+  ListAgentVersionsQuery,
+  McpServer,
+  UpdateAgentRequest,
+} from './agents';
+export {
+  checkRegexSafety,
+  MATCHES_INPUT_MAX_CHARS,
+  REGEX_MAX_COST,
+  REGEX_MAX_REPEAT_BOUND,
+  REGEX_MAX_SOURCE_CHARS,
+  REGEX_TOO_COSTLY,
+} from './regex-safety';
+export type { RegexSafety } from './regex-safety';
+export {
+  FILTER_MAX_DEPTH,
+  FILTER_MAX_NODES,
+  FILTER_MAX_STRING_CHARS,
+  FILTER_MAX_VALUE_DEPTH,
+  FILTER_MAX_VALUE_NODES,
+  FILTER_OPERATORS,
+} from './trigger-filter-bounds';
+export {
+  FILTER_MAX_LIST_ITEMS,
+  FILTER_MAX_PATH_CHARS,
+  FILTER_MAX_PATH_SEGMENTS,
+  FILTER_PATH_PATTERN,
+  FilterConditionSchema,
+  FilterNodeSchema,
+  FilterPathSchema,
+  TriggerFilterSchema,
+  TriggerSchema,
+} from './trigger-filter';
+export type { FilterCondition, FilterOperator, FilterValue, Trigger, TriggerFilter } from './trigger-filter';

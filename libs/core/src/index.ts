@@ -2,3 +2,5 @@ export { newId } from './ids';
 export { compileKindGlob, kindGlobLiteralPrefix, kindGlobToSqlRegex, matchesKindGlob } from './kind-glob';
 export type { KindMatcher } from './kind-glob';
 export { hashToken, newTokenSecret, TOKEN_PREFIX, tokenPrefix } from './tokens';
+export { compileFilter } from './trigger-filter';
+export type { FactPredicate } from './trigger-filter';

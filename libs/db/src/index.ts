@@ -8,6 +8,8 @@ export {
   Prisma,
   PrismaClient,
   Role,
+  type Agent,
+  type AgentVersion,
   type ApiToken,
   type Membership,
   type PlatformEvent,

@@ -6,9 +6,11 @@ import type { Redis } from '@switchyard/redis';
 import { authenticate, Authenticator } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import type { GatewayMetrics } from './http/metrics';
-import { rateLimit } from './http/rate-limit';
+import { rateLimit, type TokenRateLimiter } from './http/rate-limit';
 import { requireJsonBody } from './http/validate';
 import type { AuthStore, FactReader, IngestWriter } from './ports';
+import type { AgentStore } from './ports';
+import { agentsRoutes } from './routes/agents';
 import { eventsRoutes } from './routes/events';
 import { buildOpenApi } from './routes/openapi';
 import { streamRoutes } from './routes/stream';
@@ -20,6 +22,7 @@ export interface GatewayAppDeps {
   authStore: AuthStore;
   reader: FactReader;
   ingest: IngestWriter;
+  agents: AgentStore;
   feed: FactFeed;
   redis: Redis;
   prefix: string;
@@ -27,6 +30,7 @@ export interface GatewayAppDeps {
   metrics: GatewayMetrics;
   checks: Record<string, ReadinessCheck>;
   bodyLimitBytes: number;
+  rateLimiter: TokenRateLimiter;
   ratePerSecond: number;
   tokenCacheMs: number;
   ticketTtlMs: number;
@@ -64,10 +68,11 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   // The stream authenticates itself (it also takes a ticket), then the rest need a bearer token.
   workspace.use(stream);
   workspace.use(authenticate(authenticator));
-  workspace.use(rateLimit(deps.redis, deps.prefix, deps.ratePerSecond));
+  workspace.use(rateLimit(deps.rateLimiter, deps.ratePerSecond));
   workspace.use(requireJsonBody);
   workspace.use(express.json({ limit: deps.bodyLimitBytes, type: 'application/json' }));
   workspace.use(eventsRoutes(deps));
+  workspace.use(agentsRoutes(deps));
   workspace.use(tickets);
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 

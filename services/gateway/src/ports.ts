@@ -1,4 +1,4 @@
-import type { AcceptedFact, Fact, Role, TokenInfo } from '@switchyard/contracts';
+import type { AcceptedFact, AgentSpec, Fact, Role, TokenInfo } from '@switchyard/contracts';
 
 /** Who is calling: resolved from a bearer token or a stream ticket. */
 export interface Principal {
@@ -50,4 +50,87 @@ export interface IngestWriter {
    * claimed the key with).
    */
   accept(items: readonly IngestItem[]): Promise<Array<{ id: string; status: 'accepted' | 'duplicate' }>>;
+}
+
+/** An agent's spec as stored in a version: `enabled` is agent state, kept on the agent. */
+export type StoredAgentSpec = Omit<AgentSpec, 'enabled'>;
+
+/** A live agent: its head row and the spec of its latest version. */
+export interface AgentRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  /** The latest version. */
+  version: number;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  spec: StoredAgentSpec;
+}
+
+/** One immutable version of an agent. */
+export interface AgentVersionRecord {
+  agentId: string;
+  version: number;
+  createdBy: string;
+  createdAt: Date;
+  spec: StoredAgentSpec;
+}
+
+/** A version as listed: the name it had, not its whole spec. */
+export interface AgentVersionSummaryRecord {
+  version: number;
+  name: string;
+  createdBy: string;
+  createdAt: Date;
+}
+
+/** Outcome of saving a new version; the refusals are expected, so they are values. */
+export type AgentUpdateResult =
+  | { ok: true; agent: AgentRecord; enabledChanged: boolean }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'version_conflict'; current: number }
+  | { ok: false; reason: 'name_taken' };
+
+/**
+ * The agent registry in the system of record. Every method is scoped by
+ * workspace id: another workspace's agent id is simply not found. Deleted
+ * agents are not found either.
+ */
+export interface AgentStore {
+  /** Creates the agent with version 1. */
+  create(input: {
+    workspaceId: string;
+    userId: string;
+    spec: StoredAgentSpec;
+    enabled: boolean;
+  }): Promise<{ ok: true; agent: AgentRecord } | { ok: false; reason: 'name_taken' }>;
+  /** Live agents in id order, after the given id. */
+  list(workspaceId: string, options: { after?: string; limit: number }): Promise<AgentRecord[]>;
+  get(workspaceId: string, id: string): Promise<AgentRecord | null>;
+  /**
+   * Saves the next version, atomically with the head. With `ifMatch`, only if
+   * the latest version is still that one; concurrent saves are serialized so
+   * that exactly one of several with the same `ifMatch` succeeds. `enabled`
+   * changes the flag only when given.
+   */
+  update(input: {
+    workspaceId: string;
+    id: string;
+    userId: string;
+    spec: StoredAgentSpec;
+    enabled?: boolean;
+    ifMatch?: number;
+  }): Promise<AgentUpdateResult>;
+  /** Sets the flag; `changed` is false when it already had that value. Null when not found. */
+  setEnabled(workspaceId: string, id: string, enabled: boolean): Promise<{ agent: AgentRecord; changed: boolean } | null>;
+  /**
+   * Disables and hides the agent and frees its name; its versions stay for the
+   * runs' history. Returns what it was; null when not found.
+   */
+  delete(workspaceId: string, id: string): Promise<{ name: string; version: number } | null>;
+  /** Versions after `after`, ascending, without their specs; null when the agent is not found. */
+  listVersions(workspaceId: string, id: string, options: { after: number; limit: number }): Promise<AgentVersionSummaryRecord[] | null>;
+  /** One version; null when the agent or the version is not found. */
+  getVersion(workspaceId: string, id: string, version: number): Promise<AgentVersionRecord | null>;
 }

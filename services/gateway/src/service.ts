@@ -5,6 +5,7 @@ import { createPrismaClient } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createRedis, toKey } from '@switchyard/redis';
 import { closeAll, type Closable } from '@switchyard/runtime';
+import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
 import { RedisIngestWriter } from './adapters/redis-ingest-writer';
@@ -12,6 +13,7 @@ import { createGatewayApp } from './app';
 import type { GatewayConfig } from './config';
 import { createGatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
+import { TokenRateLimiter } from './http/rate-limit';
 
 /** A running gateway: the port it listens on and how to stop it. */
 export interface RunningGateway extends Closable {
@@ -26,9 +28,11 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
   const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
   const feed = new FactFeed(redis, factsKey, log);
   feed.start();
+  const rateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.RATE_LIMIT_PER_SECOND });
   const app = createGatewayApp({
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
+    agents: new PrismaAgentStore(prisma),
     ingest: new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS),
     feed,
     redis,
@@ -40,6 +44,7 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
       postgres: async () => void (await prisma.$queryRawUnsafe('SELECT 1')),
     },
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    rateLimiter,
     ratePerSecond: config.RATE_LIMIT_PER_SECOND,
     tokenCacheMs: config.TOKEN_CACHE_MS,
     ticketTtlMs: config.STREAM_TICKET_TTL_MS,
@@ -56,5 +61,5 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
       // SSE connections never end by themselves.
       server.closeAllConnections();
     });
-  return { port, close: () => closeAll([stopServer, feed, () => prisma.$disconnect(), () => closeRedis(redis)]) };
+  return { port, close: () => closeAll([stopServer, rateLimiter, feed, () => prisma.$disconnect(), () => closeRedis(redis)]) };
 }

@@ -17,8 +17,12 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
     case ErrorCode.TOKEN_NOT_FOUND:
+    case ErrorCode.AGENT_NOT_FOUND:
+    case ErrorCode.AGENT_VERSION_NOT_FOUND:
       return 404;
     case ErrorCode.WORKSPACE_EXISTS:
+    case ErrorCode.AGENT_VERSION_CONFLICT:
+    case ErrorCode.AGENT_NAME_TAKEN:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;

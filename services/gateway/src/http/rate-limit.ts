@@ -3,23 +3,97 @@ import { AppError, ErrorCode } from '@switchyard/contracts';
 import { toKey, type Redis } from '@switchyard/redis';
 import { principalOf } from './auth';
 
+/** Options of TokenRateLimiter. */
+export interface TokenRateLimiterOptions {
+  redis: Redis;
+  prefix: string;
+  /** Requests allowed per token per one-second window. */
+  perSecond: number;
+  /** How often local counts are added to the shared count in Redis. @defaultValue 100 */
+  syncMs?: number;
+}
+
+interface Window {
+  second: number;
+  /** Requests counted here and not yet added to Redis. */
+  unsynced: number;
+  /** The shared count (all replicas) as of the last sync, including what this replica sent. */
+  shared: number;
+}
+
 /**
- * Per-token rate limit over a fixed one-second window counted in Redis, so it
- * holds across gateway replicas. Runs after authentication.
+ * Per-token rate limit over fixed one-second windows, shared by every gateway
+ * replica through Redis, without a Redis round trip per request: each replica
+ * counts locally and adds its counts to the window's key every `syncMs` in one
+ * pipeline (INCRBY), learning the others' counts in the reply. A request is
+ * refused when the shared count last seen plus what is not yet sent reaches
+ * the limit. Across replicas the limit can be exceeded by what they admit in
+ * one sync interval; a single replica never exceeds it.
  */
-export function rateLimit(redis: Redis, prefix: string, perSecond: number): RequestHandler {
-  return async (_req, res, next) => {
-    const { tokenId } = principalOf(res);
-    const now = Date.now();
-    const window = Math.floor(now / 1000);
-    const key = toKey(prefix, 'rl', tokenId, String(window));
-    const [[incrError, count] = []] = (await redis.multi().incr(key).pexpire(key, 2000).exec()) ?? [];
-    if (incrError) throw incrError;
-    if ((count as number) > perSecond) {
-      throw new AppError(ErrorCode.RATE_LIMITED, 'rate limit exceeded for this token', {
-        retryAfterMs: (window + 1) * 1000 - now,
-        limitPerSecond: perSecond,
+export class TokenRateLimiter {
+  private readonly windows = new Map<string, Window>();
+  private readonly timer: NodeJS.Timeout;
+  private syncing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: TokenRateLimiterOptions) {
+    this.timer = setInterval(() => {
+      this.syncing = this.sync();
+    }, options.syncMs ?? 100);
+    this.timer.unref();
+  }
+
+  /** Counts a request; returns how long to wait when it is over the limit, else 0. */
+  take(tokenId: string, now = Date.now()): number {
+    const second = Math.floor(now / 1000);
+    let window = this.windows.get(tokenId);
+    if (!window || window.second !== second) {
+      window = { second, unsynced: 0, shared: 0 };
+      this.windows.set(tokenId, window);
+    }
+    if (window.shared + window.unsynced >= this.options.perSecond) return (second + 1) * 1000 - now;
+    window.unsynced += 1;
+    return 0;
+  }
+
+  /** Adds local counts to Redis and reads back the shared totals. */
+  async sync(): Promise<void> {
+    const current = Math.floor(Date.now() / 1000);
+    const batch: Array<[string, Window, number]> = [];
+    for (const [tokenId, window] of this.windows) {
+      if (window.second < current - 1) this.windows.delete(tokenId);
+      else if (window.unsynced > 0) batch.push([tokenId, window, window.unsynced]);
+    }
+    if (batch.length === 0) return;
+    const pipeline = this.options.redis.pipeline();
+    for (const [tokenId, window, delta] of batch) {
+      const key = toKey(this.options.prefix, 'rl', tokenId, String(window.second));
+      pipeline.incrby(key, delta).pexpire(key, 2000);
+      window.unsynced -= delta;
+    }
+    try {
+      const results = (await pipeline.exec()) ?? [];
+      batch.forEach(([, window], index) => {
+        const [error, total] = results[index * 2] ?? [];
+        if (!error) window.shared = Math.max(window.shared, Number(total));
       });
+    } catch {
+      // Redis unreachable: keep limiting on local counts; they are re-sent next time.
+      for (const [, window, delta] of batch) window.unsynced += delta;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.syncing;
+  }
+}
+
+/** Express middleware over a TokenRateLimiter; runs after authentication. */
+export function rateLimit(limiter: TokenRateLimiter, perSecond: number): RequestHandler {
+  return (_req, res, next) => {
+    const retryAfterMs = limiter.take(principalOf(res).tokenId);
+    if (retryAfterMs > 0) {
+      throw new AppError(ErrorCode.RATE_LIMITED, 'rate limit exceeded for this token', { retryAfterMs, limitPerSecond: perSecond });
     }
     next();
   };

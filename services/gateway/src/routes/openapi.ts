@@ -1,16 +1,22 @@
 import { z } from 'zod';
 import {
+  AgentResponseSchema,
+  AgentVersionResponseSchema,
+  CreateAgentRequestSchema,
   CreatedTokenSchema,
   CreateTokenRequestSchema,
   ErrorBodySchema,
   FactSchema,
   ListEventsResponseSchema,
+  ListAgentsResponseSchema,
+  ListAgentVersionsResponseSchema,
   ListTokensResponseSchema,
   PostEventBatchRequestSchema,
   PostEventBatchResponseSchema,
   PostEventRequestSchema,
   PostEventResponseSchema,
   StreamTicketResponseSchema,
+  UpdateAgentRequestSchema,
 } from '@switchyard/contracts';
 
 const schemas = {
@@ -25,6 +31,12 @@ const schemas = {
   CreatedToken: CreatedTokenSchema,
   ListTokensResponse: ListTokensResponseSchema,
   StreamTicketResponse: StreamTicketResponseSchema,
+  CreateAgentRequest: CreateAgentRequestSchema,
+  UpdateAgentRequest: UpdateAgentRequestSchema,
+  Agent: AgentResponseSchema,
+  ListAgentsResponse: ListAgentsResponseSchema,
+  AgentVersion: AgentVersionResponseSchema,
+  ListAgentVersionsResponse: ListAgentVersionsResponseSchema,
 };
 
 const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
@@ -34,6 +46,45 @@ const errors = Object.fromEntries(
 );
 const ws = { name: 'ws', in: 'path', required: true, schema: { type: 'string' }, description: 'workspace slug' };
 const body = (name: keyof typeof schemas) => ({ required: true, content: { 'application/json': { schema: ref(name) } } });
+const agentId = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const page = (after: Record<string, unknown>) => [
+  { name: 'after', in: 'query', schema: after, description: 'the nextCursor of the previous page' },
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+];
+const conflict = { '409': json('Error', 'AGENT_VERSION_CONFLICT (stale If-Match) or AGENT_NAME_TAKEN') };
+const ifMatch = {
+  name: 'If-Match',
+  in: 'header',
+  schema: { type: 'string' },
+  description: 'the version last read (3, "3" or W/"3"); a stale one is 409. Without it the PUT applies to the latest version.',
+};
+
+/** The agent registry's paths (issue 3). */
+function agentPaths(base: string): Record<string, unknown> {
+  return {
+    [`${base}/agents`]: {
+      post: { summary: 'Create an agent (version 1)', parameters: [ws], requestBody: body('CreateAgentRequest'), responses: { '201': json('Agent', 'created; ETag is the version'), ...errors, ...conflict } },
+      get: { summary: 'List live agents in creation order', parameters: [ws, ...page({ type: 'string', format: 'uuid' })], responses: { '200': json('ListAgentsResponse', 'a page of agents'), ...errors } },
+    },
+    [`${base}/agents/{id}`]: {
+      get: { summary: 'An agent with its latest version', parameters: [ws, agentId], responses: { '200': json('Agent', 'the agent; ETag is the version'), ...errors } },
+      put: { summary: 'Save the next immutable version (the whole spec)', parameters: [ws, agentId, ifMatch], requestBody: body('UpdateAgentRequest'), responses: { '200': json('Agent', 'the new version'), ...errors, ...conflict } },
+      delete: { summary: 'Disable and hide the agent (its versions and runs stay; the name is freed)', parameters: [ws, agentId], responses: { '204': { description: 'deleted' }, ...errors } },
+    },
+    [`${base}/agents/{id}/enable`]: { post: { summary: 'Enable (idempotent)', parameters: [ws, agentId], responses: { '200': json('Agent', 'the agent'), ...errors } } },
+    [`${base}/agents/{id}/disable`]: { post: { summary: 'Disable (idempotent)', parameters: [ws, agentId], responses: { '200': json('Agent', 'the agent'), ...errors } } },
+    [`${base}/agents/{id}/versions`]: {
+      get: { summary: 'Versions in ascending order, without specs', parameters: [ws, agentId, ...page({ type: 'integer', minimum: 0 })], responses: { '200': json('ListAgentVersionsResponse', 'a page of versions'), ...errors } },
+    },
+    [`${base}/agents/{id}/versions/{version}`]: {
+      get: {
+        summary: 'One version with its spec',
+        parameters: [ws, agentId, { name: 'version', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+        responses: { '200': json('AgentVersion', 'the version'), ...errors },
+      },
+    },
+  };
+}
 
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the handlers
@@ -82,6 +133,7 @@ export function buildOpenApi(): Record<string, unknown> {
         get: { summary: 'List tokens (admin)', parameters: [ws], responses: { '200': json('ListTokensResponse', 'tokens'), ...errors } },
       },
       [`${base}/tokens/{id}`]: { delete: { summary: 'Revoke a token (admin)', parameters: [ws, { name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '204': { description: 'revoked' }, ...errors } } },
+      ...agentPaths(base),
     },
   };
 }

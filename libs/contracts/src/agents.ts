@@ -1,0 +1,306 @@
+import { z } from 'zod';
+import { WorkspaceSlugSchema } from './facts';
+import { TriggerSchema } from './trigger-filter';
+
+/**
+ * The shape of a stored agent spec (`agent_versions.schema_version`). Readers
+ * parse a stored spec with the schema of its version.
+ *
+ * Changelog:
+ * - 1: first version (issue 3). `script` steps are provisional; the agent-loop
+ *   issue refines them and bumps this.
+ */
+export const AGENT_SPEC_SCHEMA_VERSION = 1;
+/** Spec schema versions this code can read. */
+export const SUPPORTED_AGENT_SPEC_SCHEMA_VERSIONS: readonly number[] = [1];
+
+/** Largest serialized spec: bounds storage, list responses and what a run loads. */
+export const MAX_AGENT_SPEC_BYTES = 256 * 1024;
+
+/** Most triggers per agent; the matcher's per-fact work grows with them. */
+export const MAX_AGENT_TRIGGERS = 20;
+
+/** Agent names: lowercase words joined by `-` or `_`, used to address an agent. */
+export const AgentNameSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9](?:[a-z0-9_-]*[a-z0-9])?$/, 'name is lowercase letters, digits, - and _, starting and ending with a letter or digit');
+
+/**
+ * A glob over tool names (`*` any run of characters), as used by `tools.platform`
+ * and `rules`: `events.*`, `github.create_*`, `*`.
+ */
+export const ToolNameGlobSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_.:/*-]+$/, 'tool-name globs are letters, digits, _ . : / - and *');
+
+const boundedJsonRecord = (maxBytes: number) =>
+  z
+    .record(z.string().max(100), z.json())
+    .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= maxBytes, {
+      message: `larger than ${maxBytes} bytes serialized`,
+    });
+
+/** Which model drives the agent. `scripted` replays `script` (tests, demos). */
+export const AgentModelSchema = z.strictObject({
+  provider: z.enum(['openai', 'scripted']),
+  /** The provider's model name, e.g. `gpt-4.1-mini`. */
+  name: z.string().min(1).max(200).regex(/^[A-Za-z0-9._:/-]+$/, 'model name is letters, digits and . _ : / -'),
+  /** Provider parameters passed through (temperature, …); at most 8 KiB. */
+  params: boundedJsonRecord(8 * 1024).optional(),
+});
+
+/**
+ * One step of a scripted model: say something, call a tool, or both.
+ * Provisional: the agent-loop issue refines this shape (and bumps
+ * AGENT_SPEC_SCHEMA_VERSION).
+ */
+export const ScriptStepSchema = z
+  .strictObject({
+    say: z.string().max(8_000).optional(),
+    tool: z.string().min(1).max(200).optional(),
+    /** The tool's arguments; at most 16 KiB. */
+    arguments: boundedJsonRecord(16 * 1024).optional(),
+  })
+  .refine((step) => step.say !== undefined || step.tool !== undefined, { message: 'a step says something or calls a tool' })
+  .refine((step) => step.arguments === undefined || step.tool !== undefined, { message: 'arguments need a tool', path: ['arguments'] });
+
+const McpServerNameSchema = z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9_-]*$/, 'server name is lowercase letters, digits, - and _');
+
+/** An MCP server started as a child process (stdio transport). */
+export const McpStdioServerSchema = z.strictObject({
+  name: McpServerNameSchema,
+  transport: z.literal('stdio'),
+  command: z.string().min(1).max(1_000),
+  args: z.array(z.string().max(1_000)).max(100).default([]),
+});
+
+/**
+ * An MCP server reached over streamable HTTP. Header values are stored and
+ * returned as given: do not put long-lived secrets here until secret
+ * references exist.
+ */
+export const McpHttpServerSchema = z.strictObject({
+  name: McpServerNameSchema,
+  transport: z.literal('http'),
+  url: z.url({ protocol: /^https?$/ }).max(2_000),
+  headers: z
+    .record(z.string().min(1).max(100).regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'header names are HTTP tokens'), z.string().max(4_096).regex(/^[^\r\n]*$/, 'header values have no line breaks'))
+    .refine((headers) => Object.keys(headers).length <= 50, { message: 'at most 50 headers' })
+    .optional(),
+});
+
+/** One MCP server of an agent, by transport; names are unique within the agent. */
+export const McpServerSchema = z.discriminatedUnion('transport', [McpStdioServerSchema, McpHttpServerSchema]);
+export type McpServer = z.infer<typeof McpServerSchema>;
+
+/** The tools a run may see: MCP servers and platform tools (by name glob). */
+export const AgentToolsSchema = z.strictObject({
+  mcpServers: z
+    .array(McpServerSchema)
+    .max(20)
+    .default([])
+    .superRefine((servers, ctx) => {
+      const seen = new Set<string>();
+      servers.forEach((server, index) => {
+        if (seen.has(server.name)) ctx.addIssue({ code: 'custom', message: `duplicate server name ${server.name}`, path: [index, 'name'] });
+        seen.add(server.name);
+      });
+    }),
+  platform: z.array(ToolNameGlobSchema).max(100).default([]),
+});
+
+/** Tool-name globs always allowed or always denied (deny wins), before the permission mode. */
+export const AgentRulesSchema = z.strictObject({
+  allow: z.array(ToolNameGlobSchema).max(100).default([]),
+  deny: z.array(ToolNameGlobSchema).max(100).default([]),
+});
+
+/** Spending limits; a run stops when one is reached. */
+export const AgentBudgetSchema = z
+  .strictObject({
+    /** Most a single run may spend, in USD. @defaultValue 1 */
+    perRunUsd: z.number().positive().max(10_000).default(1),
+    /** Most all runs of the agent may spend per UTC day, in USD. @defaultValue 20 */
+    perDayUsd: z.number().positive().max(100_000).default(20),
+    /** Most model turns per run. @defaultValue 25 */
+    maxTurns: z.number().int().min(1).max(500).default(25),
+  })
+  .refine((budget) => budget.perRunUsd <= budget.perDayUsd, { message: 'perRunUsd exceeds perDayUsd', path: ['perRunUsd'] });
+
+/** How activations of the agent are paced (applied by the matcher and runner). */
+export const AgentFlowSchema = z.strictObject({
+  /** Runs of this agent at once. @defaultValue 1 */
+  concurrency: z.number().int().min(1).max(10).default(1),
+  /** After an activation by a kind, facts of that kind do not activate again for this long. @defaultValue 0 */
+  cooldownMs: z.number().int().min(0).max(86_400_000).default(0),
+  /** Most activations waiting; beyond it they are recorded `dropped`. @defaultValue 100 */
+  queueCap: z.number().int().min(1).max(10_000).default(100),
+  /** Matching facts within this window collapse into one activation. @defaultValue 0 (off) */
+  debounceMs: z.number().int().min(0).max(3_600_000).default(0),
+  /** At most `limit` activations per `periodMs`. @defaultValue unset (no throttle) */
+  throttle: z
+    .strictObject({
+      limit: z.number().int().min(1).max(10_000),
+      periodMs: z.number().int().min(1_000).max(86_400_000),
+    })
+    .optional(),
+  /** Among queued activations of different agents, higher runs first. @defaultValue 0 */
+  priority: z.number().int().min(0).max(100).default(0),
+});
+
+/**
+ * A crafted agent, as a client writes it (`POST`/`PUT /agents`). Every save
+ * becomes a new immutable version. `enabled` is agent state rather than
+ * configuration: it sets the flag (on create; on update only when given) and
+ * is not stored in the version.
+ */
+export const AgentSpecSchema = z
+  .strictObject({
+    name: AgentNameSchema,
+    description: z.string().max(2_000).default(''),
+    /** System instructions shaping every turn. */
+    instructions: z.string().min(1).max(32_000),
+    /** Standing task, rendered with the activating fact at the start of a run. */
+    task: z.string().max(32_000).default(''),
+    model: AgentModelSchema,
+    /** Steps for the `scripted` provider (required with it); at most 50. */
+    script: z.array(ScriptStepSchema).max(50).optional(),
+    tools: AgentToolsSchema.prefault({}),
+    triggers: z.array(TriggerSchema).min(1).max(MAX_AGENT_TRIGGERS),
+    permissionMode: z.enum(['default', 'auto', 'bypass', 'plan']).default('default'),
+    rules: AgentRulesSchema.prefault({}),
+    budget: AgentBudgetSchema.prefault({}),
+    flow: AgentFlowSchema.prefault({}),
+    /** Whether facts caused by this agent's own runs may activate it. @defaultValue false */
+    allowSelfCause: z.boolean().default(false),
+    /** Create enabled (default true); on update, change the flag only when given. */
+    enabled: z.boolean().optional(),
+  })
+  .superRefine((spec, ctx) => {
+    if (spec.model.provider === 'scripted' && spec.script === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'the scripted provider needs a script', path: ['script'] });
+    }
+    if (Buffer.byteLength(JSON.stringify(spec), 'utf8') > MAX_AGENT_SPEC_BYTES) {
+      ctx.addIssue({ code: 'custom', message: `spec is larger than ${MAX_AGENT_SPEC_BYTES} bytes serialized`, path: [] });
+    }
+  });
+export type AgentSpec = z.infer<typeof AgentSpecSchema>;
+
+/** `POST /v1/workspaces/{ws}/agents` body: the first version. */
+export const CreateAgentRequestSchema = AgentSpecSchema;
+export type CreateAgentRequest = z.infer<typeof CreateAgentRequestSchema>;
+
+/** `PUT /v1/workspaces/{ws}/agents/{id}` body: the whole next version (not a patch). */
+export const UpdateAgentRequestSchema = AgentSpecSchema;
+export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequestSchema>;
+
+/** Agent ids (UUIDv7) in paths. */
+export const AgentIdSchema = z.uuid();
+
+/** A version number in a path: a positive integer written plainly (`3`, not `03` or `3.0`). */
+export const AgentVersionParamSchema = z
+  .string()
+  .regex(/^[1-9][0-9]{0,9}$/, 'version is a positive integer')
+  .transform(Number)
+  .pipe(z.number().int().max(2_147_483_647));
+
+/**
+ * The `If-Match` header of `PUT /agents/{id}`: the version the client last
+ * read, bare (`3`) or as the entity tag the API returns (`"3"`, `W/"3"`).
+ * `*` means any version, the same as no header. Lists of tags are not accepted.
+ */
+export const IfMatchSchema = z
+  .string()
+  .trim()
+  .regex(/^(?:\*|[1-9][0-9]{0,9}|(?:W\/)?"[1-9][0-9]{0,9}")$/, 'If-Match is a version number, "<version>" or *')
+  .transform((value) => (value === '*' ? undefined : Number(value.replace(/^W\//, '').replaceAll('"', ''))))
+  .pipe(z.number().int().max(2_147_483_647).optional());
+
+/** An agent as the API returns it: its state and its latest version's spec. */
+export const AgentResponseSchema = z.strictObject({
+  id: AgentIdSchema,
+  workspace: WorkspaceSlugSchema,
+  /** The latest version; also sent as the `ETag` (`"<version>"`). */
+  version: z.number().int().positive(),
+  enabled: z.boolean(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  /** The latest version's spec with its defaults filled in (no `enabled`: see the top level). */
+  spec: AgentSpecSchema,
+});
+export type AgentResponse = z.infer<typeof AgentResponseSchema>;
+
+/** `GET /v1/workspaces/{ws}/agents` query: live agents in id (creation) order. */
+export const ListAgentsQuerySchema = z.strictObject({
+  /** The last id of the previous page. */
+  after: AgentIdSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type ListAgentsQuery = z.infer<typeof ListAgentsQuerySchema>;
+
+/** `GET /v1/workspaces/{ws}/agents` response. */
+export const ListAgentsResponseSchema = z.strictObject({
+  agents: z.array(AgentResponseSchema),
+  /** Pass as `after` for the next page; null on the last page. */
+  nextCursor: AgentIdSchema.nullable(),
+});
+
+/** One immutable version of an agent. */
+export const AgentVersionResponseSchema = z.strictObject({
+  agentId: AgentIdSchema,
+  version: z.number().int().positive(),
+  /** The user whose token saved this version. */
+  createdBy: z.uuid(),
+  createdAt: z.iso.datetime(),
+  spec: AgentSpecSchema,
+});
+export type AgentVersionResponse = z.infer<typeof AgentVersionResponseSchema>;
+
+/** A version as listed: without its spec (fetch `/versions/{n}` for that). */
+export const AgentVersionSummarySchema = AgentVersionResponseSchema.omit({ spec: true }).extend({ name: AgentNameSchema });
+export type AgentVersionSummary = z.infer<typeof AgentVersionSummarySchema>;
+
+/** `GET /v1/workspaces/{ws}/agents/{id}/versions` query: versions in ascending order. */
+export const ListAgentVersionsQuerySchema = z.strictObject({
+  /** The last version of the previous page. */
+  after: z.coerce.number().int().min(0).max(2_147_483_647).default(0),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type ListAgentVersionsQuery = z.infer<typeof ListAgentVersionsQuerySchema>;
+
+/** `GET /v1/workspaces/{ws}/agents/{id}/versions` response. */
+export const ListAgentVersionsResponseSchema = z.strictObject({
+  versions: z.array(AgentVersionSummarySchema),
+  /** Pass as `after` for the next page; null on the last page. */
+  nextCursor: z.number().int().positive().nullable(),
+});
+
+/**
+ * Kinds of the facts the registry emits, subject `{type: "agent", id}`. Each
+ * names what happened: a PUT that also flips `enabled` emits `agent.updated`
+ * and then `agent.enabled`/`agent.disabled`; DELETE emits only `agent.deleted`.
+ */
+export const AGENT_FACT_KINDS = {
+  created: 'agent.created',
+  updated: 'agent.updated',
+  enabled: 'agent.enabled',
+  disabled: 'agent.disabled',
+  deleted: 'agent.deleted',
+} as const;
+export type AgentFactKind = (typeof AGENT_FACT_KINDS)[keyof typeof AGENT_FACT_KINDS];
+
+/**
+ * Payload of every `agent.*` registry fact: the agent's state after the change.
+ * Facts are emitted after the commit and may arrive out of order relative to
+ * other changes: consumers re-read the agent rather than trust it blindly.
+ */
+export const AgentFactPayloadSchema = z.strictObject({
+  version: z.number().int().positive(),
+  name: AgentNameSchema,
+  enabled: z.boolean(),
+});
+export type AgentFactPayload = z.infer<typeof AgentFactPayloadSchema>;

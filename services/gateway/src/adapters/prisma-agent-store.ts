@@ -1,0 +1,203 @@
+import {
+  AGENT_SPEC_SCHEMA_VERSION,
+  AgentSpecSchema,
+  AppError,
+  ErrorCode,
+  SUPPORTED_AGENT_SPEC_SCHEMA_VERSIONS,
+} from '@switchyard/contracts';
+import { newId } from '@switchyard/core';
+import type { Agent, AgentVersion, Prisma, PrismaClient } from '@switchyard/db';
+import type {
+  AgentRecord,
+  AgentStore,
+  AgentUpdateResult,
+  AgentVersionRecord,
+  AgentVersionSummaryRecord,
+  StoredAgentSpec,
+} from '../ports';
+
+/** The latest version is the highest: versions are only ever added with the head's bump. */
+const LATEST_VERSION = { versions: { orderBy: { version: 'desc' }, take: 1 } } as const;
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string }).code === 'P2002';
+}
+
+/** Parses a stored spec (a JSON column is a boundary), refusing shapes this code cannot read. */
+function readSpec(row: Pick<AgentVersion, 'agentId' | 'version' | 'schemaVersion' | 'spec'>): StoredAgentSpec {
+  if (!SUPPORTED_AGENT_SPEC_SCHEMA_VERSIONS.includes(row.schemaVersion)) {
+    throw new AppError(ErrorCode.INTERNAL, 'stored agent spec has an unsupported schema version', {
+      agentId: row.agentId,
+      version: row.version,
+      schemaVersion: row.schemaVersion,
+    });
+  }
+  const { enabled: _enabled, ...spec } = AgentSpecSchema.parse(row.spec);
+  return spec;
+}
+
+function toRecord(head: Agent, latest: AgentVersion): AgentRecord {
+  return {
+    id: head.id,
+    workspaceId: head.workspaceId,
+    name: head.name,
+    version: latest.version,
+    enabled: head.enabled,
+    createdAt: head.createdAt,
+    updatedAt: head.updatedAt,
+    spec: readSpec(latest),
+  };
+}
+
+function toVersionRecord(row: AgentVersion): AgentVersionRecord {
+  return { agentId: row.agentId, version: row.version, createdBy: row.createdBy, createdAt: row.createdAt, spec: readSpec(row) };
+}
+
+/**
+ * The agent registry on PostgreSQL: `agents` (the head: name, flag, latest
+ * version) and `agent_versions` (immutable specs). Every query is scoped by
+ * workspace id and ignores deleted agents.
+ */
+export class PrismaAgentStore implements AgentStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async create(input: { workspaceId: string; userId: string; spec: StoredAgentSpec; enabled: boolean }) {
+    const now = new Date();
+    try {
+      const head = await this.prisma.agent.create({
+        data: {
+          id: newId(),
+          workspaceId: input.workspaceId,
+          name: input.spec.name,
+          latestVersion: 1,
+          enabled: input.enabled,
+          createdBy: input.userId,
+          createdAt: now,
+          updatedAt: now,
+          versions: { create: { version: 1, ...this.versionData(input.spec, input.userId, now) } },
+        },
+        include: LATEST_VERSION,
+      });
+      return { ok: true as const, agent: toRecord(head, head.versions[0]!) };
+    } catch (error) {
+      if (isUniqueViolation(error)) return { ok: false as const, reason: 'name_taken' as const };
+      throw error;
+    }
+  }
+
+  async list(workspaceId: string, options: { after?: string; limit: number }): Promise<AgentRecord[]> {
+    const heads = await this.prisma.agent.findMany({
+      where: { workspaceId, deletedAt: null, ...(options.after === undefined ? {} : { id: { gt: options.after } }) },
+      orderBy: { id: 'asc' },
+      take: options.limit,
+      include: LATEST_VERSION,
+    });
+    return heads.map((head) => toRecord(head, head.versions[0]!));
+  }
+
+  async get(workspaceId: string, id: string): Promise<AgentRecord | null> {
+    const head = await this.prisma.agent.findFirst({ where: { id, workspaceId, deletedAt: null }, include: LATEST_VERSION });
+    return head ? toRecord(head, head.versions[0]!) : null;
+  }
+
+  async update(input: {
+    workspaceId: string;
+    id: string;
+    userId: string;
+    spec: StoredAgentSpec;
+    enabled?: boolean;
+    ifMatch?: number;
+  }): Promise<AgentUpdateResult> {
+    try {
+      return await this.prisma.$transaction(async (tx): Promise<AgentUpdateResult> => {
+        // The row lock serializes every change to this agent (PUTs, enable, disable,
+        // delete): of concurrent PUTs with the same If-Match the first bumps the
+        // version and the others, once the lock is theirs, see the new one and refuse.
+        // It also makes `enabledChanged` exact, which a read before an unlocked
+        // conditional update would not be.
+        const [head] = await tx.$queryRaw<Array<{ latest_version: number; enabled: boolean }>>`
+          SELECT latest_version, enabled FROM agents
+           WHERE id = ${input.id}::uuid AND workspace_id = ${input.workspaceId}::uuid AND deleted_at IS NULL
+           FOR UPDATE`;
+        if (!head) return { ok: false, reason: 'not_found' };
+        if (input.ifMatch !== undefined && input.ifMatch !== head.latest_version) {
+          return { ok: false, reason: 'version_conflict', current: head.latest_version };
+        }
+        const version = head.latest_version + 1;
+        const now = new Date();
+        const updated = await tx.agent.update({
+          where: { id: input.id },
+          data: {
+            latestVersion: version,
+            name: input.spec.name,
+            updatedAt: now,
+            ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
+            versions: { create: { version, ...this.versionData(input.spec, input.userId, now) } },
+          },
+          include: LATEST_VERSION,
+        });
+        return { ok: true, agent: toRecord(updated, updated.versions[0]!), enabledChanged: updated.enabled !== head.enabled };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) return { ok: false, reason: 'name_taken' };
+      throw error;
+    }
+  }
+
+  async setEnabled(workspaceId: string, id: string, enabled: boolean): Promise<{ agent: AgentRecord; changed: boolean } | null> {
+    // Conditional on the old value, so that of concurrent flips exactly one reports the change.
+    const { count } = await this.prisma.agent.updateMany({
+      where: { id, workspaceId, deletedAt: null, enabled: !enabled },
+      data: { enabled, updatedAt: new Date() },
+    });
+    const agent = await this.get(workspaceId, id);
+    return agent ? { agent, changed: count === 1 } : null;
+  }
+
+  async delete(workspaceId: string, id: string): Promise<{ name: string; version: number } | null> {
+    const now = new Date();
+    const [deleted] = await this.prisma.agent.updateManyAndReturn({
+      where: { id, workspaceId, deletedAt: null },
+      data: { deletedAt: now, enabled: false, updatedAt: now },
+      select: { name: true, latestVersion: true },
+    });
+    return deleted ? { name: deleted.name, version: deleted.latestVersion } : null;
+  }
+
+  async listVersions(
+    workspaceId: string,
+    id: string,
+    options: { after: number; limit: number },
+  ): Promise<AgentVersionSummaryRecord[] | null> {
+    // Only the name out of each spec: a page of whole specs could be megabytes.
+    const rows = await this.prisma.$queryRaw<Array<{ version: number; name: string; created_by: string; created_at: Date }>>`
+      SELECT v.version, v.spec->>'name' AS name, v.created_by::text AS created_by, v.created_at
+        FROM agent_versions v JOIN agents a ON a.id = v.agent_id
+       WHERE a.id = ${id}::uuid AND a.workspace_id = ${workspaceId}::uuid AND a.deleted_at IS NULL
+         AND v.version > ${options.after}
+       ORDER BY v.version
+       LIMIT ${options.limit}`;
+    if (rows.length === 0 && !(await this.exists(workspaceId, id))) return null;
+    return rows.map((row) => ({ version: row.version, name: row.name, createdBy: row.created_by, createdAt: row.created_at }));
+  }
+
+  async getVersion(workspaceId: string, id: string, version: number): Promise<AgentVersionRecord | null> {
+    const row = await this.prisma.agentVersion.findFirst({
+      where: { agentId: id, version, agent: { workspaceId, deletedAt: null } },
+    });
+    return row ? toVersionRecord(row) : null;
+  }
+
+  private async exists(workspaceId: string, id: string): Promise<boolean> {
+    return (await this.prisma.agent.count({ where: { id, workspaceId, deletedAt: null } })) > 0;
+  }
+
+  private versionData(spec: StoredAgentSpec, userId: string, now: Date) {
+    return {
+      schemaVersion: AGENT_SPEC_SCHEMA_VERSION,
+      spec: spec as unknown as Prisma.InputJsonObject,
+      createdBy: userId,
+      createdAt: now,
+    };
+  }
+}
