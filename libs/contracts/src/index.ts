@@ -125,3 +125,13 @@ export {
   TriggerSchema,
 } from './trigger-filter';
 export type { FilterCondition, FilterOperator, FilterValue, Trigger, TriggerFilter } from './trigger-filter';
+export {
+  ActivationJobSchema,
+  QUEUES,
+  RunOriginSchema,
+  RunOutcomeSchema,
+  RunSchema,
+  RunStatusSchema,
+  WorkspaceSettingsSchema,
+} from './runs';
+export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, WorkspaceSettings } from './runs';

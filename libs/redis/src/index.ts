@@ -10,3 +10,5 @@ export { deadLetter, deadLetterKeys, listDeadLetters, replayDeadLetter } from '.
 export type { DeadLetter, DeadLetterKeys, DeadLetterRecord } from './dead-letters';
 export { compareIds, streamGroupStats, trimAcknowledged } from './stream-maintenance';
 export type { GroupStats } from './stream-maintenance';
+export { createActivationQueue, enqueueActivations } from './activation-queue';
+export type { ActivationQueue } from './activation-queue';

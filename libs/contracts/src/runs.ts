@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { CausedBySchema } from './facts';
+
+/** Run statuses; `completed | failed | cancelled | dropped` are terminal. */
+export const RunStatusSchema = z.enum(['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/** What started a run. */
+export const RunOriginSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('trigger'), eventId: z.uuid(), agentVersion: z.number().int().positive(), triggerIndex: z.number().int().min(0) }),
+  z.strictObject({ type: z.literal('manual'), input: z.string().max(100_000), userId: z.uuid() }),
+  z.strictObject({ type: z.literal('retry'), retryOf: z.uuid(), eventId: z.uuid().optional(), userId: z.uuid() }),
+]);
+export type RunOrigin = z.infer<typeof RunOriginSchema>;
+
+/** A run's roll-up once it ended. */
+export const RunOutcomeSchema = z.strictObject({
+  summary: z.string().max(10_000),
+  turns: z.number().int().min(0),
+  toolCalls: z.number().int().min(0),
+  tokensIn: z.number().int().min(0),
+  tokensOut: z.number().int().min(0),
+  costUsd: z.number().min(0),
+});
+export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
+
+/** A run as the API shows it. */
+export const RunSchema = z.strictObject({
+  id: z.uuid(),
+  workspace: z.string(),
+  agentId: z.uuid(),
+  agentVersion: z.number().int().positive(),
+  origin: RunOriginSchema,
+  status: RunStatusSchema,
+  reason: z.string().nullable(),
+  causedBy: CausedBySchema.nullable(),
+  depth: z.number().int().min(0),
+  sessionId: z.uuid(),
+  outcome: RunOutcomeSchema.nullable(),
+  error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+  queuedAt: z.iso.datetime(),
+  startedAt: z.iso.datetime().nullable(),
+  endedAt: z.iso.datetime().nullable(),
+});
+export type Run = z.infer<typeof RunSchema>;
+
+/**
+ * The job on the BullMQ queue `activations`: which run to execute. The job id
+ * is the run id, so enqueueing a run twice (a matcher retry, a reconcile)
+ * adds one job.
+ *
+ * schemaVersion changelog:
+ * - 1: first version.
+ */
+export const ActivationJobSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  runId: z.uuid(),
+  workspaceId: z.uuid(),
+  agentId: z.uuid(),
+});
+export type ActivationJob = z.infer<typeof ActivationJobSchema>;
+
+/** BullMQ queue names (under the installation's REDIS_PREFIX). */
+export const QUEUES = {
+  /** Runs to execute; the runner consumes it. */
+  activations: 'activations',
+} as const;
+
+/** `PUT /v1/workspaces/{ws}/settings` body and `GET` response. */
+export const WorkspaceSettingsSchema = z.strictObject({
+  /** The kill switch: nothing is activated, running runs are cancelled at their next step. */
+  agentsPaused: z.boolean(),
+});
+export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;
