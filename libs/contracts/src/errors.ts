@@ -38,6 +38,19 @@ export enum ErrorCode {
   AGENT_VERSION_CONFLICT = 'AGENT_VERSION_CONFLICT',
   /** Another live agent of the workspace has that name. `data`: `{ name }`. */
   AGENT_NAME_TAKEN = 'AGENT_NAME_TAKEN',
+  /** The agent is disabled: a manual run or a retry of it is refused. `data`: `{ id }` (the agent). */
+  AGENT_DISABLED = 'AGENT_DISABLED',
+  /** No run with that id in the workspace. `data`: `{ id }`. */
+  RUN_NOT_FOUND = 'RUN_NOT_FOUND',
+  /** A stop of a run that already ended (completed, failed, cancelled, dropped). `data`: `{ id, status }`. */
+  RUN_NOT_ACTIVE = 'RUN_NOT_ACTIVE',
+  /** A retry of a run that has not ended yet (queued, running, awaiting approval). `data`: `{ id, status }`. */
+  RUN_NOT_FINISHED = 'RUN_NOT_FINISHED',
+  /**
+   * The workspace kill switch (`agentsPaused`) is on: manual runs and retries
+   * are refused until it is turned off. `data`: `{ workspace }` (the slug).
+   */
+  AGENTS_PAUSED = 'AGENTS_PAUSED',
   /** The per-token rate limit was hit. `data`: `{ retryAfterMs }`. */
   RATE_LIMITED = 'RATE_LIMITED',
   /** A stream ticket is unknown, used or expired. */

@@ -135,3 +135,14 @@ export {
   WorkspaceSettingsSchema,
 } from './runs';
 export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, WorkspaceSettings } from './runs';
+export {
+  ListRunsQuerySchema,
+  ListRunsResponseSchema,
+  RUN_FACT_KINDS,
+  RunFactPayloadSchema,
+  RunIdSchema,
+  StartRunRequestSchema,
+  WORKSPACE_FACT_KINDS,
+  WorkspaceSettingsChangedPayloadSchema,
+} from './runs-api';
+export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';

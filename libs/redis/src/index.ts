@@ -12,3 +12,5 @@ export { compareIds, streamGroupStats, trimAcknowledged } from './stream-mainten
 export type { GroupStats } from './stream-maintenance';
 export { createActivationQueue, enqueueActivations } from './activation-queue';
 export type { ActivationQueue } from './activation-queue';
+export { RedisIngestWriter } from './ingest-writer';
+export type { IngestItem, IngestResult } from './ingest-writer';

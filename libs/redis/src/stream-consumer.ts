@@ -43,6 +43,12 @@ export interface StreamConsumerOptions<T> {
   maxDeliveries?: number;
   /** Where a group created by this consumer starts. @defaultValue '0' (the whole stream) */
   startId?: string;
+  /**
+   * Called after the group had vanished (Redis restarted empty or was
+   * flushed) and was created again: entries may have been lost, so a
+   * consumer with a system of record reconciles from it here.
+   */
+  onGroupLost?: () => Promise<void>;
 }
 
 type RawEntry = [id: string, fields: string[]];
@@ -76,13 +82,17 @@ export class StreamConsumer<T> {
 
   /** Creates the group if needed, then consumes in the background until close(). */
   async start(): Promise<void> {
+    await this.ensureGroup();
+    this.loop = this.run();
+  }
+
+  private async ensureGroup(): Promise<void> {
     const { redis, stream, group } = this.options;
     try {
       await redis.xgroup('CREATE', stream, group, this.options.startId ?? '0', 'MKSTREAM');
     } catch (error) {
       if (!String(error).includes('BUSYGROUP')) throw error;
     }
-    this.loop = this.run();
   }
 
   /** Stops reading, lets the batch in hand finish and be acked, then disconnects. */
@@ -108,10 +118,25 @@ export class StreamConsumer<T> {
         failures = 0;
       } catch (error) {
         if (this.closing) break;
+        if (String(error).includes('NOGROUP')) {
+          this.options.log.warn({ stream: this.options.stream, group: this.options.group }, 'consumer group vanished; creating it again');
+          await this.recoverGroup();
+          continue;
+        }
         failures += 1;
         this.options.log.error({ err: error, stream: this.options.stream }, 'stream consumer loop failed');
         await sleep(Math.min(100 * 2 ** failures, 5000));
       }
+    }
+  }
+
+  private async recoverGroup(): Promise<void> {
+    try {
+      await this.ensureGroup();
+      await this.options.onGroupLost?.();
+    } catch (error) {
+      this.options.log.error({ err: error }, 'recovering the consumer group failed; retrying');
+      await sleep(500);
     }
   }
 

@@ -17,6 +17,10 @@ export interface TestPlatform {
   gatewayUrl: string;
   gateway: ServiceProcess;
   eventLogs: ServiceProcess[];
+  /** The matcher process, when started (see `startMatcher`). */
+  matcher?: ServiceProcess;
+  /** Starts a matcher process (again, e.g. after stopping one). */
+  startMatcher(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** Starts one more event-log process (e.g. after killing one). */
   startEventLog(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** Creates a workspace with the real admin command; returns its admin token. */
@@ -30,6 +34,8 @@ export interface TestPlatformOptions {
   eventLogs?: number;
   /** Extra environment for every process. */
   env?: Record<string, string>;
+  /** Also start the matcher. @defaultValue false */
+  matcher?: boolean;
 }
 
 /**
@@ -46,6 +52,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
     EVENT_LOG_HEALTH_PORT: '0',
+    MATCHER_HEALTH_PORT: '0',
     CLAIM_IDLE_MS: '1500',
     INGEST_TRIM_INTERVAL_MS: '500',
     PORT: '0',
@@ -60,9 +67,16 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
   };
   for (let i = 0; i < (options.eventLogs ?? 1); i++) await startEventLog();
   const gateway = await spawnService('gateway', env, { readyPattern: /gateway listening/ });
+  const matchers: ServiceProcess[] = [];
+  const startMatcher = async (extraEnv: Record<string, string> = {}) => {
+    const proc = await spawnService('matcher', { ...env, MATCHER_CONSUMER: `m-${matchers.length}-${Date.now()}`, ...extraEnv }, { readyPattern: /matcher started/ });
+    matchers.push(proc);
+    platform.matcher = proc;
+    return proc;
+  };
   const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1];
   if (!port) throw new Error(`gateway did not report its port:\n${gateway.output()}`);
-  return {
+  const platform: TestPlatform = {
     db,
     redis,
     env,
@@ -70,6 +84,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     gateway,
     eventLogs,
     startEventLog,
+    startMatcher,
     createWorkspace: async (slug) => {
       const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', slug], {
         cwd: ROOT,
@@ -80,9 +95,11 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       return token;
     },
     stop: async () => {
-      await Promise.all([gateway, ...eventLogs].map((proc) => proc.stop('SIGTERM')));
+      await Promise.all([gateway, ...eventLogs, ...matchers].map((proc) => proc.stop('SIGTERM')));
       await redis.cleanup();
       await db.drop();
     },
   };
+  if (options.matcher) await startMatcher();
+  return platform;
 }

@@ -8,13 +8,15 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import type { GatewayMetrics } from './http/metrics';
 import { rateLimit, type TokenRateLimiter } from './http/rate-limit';
 import { requireJsonBody } from './http/validate';
-import type { AuthStore, FactReader, IngestWriter } from './ports';
-import type { AgentStore } from './ports';
+import type { ActivationSink, AgentStore, AuthStore, FactReader, IngestWriter, RunStore, SettingsStore } from './ports';
 import { agentsRoutes } from './routes/agents';
 import { eventsRoutes } from './routes/events';
 import { buildOpenApi } from './routes/openapi';
+import { runsRoutes } from './routes/runs';
+import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
+import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
 
 /** Everything the HTTP app needs, as ports and plain values. */
@@ -23,6 +25,10 @@ export interface GatewayAppDeps {
   reader: FactReader;
   ingest: IngestWriter;
   agents: AgentStore;
+  runs: RunStore;
+  settings: SettingsStore;
+  /** The BullMQ queue `activations` that manual runs and retries go to. */
+  activations: ActivationSink;
   feed: FactFeed;
   redis: Redis;
   prefix: string;
@@ -73,6 +79,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(express.json({ limit: deps.bodyLimitBytes, type: 'application/json' }));
   workspace.use(eventsRoutes(deps));
   workspace.use(agentsRoutes(deps));
+  workspace.use(runsRoutes({ runs: deps.runs, ledger: new RunLedger(deps) }));
+  workspace.use(settingsRoutes(deps));
   workspace.use(tickets);
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 

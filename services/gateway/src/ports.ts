@@ -1,4 +1,16 @@
-import type { AcceptedFact, AgentSpec, Fact, Role, TokenInfo } from '@switchyard/contracts';
+import type {
+  AcceptedFact,
+  ActivationJob,
+  AgentSpec,
+  CausedBy,
+  Fact,
+  Role,
+  RunOrigin,
+  RunOutcome,
+  RunStatus,
+  TokenInfo,
+  WorkspaceSettings,
+} from '@switchyard/contracts';
 
 /** Who is calling: resolved from a bearer token or a stream ticket. */
 export interface Principal {
@@ -133,4 +145,85 @@ export interface AgentStore {
   listVersions(workspaceId: string, id: string, options: { after: number; limit: number }): Promise<AgentVersionSummaryRecord[] | null>;
   /** One version; null when the agent or the version is not found. */
   getVersion(workspaceId: string, id: string, version: number): Promise<AgentVersionRecord | null>;
+}
+
+/** A run as stored: the ledger row with its JSON columns parsed. */
+export interface RunRecord {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  agentVersion: number;
+  origin: RunOrigin;
+  /** The fact that started it (trigger runs and their retries). */
+  eventId: string | null;
+  eventKind: string | null;
+  status: RunStatus;
+  reason: string | null;
+  causedBy: CausedBy | null;
+  depth: number;
+  sessionId: string;
+  outcome: RunOutcome | null;
+  error: { code: string; message: string } | null;
+  /** A stop was asked for; the runner cancels the run at its next step. */
+  stopRequested: boolean;
+  queuedAt: Date;
+  startedAt: Date | null;
+  endedAt: Date | null;
+}
+
+/** What a new `queued` run is made of; the store fills in the rest. */
+export interface NewRun {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  agentVersion: number;
+  origin: RunOrigin;
+  eventId: string | null;
+  eventKind: string | null;
+  causedBy: CausedBy | null;
+  depth: number;
+  sessionId: string;
+}
+
+/** Outcome of a stop; the refusals are expected, so they are values. */
+export type StopRunResult =
+  | { ok: true; run: RunRecord; action: 'cancelled' | 'stop_requested' }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'not_active'; status: RunStatus };
+
+/**
+ * The run ledger in the system of record. Every method is scoped by workspace
+ * id: another workspace's run id is simply not found.
+ */
+export interface RunStore {
+  /** Runs newest first (by id), older than `after` when given. */
+  list(workspaceId: string, options: { agentId?: string; status?: RunStatus; after?: string; limit: number }): Promise<RunRecord[]>;
+  get(workspaceId: string, id: string): Promise<RunRecord | null>;
+  /** Records a new run in status `queued`. */
+  create(run: NewRun): Promise<RunRecord>;
+  /**
+   * A queued run becomes `cancelled` at once (reason `stopped`); a running or
+   * parked run gets `stopRequested` and is cancelled by the runner at its next
+   * step. Both are conditional on the status, so a run that moves on between
+   * read and write is never overwritten.
+   */
+  stop(workspaceId: string, id: string): Promise<StopRunResult>;
+  /**
+   * Marks a still-`queued` run `failed` with this reason and error (its job
+   * could not be enqueued). Null when it is no longer queued.
+   */
+  fail(workspaceId: string, id: string, reason: string, error: { code: string; message: string }): Promise<RunRecord | null>;
+}
+
+/** Workspace-wide settings (the kill switch). A workspace without a row has the defaults. */
+export interface SettingsStore {
+  get(workspaceId: string): Promise<WorkspaceSettings>;
+  /** Saves the settings (insert or update); returns them as stored. */
+  put(workspaceId: string, settings: WorkspaceSettings): Promise<WorkspaceSettings>;
+}
+
+/** The BullMQ queue `activations`, seen from a producer. */
+export interface ActivationSink {
+  /** Adds jobs (job id = run id, so adding one twice adds one job); rejects when Redis is unreachable. */
+  enqueue(jobs: readonly ActivationJob[]): Promise<void>;
 }

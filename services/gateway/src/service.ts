@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { STREAMS } from '@switchyard/contracts';
 import { createPrismaClient } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createRedis, toKey } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, enqueueActivations, toKey } from '@switchyard/redis';
 import { closeAll, type Closable } from '@switchyard/runtime';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
+import { PrismaRunStore } from './adapters/prisma-run-store';
+import { PrismaSettingsStore } from './adapters/prisma-settings-store';
 import { RedisIngestWriter } from './adapters/redis-ingest-writer';
 import { createGatewayApp } from './app';
 import type { GatewayConfig } from './config';
@@ -28,11 +30,22 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
   const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
   const feed = new FactFeed(redis, factsKey, log);
   feed.start();
+  // A connection of its own for the producer side of `activations`. BullMQ's
+  // `maxRetriesPerRequest: null` is for blocking connections (workers); a
+  // Queue only adds jobs, and BullMQ's advice for an HTTP API is to fail fast
+  // while Redis is unreachable (`enableOfflineQueue: false`): the request then
+  // answers 503 instead of hanging until Redis is back.
+  const queueConnection = redis.duplicate({ connectionName: 'gateway:activations', enableOfflineQueue: false });
+  const activationQueue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
+  activationQueue.on('error', (err) => log.warn({ err }, 'activations queue connection error'));
   const rateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.RATE_LIMIT_PER_SECOND });
   const app = createGatewayApp({
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
     agents: new PrismaAgentStore(prisma),
+    runs: new PrismaRunStore(prisma),
+    settings: new PrismaSettingsStore(prisma),
+    activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
     ingest: new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS),
     feed,
     redis,
@@ -61,5 +74,18 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
       // SSE connections never end by themselves.
       server.closeAllConnections();
     });
-  return { port, close: () => closeAll([stopServer, rateLimiter, feed, () => prisma.$disconnect(), () => closeRedis(redis)]) };
+  return {
+    port,
+    close: () =>
+      closeAll([
+        stopServer,
+        rateLimiter,
+        feed,
+        // The queue shares the connection it was given, so closing it leaves the connection to close here.
+        activationQueue,
+        () => closeRedis(queueConnection),
+        () => prisma.$disconnect(),
+        () => closeRedis(redis),
+      ]),
+  };
 }

@@ -1,14 +1,97 @@
+import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
+import { createPrismaClient } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { startShellService, type RunningShellService } from '@switchyard/runtime';
+import {
+  closeRedis,
+  createActivationQueue,
+  createRedis,
+  deadLetterKeys,
+  enqueueActivations,
+  RedisIngestWriter,
+  StreamConsumer,
+  toKey,
+} from '@switchyard/redis';
+import { closeAll, startHealthServer, type Closable } from '@switchyard/runtime';
+import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { ActivationGuards } from './activation-guards';
+import { AgentIndex } from './agent-index';
 import type { MatcherConfig } from './config';
+import { Matcher } from './matcher';
+import { PrismaMatcherStore } from './adapters/prisma-matcher-store';
+import { Reconciler } from './reconciler';
 
 /** A running matcher: its health port and how to stop it. */
-export type RunningMatcher = RunningShellService;
+export interface RunningMatcher extends Closable {
+  healthPort: number;
+}
 
 /**
- * Starts the matcher as a shell (health, metrics, clean stop); its real work
- * arrives with its own issue. Used by main.ts and by the one-process `npm start`.
+ * Wires the matcher: creates its group on `facts` first (so nothing published
+ * from now on is missed), reconciles from PostgreSQL (what happened before),
+ * then consumes. Used by main.ts and by the one-process `npm start`.
  */
-export function startMatcher(config: MatcherConfig, log: Logger): Promise<RunningMatcher> {
-  return startShellService({ name: 'matcher', redisUrl: config.REDIS_URL, healthPort: config.MATCHER_HEALTH_PORT, host: config.HOST, log });
+export async function startMatcher(config: MatcherConfig, log: Logger): Promise<RunningMatcher> {
+  const redis = createRedis(config.REDIS_URL, { connectionName: 'matcher' });
+  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'matcher' });
+  // BullMQ does not close a connection it was given: this one is closed below.
+  const queueConnection = redis.duplicate({ maxRetriesPerRequest: null });
+  const queue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const decisions = new Counter({
+    name: 'switchyard_matcher_decisions_total',
+    help: 'Matches by outcome: activate, skip or drop, with the reason',
+    labelNames: ['action', 'reason'],
+    registers: [registry],
+  });
+  const store = new PrismaMatcherStore(prisma, log);
+  const activations = { enqueue: (jobs: Parameters<typeof enqueueActivations>[1]) => enqueueActivations(queue, jobs) };
+  const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
+  const matcher = new Matcher({
+    store,
+    index: new AgentIndex(),
+    guards: new ActivationGuards({ maxCausationDepth: config.MAX_CAUSATION_DEPTH }),
+    activations,
+    emitter: new RedisIngestWriter(redis, config.REDIS_PREFIX, toKey(config.REDIS_PREFIX, STREAMS.ingest), config.IDEMPOTENCY_TTL_SECONDS),
+    log,
+    metrics: { decided: (d) => decisions.inc({ action: d.action, reason: 'reason' in d ? d.reason : '' }) },
+  });
+  const reconciler = new Reconciler(matcher, store, activations, log);
+  const consumer = new StreamConsumer({
+    redis,
+    stream: factsKey,
+    group: GROUPS.matcher,
+    consumer: config.MATCHER_CONSUMER,
+    deadLetters: deadLetterKeys(config.REDIS_PREFIX, STREAMS.facts, GROUPS.matcher),
+    decode: (raw) => FactsMessageSchema.parse(raw),
+    handle: (entries) => matcher.handle(entries.map(({ message }) => ({ fact: message.fact, workspaceId: message.workspaceId }))),
+    onGroupLost: () => reconciler.reconcile(),
+    log,
+    batchSize: config.MATCHER_BATCH,
+    claimIdleMs: config.CLAIM_IDLE_MS,
+    blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
+    maxDeliveries: config.MAX_DELIVERIES,
+    startId: '$',
+  });
+  try {
+    await redis.xgroup('CREATE', factsKey, GROUPS.matcher, '$', 'MKSTREAM');
+  } catch (error) {
+    if (!String(error).includes('BUSYGROUP')) throw error;
+  }
+  await reconciler.start();
+  await consumer.start();
+  const health = await startHealthServer({
+    port: config.MATCHER_HEALTH_PORT,
+    host: config.HOST,
+    registry,
+    checks: {
+      redis: async () => void (await redis.ping()),
+      postgres: async () => void (await prisma.$queryRawUnsafe('SELECT 1')),
+    },
+  });
+  log.info({ consumer: config.MATCHER_CONSUMER, healthPort: health.port }, 'matcher started');
+  return {
+    healthPort: health.port,
+    close: () => closeAll([consumer, health, () => queue.close(), () => closeRedis(queueConnection), () => prisma.$disconnect(), () => closeRedis(redis)]),
+  };
 }

@@ -10,19 +10,16 @@ import { loadNotifierConfig } from '../../notifier/src/config';
 import { startNotifier } from '../../notifier/src/service';
 import { loadRunnerConfig } from '../../runner/src/config';
 import { startRunner } from '../../runner/src/service';
-import { loadMatcherConfig } from '../src/config';
-import { startMatcher } from '../src/service';
 
 /*
- * The matcher, runner, approvals and notifier are shells until their own
+ * The runner, approvals and notifier are shells until their own
  * issues land: each must still start against real Redis, answer its health
  * probes (what compose and orchestrators watch) and stop cleanly. One table
- * covers the four so that they stay alike.
+ * covers the three so that they stay alike.
  */
 type Start = (env: NodeJS.ProcessEnv, log: Logger) => Promise<Closable & { healthPort: number }>;
 
 const SHELLS: ReadonlyArray<[name: string, start: Start]> = [
-  ['matcher', (env, log) => startMatcher(loadMatcherConfig({ ...env, MATCHER_HEALTH_PORT: '0' }), log)],
   ['runner', (env, log) => startRunner(loadRunnerConfig({ ...env, RUNNER_HEALTH_PORT: '0' }), log)],
   ['approvals', (env, log) => startApprovals(loadApprovalsConfig({ ...env, APPROVALS_HEALTH_PORT: '0' }), log)],
   ['notifier', (env, log) => startNotifier(loadNotifierConfig({ ...env, NOTIFIER_HEALTH_PORT: '0' }), log)],

@@ -19,10 +19,15 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TOKEN_NOT_FOUND:
     case ErrorCode.AGENT_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
+    case ErrorCode.RUN_NOT_FOUND:
       return 404;
     case ErrorCode.WORKSPACE_EXISTS:
     case ErrorCode.AGENT_VERSION_CONFLICT:
     case ErrorCode.AGENT_NAME_TAKEN:
+    case ErrorCode.AGENT_DISABLED:
+    case ErrorCode.AGENTS_PAUSED:
+    case ErrorCode.RUN_NOT_ACTIVE:
+    case ErrorCode.RUN_NOT_FINISHED:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;

@@ -9,14 +9,18 @@ import {
   FactSchema,
   ListEventsResponseSchema,
   ListAgentsResponseSchema,
+  ListRunsResponseSchema,
   ListAgentVersionsResponseSchema,
   ListTokensResponseSchema,
   PostEventBatchRequestSchema,
   PostEventBatchResponseSchema,
   PostEventRequestSchema,
   PostEventResponseSchema,
+  RunSchema,
+  StartRunRequestSchema,
   StreamTicketResponseSchema,
   UpdateAgentRequestSchema,
+  WorkspaceSettingsSchema,
 } from '@switchyard/contracts';
 
 const schemas = {
@@ -37,6 +41,10 @@ const schemas = {
   ListAgentsResponse: ListAgentsResponseSchema,
   AgentVersion: AgentVersionResponseSchema,
   ListAgentVersionsResponse: ListAgentVersionsResponseSchema,
+  Run: RunSchema,
+  ListRunsResponse: ListRunsResponseSchema,
+  StartRunRequest: StartRunRequestSchema,
+  WorkspaceSettings: WorkspaceSettingsSchema,
 };
 
 const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
@@ -134,6 +142,60 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       [`${base}/tokens/{id}`]: { delete: { summary: 'Revoke a token (admin)', parameters: [ws, { name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '204': { description: 'revoked' }, ...errors } } },
       ...agentPaths(base),
+      ...runPaths(base),
+    },
+  };
+}
+
+/** The run ledger's and the kill switch's paths (issue 3; docs/decisions/0008-run-ledger.md). */
+function runPaths(base: string): Record<string, unknown> {
+  const runId = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  const runConflict = (codes: string) => ({ '409': json('Error', codes) });
+  const created = json('Run', 'the new run, queued; Location is its URL');
+  return {
+    [`${base}/runs`]: {
+      get: {
+        summary: 'List runs, newest first (by id: UUIDv7)',
+        parameters: [
+          ws,
+          { name: 'agentId', in: 'query', schema: { type: 'string', format: 'uuid' } },
+          { name: 'status', in: 'query', schema: { type: 'string', enum: RunSchema.shape.status.options } },
+          ...page({ type: 'string', format: 'uuid' }),
+        ],
+        responses: { '200': json('ListRunsResponse', 'a page of runs'), ...errors },
+      },
+    },
+    [`${base}/runs/{id}`]: { get: { summary: 'One run', parameters: [ws, runId], responses: { '200': json('Run', 'the run'), ...errors } } },
+    [`${base}/runs/{id}/stop`]: {
+      post: {
+        summary: 'Stop a run (member): queued → cancelled now; running or awaiting approval → cancelled by the runner at its next step',
+        parameters: [ws, runId],
+        responses: { '200': json('Run', 'cancelled'), '202': json('Run', 'stop requested'), ...errors, ...runConflict('RUN_NOT_ACTIVE: it has already ended') },
+      },
+    },
+    [`${base}/runs/{id}/retry`]: {
+      post: {
+        summary: "A new run of an ended run's agent (latest version) for the same fact (member)",
+        parameters: [ws, runId],
+        responses: { '201': created, ...errors, ...runConflict('RUN_NOT_FINISHED, AGENT_DISABLED or AGENTS_PAUSED'), '503': json('Error', 'UNAVAILABLE: could not enqueue (the new run is failed)') },
+      },
+    },
+    [`${base}/agents/{id}/runs`]: {
+      post: {
+        summary: "A manual run of the agent's latest version (member)",
+        parameters: [ws, agentId],
+        requestBody: body('StartRunRequest'),
+        responses: { '201': created, ...errors, ...runConflict('AGENT_DISABLED or AGENTS_PAUSED'), '503': json('Error', 'UNAVAILABLE: could not enqueue (the new run is failed)') },
+      },
+    },
+    [`${base}/settings`]: {
+      get: { summary: 'Workspace settings (the kill switch)', parameters: [ws], responses: { '200': json('WorkspaceSettings', 'the settings'), ...errors } },
+      put: {
+        summary: 'Save the settings (admin); records workspace.settings_changed',
+        parameters: [ws],
+        requestBody: body('WorkspaceSettings'),
+        responses: { '200': json('WorkspaceSettings', 'the settings as saved'), ...errors },
+      },
     },
   };
 }

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { RunSchema, RunStatusSchema, WorkspaceSettingsSchema, type RunStatus } from './runs';
+
+/** Run ids (UUIDv7) in paths and cursors. */
+export const RunIdSchema = z.uuid();
+
+/**
+ * `GET /v1/workspaces/{ws}/runs` query. Runs come newest first, ordered by id:
+ * ids are UUIDv7, so they sort by creation time and never change, which makes
+ * the id a stable cursor.
+ */
+export const ListRunsQuerySchema = z.strictObject({
+  /** Only the runs of this agent (deleted agents included: their runs keep their history). */
+  agentId: z.uuid().optional(),
+  /** Only runs in this status. */
+  status: RunStatusSchema.optional(),
+  /** The last id of the previous page: the page holds runs older than it. */
+  after: RunIdSchema.optional(),
+  /** @defaultValue 50 */
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type ListRunsQuery = z.infer<typeof ListRunsQuerySchema>;
+
+/** `GET /v1/workspaces/{ws}/runs` response. */
+export const ListRunsResponseSchema = z.strictObject({
+  runs: z.array(RunSchema),
+  /** Pass as `after` for the next page; null on the last page. */
+  nextCursor: RunIdSchema.nullable(),
+});
+
+/** `POST /v1/workspaces/{ws}/agents/{id}/runs` body: a manual run with an input message. */
+export const StartRunRequestSchema = z.strictObject({
+  /** The message the run starts with (the same bound as `RunOriginSchema`'s manual input). */
+  input: z.string().min(1).max(100_000),
+});
+export type StartRunRequest = z.infer<typeof StartRunRequestSchema>;
+
+/**
+ * The fact kind recorded when a run enters each status, subject
+ * `{type: "run", id}`. `running` is announced as `agent.run.started`, the name
+ * the architecture gives it.
+ */
+export const RUN_FACT_KINDS = {
+  queued: 'agent.run.queued',
+  running: 'agent.run.started',
+  awaiting_approval: 'agent.run.awaiting_approval',
+  completed: 'agent.run.completed',
+  failed: 'agent.run.failed',
+  cancelled: 'agent.run.cancelled',
+  dropped: 'agent.run.dropped',
+} as const satisfies Record<RunStatus, string>;
+export type RunFactKind = (typeof RUN_FACT_KINDS)[RunStatus];
+
+/**
+ * Payload of every `agent.run.*` fact: the run's state after the change. Such
+ * facts carry the idempotency key `run:<runId>:<status>`, so a repeated
+ * emission (a redelivered batch, a retried request) records one fact.
+ */
+export const RunFactPayloadSchema = z.strictObject({
+  agentId: z.uuid(),
+  agentVersion: z.number().int().positive(),
+  status: RunStatusSchema,
+  /** The fact that started the run (trigger runs and their retries). */
+  eventId: z.uuid().optional(),
+  /** Why it was dropped, failed or cancelled (`stopped`, `enqueue_failed`, …); null otherwise. */
+  reason: z.string().max(200).nullable(),
+});
+export type RunFactPayload = z.infer<typeof RunFactPayloadSchema>;
+
+/** Kinds of the facts about workspace state, subject `{type: "workspace", id: <workspace id>}`. */
+export const WORKSPACE_FACT_KINDS = {
+  /** Settings were saved (every `PUT`, even an unchanged one); the payload is the state after it. */
+  settingsChanged: 'workspace.settings_changed',
+} as const;
+
+/** Payload of `workspace.settings_changed`: the settings after the save. */
+export const WorkspaceSettingsChangedPayloadSchema = WorkspaceSettingsSchema;
+export type WorkspaceSettingsChangedPayload = z.infer<typeof WorkspaceSettingsChangedPayloadSchema>;

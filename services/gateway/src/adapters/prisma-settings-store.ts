@@ -1,0 +1,26 @@
+import type { WorkspaceSettings } from '@switchyard/contracts';
+import type { PrismaClient } from '@switchyard/db';
+import type { SettingsStore } from '../ports';
+
+/** Settings of a workspace that never saved any: agents run. */
+export const DEFAULT_SETTINGS: WorkspaceSettings = { agentsPaused: false };
+
+/** Workspace settings on PostgreSQL (`workspace_settings`, one row per workspace once saved). */
+export class PrismaSettingsStore implements SettingsStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async get(workspaceId: string): Promise<WorkspaceSettings> {
+    const row = await this.prisma.workspaceSettings.findUnique({ where: { workspaceId } });
+    return row ? { agentsPaused: row.agentsPaused } : { ...DEFAULT_SETTINGS };
+  }
+
+  async put(workspaceId: string, settings: WorkspaceSettings): Promise<WorkspaceSettings> {
+    // One INSERT … ON CONFLICT statement, so concurrent first saves of a workspace cannot collide.
+    const [row] = await this.prisma.$queryRaw<Array<{ agents_paused: boolean }>>`
+      INSERT INTO workspace_settings (workspace_id, agents_paused, updated_at)
+      VALUES (${workspaceId}::uuid, ${settings.agentsPaused}, now())
+      ON CONFLICT (workspace_id) DO UPDATE SET agents_paused = EXCLUDED.agents_paused, updated_at = EXCLUDED.updated_at
+      RETURNING agents_paused`;
+    return { agentsPaused: row!.agents_paused };
+  }
+}

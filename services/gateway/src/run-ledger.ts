@@ -1,0 +1,168 @@
+import {
+  AppError,
+  ErrorCode,
+  RUN_FACT_KINDS,
+  type AcceptedFact,
+  type RunFactPayload,
+  type RunOrigin,
+  type RunStatus,
+} from '@switchyard/contracts';
+import { newId } from '@switchyard/core';
+import type { Logger } from '@switchyard/logging';
+import type { ActivationSink, AgentRecord, AgentStore, IngestWriter, NewRun, Principal, RunRecord, RunStore, SettingsStore } from './ports';
+import { recordFacts } from './record-facts';
+
+/** Statuses a run never leaves. */
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'dropped'];
+
+/** The reason a run whose job could not be enqueued is failed with. */
+export const ENQUEUE_FAILED_REASON = 'enqueue_failed';
+
+/** What RunLedger needs: only the methods it calls, so a test fakes no more than that. */
+export interface RunLedgerDeps {
+  runs: Pick<RunStore, 'get' | 'create' | 'stop' | 'fail'>;
+  agents: Pick<AgentStore, 'get'>;
+  settings: Pick<SettingsStore, 'get'>;
+  activations: ActivationSink;
+  ingest: IngestWriter;
+  log: Logger;
+}
+
+/** Who asked, and the id that ties the request to the facts it records. */
+export interface RunCommandContext {
+  principal: Principal;
+  correlationId: string;
+}
+
+/**
+ * The `agent.run.*` fact for a run's current status. It carries the run as
+ * its cause, like every fact a run leads to: an agent then never wakes on its
+ * own lifecycle (the matcher's self-cause skip), and the causation depth
+ * counts it as one step below the run.
+ */
+function runFact(run: RunRecord, principal: Principal, ts: string): AcceptedFact {
+  const payload: RunFactPayload = { agentId: run.agentId, agentVersion: run.agentVersion, status: run.status, reason: run.reason };
+  if (run.eventId !== null) payload.eventId = run.eventId;
+  return {
+    id: newId(),
+    workspace: principal.workspaceSlug,
+    workspaceId: principal.workspaceId,
+    kind: RUN_FACT_KINDS[run.status],
+    subject: { type: 'run', id: run.id },
+    actor: { type: 'user', id: principal.userId },
+    payload,
+    causedBy: { runId: run.id, agentId: run.agentId, depth: run.depth + 1 },
+    // The matcher's key for the same status, so each status of a run is recorded once.
+    idempotencyKey: `run:${run.id}:${run.status}`,
+    ts,
+  };
+}
+
+/**
+ * The run commands of the gateway: start a manual run, retry an ended run,
+ * stop a run. Each writes the ledger first, then records its facts, then (for
+ * a new run) enqueues its activation; the runner, not the gateway, executes
+ * and finishes runs.
+ */
+export class RunLedger {
+  constructor(private readonly deps: RunLedgerDeps) {}
+
+  /** A manual run of the agent's latest version, with `input` as its first message. */
+  async start(ctx: RunCommandContext, agentId: string, input: string): Promise<RunRecord> {
+    const agent = await this.runnableAgent(ctx.principal, agentId);
+    return this.queue(ctx, {
+      ...this.freshRun(ctx.principal, agent),
+      origin: { type: 'manual', input, userId: ctx.principal.userId },
+      eventId: null,
+      eventKind: null,
+      causedBy: null,
+      depth: 0,
+    });
+  }
+
+  /**
+   * A new run of an ended run's agent, at its latest version, for the same
+   * fact (or, for a manual run, the same input: the runner follows `retryOf`).
+   * It keeps the original's causation, so a retry cannot escape the depth cap.
+   */
+  async retry(ctx: RunCommandContext, runId: string): Promise<RunRecord> {
+    const original = await this.deps.runs.get(ctx.principal.workspaceId, runId);
+    if (!original) throw runNotFound(runId);
+    if (!TERMINAL_STATUSES.includes(original.status)) {
+      throw new AppError(ErrorCode.RUN_NOT_FINISHED, 'only a run that has ended can be retried: stop it first', { id: runId, status: original.status });
+    }
+    const agent = await this.runnableAgent(ctx.principal, original.agentId);
+    const eventId = original.eventId ?? (original.origin.type === 'manual' ? undefined : original.origin.eventId);
+    const origin: RunOrigin = { type: 'retry', retryOf: original.id, userId: ctx.principal.userId, ...(eventId === undefined ? {} : { eventId }) };
+    return this.queue(ctx, {
+      ...this.freshRun(ctx.principal, agent),
+      origin,
+      eventId: eventId ?? null,
+      eventKind: original.eventKind,
+      causedBy: original.causedBy,
+      depth: original.depth,
+    });
+  }
+
+  /**
+   * Stops a run: a queued one is cancelled at once (and `agent.run.cancelled`
+   * recorded); a running or parked one is flagged, and the runner cancels it
+   * at its next step and records the fact then.
+   */
+  async stop(ctx: RunCommandContext, runId: string): Promise<{ run: RunRecord; action: 'cancelled' | 'stop_requested' }> {
+    const result = await this.deps.runs.stop(ctx.principal.workspaceId, runId);
+    if (!result.ok) {
+      if (result.reason === 'not_found') throw runNotFound(runId);
+      throw new AppError(ErrorCode.RUN_NOT_ACTIVE, 'the run has already ended', { id: runId, status: result.status });
+    }
+    if (result.action === 'cancelled') await this.record(ctx, [result.run]);
+    return { run: result.run, action: result.action };
+  }
+
+  /** The live agent, refused when it is disabled or the workspace kill switch is on. */
+  private async runnableAgent(principal: Principal, agentId: string): Promise<AgentRecord> {
+    const agent = await this.deps.agents.get(principal.workspaceId, agentId);
+    if (!agent) throw new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace', { id: agentId });
+    if (!agent.enabled) throw new AppError(ErrorCode.AGENT_DISABLED, 'the agent is disabled: enable it to run it', { id: agentId });
+    if ((await this.deps.settings.get(principal.workspaceId)).agentsPaused) {
+      throw new AppError(ErrorCode.AGENTS_PAUSED, 'agents are paused in this workspace (settings.agentsPaused)', { workspace: principal.workspaceSlug });
+    }
+    return agent;
+  }
+
+  private freshRun(principal: Principal, agent: AgentRecord) {
+    return { id: newId(), workspaceId: principal.workspaceId, agentId: agent.id, agentVersion: agent.version, sessionId: newId() };
+  }
+
+  /**
+   * Commits the run, records `agent.run.queued`, then enqueues its job. The
+   * fact goes first so that it always precedes the runner's `started`. A job
+   * that cannot be enqueued leaves no run waiting for nothing: the run is
+   * failed (and that recorded) and the client gets 503 to try again.
+   */
+  private async queue(ctx: RunCommandContext, newRun: NewRun): Promise<RunRecord> {
+    const run = await this.deps.runs.create(newRun);
+    await this.record(ctx, [run]);
+    try {
+      await this.deps.activations.enqueue([{ schemaVersion: 1, runId: run.id, workspaceId: run.workspaceId, agentId: run.agentId }]);
+    } catch (error) {
+      this.deps.log.error({ err: error, runId: run.id, agentId: run.agentId }, 'run committed but its activation could not be enqueued');
+      const failed = await this.deps.runs.fail(run.workspaceId, run.id, ENQUEUE_FAILED_REASON, {
+        code: ErrorCode.UNAVAILABLE,
+        message: 'the activation could not be enqueued',
+      });
+      if (failed) await this.record(ctx, [failed]);
+      throw new AppError(ErrorCode.UNAVAILABLE, 'the run could not be queued: try again', { id: run.id }, { cause: error });
+    }
+    return run;
+  }
+
+  private async record(ctx: RunCommandContext, runs: RunRecord[]): Promise<void> {
+    const ts = new Date().toISOString();
+    await recordFacts(this.deps.ingest, this.deps.log, runs.map((run) => runFact(run, ctx.principal, ts)), ctx.correlationId);
+  }
+}
+
+function runNotFound(id: string): AppError {
+  return new AppError(ErrorCode.RUN_NOT_FOUND, 'no such run in this workspace', { id });
+}

@@ -1,0 +1,93 @@
+import { AppError, ErrorCode } from '@switchyard/contracts';
+import { createLogger } from '@switchyard/logging';
+import { statusOf } from '../src/http/errors';
+import type { AgentRecord, IngestItem, NewRun, Principal, RunRecord } from '../src/ports';
+import { RunLedger, type RunLedgerDeps } from '../src/run-ledger';
+
+const principal: Principal = {
+  tokenId: '0190f0f0-0000-7000-8000-0000000000aa',
+  userId: '0190f0f0-0000-7000-8000-0000000000bb',
+  workspaceId: '0190f0f0-0000-7000-8000-0000000000cc',
+  workspaceSlug: 'acme',
+  role: 'member',
+};
+const agent = { id: '0190f0f0-0000-7000-8000-0000000000dd', version: 3, enabled: true } as AgentRecord;
+
+/**
+ * In-memory ports for the failure paths the integration test cannot reach
+ * with real processes: Redis refusing the job after the run was committed,
+ * and the fact writer failing after a change. Only the methods RunLedger
+ * calls are implemented.
+ */
+function fakes(options: { enqueue?: () => Promise<void>; accept?: () => Promise<never> } = {}) {
+  const rows = new Map<string, RunRecord>();
+  const facts: IngestItem[] = [];
+  const enqueued: string[] = [];
+  const deps: RunLedgerDeps = {
+    runs: {
+      get: async (_ws, id) => rows.get(id) ?? null,
+      create: async (run: NewRun) => {
+        const record: RunRecord = { ...run, status: 'queued', reason: null, outcome: null, error: null, stopRequested: false, queuedAt: new Date(), startedAt: null, endedAt: null };
+        rows.set(run.id, record);
+        return record;
+      },
+      stop: async () => ({ ok: false, reason: 'not_found' }),
+      fail: async (_ws, id, reason, error) => {
+        const row = rows.get(id);
+        if (row?.status !== 'queued') return null;
+        const failed: RunRecord = { ...row, status: 'failed', reason, error, endedAt: new Date() };
+        rows.set(id, failed);
+        return failed;
+      },
+    },
+    agents: { get: async (_ws, id) => (id === agent.id ? agent : null) },
+    settings: { get: async () => ({ agentsPaused: false }) },
+    activations: {
+      enqueue: options.enqueue ?? (async (jobs) => void enqueued.push(...jobs.map((job) => job.runId))),
+    },
+    ingest: {
+      accept: options.accept ?? (async (items) => {
+        facts.push(...items);
+        return items.map((item) => ({ id: item.fact.id, status: 'accepted' as const }));
+      }),
+    },
+    log: createLogger({ service: 'test', level: 'silent' }),
+  };
+  return { ledger: new RunLedger(deps), rows, facts, enqueued };
+}
+
+const ctx = { principal, correlationId: 'req-1' };
+
+describe('RunLedger', () => {
+  it('fails a run whose job Redis refused, records it and answers 503', async () => {
+    const { ledger, rows, facts } = fakes({ enqueue: () => Promise.reject(new Error('Stream isn\'t writeable')) });
+    const error = await ledger.start(ctx, agent.id, 'hello').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe(ErrorCode.UNAVAILABLE);
+    expect(statusOf((error as AppError).code)).toBe(503);
+    const [run] = [...rows.values()];
+    expect(run).toMatchObject({ status: 'failed', reason: 'enqueue_failed', error: { code: 'UNAVAILABLE' }, agentVersion: 3 });
+    // Queued first, so the fact always precedes a runner's `started`; then the failure.
+    expect(facts.map((item) => [item.fact.kind, item.fact.payload])).toEqual([
+      ['agent.run.queued', { agentId: agent.id, agentVersion: 3, status: 'queued', reason: null }],
+      ['agent.run.failed', { agentId: agent.id, agentVersion: 3, status: 'failed', reason: 'enqueue_failed' }],
+    ]);
+    expect(facts.every((item) => item.correlationId === 'req-1')).toBe(true);
+  });
+
+  it('still queues and enqueues the run when its fact cannot be recorded', async () => {
+    const { ledger, rows, enqueued } = fakes({ accept: () => Promise.reject(new Error('redis down')) });
+    const run = await ledger.start(ctx, agent.id, 'hello');
+    expect(rows.get(run.id)?.status).toBe('queued');
+    expect(enqueued).toEqual([run.id]);
+  });
+
+  it('retries a manual run with a retry origin and the same causation', async () => {
+    const { ledger, rows } = fakes();
+    const first = await ledger.start(ctx, agent.id, 'hello');
+    rows.set(first.id, { ...first, status: 'completed', causedBy: { runId: 'r0', agentId: 'a0', depth: 2 }, depth: 2 });
+    const retried = await ledger.retry(ctx, first.id);
+    expect(retried.origin).toEqual({ type: 'retry', retryOf: first.id, userId: principal.userId });
+    expect(retried).toMatchObject({ eventId: null, depth: 2, causedBy: { runId: 'r0', agentId: 'a0', depth: 2 } });
+  });
+});

@@ -1,0 +1,189 @@
+import type { ActivationJob, Fact } from '@switchyard/contracts';
+import { newId, platformFact } from '@switchyard/core';
+import type { Logger } from '@switchyard/logging';
+import type { IngestItem } from '@switchyard/redis';
+import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
+import type { AgentIndex, TriggerMatch } from './agent-index';
+import type { ActivationSink, FactEmitter, MatcherStore, NewTriggerRun } from './ports';
+
+/** Counters the matcher reports; main wiring binds them to Prometheus. */
+export interface MatcherMetrics {
+  decided(decision: ActivationDecision): void;
+}
+
+/** Constructor arguments of Matcher. */
+export interface MatcherOptions {
+  store: MatcherStore;
+  index: AgentIndex;
+  guards: ActivationGuards;
+  activations: ActivationSink;
+  emitter: FactEmitter;
+  log: Logger;
+  /** The consumer name cursors are saved under. @defaultValue 'matcher' */
+  consumer?: string;
+  metrics?: MatcherMetrics;
+  clock?: () => number;
+}
+
+/** A fact with the internal id of its workspace, as it arrives on `facts`. */
+export interface MatcherFact {
+  fact: Fact;
+  workspaceId: string;
+}
+
+/**
+ * Turns facts into runs. For each fact, in seq order: reload what an
+ * `agent.*` or settings fact announces, find the agents whose triggers match
+ * (the index, never a scan), run the guards, and record a `queued` run (or a
+ * `dropped` one) — at most one per (agent, fact), by a unique index. Then,
+ * for the whole batch: enqueue the jobs, record `agent.run.*` facts, save the
+ * cursors. A crash anywhere repeats the batch: the unique index makes the
+ * repeat find its runs instead of making new ones, and re-enqueues and
+ * re-records them idempotently.
+ */
+export class Matcher {
+  private readonly cursors = new Map<string, number>();
+  private readonly lastDebounceArrival = new Map<string, number>();
+  private paused = new Set<string>();
+  private readonly consumer: string;
+  private readonly clock: () => number;
+
+  constructor(private readonly options: MatcherOptions) {
+    this.consumer = options.consumer ?? 'matcher';
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** Loads the agents, the kill switches and the cursors. */
+  async load(): Promise<{ initialized: boolean }> {
+    const { store, index } = this.options;
+    for (const agent of await store.loadAgents()) index.upsert(agent);
+    this.paused = await store.pausedWorkspaces();
+    const saved = await store.loadCursors(this.consumer);
+    for (const [workspaceId, seq] of saved.cursors) this.cursors.set(workspaceId, seq);
+    return { initialized: saved.initialized };
+  }
+
+  /** The seq this matcher has processed up to in a workspace (0 when none). */
+  cursor(workspaceId: string): number {
+    return this.cursors.get(workspaceId) ?? 0;
+  }
+
+  /** Starts a workspace's cursor at a seq without processing what is before it. */
+  setCursor(workspaceId: string, seq: number): void {
+    this.cursors.set(workspaceId, Math.max(seq, this.cursor(workspaceId)));
+  }
+
+  /** Processes facts in order; resolves once their runs, jobs, facts and cursors are durable. */
+  async handle(batch: readonly MatcherFact[]): Promise<void> {
+    const jobs: ActivationJob[] = [];
+    const emitted: IngestItem[] = [];
+    const advanced = new Map<string, number>();
+    for (const { fact, workspaceId } of batch) {
+      // Already processed (a redelivery after the cursor was saved): decisions are not re-taken.
+      if (fact.seq <= this.cursor(workspaceId)) continue;
+      await this.reloadFor(fact, workspaceId);
+      for (const match of this.options.index.match(workspaceId, fact)) {
+        await this.activate(match, fact, workspaceId, jobs, emitted);
+      }
+      this.cursors.set(workspaceId, fact.seq);
+      advanced.set(workspaceId, fact.seq);
+    }
+    await this.options.activations.enqueue(jobs);
+    await this.options.emitter.accept(emitted);
+    if (advanced.size > 0) await this.options.store.saveCursors(this.consumer, advanced);
+  }
+
+  private async reloadFor(fact: Fact, workspaceId: string): Promise<void> {
+    if (fact.kind.startsWith('agent.') && fact.subject.type === 'agent') {
+      await this.reloadAgent(fact);
+    } else if (fact.kind === 'workspace.settings_changed') {
+      if (await this.options.store.isPaused(workspaceId)) this.paused.add(workspaceId);
+      else this.paused.delete(workspaceId);
+    }
+  }
+
+  /**
+   * Applies an `agent.*` fact as of its place in the fact order: the version it
+   * names (versions are immutable) with the enabled flag it states. Reading the
+   * agent's current row instead would let a later change (an enable after a
+   * disable) act on facts that came before it.
+   */
+  private async reloadAgent(fact: Fact): Promise<void> {
+    const agentId = fact.subject.id;
+    const { version, enabled } = fact.payload as { version?: unknown; enabled?: unknown };
+    if (fact.kind === 'agent.deleted') {
+      this.options.index.remove(agentId);
+      return;
+    }
+    const agent =
+      typeof version === 'number' && typeof enabled === 'boolean'
+        ? await this.options.store.loadAgentVersion(agentId, version, enabled)
+        : await this.options.store.loadAgent(agentId);
+    if (agent) this.options.index.upsert(agent);
+    else this.options.index.remove(agentId);
+  }
+
+  private async activate(match: TriggerMatch, fact: Fact, workspaceId: string, jobs: ActivationJob[], emitted: IngestItem[]): Promise<void> {
+    const { agent } = match;
+    const now = this.clock();
+    const throttle = agent.spec.flow.throttle;
+    const history = await this.options.store.history({
+      agentId: agent.agentId,
+      eventId: fact.id,
+      kind: fact.kind,
+      cooldown: agent.spec.flow.cooldownMs > 0,
+      throttleSince: throttle ? new Date(now - throttle.periodMs) : undefined,
+      queueCap: agent.spec.flow.queueCap,
+    });
+    // A run exists for this (agent, fact): a crash may have lost its job or its fact, so the
+    // slot is taken again below (it finds the run) instead of deciding anew.
+    const decision: ActivationDecision = history.alreadyActivated
+      ? { action: 'activate' }
+      : this.options.guards.decide({
+          now,
+          workspace: { agentsPaused: this.paused.has(workspaceId) },
+          agent: { agentId: agent.agentId, enabled: agent.enabled, spec: agent.spec },
+          fact: { causedBy: fact.causedBy },
+          history: { ...history, lastDebounceArrivalAt: this.lastDebounceArrival.get(agent.agentId) },
+        });
+    if (!history.alreadyActivated) {
+      this.options.metrics?.decided(decision);
+      if (reachedDebounce(decision)) this.lastDebounceArrival.set(agent.agentId, now);
+    }
+    if (decision.action === 'skip') {
+      this.options.log.debug({ agentId: agent.agentId, eventId: fact.id, reason: decision.reason }, 'activation skipped');
+      return;
+    }
+    const run: NewTriggerRun = {
+      id: newId(),
+      workspaceId,
+      agentId: agent.agentId,
+      agentVersion: agent.version,
+      origin: { type: 'trigger', eventId: fact.id, agentVersion: agent.version, triggerIndex: match.triggerIndex },
+      eventId: fact.id,
+      eventKind: fact.kind,
+      status: decision.action === 'drop' ? 'dropped' : 'queued',
+      reason: decision.action === 'drop' ? decision.reason : undefined,
+      causedBy: fact.causedBy,
+      depth: fact.causedBy?.depth ?? 0,
+      sessionId: newId(),
+    };
+    const slot = await this.options.store.createTriggerRun(run);
+    if (slot.status === 'queued') jobs.push({ schemaVersion: 1, runId: slot.runId, workspaceId, agentId: agent.agentId });
+    if (slot.status === 'queued' || slot.status === 'dropped') {
+      emitted.push({
+        correlationId: slot.runId,
+        fact: platformFact({
+          workspaceId,
+          workspaceSlug: fact.workspace,
+          kind: `agent.run.${slot.status}`,
+          subject: { type: 'run', id: slot.runId },
+          payload: { agentId: agent.agentId, agentVersion: agent.version, eventId: fact.id, status: slot.status, reason: run.reason ?? null },
+          // The run's own facts never wake its agent (self-cause) and count one step deeper.
+          causedBy: { runId: slot.runId, agentId: agent.agentId, depth: slot.depth + 1 },
+          idempotencyKey: `run:${slot.runId}:${slot.status}`,
+        }),
+      });
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import type { ActivationJob, CausedBy, Fact, RunOrigin, RunStatus } from '@switchyard/contracts';
+import type { IngestItem } from '@switchyard/redis';
+import type { ActivationHistory } from './activation-guards';
+import type { AgentRecord } from './agent-index';
+
+/** A run the matcher records: `queued` (activated) or `dropped` (queue full). */
+export interface NewTriggerRun {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  agentVersion: number;
+  origin: Extract<RunOrigin, { type: 'trigger' }>;
+  eventId: string;
+  eventKind: string;
+  status: Extract<RunStatus, 'queued' | 'dropped'>;
+  reason?: string;
+  causedBy?: CausedBy;
+  depth: number;
+  sessionId: string;
+}
+
+/** The run that holds the (agent, fact) slot: the one just created, or the one there before. */
+export interface TriggerRunSlot {
+  created: boolean;
+  runId: string;
+  status: RunStatus;
+  depth: number;
+}
+
+/** What to read of an agent's activations: only what its enabled guards need. */
+export interface HistoryQuery {
+  agentId: string;
+  eventId: string;
+  kind: string;
+  /** Read the last activation by this kind (the cooldown is on). */
+  cooldown: boolean;
+  /** Read activations since then (the throttle is on). */
+  throttleSince?: Date;
+  /** Count queued runs up to this many (the queue cap): the count never scans further. */
+  queueCap: number;
+}
+
+/** The matcher's reads and writes on the system of record. */
+export interface MatcherStore {
+  /** Every agent not deleted, with its latest version and enabled flag. */
+  loadAgents(): Promise<AgentRecord[]>;
+  /** One agent as it is now; null when it does not exist or was deleted. */
+  loadAgent(agentId: string): Promise<AgentRecord | null>;
+  /** One version of an agent (versions are immutable), with the given enabled flag; null when absent. */
+  loadAgentVersion(agentId: string, version: number, enabled: boolean): Promise<AgentRecord | null>;
+  /** Workspaces whose kill switch is on. */
+  pausedWorkspaces(): Promise<Set<string>>;
+  isPaused(workspaceId: string): Promise<boolean>;
+  /** What the guards need to know of an agent's activations (debounce excepted). */
+  history(input: HistoryQuery): Promise<Omit<ActivationHistory, 'lastDebounceArrivalAt'>>;
+  /** Inserts a trigger run unless one exists for (agent, fact). */
+  createTriggerRun(run: NewTriggerRun): Promise<TriggerRunSlot>;
+  /** Runs left `queued` (their jobs may be gone with Redis). */
+  queuedRuns(): Promise<ActivationJob[]>;
+  workspaces(): Promise<Array<{ id: string; slug: string }>>;
+  /** Facts of a workspace after a seq, in order. */
+  factsAfter(workspace: { id: string; slug: string }, afterSeq: number, limit: number): Promise<Fact[]>;
+  /** The last seq of every workspace (used once, when the matcher first starts on an install). */
+  lastSeqs(): Promise<Map<string, number>>;
+  /** The processed-up-to seq per workspace, and whether this consumer ever saved one. */
+  loadCursors(consumer: string): Promise<{ initialized: boolean; cursors: Map<string, number> }>;
+  /** Raises each workspace's cursor to at least the given seq; marks the consumer initialized. */
+  saveCursors(consumer: string, cursors: ReadonlyMap<string, number>): Promise<void>;
+}
+
+/** Where activation jobs go (BullMQ `activations`; job id = run id). */
+export interface ActivationSink {
+  enqueue(jobs: readonly ActivationJob[]): Promise<void>;
+}
+
+/** Where the matcher's own facts go (`ingest`). */
+export interface FactEmitter {
+  accept(items: readonly IngestItem[]): Promise<unknown>;
+}
