@@ -19,6 +19,10 @@ export interface TestPlatform {
   eventLogs: ServiceProcess[];
   /** The matcher process, when started (see `startMatcher`). */
   matcher?: ServiceProcess;
+  /** The runner processes started so far (see `startRunner`). */
+  runners: ServiceProcess[];
+  /** Starts one more runner process. */
+  startRunner(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** Starts a matcher process (again, e.g. after stopping one). */
   startMatcher(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** Starts one more event-log process (e.g. after killing one). */
@@ -36,6 +40,8 @@ export interface TestPlatformOptions {
   env?: Record<string, string>;
   /** Also start the matcher. @defaultValue false */
   matcher?: boolean;
+  /** Runner processes to start. @defaultValue 0 */
+  runners?: number;
 }
 
 /**
@@ -53,6 +59,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     REDIS_PREFIX: redis.prefix,
     EVENT_LOG_HEALTH_PORT: '0',
     MATCHER_HEALTH_PORT: '0',
+    RUNNER_HEALTH_PORT: '0',
     CLAIM_IDLE_MS: '1500',
     INGEST_TRIM_INTERVAL_MS: '500',
     PORT: '0',
@@ -74,6 +81,13 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     platform.matcher = proc;
     return proc;
   };
+  const runners: ServiceProcess[] = [];
+  let runnerCounter = 0;
+  const startRunner = async (extraEnv: Record<string, string> = {}) => {
+    const proc = await spawnService('runner', { ...env, RUNNER_NAME: `r-${runnerCounter++}-${Date.now()}`, ...extraEnv }, { readyPattern: /runner started/ });
+    runners.push(proc);
+    return proc;
+  };
   const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1];
   if (!port) throw new Error(`gateway did not report its port:\n${gateway.output()}`);
   const platform: TestPlatform = {
@@ -85,6 +99,8 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     eventLogs,
     startEventLog,
     startMatcher,
+    runners,
+    startRunner,
     createWorkspace: async (slug) => {
       const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', slug], {
         cwd: ROOT,
@@ -95,11 +111,12 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       return token;
     },
     stop: async () => {
-      await Promise.all([gateway, ...eventLogs, ...matchers].map((proc) => proc.stop('SIGTERM')));
+      await Promise.all([gateway, ...eventLogs, ...matchers, ...runners].map((proc) => proc.stop('SIGTERM')));
       await redis.cleanup();
       await db.drop();
     },
   };
   if (options.matcher) await startMatcher();
+  await Promise.all(Array.from({ length: options.runners ?? 0 }, () => startRunner()));
   return platform;
 }

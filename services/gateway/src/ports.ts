@@ -1,5 +1,5 @@
+import type { IngestItem, IngestResult } from '@switchyard/redis';
 import type {
-  AcceptedFact,
   ActivationJob,
   AgentSpec,
   CausedBy,
@@ -48,20 +48,14 @@ export interface FactReader {
   findByIdempotencyKeys(workspaceId: string, keys: readonly string[]): Promise<Map<string, string>>;
 }
 
-/** One fact to put on `ingest`, with the key that makes a retry resolve to it. */
-export interface IngestItem {
-  fact: AcceptedFact;
-  correlationId: string;
-}
-
-/** Accepting facts into `ingest`. */
+/** Accepting facts into `ingest` (implemented by RedisIngestWriter in @switchyard/redis). */
 export interface IngestWriter {
   /**
    * Appends the facts atomically with their idempotency claims; per item,
    * either `accepted` (its own id) or `duplicate` (the id an earlier request
    * claimed the key with).
    */
-  accept(items: readonly IngestItem[]): Promise<Array<{ id: string; status: 'accepted' | 'duplicate' }>>;
+  accept(items: readonly IngestItem[]): Promise<IngestResult[]>;
 }
 
 /** An agent's spec as stored in a version: `enabled` is agent state, kept on the agent. */

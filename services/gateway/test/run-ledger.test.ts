@@ -1,7 +1,8 @@
 import { AppError, ErrorCode } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logging';
 import { statusOf } from '../src/http/errors';
-import type { AgentRecord, IngestItem, NewRun, Principal, RunRecord } from '../src/ports';
+import type { AgentRecord, NewRun, Principal, RunRecord } from '../src/ports';
+import type { IngestItem } from '@switchyard/redis';
 import { RunLedger, type RunLedgerDeps } from '../src/run-ledger';
 
 const principal: Principal = {

@@ -1,0 +1,124 @@
+import type { RunStatus } from '@switchyard/contracts';
+import type { PrismaClient } from '@switchyard/db';
+import type { AgentLine, LoadedRun, RunEnding, RunRef, RunStore, StopReason } from '../ports';
+
+interface RefRow {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  agent_id: string;
+  agent_version: number;
+  status: RunStatus;
+  event_id: string | null;
+  depth: number;
+}
+
+/** Columns of RefRow, from `runs r` joined with `workspaces w`. */
+const REF_COLUMNS = `r.id::text AS id, r.workspace_id::text AS workspace_id, w.slug, r.agent_id::text AS agent_id,
+  r.agent_version, r.status::text AS status, r.event_id::text AS event_id, r.depth`;
+
+function toRef(row: RefRow): RunRef {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    workspaceSlug: row.slug,
+    agentId: row.agent_id,
+    agentVersion: Number(row.agent_version),
+    status: row.status,
+    eventId: row.event_id,
+    depth: Number(row.depth),
+  };
+}
+
+/**
+ * The runner's queries on the run ledger. Every status change is one
+ * conditional UPDATE (`WHERE status = …`), so two runners, or a runner and
+ * the gateway, never both move a run out of the same status.
+ */
+export class PrismaRunStore implements RunStore {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async load(runId: string): Promise<LoadedRun | null> {
+    const [row] = await this.prisma.$queryRawUnsafe<Array<RefRow & { spec: unknown }>>(
+      `SELECT ${REF_COLUMNS}, v.spec
+         FROM runs r JOIN workspaces w ON w.id = r.workspace_id
+         LEFT JOIN agent_versions v ON v.agent_id = r.agent_id AND v.version = r.agent_version
+        WHERE r.id = $1::uuid`,
+      runId,
+    );
+    return row ? { ...toRef(row), spec: row.spec } : null;
+  }
+
+  async line(runId: string, agentId: string): Promise<AgentLine> {
+    // Both counts use the (agent_id, status, queued_at) index; `id` breaks queued_at ties
+    // (UUIDv7, so creation order).
+    const [row] = await this.prisma.$queryRawUnsafe<Array<{ ahead: bigint; running: string[] }>>(
+      `SELECT
+         (SELECT count(*) FROM runs q, runs me
+           WHERE me.id = $1::uuid AND q.agent_id = $2::uuid AND q.status = 'queued'
+             AND (q.queued_at, q.id) < (me.queued_at, me.id)) AS ahead,
+         (SELECT coalesce(array_agg(id::text), '{}') FROM runs WHERE agent_id = $2::uuid AND status = 'running') AS running`,
+      runId,
+      agentId,
+    );
+    return { ahead: Number(row?.ahead ?? 0), running: row?.running ?? [] };
+  }
+
+  async markRunning(runId: string): Promise<RunRef | null> {
+    const [row] = await this.prisma.$queryRawUnsafe<RefRow[]>(
+      `UPDATE runs r SET status = 'running', started_at = now()
+         FROM workspaces w
+        WHERE r.id = $1::uuid AND r.status = 'queued' AND w.id = r.workspace_id
+        RETURNING ${REF_COLUMNS}`,
+      runId,
+    );
+    return row ? toRef(row) : null;
+  }
+
+  async finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null> {
+    const [row] = await this.prisma.$queryRawUnsafe<RefRow[]>(
+      `UPDATE runs r SET status = $3::"RunStatus", reason = $4, outcome = $5::jsonb, error = $6::jsonb, ended_at = now()
+         FROM workspaces w
+        WHERE r.id = $1::uuid AND r.status::text = ANY($2::text[]) AND w.id = r.workspace_id
+        RETURNING ${REF_COLUMNS}`,
+      runId,
+      [...from],
+      ending.status,
+      ending.reason,
+      ending.outcome ? JSON.stringify(ending.outcome) : null,
+      ending.error ? JSON.stringify(ending.error) : null,
+    );
+    return row ? toRef(row) : null;
+  }
+
+  async stopReason(runId: string): Promise<StopReason | null> {
+    const [row] = await this.prisma.$queryRawUnsafe<Array<{ stop_requested: boolean; paused: boolean }>>(
+      `SELECT r.stop_requested, coalesce(s.agents_paused, false) AS paused
+         FROM runs r LEFT JOIN workspace_settings s ON s.workspace_id = r.workspace_id
+        WHERE r.id = $1::uuid`,
+      runId,
+    );
+    if (row?.stop_requested) return 'stopped';
+    if (row?.paused) return 'agents_paused';
+    return null;
+  }
+
+  async runningSince(olderThanMs: number): Promise<Array<{ id: string; agentId: string }>> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string; agent_id: string }>>(
+      `SELECT id::text AS id, agent_id::text AS agent_id FROM runs
+        WHERE status = 'running' AND started_at < now() - make_interval(secs => $1::double precision / 1000)
+        ORDER BY started_at LIMIT 1000`,
+      olderThanMs,
+    );
+    return rows.map((row) => ({ id: row.id, agentId: row.agent_id }));
+  }
+
+  async nextQueued(agentId: string, limit: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
+      `SELECT id::text AS id FROM runs WHERE agent_id = $1::uuid AND status = 'queued' ORDER BY queued_at, id LIMIT $2`,
+      agentId,
+      limit,
+    );
+    return rows.map((row) => row.id);
+  }
+}

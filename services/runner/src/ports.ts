@@ -1,0 +1,102 @@
+import type { AgentSpec, RunOutcome, RunStatus } from '@switchyard/contracts';
+import type { IngestItem } from '@switchyard/redis';
+
+/** What the runner needs to know of a run to schedule, execute and announce it. */
+export interface RunRef {
+  id: string;
+  workspaceId: string;
+  workspaceSlug: string;
+  agentId: string;
+  agentVersion: number;
+  status: RunStatus;
+  eventId: string | null;
+  depth: number;
+}
+
+/** A run with the spec of its agent version (raw: parsed by the runner at its boundary). */
+export interface LoadedRun extends RunRef {
+  spec: unknown;
+}
+
+/** Where the agent's queue stands for one queued run. */
+export interface AgentLine {
+  /** Queued runs of the agent ahead of this one (`ORDER BY queued_at, id`). */
+  ahead: number;
+  /** Ids of the agent's runs recorded `running`. */
+  running: string[];
+}
+
+/** How a run ended, as written to the ledger. */
+export interface RunEnding {
+  status: Extract<RunStatus, 'completed' | 'failed' | 'cancelled'>;
+  reason: string | null;
+  outcome: RunOutcome | null;
+  error: { code: string; message: string } | null;
+}
+
+/** Why a run should stop at its next step: a person asked, or the workspace kill switch is on. */
+export type StopReason = 'stopped' | 'agents_paused';
+
+/** The runner's reads and conditional writes on the run ledger. */
+export interface RunStore {
+  load(runId: string): Promise<LoadedRun | null>;
+  line(runId: string, agentId: string): Promise<AgentLine>;
+  /** `queued → running` with started_at; null when the run was no longer queued. */
+  markRunning(runId: string): Promise<RunRef | null>;
+  /** Moves a run from one of `from` to its ending; null when it was in none of them (someone else ended it). */
+  finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null>;
+  stopReason(runId: string): Promise<StopReason | null>;
+  /** Runs `running` since longer than `olderThanMs` (candidates for the lost-run sweep). */
+  runningSince(olderThanMs: number): Promise<Array<{ id: string; agentId: string }>>;
+  /** The oldest queued runs of an agent, to wake their jobs when a slot frees. */
+  nextQueued(agentId: string, limit: number): Promise<string[]>;
+}
+
+/** A held agent slot: renew it while the run executes, release it once the run ended. */
+export interface SlotLease {
+  /** False when the slot is no longer ours (it expired and maybe someone else took it). */
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+/** Per-agent execution slots shared by every runner process (Redis keys with a lease). */
+export interface AgentSlots {
+  /** Takes a free slot among the first `concurrency`; null when all are held. */
+  acquire(agentId: string, concurrency: number, runId: string, leaseMs: number): Promise<SlotLease | null>;
+  /** The run ids holding any slot of the agent now. */
+  holders(agentId: string): Promise<Set<string>>;
+}
+
+/** Where the runner's own facts go (`ingest`). */
+export interface FactEmitter {
+  accept(items: readonly IngestItem[]): Promise<unknown>;
+}
+
+/** Makes the waiting jobs of some runs eligible now (a slot just freed). */
+export interface JobWaker {
+  wake(runIds: readonly string[]): Promise<void>;
+}
+
+/** What an executor is given besides the run. */
+export interface ExecutionContext {
+  /** Aborted when the run must end now (its slot was lost, the process stops). */
+  signal: AbortSignal;
+  /** Asked between steps: a reason means end the run `cancelled` now. */
+  shouldStop(): Promise<StopReason | null>;
+}
+
+/** What an executor returns: the run's ending, before it is written. */
+export type ExecutionResult =
+  | { status: 'completed'; outcome: RunOutcome }
+  | { status: 'cancelled'; reason: StopReason; outcome: RunOutcome }
+  | { status: 'failed'; error: { code: string; message: string }; outcome?: RunOutcome };
+
+/** The run being executed, with its parsed spec. */
+export interface ExecutableRun extends RunRef {
+  spec: AgentSpec;
+}
+
+/** Executes one run of an agent: the port the agent loop (issue 4) plugs into. */
+export interface Executor {
+  execute(run: ExecutableRun, context: ExecutionContext): Promise<ExecutionResult>;
+}

@@ -1,0 +1,269 @@
+import { AgentSpecSchema, type ActivationJob, type AgentSpec } from '@switchyard/contracts';
+import type { Logger } from '@switchyard/logging';
+import { runFact } from './run-facts';
+import type { AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease } from './ports';
+
+/** What to do with an activation job after one attempt. */
+export type JobDecision = { action: 'done' } | { action: 'later'; delayMs: number };
+
+/** Counters the runner reports; the service binds them to Prometheus. */
+export interface RunnerMetrics {
+  /** A run was moved to a status (`running` or an ending) by this process. */
+  transitioned(status: RunRef['status'], reason: string | null): void;
+  /** A job could not start yet and was delayed. */
+  delayed(): void;
+}
+
+/** Constructor arguments of Runner. */
+export interface RunnerOptions {
+  store: RunStore;
+  slots: AgentSlots;
+  executor: Executor;
+  emitter: FactEmitter;
+  waker: JobWaker;
+  log: Logger;
+  /** Slot lease; renewed every third of it. */
+  leaseMs: number;
+  /** Jittered wait of the agent's next run in line when it cannot start yet; later runs wait longer, up to capMs. */
+  backoff: { minMs: number; maxMs: number; capMs: number };
+  random?: () => number;
+  metrics?: RunnerMetrics;
+  /** Most runs of one agent executed back to back by one job (see chain). @defaultValue 20 */
+  chainMax?: number;
+}
+
+/** Error code of a run whose runner died (or lost its slot) mid-run. */
+export const RUNNER_LOST = 'runner_lost';
+
+/**
+ * Executes activation jobs, serialized per agent across every runner process.
+ * A run starts only when it is among its agent's oldest `flow.concurrency`
+ * queued runs (FIFO) and a slot of the agent is free (a Redis key with a
+ * lease); otherwise the job waits a little and is tried again. The ledger is
+ * the truth: every status change is a conditional update, so a repeated job
+ * (BullMQ is at least once) finds its run ended and does nothing.
+ */
+export class Runner {
+  private readonly random: () => number;
+  private readonly controllers = new Set<AbortController>();
+  private stopping = false;
+
+  private readonly options: RunnerOptions & { chainMax: number };
+
+  constructor(options: RunnerOptions) {
+    this.options = { chainMax: 20, ...options };
+    this.random = options.random ?? Math.random;
+  }
+
+  /** Handles one attempt of an activation job. */
+  async handle(job: ActivationJob): Promise<JobDecision> {
+    const { store, log } = this.options;
+    const run = await store.load(job.runId);
+    if (!run) {
+      log.warn({ runId: job.runId }, 'activation job for an unknown run; dropped');
+      return { action: 'done' };
+    }
+    if (run.status === 'running') return this.recoverRunning(run);
+    // Ended, cancelled while queued, or parked: the job is spent (decision 0008).
+    if (run.status !== 'queued') return { action: 'done' };
+    const first = await this.tryStart(run);
+    if (typeof first === 'object') return this.later(first.ahead);
+    if (first === 'ran') await this.chain(run.agentId);
+    return { action: 'done' };
+  }
+
+  /** Executes a queued run if it is its turn; `ended` when it could never run (bad spec). */
+  private async tryStart(run: LoadedRun): Promise<'ran' | 'ended' | { ahead: number }> {
+    const spec = AgentSpecSchema.safeParse(run.spec);
+    if (!spec.success) {
+      await this.end(run, ['queued'], { status: 'failed', reason: 'spec_invalid', outcome: null, error: { code: 'spec_invalid', message: 'the stored agent spec does not parse' } });
+      return 'ended';
+    }
+    const turn = await this.takeTurn(run, spec.data.flow.concurrency);
+    if ('ahead' in turn) return { ahead: turn.ahead };
+    await this.execute(run, spec.data, turn.lease);
+    return 'ran';
+  }
+
+  /**
+   * After a run, goes on with the agent's next queued runs here (up to
+   * `chainMax`), instead of waiting for their jobs to come round: that saves
+   * a queue round trip per run on a busy agent. Their jobs later find them
+   * ended and do nothing. Then wakes the jobs of the runs still waiting.
+   */
+  private async chain(agentId: string): Promise<void> {
+    const { store } = this.options;
+    let concurrency = 1;
+    for (let n = 1; n < this.options.chainMax && !this.stopping; n++) {
+      const [nextId] = await store.nextQueued(agentId, 1);
+      const next = nextId ? await store.load(nextId) : null;
+      if (next?.status !== 'queued') break;
+      const outcome = await this.tryStart(next);
+      if (outcome !== 'ran') break;
+      concurrency = AgentSpecSchema.safeParse(next.spec).data?.flow.concurrency ?? 1;
+    }
+    await this.wakeNext(agentId, concurrency);
+  }
+
+  /**
+   * Fails the runs left `running` with no slot holder. A stalled job normally
+   * brings its run back (see recoverRunning), but a job can be gone too (Redis
+   * lost it, or BullMQ failed it after too many stalls): this periodic sweep
+   * keeps such a run from staying `running` for ever. Returns how many it failed.
+   */
+  async sweep(): Promise<number> {
+    const candidates = await this.options.store.runningSince(this.options.leaseMs);
+    let failed = 0;
+    const holders = new Map<string, Set<string>>();
+    for (const { id, agentId } of candidates) {
+      if (!holders.has(agentId)) holders.set(agentId, await this.options.slots.holders(agentId));
+      if (!holders.get(agentId)!.has(id) && (await this.failLost(id))) failed += 1;
+    }
+    return failed;
+  }
+
+  /** Starts no further chained run (the process is stopping). */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  /** Aborts every run in progress (the process is stopping). */
+  abortAll(reason: string): void {
+    for (const controller of this.controllers) controller.abort(reason);
+  }
+
+  /**
+   * A job whose run is already `running` was picked again: its runner died
+   * (BullMQ moved the stalled job back) or the job is a duplicate. While some
+   * runner still holds the run's slot it is alive: look again later. Else the
+   * run is lost: failed visibly, never executed a second time.
+   */
+  private async recoverRunning(run: LoadedRun): Promise<JobDecision> {
+    if ((await this.options.slots.holders(run.agentId)).has(run.id)) return { action: 'later', delayMs: this.options.leaseMs };
+    await this.failLost(run.id);
+    return { action: 'done' };
+  }
+
+  /** Takes a slot if the run is first in line and one is free; else says how many runs are ahead. */
+  private async takeTurn(run: LoadedRun, concurrency: number): Promise<{ lease: SlotLease } | { ahead: number }> {
+    const { store, slots } = this.options;
+    // Ledger first, slots second: a run is `running` only while its slot is held (taken
+    // before, released after), so a running run that no slot names now is lost.
+    const line = await store.line(run.id, run.agentId);
+    let running = line.running.length;
+    if (running > 0) {
+      const holders = await slots.holders(run.agentId);
+      for (const id of line.running.filter((id) => !holders.has(id))) {
+        if (await this.failLost(id)) running -= 1;
+      }
+    }
+    if (line.ahead + running >= concurrency) return { ahead: line.ahead };
+    const lease = await slots.acquire(run.agentId, concurrency, run.id, this.options.leaseMs);
+    return lease ? { lease } : { ahead: line.ahead };
+  }
+
+  /**
+   * The jittered wait of a job that cannot start. It grows with the runs
+   * ahead (up to `capMs`): a run that ends wakes the agent's next ones, so
+   * far-back jobs need not poll, and fewer polls leave the runners and the
+   * database to the runs that can start.
+   */
+  private later(ahead: number): JobDecision {
+    const { minMs, maxMs, capMs } = this.options.backoff;
+    this.options.metrics?.delayed();
+    const jittered = minMs + this.random() * (maxMs - minMs);
+    return { action: 'later', delayMs: Math.round(Math.min(jittered * (1 + ahead), capMs)) };
+  }
+
+  private async execute(run: LoadedRun, spec: AgentSpec, lease: SlotLease): Promise<void> {
+    const { store, executor, log } = this.options;
+    const started = await store.markRunning(run.id);
+    if (!started) {
+      await lease.release();
+      return;
+    }
+    log.info({ runId: run.id, agentId: run.agentId }, 'run started');
+    await this.announce(started, 'running', null);
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    let lost = false;
+    const renewal = setInterval(() => {
+      lease.renew().then(
+        (held) => {
+          if (!held && !lost) {
+            lost = true;
+            controller.abort(RUNNER_LOST);
+          }
+        },
+        (error: unknown) => log.warn({ err: error, runId: run.id }, 'slot renewal failed'),
+      );
+    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    let result: ExecutionResult;
+    try {
+      result = await executor.execute({ ...started, spec }, { signal: controller.signal, shouldStop: () => store.stopReason(run.id) });
+    } catch (error) {
+      log.error({ err: error, runId: run.id }, 'executor threw');
+      result = { status: 'failed', error: { code: 'executor_error', message: error instanceof Error ? error.message : String(error) } };
+    } finally {
+      clearInterval(renewal);
+      this.controllers.delete(controller);
+    }
+    await this.end(started, ['running'], toEnding(result, lost || controller.signal.aborted));
+    // Ledger first, then the slot: another runner never sees the slot free while the run is `running`.
+    await lease.release();
+  }
+
+  private async wakeNext(agentId: string, concurrency: number): Promise<void> {
+    try {
+      await this.options.waker.wake(await this.options.store.nextQueued(agentId, concurrency));
+    } catch (error) {
+      // Only a shortcut: the waiting jobs are tried again after their backoff anyway.
+      this.options.log.warn({ err: error, agentId }, 'could not wake the next runs');
+    }
+  }
+
+  private async failLost(runId: string): Promise<boolean> {
+    const ended = await this.options.store.finish(runId, ['running'], {
+      status: 'failed',
+      reason: RUNNER_LOST,
+      outcome: null,
+      error: { code: RUNNER_LOST, message: 'the runner executing this run stopped (or lost its slot) before it ended' },
+    });
+    if (ended) {
+      this.options.log.warn({ runId }, 'run lost with its runner; failed');
+      await this.announce(ended, 'failed', RUNNER_LOST);
+    }
+    return ended !== null;
+  }
+
+  private async end(run: RunRef, from: readonly RunRef['status'][], ending: RunEnding): Promise<void> {
+    const ended = await this.options.store.finish(run.id, from, ending);
+    if (ended) await this.announce(ended, ending.status, ending.reason);
+    else this.options.log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
+  }
+
+  private async announce(run: RunRef, status: RunRef['status'], reason: string | null): Promise<void> {
+    this.options.metrics?.transitioned(status, reason);
+    try {
+      await this.options.emitter.accept([runFact(run, status, reason)]);
+    } catch (error) {
+      // As in 0007: the ledger row is the truth; a lost fact is logged, not retried here.
+      this.options.log.error({ err: error, runId: run.id, status }, 'could not record run fact');
+    }
+  }
+}
+
+/** The ledger ending of an executor's result; an aborted run (slot lost, process stopping) is runner_lost. */
+function toEnding(result: ExecutionResult, lost: boolean): RunEnding {
+  if (lost) {
+    return { status: 'failed', reason: RUNNER_LOST, outcome: result.outcome ?? null, error: { code: RUNNER_LOST, message: 'the run lost its agent slot' } };
+  }
+  switch (result.status) {
+    case 'completed':
+      return { status: 'completed', reason: null, outcome: result.outcome, error: null };
+    case 'cancelled':
+      return { status: 'cancelled', reason: result.reason, outcome: result.outcome, error: null };
+    case 'failed':
+      return { status: 'failed', reason: result.error.code, outcome: result.outcome ?? null, error: result.error };
+  }
+}

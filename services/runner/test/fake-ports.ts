@@ -1,0 +1,119 @@
+import type { RunStatus } from '@switchyard/contracts';
+import type { IngestItem } from '@switchyard/redis';
+import type { AgentLine, AgentSlots, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
+
+/** A run as the fake ledger keeps it. */
+export interface FakeRun extends LoadedRun {
+  queuedAt: number;
+  stopRequested: boolean;
+  paused: boolean;
+  startedAt?: number;
+  ending?: RunEnding;
+}
+
+/**
+ * Why this exists: the runner's rules (FIFO, one slot per run, conditional
+ * endings, lost-run detection) are worth checking without processes. This
+ * ledger applies the same conditional updates as the PostgreSQL adapter.
+ */
+export class FakeRunStore implements RunStore {
+  readonly runs = new Map<string, FakeRun>();
+  private clock = 0;
+
+  add(run: Omit<FakeRun, 'queuedAt' | 'stopRequested' | 'paused'>): FakeRun {
+    const stored: FakeRun = { ...run, queuedAt: this.clock++, stopRequested: false, paused: false };
+    this.runs.set(run.id, stored);
+    return stored;
+  }
+
+  async load(runId: string): Promise<LoadedRun | null> {
+    const run = this.runs.get(runId);
+    return run ? { ...run } : null;
+  }
+
+  async line(runId: string, agentId: string): Promise<AgentLine> {
+    const me = this.runs.get(runId)!;
+    const mine = [...this.runs.values()].filter((r) => r.agentId === agentId);
+    return { ahead: mine.filter((r) => r.status === 'queued' && r.queuedAt < me.queuedAt).length, running: mine.filter((r) => r.status === 'running').map((r) => r.id) };
+  }
+
+  async markRunning(runId: string): Promise<RunRef | null> {
+    const run = this.runs.get(runId);
+    if (run?.status !== 'queued') return null;
+    run.status = 'running';
+    run.startedAt = this.clock++;
+    return { ...run };
+  }
+
+  async finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null> {
+    const run = this.runs.get(runId);
+    if (!run || !from.includes(run.status)) return null;
+    run.status = ending.status;
+    run.ending = ending;
+    return { ...run };
+  }
+
+  async stopReason(runId: string): Promise<StopReason | null> {
+    const run = this.runs.get(runId)!;
+    return run.stopRequested ? 'stopped' : run.paused ? 'agents_paused' : null;
+  }
+
+  async runningSince(): Promise<Array<{ id: string; agentId: string }>> {
+    return [...this.runs.values()].filter((r) => r.status === 'running').map((r) => ({ id: r.id, agentId: r.agentId }));
+  }
+
+  async nextQueued(agentId: string, limit: number): Promise<string[]> {
+    return [...this.runs.values()]
+      .filter((r) => r.agentId === agentId && r.status === 'queued')
+      .sort((a, b) => a.queuedAt - b.queuedAt)
+      .slice(0, limit)
+      .map((r) => r.id);
+  }
+}
+
+/** Agent slots without time: a test expires one with `expire(runId)`, as a dead runner's lease would. */
+export class FakeAgentSlots implements AgentSlots {
+  readonly held = new Map<string, string>();
+
+  async acquire(agentId: string, concurrency: number, runId: string): Promise<SlotLease | null> {
+    for (let i = 0; i < concurrency; i++) {
+      const key = `${agentId}:${i}`;
+      if (this.held.has(key)) continue;
+      this.held.set(key, runId);
+      return {
+        renew: async () => this.held.get(key) === runId,
+        release: async () => {
+          if (this.held.get(key) === runId) this.held.delete(key);
+        },
+      };
+    }
+    return null;
+  }
+
+  async holders(agentId: string): Promise<Set<string>> {
+    return new Set([...this.held].filter(([key]) => key.startsWith(`${agentId}:`)).map(([, runId]) => runId));
+  }
+
+  expire(runId: string): void {
+    for (const [key, holder] of this.held) if (holder === runId) this.held.delete(key);
+  }
+}
+
+/** Records the facts the runner emits. */
+export class FakeEmitter implements FactEmitter {
+  readonly items: IngestItem[] = [];
+  async accept(items: readonly IngestItem[]): Promise<void> {
+    this.items.push(...items);
+  }
+  kinds(runId: string): string[] {
+    return this.items.filter((i) => i.fact.subject.id === runId).map((i) => i.fact.kind);
+  }
+}
+
+/** Records which runs' jobs were woken. */
+export class FakeWaker implements JobWaker {
+  readonly woken: string[][] = [];
+  async wake(runIds: readonly string[]): Promise<void> {
+    this.woken.push([...runIds]);
+  }
+}

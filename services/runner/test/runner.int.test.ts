@@ -1,0 +1,150 @@
+import { Client } from 'pg';
+import { apiClient, postFactsConcurrently, startTestPlatform, streamGroupStatsOf, waitFor, type TestPlatform } from './runner-test-helpers';
+
+/**
+ * The runner end to end over real processes (gateway, event-log, matcher,
+ * runners), PostgreSQL and Redis: runs of one agent are serialized and FIFO
+ * across runner processes, a runner killed mid-run leaves no run stuck and no
+ * run twice, and stops (a person's, the kill switch) cancel a running run at
+ * its next step.
+ */
+jest.setTimeout(120_000);
+
+/** Short leases and locks so a killed runner is noticed in seconds, not the production 30 s. */
+const FAST_RECOVERY = { RUNNER_LEASE_MS: '2000', RUNNER_LOCK_DURATION_MS: '2000', RUNNER_STALLED_INTERVAL_MS: '1000' };
+
+/** A scripted agent whose runs take `steps × stepMs`. */
+const scripted = (name: string, kind: string, steps: number, stepMs: number, flow: Record<string, unknown> = {}) => ({
+  name,
+  instructions: 'Act on the fact.',
+  model: { provider: 'scripted', name: 'script', params: { stepMs } },
+  script: Array.from({ length: steps }, (_, i) => ({ say: `step ${i}` })),
+  triggers: [{ kind }],
+  flow: { queueCap: 10_000, ...flow },
+});
+
+interface RunRow {
+  id: string;
+  status: string;
+  reason: string | null;
+  started_at: Date | null;
+  ended_at: Date | null;
+  seq: string;
+}
+
+describe('runner (real processes)', () => {
+  let platform: TestPlatform;
+  let pg: Client;
+  afterEach(async () => {
+    await pg?.end();
+    await platform?.stop();
+  });
+  const start = async (runners: number, env: Record<string, string> = {}) => {
+    platform = await startTestPlatform({ matcher: true, runners, env: { CLAIM_IDLE_MS: '1000', ...env } });
+    pg = new Client({ connectionString: platform.db.url });
+    await pg.connect();
+  };
+  const runs = async (agentId: string) =>
+    (await pg.query<RunRow>(
+      `SELECT r.id::text, r.status::text, r.reason, r.started_at, r.ended_at, e.seq::text
+         FROM runs r JOIN platform_events e ON e.id = r.event_id WHERE r.agent_id = $1 ORDER BY e.seq`,
+      [agentId],
+    )).rows;
+  const TERMINAL = ['completed', 'failed', 'cancelled', 'dropped'];
+  const allEnded = (count: number, agentId: string) =>
+    waitFor(async () => {
+      const rows = await runs(agentId);
+      return rows.length === count && rows.every((r) => TERMINAL.includes(r.status));
+    }, { timeoutMs: 90_000, intervalMs: 200, what: 'every run ended' });
+  /** Waits until the run facts went through the event-log (so they can be counted). */
+  const settle = () => waitFor(async () => (await streamGroupStatsOf(platform, 'ingest', 'event-log')).idle, { timeoutMs: 30_000, intervalMs: 100, what: 'ingest drained' });
+  /** Terminal `agent.run.*` facts recorded per run id. */
+  const terminalFacts = async () =>
+    (await pg.query<{ id: string; n: number }>(
+      `SELECT subject_id AS id, count(*)::int AS n FROM platform_events
+        WHERE kind IN ('agent.run.completed', 'agent.run.failed', 'agent.run.cancelled') GROUP BY subject_id`,
+    )).rows;
+
+  it('200 facts, 3 runners, concurrency 1: every run completes, none overlap, they start in fact order', async () => {
+    await start(3);
+    const token = await platform.createWorkspace('serial');
+    const api = apiClient(platform.gatewayUrl, token);
+    const agent = (await api('POST', '/v1/workspaces/serial/agents', scripted('serial', 'load.fact', 2, 25))).body.id as string;
+    const began = Date.now();
+    const load = await postFactsConcurrently({ baseUrl: platform.gatewayUrl, workspace: 'serial', token, count: 200, concurrency: 8, batchSize: 1 });
+    expect(load.unexpected).toEqual([]);
+    await allEnded(200, agent);
+    const elapsed = Date.now() - began;
+    const rows = await runs(agent);
+    expect(rows.map((r) => r.status)).toEqual(rows.map(() => 'completed'));
+    const byStart = [...rows].sort((a, b) => a.started_at!.getTime() - b.started_at!.getTime());
+    for (let i = 1; i < byStart.length; i++) {
+      // Never two at once: each run started once the previous one had ended.
+      expect(byStart[i]!.started_at!.getTime()).toBeGreaterThanOrEqual(byStart[i - 1]!.ended_at!.getTime());
+    }
+    // FIFO: start order is fact (seq) order.
+    expect(byStart.map((r) => Number(r.seq))).toEqual(rows.map((r) => Number(r.seq)));
+    await settle();
+    const facts = await terminalFacts();
+    expect(facts).toHaveLength(200);
+    expect(facts.every((f) => f.n === 1)).toBe(true);
+    const gaps = byStart.slice(1).map((r, i) => r.started_at!.getTime() - byStart[i]!.ended_at!.getTime());
+    const busy = rows.map((r) => r.ended_at!.getTime() - r.started_at!.getTime());
+    const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+    process.stdout.write(`200 runs through 3 runners in ${elapsed} ms (run ${mean(busy)} ms, gap between runs ${mean(gaps)} ms on average)\n`);
+  });
+
+  it('SIGKILL of a runner mid-run: every run ends exactly once, the lost one failed runner_lost', async () => {
+    await start(2, FAST_RECOVERY);
+    const token = await platform.createWorkspace('crash');
+    const api = apiClient(platform.gatewayUrl, token);
+    const agent = (await api('POST', '/v1/workspaces/crash/agents', scripted('crash', 'load.fact', 4, 50))).body.id as string;
+    await postFactsConcurrently({ baseUrl: platform.gatewayUrl, workspace: 'crash', token, count: 30, concurrency: 4, batchSize: 1 });
+    // Wait for a run in progress past its first few, then kill the runner executing it.
+    const victim = await waitFor(async () => {
+      const rows = await runs(agent);
+      if (rows.filter((r) => r.status === 'completed').length < 3) return undefined;
+      return rows.find((r) => r.status === 'running');
+    }, { timeoutMs: 60_000, intervalMs: 20, what: 'a run in progress' });
+    // The runner logs `run started` just after it recorded the run `running`.
+    const holder = await waitFor(async () => platform.runners.find((proc) => proc.output().includes(`"runId":"${victim.id}","agentId"`)), { timeoutMs: 5000, intervalMs: 10, what: 'the runner executing the run' });
+    await holder.stop('SIGKILL');
+    const killedAt = Date.now();
+    await platform.startRunner(FAST_RECOVERY);
+    await allEnded(30, agent);
+    process.stdout.write(`after the SIGKILL every run ended in ${Date.now() - killedAt} ms\n`);
+    const rows = await runs(agent);
+    const lost = rows.find((r) => r.id === victim.id)!;
+    process.stdout.write(`killed run: ${lost.status} (${lost.reason ?? 'no reason'})\n`);
+    // Either the kill caught it mid-run (runner_lost) or it had just completed.
+    expect(['failed:runner_lost', 'completed:null']).toContain(`${lost.status}:${lost.reason}`);
+    expect(rows.filter((r) => r.id !== victim.id).every((r) => r.status === 'completed')).toBe(true);
+    await settle();
+    const facts = await terminalFacts();
+    expect(facts).toHaveLength(30);
+    expect(facts.every((f) => f.n === 1)).toBe(true);
+  });
+
+  it('a stop request cancels a running run; the kill switch cancels one at its next step', async () => {
+    await start(1);
+    const token = await platform.createWorkspace('stops');
+    const api = apiClient(platform.gatewayUrl, token);
+    const slow = (await api('POST', '/v1/workspaces/stops/agents', scripted('slow', 'slow.go', 50, 100))).body.id as string;
+    const running = async (agentId: string) =>
+      waitFor(async () => (await runs(agentId)).find((r) => r.status === 'running'), { timeoutMs: 30_000, intervalMs: 20, what: 'a running run' });
+
+    await api('POST', '/v1/workspaces/stops/events', { kind: 'slow.go', subject: { type: 't', id: '1' } });
+    const first = await running(slow);
+    expect((await api('POST', `/v1/workspaces/stops/runs/${first.id}/stop`)).status).toBe(202);
+    await allEnded(1, slow);
+    expect((await runs(slow))[0]).toMatchObject({ status: 'cancelled', reason: 'stopped' });
+
+    await api('POST', '/v1/workspaces/stops/events', { kind: 'slow.go', subject: { type: 't', id: '2' } });
+    const second = await waitFor(async () => (await runs(slow)).find((r) => r.status === 'running' && r.id !== first.id), { timeoutMs: 30_000, intervalMs: 20, what: 'second run running' });
+    expect((await api('PUT', '/v1/workspaces/stops/settings', { agentsPaused: true })).status).toBe(200);
+    await allEnded(2, slow);
+    expect((await runs(slow)).find((r) => r.id === second.id)).toMatchObject({ status: 'cancelled', reason: 'agents_paused' });
+    // And the runner stops cleanly on SIGTERM.
+    expect(await platform.runners[0]!.stop('SIGTERM')).toBe(0);
+  });
+});

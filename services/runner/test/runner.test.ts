@@ -1,0 +1,132 @@
+import { createLogger } from '@switchyard/logging';
+import { Runner } from '../src/runner';
+import { ProviderExecutor, ScriptedExecutor } from '../src/scripted-executor';
+import type { Executor } from '../src/ports';
+import { FakeAgentSlots, FakeEmitter, FakeRunStore, FakeWaker } from './fake-ports';
+
+const WS = '0190a000-0000-7000-8000-000000000001';
+const AGENT = '0190a000-0000-7000-8000-0000000000a1';
+const runId = (n: number) => `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
+const spec = (provider: 'scripted' | 'openai' = 'scripted', concurrency = 1) => ({
+  name: 'a',
+  instructions: 'x',
+  model: { provider, name: 'm' },
+  script: [{ say: 'one' }, { say: 'two' }],
+  triggers: [{ kind: 'x.y' }],
+  flow: { concurrency },
+});
+
+function setup(executor: Executor = new ProviderExecutor({ scripted: new ScriptedExecutor() }), chainMax = 20) {
+  const store = new FakeRunStore();
+  const slots = new FakeAgentSlots();
+  const emitter = new FakeEmitter();
+  const waker = new FakeWaker();
+  const runner = new Runner({ store, slots, executor, emitter, waker, log: createLogger({ service: 'test', level: 'silent' }), leaseMs: 1000, backoff: { minMs: 10, maxMs: 10, capMs: 100 }, random: () => 0, chainMax });
+  const add = (n: number, s: unknown = spec()) =>
+    store.add({ id: runId(n), workspaceId: WS, workspaceSlug: 'ws', agentId: AGENT, agentVersion: 1, status: 'queued', eventId: null, depth: 0, spec: s });
+  const job = (n: number) => ({ schemaVersion: 1 as const, runId: runId(n), workspaceId: WS, agentId: AGENT });
+  return { store, slots, emitter, waker, runner, add, job };
+}
+
+describe('Runner', () => {
+  it('runs the first queued run, records started then completed, frees the slot and wakes the next', async () => {
+    const { store, slots, emitter, waker, runner, add, job } = setup(undefined, 1);
+    add(1);
+    add(2);
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+    expect(store.runs.get(runId(1))).toMatchObject({ status: 'completed', ending: { outcome: { summary: 'one\ntwo', turns: 2, toolCalls: 0 } } });
+    expect(emitter.kinds(runId(1))).toEqual(['agent.run.started', 'agent.run.completed']);
+    expect(emitter.items[0]!.fact).toMatchObject({ causedBy: { runId: runId(1), agentId: AGENT, depth: 1 }, idempotencyKey: `run:${runId(1)}:running` });
+    expect(slots.held.size).toBe(0);
+    expect(waker.woken).toEqual([[runId(2)]]);
+  });
+
+  it('goes on with the agent\'s next queued runs in order, up to chainMax, then wakes the rest', async () => {
+    const { store, emitter, waker, runner, add, job } = setup(undefined, 3);
+    for (let n = 1; n <= 5; n++) add(n);
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+    expect([1, 2, 3, 4, 5].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'completed', 'completed', 'queued', 'queued']);
+    expect(waker.woken).toEqual([[runId(4)]]);
+    // The chained runs' own jobs find them ended.
+    const before = emitter.items.length;
+    expect(await runner.handle(job(2))).toEqual({ action: 'done' });
+    expect(emitter.items).toHaveLength(before);
+  });
+
+  it('FIFO: a later run waits while an earlier one is queued, longer the further back it is', async () => {
+    const { store, runner, add, job } = setup();
+    add(1);
+    add(2);
+    add(3);
+    expect(await runner.handle(job(3))).toEqual({ action: 'later', delayMs: 30 });
+    expect(await runner.handle(job(2))).toEqual({ action: 'later', delayMs: 20 });
+    expect(store.runs.get(runId(3))!.status).toBe('queued');
+  });
+
+  it('waits while the agent runs another run (its slot is held)', async () => {
+    const { store, slots, runner, add, job } = setup();
+    add(1);
+    add(2);
+    store.runs.get(runId(1))!.status = 'running';
+    await slots.acquire(AGENT, 1, runId(1));
+    expect(await runner.handle(job(2))).toEqual({ action: 'later', delayMs: 10 });
+  });
+
+  it('a job whose run already ended does nothing (at-least-once delivery)', async () => {
+    const { emitter, runner, add, job } = setup();
+    add(1);
+    await runner.handle(job(1));
+    const before = emitter.items.length;
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+    expect(emitter.items).toHaveLength(before);
+  });
+
+  it('a running run whose slot expired is failed runner_lost once, and the next run starts', async () => {
+    const { store, slots, emitter, runner, add, job } = setup();
+    add(1);
+    add(2);
+    store.runs.get(runId(1))!.status = 'running';
+    await slots.acquire(AGENT, 1, runId(1));
+    expect(await runner.handle(job(1))).toEqual({ action: 'later', delayMs: 1000 }); // its runner may be alive
+    slots.expire(runId(1));
+    expect(await runner.handle(job(2))).toEqual({ action: 'done' });
+    expect(store.runs.get(runId(1))).toMatchObject({ status: 'failed', ending: { error: { code: 'runner_lost' } } });
+    expect(store.runs.get(runId(2))!.status).toBe('completed');
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+    expect(emitter.kinds(runId(1))).toEqual(['agent.run.failed']);
+  });
+
+  it('the sweep fails running runs that no slot holds', async () => {
+    const { store, runner, add } = setup();
+    add(1);
+    store.runs.get(runId(1))!.status = 'running';
+    expect(await runner.sweep()).toBe(1);
+    expect(await runner.sweep()).toBe(0);
+  });
+
+  it('a provider without an executor fails the run with provider_not_available', async () => {
+    const { store, runner, add, job } = setup();
+    add(1, spec('openai'));
+    await runner.handle(job(1));
+    expect(store.runs.get(runId(1))).toMatchObject({ status: 'failed', ending: { reason: 'provider_not_available', error: { code: 'provider_not_available' } } });
+  });
+
+  it('a stop request or the kill switch cancels the run at its next step', async () => {
+    const { store, runner, add, job } = setup();
+    add(1);
+    add(2);
+    store.runs.get(runId(1))!.stopRequested = true;
+    store.runs.get(runId(2))!.paused = true;
+    await runner.handle(job(1));
+    expect(store.runs.get(runId(1))).toMatchObject({ status: 'cancelled', ending: { reason: 'stopped', outcome: { turns: 0 } } });
+    expect(store.runs.get(runId(2))).toMatchObject({ status: 'cancelled', ending: { reason: 'agents_paused' } });
+  });
+
+  it('a spec that does not parse fails the queued run without starting it', async () => {
+    const { store, emitter, runner, add, job } = setup();
+    add(1, { name: 'broken' });
+    await runner.handle(job(1));
+    expect(store.runs.get(runId(1))).toMatchObject({ status: 'failed', ending: { reason: 'spec_invalid' } });
+    expect(emitter.kinds(runId(1))).toEqual(['agent.run.failed']);
+  });
+});
