@@ -1,23 +1,8 @@
 import { checkRegexSafety, type Fact, MAX_PAYLOAD_BYTES, REGEX_MAX_COST, TriggerFilterSchema } from '@switchyard/contracts';
 import { compileFilter } from '@switchyard/core';
-
-/**
- * mulberry32: a tiny seeded PRNG so that the random filters and facts are the
- * same on every run and a failure can be replayed from its seed.
- */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { pick, prng } from '@switchyard/testing';
 
 type Rand = () => number;
-const pick = <T>(rand: Rand, items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
 
 // Small value domains, so that generated filters and facts often agree and both outcomes occur.
 const SCALARS = [0, 1, 2, -1, 1.5, 'a', 'b', 'ab', 'ba', 'A', '', true, false, null] as const;

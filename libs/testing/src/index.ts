@@ -14,3 +14,4 @@ export { openSse } from './sse-client';
 export type { SseConnection, SseEvent } from './sse-client';
 export { postFactsConcurrently } from './load';
 export type { LoadResult } from './load';
+export { pick, prng } from './random';

@@ -166,18 +166,10 @@ export interface RunRecord {
 }
 
 /** What a new `queued` run is made of; the store fills in the rest. */
-export interface NewRun {
-  id: string;
-  workspaceId: string;
-  agentId: string;
-  agentVersion: number;
-  origin: RunOrigin;
-  eventId: string | null;
-  eventKind: string | null;
-  causedBy: CausedBy | null;
-  depth: number;
-  sessionId: string;
-}
+export type NewRun = Pick<
+  RunRecord,
+  'id' | 'workspaceId' | 'agentId' | 'agentVersion' | 'origin' | 'eventId' | 'eventKind' | 'causedBy' | 'depth' | 'sessionId'
+>;
 
 /** Outcome of a stop; the refusals are expected, so they are values. */
 export type StopRunResult =

@@ -1,0 +1,319 @@
+/**
+ * `npm run bench:match`: matcher throughput (facts/s) with 10, 1,000 and
+ * 10,000 enabled agents in one workspace (3 of them match each fact), and
+ * fact published → run started latency at a fixed open-loop load with a
+ * scripted agent and 2 runners. Baseline in the same run: a bare BullMQ
+ * `queue.add` → Worker pickup on the same Redis at the same rate. Writes its
+ * section of BENCHMARKS.md.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Queue, Worker } from 'bullmq';
+import { Client } from 'pg';
+import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema, GROUPS, STREAMS } from '@switchyard/contracts';
+import { newId } from '@switchyard/core';
+import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
+import { closeRedis, createRedis, streamGroupStats } from '@switchyard/redis';
+import { spawnService, type ServiceProcess } from '@switchyard/testing';
+import { HttpLoad } from './lib/http-load';
+import { fmt, quantile } from './lib/stats';
+import { machineLine, writeSection } from './lib/report';
+
+const ROOT = path.resolve(__dirname, '..');
+const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Agent counts of the throughput scenarios (comma-separated). */
+const AGENT_COUNTS = (process.env.BENCH_AGENTS ?? '10,1000,10000').split(',').map(Number);
+/** Facts per throughput scenario, posted in batches of 100. */
+const FACTS = Number(process.env.BENCH_FACTS ?? 2000);
+/** Offered load and duration of the latency runs. */
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const MATCHING = 3;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 120_000, intervalMs = 10): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** A stored spec as the gateway would store it: parsed with its defaults, without `enabled`. */
+function storedSpec(raw: Record<string, unknown>): string {
+  return JSON.stringify(AgentSpecSchema.parse(raw));
+}
+
+const idleTrigger = (i: number) => ({ kind: [`other${i}.done`, `other${i}.*`, `*.x${i}`][i % 3]! });
+
+async function main(): Promise<void> {
+  const dbUrl = withDatabaseName(SERVER_URL, `sy_bench_${Date.now()}`);
+  await ensureDatabase(dbUrl);
+  await applyMigrations(dbUrl);
+  const prefix = `bench${randomUUID().slice(0, 8)}`;
+  const env = {
+    DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
+    EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0',
+  };
+  const redis = createRedis(REDIS_URL);
+  const pg = new Client({ connectionString: dbUrl });
+  await pg.connect();
+  const procs: ServiceProcess[] = [];
+  let matcher: ServiceProcess | undefined;
+  let load: HttpLoad | undefined;
+  try {
+    const token = (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', 'bench'], { cwd: ROOT, env: { ...process.env, ...env } })).stdout.trim().split('\n').at(-1)!;
+    const workspaceId = (await pg.query('SELECT id::text AS id FROM workspaces WHERE slug = $1', ['bench'])).rows[0].id as string;
+    const createdBy = newId();
+    procs.push(await spawnService('event-log', { ...env, EVENT_LOG_CONSUMER: 'el-bench' }));
+    const gateway = await spawnService('gateway', env, { readyPattern: /gateway listening/ });
+    procs.push(gateway);
+    const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1] ?? /"port":(\d+)/.exec(gateway.output())![1];
+    load = new HttpLoad(`http://127.0.0.1:${port}`, { authorization: `Bearer ${token}` }, 16);
+    const expect202 = (status: number) => {
+      if (status !== 202) throw new Error(`unexpected status ${status}`);
+    };
+    const startMatcher = async () => {
+      matcher = await spawnService('matcher', { ...env, MATCHER_CONSUMER: 'm-bench' }, { readyPattern: /matcher started/, timeoutMs: 120_000 });
+      procs.push(matcher);
+    };
+    const stopMatcher = async () => {
+      if (!matcher) return;
+      matcher.child.kill('SIGCONT');
+      await matcher.stop();
+      procs.splice(procs.indexOf(matcher), 1);
+      matcher = undefined;
+    };
+    const lastSeq = async () => Number((await pg.query('SELECT last_seq FROM workspace_event_seq WHERE workspace_id = $1', [workspaceId])).rows[0]?.last_seq ?? 0);
+    const cursor = async () =>
+      Number((await pg.query(`SELECT last_seq FROM consumer_cursors WHERE consumer = 'matcher' AND workspace_id = $1`, [workspaceId])).rows[0]?.last_seq ?? 0);
+    const groupIdle = async (stream: string, group: string) => {
+      const mine = (await streamGroupStats(redis, `${prefix}:${stream}`)).find((s) => s.group === group);
+      return !!mine && mine.pending === 0 && (mine.lag ?? 1) === 0;
+    };
+    const persisted = () => waitUntil('ingest drained', () => groupIdle(STREAMS.ingest, GROUPS.eventLog));
+    /** Everything posted so far went through the event-log and the matcher (run facts included). */
+    const settle = async () => {
+      for (let quiet = 0; quiet < 3; quiet++) {
+        await persisted();
+        await waitUntil('matcher caught up', async () => (await cursor()) >= (await lastSeq()));
+        await sleep(100);
+        if ((await lastSeq()) > (await cursor())) quiet = -1;
+      }
+    };
+    const postBatches = async (count: number, kind: string) => {
+      let sent = 0;
+      await load!.closedLoop(4, '/v1/workspaces/bench/events:batch', () => {
+        if (sent >= count) return undefined;
+        const events = Array.from({ length: Math.min(100, count - sent) }, (_, k) => ({ kind, subject: { type: 'bench', id: String(sent + k) }, payload: { i: sent + k, score: (sent + k) % 100 } }));
+        sent += events.length;
+        return JSON.stringify({ events });
+      }, expect202);
+    };
+    /** With the matcher stopped: no live agents, no runs, no activation jobs. */
+    const resetAgents = async () => {
+      await pg.query('UPDATE agents SET deleted_at = now() WHERE deleted_at IS NULL');
+      await pg.query('DELETE FROM runs');
+      const keys = await redis.keys(`${prefix}:activations:*`);
+      for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+    };
+    const insertAgents = async (specs: Array<{ name: string; spec: string }>) => {
+      for (let i = 0; i < specs.length; i += 1000) {
+        const chunk = specs.slice(i, i + 1000);
+        const ids = chunk.map(() => newId());
+        await pg.query(
+          `INSERT INTO agents (id, workspace_id, name, latest_version, enabled, created_by, updated_at)
+           SELECT id, $1::uuid, name, 1, true, $2::uuid, now() FROM unnest($3::uuid[], $4::text[]) AS v(id, name)`,
+          [workspaceId, createdBy, ids, chunk.map((a) => a.name)],
+        );
+        await pg.query(
+          `INSERT INTO agent_versions (agent_id, version, schema_version, spec, created_by)
+           SELECT id, 1, $1, spec::jsonb, $2::uuid FROM unnest($3::uuid[], $4::text[]) AS v(id, spec)`,
+          [AGENT_SPEC_SCHEMA_VERSION, createdBy, ids, chunk.map((a) => a.spec)],
+        );
+      }
+    };
+
+    // 1. Throughput: agents inserted with SQL before the matcher starts (it loads them at start).
+    // Each scenario: warm the matcher up, SIGSTOP it, post FACTS facts and wait until the
+    // event-log persisted them, SIGCONT it and time until its saved cursor reaches the last seq.
+    const throughput: Array<{ agents: number; factsPerSecond: number; runs: number; loadMs: number }> = [];
+    for (const [scenario, count] of AGENT_COUNTS.entries()) {
+      await stopMatcher();
+      await resetAgents();
+      const base = { instructions: 'Act on the fact.', model: { provider: 'openai', name: 'gpt-4.1-mini' }, flow: { queueCap: 10_000 } };
+      const matchingKinds = ['load.fact', 'load.*', '*.fact'];
+      const specs = matchingKinds.map((kind, i) => ({ name: `s${scenario}-match-${i}`, spec: storedSpec({ ...base, name: `s${scenario}-match-${i}`, triggers: [{ kind }] }) }));
+      for (let i = 0; i < count - MATCHING; i++) {
+        const name = `s${scenario}-idle-${i}`;
+        specs.push({ name, spec: storedSpec({ ...base, name, triggers: [idleTrigger(i)] }) });
+      }
+      await insertAgents(specs);
+      const loadStarted = performance.now();
+      await startMatcher();
+      const loadMs = performance.now() - loadStarted;
+      await postBatches(300, 'load.fact'); // warm-up: JIT, pools
+      await settle();
+      await pg.query('DELETE FROM runs');
+      const before = Number((await pg.query('SELECT count(*) FROM runs')).rows[0].count);
+      matcher!.child.kill('SIGSTOP');
+      await postBatches(FACTS, 'load.fact');
+      await persisted();
+      const target = await lastSeq();
+      const started = performance.now();
+      matcher!.child.kill('SIGCONT');
+      await waitUntil('matcher cursor at the last seq', async () => (await cursor()) >= target, 300_000, 5);
+      const elapsed = performance.now() - started;
+      const runs = Number((await pg.query('SELECT count(*) FROM runs')).rows[0].count) - before;
+      throughput.push({ agents: count, factsPerSecond: (FACTS * 1000) / elapsed, runs, loadMs });
+      console.log(`${count} agents: ${fmt((FACTS * 1000) / elapsed)} facts/s (${runs} runs; matcher start ${fmt(loadMs)} ms)`);
+      await settle();
+    }
+
+    // 2. Fact published → run started at RATE facts/s, one matching scripted agent, 2 runners.
+    await stopMatcher();
+    await resetAgents();
+    await insertAgents([{
+      name: 'latency',
+      spec: storedSpec({
+        name: 'latency',
+        instructions: 'Act on the fact.',
+        model: { provider: 'scripted', name: 'x', params: { stepMs: 0 } },
+        script: [{ say: 'done' }],
+        triggers: [{ kind: 'lat.*' }],
+        flow: { concurrency: 10, queueCap: 10_000 },
+      }),
+    }]);
+    await startMatcher();
+    for (let r = 0; r < 2; r++) procs.push(await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/ }));
+    const single = (kind: string) => (i: number) => JSON.stringify({ kind, subject: { type: 'bench', id: String(i) }, payload: { i } });
+    const allStarted = (kind: string, n: number) =>
+      waitUntil(`${kind} runs started`, async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND started_at IS NOT NULL`, [kind])).rows[0].count) >= n, 120_000, 50);
+    await load.openLoop(RATE, RATE * 2, '/v1/workspaces/bench/events', single('lat.warm'), expect202);
+    await allStarted('lat.warm', RATE * 2);
+    await settle();
+    const factsKey = `${prefix}:${STREAMS.facts}`;
+    const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+    const total = RATE * SECONDS;
+    await load.openLoop(RATE, total, '/v1/workspaces/bench/events', single('lat.fact'), expect202);
+    await allStarted('lat.fact', total);
+    const published = new Map<string, { xadd: number; ts: number }>();
+    for (let from = fromId; ;) {
+      const entries = await redis.xrange(factsKey, `(${from}`, '+', 'COUNT', 5000);
+      if (entries.length === 0) break;
+      for (const [id, fields] of entries) {
+        from = id;
+        const message = JSON.parse(fields[1]!);
+        if (message.fact.kind === 'lat.fact') published.set(message.fact.id, { xadd: Number(id.split('-')[0]), ts: Date.parse(message.fact.ts) });
+      }
+    }
+    const rows = (await pg.query<{ event_id: string; queued_at: Date; started_at: Date }>(
+      `SELECT event_id::text, queued_at, started_at FROM runs WHERE event_kind = 'lat.fact'`,
+    )).rows;
+    const toStart: number[] = [];
+    const fromAccept: number[] = [];
+    const toQueued: number[] = [];
+    for (const row of rows) {
+      const p = published.get(row.event_id);
+      if (!p) continue;
+      toStart.push(row.started_at.getTime() - p.xadd);
+      fromAccept.push(row.started_at.getTime() - p.ts);
+      toQueued.push(row.queued_at.getTime() - p.xadd);
+    }
+    load.close();
+    load = undefined;
+
+    // 3. Baseline: bare BullMQ add → Worker pickup on the same Redis, same rate, same count.
+    const baseline = await bullmqBaseline(`${prefix}:base`, RATE, total);
+
+    const q = (values: number[]) => ({ p50: quantile(values, 0.5), p99: quantile(values, 0.99) });
+    const lat = { start: q(toStart), accept: q(fromAccept), queued: q(toQueued), base: q(baseline) };
+    const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
+    const pgVersion = (await pg.query('SHOW server_version')).rows[0].server_version;
+    const first = throughput[0]!;
+    const body = `## Match (\`npm run bench:match\`)
+
+- Date: ${new Date().toISOString().slice(0, 10)}
+- Machine: ${machineLine(`Redis ${redisVersion}, PostgreSQL ${pgVersion}`)}
+- Command: \`npm run bench:match\` (gateway, event-log, matcher and 2 runners as separate processes on the same cores as the load generator, Redis and PostgreSQL)
+
+Matcher throughput: enabled agents inserted with SQL before the matcher starts; ${MATCHING} of them match every fact (\`load.fact\`, \`load.*\`, \`*.fact\`), the rest have triggers on other kinds (\`other<i>.done\`, \`other<i>.*\`, \`*.x<i>\`). The matcher is SIGSTOPped, ${fmt(FACTS)} facts are posted in batches of 100 and persisted by the event-log, then it is SIGCONTed and timed until its saved cursor (\`consumer_cursors\`) reaches the last seq. Each fact makes ${MATCHING} runs (the matcher's history check, run INSERT, BullMQ job and \`agent.run.queued\` fact for each).
+
+| enabled agents | facts/s matched | runs created | ratio to ${fmt(first.agents)} agents | matcher start (load agents → ready) |
+|---:|---:|---:|---:|---:|
+${throughput.map((t) => `| ${fmt(t.agents)} | ${fmt(t.factsPerSecond)} | ${fmt(t.runs)} | ${fmt(t.factsPerSecond / first.factsPerSecond, 2)} | ${fmt(t.loadMs)} ms |`).join('\n')}
+
+Fact published → run started, ${fmt(RATE)} facts/s open loop for ${SECONDS} s (${fmt(total)} facts, one request each), one matching scripted agent (\`stepMs\` 0, \`flow.concurrency\` 10), 2 runners. "Published" is the XADD time of the fact's \`facts\` entry (its id's milliseconds); "started" is \`runs.started_at\` (PostgreSQL \`now()\` of the runner's claim); same machine clock, millisecond resolution.
+
+| path | measured | p50 | p99 |
+|---|---:|---:|---:|
+| fact published on \`facts\` → run started | ${fmt(toStart.length)} | ${fmt(lat.start.p50)} ms | ${fmt(lat.start.p99)} ms |
+| of which published → run queued (\`runs.queued_at\`, matcher) | ${fmt(toQueued.length)} | ${fmt(lat.queued.p50)} ms | ${fmt(lat.queued.p99)} ms |
+| gateway accept (\`fact.ts\`) → run started | ${fmt(fromAccept.length)} | ${fmt(lat.accept.p50)} ms | ${fmt(lat.accept.p99)} ms |
+| baseline, same run: bare BullMQ \`queue.add\` → Worker process start, ${fmt(RATE)}/s | ${fmt(baseline.length)} | ${fmt(lat.base.p50, 1)} ms | ${fmt(lat.base.p99, 1)} ms |
+
+Ratios: throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throughput.at(-1)!.factsPerSecond / first.factsPerSecond, 2)} of that with ${fmt(first.agents)}; published → started p50 is ${fmt(lat.start.p50 / Math.max(lat.base.p50, 0.1), 1)}× and p99 ${fmt(lat.start.p99 / Math.max(lat.base.p99, 0.1), 1)}× the bare BullMQ pickup.
+
+Targets (issue 3): throughput nearly independent of the number of non-matching agents; fact → run started p50 ≤ 10 ms and p99 ≤ 100 ms at 200 facts/s.
+`;
+    if (process.env.BENCH_WRITE !== '0') writeSection('bench:match', body);
+    console.log(body);
+  } finally {
+    load?.close();
+    matcher?.child.kill('SIGCONT');
+    await Promise.all(procs.map((p) => p.stop()));
+    await pg.end();
+    const keys = await redis.keys(`${prefix}:*`);
+    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+    await closeRedis(redis);
+    await dropDatabase(dbUrl);
+  }
+}
+
+/** add → process-start latencies (ms) of a bare BullMQ queue and worker at `perSecond`, open loop. */
+async function bullmqBaseline(prefix: string, perSecond: number, total: number): Promise<number[]> {
+  const connection = createRedis(REDIS_URL, { maxRetriesPerRequest: null });
+  const workerConnection = createRedis(REDIS_URL, { maxRetriesPerRequest: null });
+  const queue = new Queue<{ t: number }>('baseline', { connection, prefix, defaultJobOptions: { removeOnComplete: true } });
+  const latencies: number[] = [];
+  let measuring = false;
+  let done = 0;
+  const worker = new Worker<{ t: number }>('baseline', async (job) => {
+    if (measuring) latencies.push(performance.now() - job.data.t);
+    done += 1;
+  }, { connection: workerConnection, prefix, concurrency: 10 });
+  try {
+    await worker.waitUntilReady();
+    const run = async (count: number) => {
+      const started = performance.now();
+      const adds: Promise<unknown>[] = [];
+      for (let i = 0; i < count; i++) {
+        const wait = started + (i * 1000) / perSecond - performance.now();
+        if (wait > 1) await sleep(wait);
+        adds.push(queue.add('job', { t: performance.now() }));
+      }
+      await Promise.all(adds);
+    };
+    await run(perSecond); // warm-up
+    await waitUntil('baseline warm-up processed', async () => done >= perSecond);
+    measuring = true;
+    await run(total);
+    await waitUntil('baseline processed', async () => latencies.length >= total);
+    return latencies;
+  } finally {
+    await worker.close();
+    await queue.obliterate({ force: true });
+    await queue.close();
+    await closeRedis(connection);
+    await closeRedis(workerConnection);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
