@@ -98,6 +98,16 @@ export type AgentUpdateResult =
   | { ok: false; reason: 'version_conflict'; current: number }
   | { ok: false; reason: 'name_taken' };
 
+/** A `PUT` of an agent: the new spec, the flag when given, and the version the client read. */
+export interface AgentUpdateInput {
+  workspaceId: string;
+  id: string;
+  userId: string;
+  spec: StoredAgentSpec;
+  enabled?: boolean;
+  ifMatch?: number;
+}
+
 /**
  * The agent registry in the system of record. Every method is scoped by
  * workspace id: another workspace's agent id is simply not found. Deleted
@@ -120,14 +130,7 @@ export interface AgentStore {
    * that exactly one of several with the same `ifMatch` succeeds. `enabled`
    * changes the flag only when given.
    */
-  update(input: {
-    workspaceId: string;
-    id: string;
-    userId: string;
-    spec: StoredAgentSpec;
-    enabled?: boolean;
-    ifMatch?: number;
-  }): Promise<AgentUpdateResult>;
+  update(input: AgentUpdateInput): Promise<AgentUpdateResult>;
   /** Sets the flag; `changed` is false when it already had that value. Null when not found. */
   setEnabled(workspaceId: string, id: string, enabled: boolean): Promise<{ agent: AgentRecord; changed: boolean } | null>;
   /**

@@ -10,6 +10,7 @@ import type { Agent, AgentVersion, Prisma, PrismaClient } from '@switchyard/db';
 import type {
   AgentRecord,
   AgentStore,
+  AgentUpdateInput,
   AgentUpdateResult,
   AgentVersionRecord,
   AgentVersionSummaryRecord,
@@ -100,14 +101,7 @@ export class PrismaAgentStore implements AgentStore {
     return head ? toRecord(head, head.versions[0]!) : null;
   }
 
-  async update(input: {
-    workspaceId: string;
-    id: string;
-    userId: string;
-    spec: StoredAgentSpec;
-    enabled?: boolean;
-    ifMatch?: number;
-  }): Promise<AgentUpdateResult> {
+  async update(input: AgentUpdateInput): Promise<AgentUpdateResult> {
     try {
       return await this.prisma.$transaction(async (tx): Promise<AgentUpdateResult> => {
         // The row lock serializes every change to this agent (PUTs, enable, disable,
