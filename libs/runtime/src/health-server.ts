@@ -68,3 +68,17 @@ function send(res: import('node:http').ServerResponse, status: number, body: unk
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }
+
+/**
+ * The readiness checks of a service that uses Redis and PostgreSQL: Redis
+ * answers PING, PostgreSQL answers `SELECT 1`.
+ */
+export function storeChecks(
+  redis: { ping(): Promise<unknown> },
+  postgres: { $queryRawUnsafe(sql: string): Promise<unknown> },
+): Record<string, ReadinessCheck> {
+  return {
+    redis: async () => void (await redis.ping()),
+    postgres: async () => void (await postgres.$queryRawUnsafe('SELECT 1')),
+  };
+}

@@ -1,6 +1,6 @@
 export { closeAll, closeOnSignals } from './lifecycle';
 export type { Closable, CloseOnSignalsOptions } from './lifecycle';
-export { runChecks, startHealthServer } from './health-server';
+export { runChecks, startHealthServer, storeChecks } from './health-server';
 export type { HealthServer, HealthServerOptions, ReadinessCheck } from './health-server';
 export { runService } from './run-service';
 export { startShellService } from './shell-service';

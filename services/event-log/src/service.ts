@@ -2,7 +2,7 @@ import { GROUPS, IngestMessageSchema, STREAMS } from '@switchyard/contracts';
 import { createPrismaClient } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { createRedis, deadLetterKeys, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
-import { closeAll, startHealthServer, type Closable } from '@switchyard/runtime';
+import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventLogConfig } from './config';
 import { EventLog } from './event-log';
@@ -56,10 +56,7 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
     port: config.EVENT_LOG_HEALTH_PORT,
     host: config.HOST,
     registry,
-    checks: {
-      redis: async () => void (await redis.ping()),
-      postgres: async () => void (await prisma.$queryRawUnsafe('SELECT 1')),
-    },
+    checks: storeChecks(redis, prisma),
   });
   log.info({ consumer: config.EVENT_LOG_CONSUMER, healthPort: health.port }, 'event-log started');
   return {

@@ -4,7 +4,7 @@ import { STREAMS } from '@switchyard/contracts';
 import { createPrismaClient } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
-import { closeAll, type Closable } from '@switchyard/runtime';
+import { closeAll, type Closable, storeChecks } from '@switchyard/runtime';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
@@ -51,10 +51,7 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     prefix: config.REDIS_PREFIX,
     log,
     metrics: createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }),
-    checks: {
-      redis: async () => void (await redis.ping()),
-      postgres: async () => void (await prisma.$queryRawUnsafe('SELECT 1')),
-    },
+    checks: storeChecks(redis, prisma),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     rateLimiter,
     ratePerSecond: config.RATE_LIMIT_PER_SECOND,

@@ -11,7 +11,7 @@ import {
   StreamConsumer,
   toKey,
 } from '@switchyard/redis';
-import { closeAll, startHealthServer, type Closable } from '@switchyard/runtime';
+import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import { ActivationGuards } from './activation-guards';
 import { AgentIndex } from './agent-index';
@@ -84,10 +84,7 @@ export async function startMatcher(config: MatcherConfig, log: Logger): Promise<
     port: config.MATCHER_HEALTH_PORT,
     host: config.HOST,
     registry,
-    checks: {
-      redis: async () => void (await redis.ping()),
-      postgres: async () => void (await prisma.$queryRawUnsafe('SELECT 1')),
-    },
+    checks: storeChecks(redis, prisma),
   });
   log.info({ consumer: config.MATCHER_CONSUMER, healthPort: health.port }, 'matcher started');
   return {

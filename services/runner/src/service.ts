@@ -2,7 +2,7 @@ import { STREAMS } from '@switchyard/contracts';
 import { createPrismaClient } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, once, RedisIngestWriter, toKey } from '@switchyard/redis';
-import { closeAll, startHealthServer, type Closable } from '@switchyard/runtime';
+import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import { BullmqJobWaker, createActivationWorker } from './adapters/bullmq-activation-worker';
 import { PrismaRunStore } from './adapters/prisma-run-store';
@@ -82,10 +82,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     port: config.RUNNER_HEALTH_PORT,
     host: config.HOST,
     registry,
-    checks: {
-      redis: async () => void (await redis.ping()),
-      postgres: async () => void (await prisma.$queryRawUnsafe('SELECT 1')),
-    },
+    checks: storeChecks(redis, prisma),
   });
   const sweeper = setInterval(() => {
     runner.sweep().catch((error: unknown) => log.warn({ err: error }, 'lost-run sweep failed'));
