@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WorkspaceSlugSchema } from './facts';
-import { TriggerSchema } from './trigger-filter';
+import { SecretNameSchema, SecretRefSchema } from './agent-loop';
+import { TriggerFilterSchema, TriggerSchema } from './trigger-filter';
 
 /**
  * The shape of a stored agent spec (`agent_versions.schema_version`). Readers
@@ -51,12 +52,18 @@ export const AgentModelSchema = z.strictObject({
   name: z.string().min(1).max(200).regex(/^[A-Za-z0-9._:/-]+$/, 'model name is letters, digits and . _ : / -'),
   /** Provider parameters passed through (temperature, …); at most 8 KiB. */
   params: boundedJsonRecord(8 * 1024).optional(),
+  /** OpenAI-compatible endpoint (with `/v1`); defaults to the runner's OPENAI_BASE_URL. Checked like MCP URLs. */
+  baseUrl: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
+  /** The workspace secret holding the API key; defaults to the runner's OPENAI_API_KEY. */
+  apiKeySecret: SecretNameSchema.optional(),
 });
 
 /**
- * One step of a scripted model: say something, call a tool, or both.
- * Provisional: the agent-loop issue refines this shape (and bumps
- * AGENT_SPEC_SCHEMA_VERSION).
+ * One step of the scripted model: say something, call a tool, or both. String
+ * arguments are templates over the activating fact (`{{event.subject.id}}`,
+ * `{{event.payload.failures}}`); `when` (the trigger filter language, over the
+ * fact) skips the step when it does not hold. The last `say` is the run's
+ * final message.
  */
 export const ScriptStepSchema = z
   .strictObject({
@@ -64,6 +71,7 @@ export const ScriptStepSchema = z
     tool: z.string().min(1).max(200).optional(),
     /** The tool's arguments; at most 16 KiB. */
     arguments: boundedJsonRecord(16 * 1024).optional(),
+    when: TriggerFilterSchema.optional(),
   })
   .refine((step) => step.say !== undefined || step.tool !== undefined, { message: 'a step says something or calls a tool' })
   .refine((step) => step.arguments === undefined || step.tool !== undefined, { message: 'arguments need a tool', path: ['arguments'] });
@@ -79,16 +87,16 @@ export const McpStdioServerSchema = z.strictObject({
 });
 
 /**
- * An MCP server reached over streamable HTTP. Header values are stored and
- * returned as given: do not put long-lived secrets here until secret
- * references exist.
+ * An MCP server reached over streamable HTTP. A header value is a literal
+ * (stored and returned as given) or `{secret: name}`, a workspace secret the
+ * runner decrypts for the connection only.
  */
 export const McpHttpServerSchema = z.strictObject({
   name: McpServerNameSchema,
   transport: z.literal('http'),
   url: z.url({ protocol: /^https?$/ }).max(2_000),
   headers: z
-    .record(z.string().min(1).max(100).regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'header names are HTTP tokens'), z.string().max(4_096).regex(/^[^\r\n]*$/, 'header values have no line breaks'))
+    .record(z.string().min(1).max(100).regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'header names are HTTP tokens'), z.union([z.string().max(4_096).regex(/^[^\r\n]*$/, 'header values have no line breaks'), SecretRefSchema]))
     .refine((headers) => Object.keys(headers).length <= 50, { message: 'at most 50 headers' })
     .optional(),
 });

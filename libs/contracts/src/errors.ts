@@ -51,6 +51,12 @@ export enum ErrorCode {
    * are refused until it is turned off. `data`: `{ workspace }` (the slug).
    */
   AGENTS_PAUSED = 'AGENTS_PAUSED',
+  /** No secret with that name in the workspace. `data`: `{ name }`. */
+  SECRET_NOT_FOUND = 'SECRET_NOT_FOUND',
+  /** No session with that id in the workspace (no run has it). `data`: `{ id }`. */
+  SESSION_NOT_FOUND = 'SESSION_NOT_FOUND',
+  /** The session's runs have all ended: a message to it would never be read. `data`: `{ id }`. */
+  SESSION_NOT_ACTIVE = 'SESSION_NOT_ACTIVE',
   /** The per-token rate limit was hit. `data`: `{ retryAfterMs }`. */
   RATE_LIMITED = 'RATE_LIMITED',
   /** A stream ticket is unknown, used or expired. */

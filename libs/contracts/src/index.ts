@@ -1,6 +1,6 @@
 export { AppError, ErrorBodySchema, ErrorCode, ErrorCodeSchema, NonRetriableError } from './errors';
 export type { ErrorBody } from './errors';
-export { GROUPS, STREAMS } from './streams';
+export { GROUPS, mailboxStream, STREAMS } from './streams';
 export type { GroupName, StreamName } from './streams';
 export {
   AcceptedFactSchema,
@@ -146,3 +146,30 @@ export {
   WorkspaceSettingsChangedPayloadSchema,
 } from './runs-api';
 export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';
+export {
+  ListSecretsResponseSchema,
+  MailboxEnvelopeSchema,
+  MailboxSenderSchema,
+  MAX_MAILBOX_MESSAGE_CHARS,
+  MAX_SECRET_BYTES,
+  PostSessionMessageRequestSchema,
+  PostSessionMessageResponseSchema,
+  PutSecretRequestSchema,
+  SecretInfoSchema,
+  SecretNameSchema,
+  SecretRefSchema,
+  TranscriptEntrySchema,
+  TranscriptEntryTypeSchema,
+  TranscriptQuerySchema,
+  TranscriptResponseSchema,
+} from './agent-loop';
+export type {
+  MailboxEnvelope,
+  MailboxSender,
+  PostSessionMessageRequest,
+  PutSecretRequest,
+  SecretInfo,
+  SecretRef,
+  TranscriptEntry,
+  TranscriptEntryType,
+} from './agent-loop';

@@ -9,6 +9,16 @@ export const STREAMS = {
   facts: 'facts',
 } as const;
 
+/**
+ * The stream of one session's mailbox (messages from people, teammates and
+ * facts), drained by the run's loop at every step. Read with XREAD after the
+ * last id the loop saw (no group: one reader, the session's run); trimmed by
+ * the reader once read.
+ */
+export function mailboxStream(sessionId: string): string {
+  return `mailbox:${sessionId}`;
+}
+
 /** Consumer groups, one per consuming service. */
 export const GROUPS = {
   eventLog: 'event-log',

@@ -20,6 +20,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.AGENT_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
     case ErrorCode.RUN_NOT_FOUND:
+    case ErrorCode.SECRET_NOT_FOUND:
+    case ErrorCode.SESSION_NOT_FOUND:
       return 404;
     case ErrorCode.WORKSPACE_EXISTS:
     case ErrorCode.AGENT_VERSION_CONFLICT:
@@ -28,6 +30,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.AGENTS_PAUSED:
     case ErrorCode.RUN_NOT_ACTIVE:
     case ErrorCode.RUN_NOT_FINISHED:
+    case ErrorCode.SESSION_NOT_ACTIVE:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
