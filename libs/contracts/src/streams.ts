@@ -13,10 +13,10 @@ export const STREAMS = {
  * The stream of one session's mailbox (messages from people, teammates and
  * facts), drained by the run's loop at every step. Read with XREAD after the
  * last id the loop saw (no group: one reader, the session's run); trimmed by
- * the reader once read.
+ * the reader once read. Parts for `toKey(prefix, ...mailboxStream(id))`.
  */
-export function mailboxStream(sessionId: string): string {
-  return `mailbox:${sessionId}`;
+export function mailboxStream(sessionId: string): readonly [string, string] {
+  return ['mailbox', sessionId];
 }
 
 /** Consumer groups, one per consuming service. */
