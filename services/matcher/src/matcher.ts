@@ -4,7 +4,7 @@ import type { Logger } from '@switchyard/logging';
 import type { IngestItem } from '@switchyard/redis';
 import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
 import type { AgentIndex, TriggerMatch } from './agent-index';
-import type { ActivationSink, FactEmitter, MatcherStore, NewTriggerRun } from './ports';
+import { pairKey, type ActivationSink, type AgentHistory, type AgentHistoryQuery, type FactEmitter, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
 
 /** Counters the matcher reports; main wiring binds them to Prometheus. */
 export interface MatcherMetrics {
@@ -73,24 +73,106 @@ export class Matcher {
     this.cursors.set(workspaceId, Math.max(seq, this.cursor(workspaceId)));
   }
 
-  /** Processes facts in order; resolves once their runs, jobs, facts and cursors are durable. */
+  /**
+   * Processes facts in order; resolves once their runs, jobs, facts and cursors
+   * are durable. The database work is per batch, not per activation: the
+   * matches are collected in fact order (agent changes applied where they fall),
+   * the history of every matched agent is read in one round trip, the guards
+   * decide in fact order on that history plus this batch's own activations,
+   * and the runs are inserted with one statement.
+   */
   async handle(batch: readonly MatcherFact[]): Promise<void> {
-    const jobs: ActivationJob[] = [];
-    const emitted: IngestItem[] = [];
     const advanced = new Map<string, number>();
+    const candidates: Candidate[] = [];
     for (const { fact, workspaceId } of batch) {
       // Already processed (a redelivery after the cursor was saved): decisions are not re-taken.
       if (fact.seq <= this.cursor(workspaceId)) continue;
       await this.reloadFor(fact, workspaceId);
-      for (const match of this.options.index.match(workspaceId, fact)) {
-        await this.activate(match, fact, workspaceId, jobs, emitted);
-      }
+      const paused = this.paused.has(workspaceId);
+      for (const match of this.options.index.match(workspaceId, fact)) candidates.push({ match, fact, workspaceId, paused });
       this.cursors.set(workspaceId, fact.seq);
       advanced.set(workspaceId, fact.seq);
+    }
+    const slots = candidates.length > 0 ? await this.activate(candidates) : [];
+    const jobs: ActivationJob[] = [];
+    const emitted: IngestItem[] = [];
+    for (const { slot, candidate, reason } of slots) {
+      const { agent } = candidate.match;
+      if (slot.status === 'queued') jobs.push({ schemaVersion: 1, runId: slot.runId, workspaceId: candidate.workspaceId, agentId: agent.agentId });
+      if (slot.status === 'queued' || slot.status === 'dropped') emitted.push(runQueuedFact(candidate, slot, reason));
     }
     await this.options.activations.enqueue(jobs);
     await this.options.emitter.accept(emitted);
     if (advanced.size > 0) await this.options.store.saveCursors(this.consumer, advanced);
+  }
+
+  /** Decides every candidate in order and records the runs; returns the slot of each run recorded. */
+  private async activate(candidates: readonly Candidate[]): Promise<Array<{ slot: TriggerRunSlot; candidate: Candidate; reason: string | undefined }>> {
+    const { store } = this.options;
+    const now = this.clock();
+    const [histories, existing] = await Promise.all([
+      store.histories(historyQueries(candidates, now)),
+      store.existingRuns(candidates.map(({ match, fact }) => ({ agentId: match.agent.agentId, eventId: fact.id }))),
+    ]);
+    const runs: NewTriggerRun[] = [];
+    const decided: Candidate[] = [];
+    const recorded: Array<{ slot: TriggerRunSlot; candidate: Candidate; reason: string | undefined }> = [];
+    for (const candidate of candidates) {
+      const { match, fact, workspaceId } = candidate;
+      const { agent } = match;
+      // A run exists for this (agent, fact): a crash may have lost its job or its fact, so the
+      // slot is taken again (it finds the run) instead of deciding anew.
+      const found = existing.get(pairKey(agent.agentId, fact.id));
+      if (found) {
+        recorded.push({ slot: found, candidate, reason: undefined });
+        continue;
+      }
+      const history = histories.get(agent.agentId) ?? emptyHistory();
+      const decision = this.options.guards.decide({
+        now,
+        workspace: { agentsPaused: candidate.paused },
+        agent: { agentId: agent.agentId, enabled: agent.enabled, spec: agent.spec },
+        fact: { causedBy: fact.causedBy },
+        history: {
+          alreadyActivated: false,
+          lastActivationOfKindAt: history.lastActivationOfKindAt.get(fact.kind),
+          recentActivationsAt: history.recentActivationsAt,
+          queuedRuns: history.queuedRuns,
+          lastDebounceArrivalAt: this.lastDebounceArrival.get(agent.agentId),
+        },
+      });
+      this.options.metrics?.decided(decision);
+      if (reachedDebounce(decision)) this.lastDebounceArrival.set(agent.agentId, now);
+      if (decision.action === 'skip') {
+        this.options.log.debug({ agentId: agent.agentId, eventId: fact.id, reason: decision.reason }, 'activation skipped');
+        continue;
+      }
+      if (decision.action === 'activate') {
+        // Later facts of this batch see this activation, as they would had it been stored.
+        history.lastActivationOfKindAt.set(fact.kind, now);
+        history.recentActivationsAt.push(now);
+        history.queuedRuns += 1;
+        histories.set(agent.agentId, history);
+      }
+      runs.push({
+        id: newId(),
+        workspaceId,
+        agentId: agent.agentId,
+        agentVersion: agent.version,
+        origin: { type: 'trigger', eventId: fact.id, agentVersion: agent.version, triggerIndex: match.triggerIndex },
+        eventId: fact.id,
+        eventKind: fact.kind,
+        status: decision.action === 'drop' ? 'dropped' : 'queued',
+        reason: decision.action === 'drop' ? decision.reason : undefined,
+        causedBy: fact.causedBy,
+        depth: fact.causedBy?.depth ?? 0,
+        sessionId: newId(),
+      });
+      decided.push(candidate);
+    }
+    const slots = runs.length > 0 ? await store.createTriggerRuns(runs) : [];
+    slots.forEach((slot, i) => recorded.push({ slot, candidate: decided[i]!, reason: runs[i]!.reason }));
+    return recorded;
   }
 
   private async reloadFor(fact: Fact, workspaceId: string): Promise<void> {
@@ -122,68 +204,51 @@ export class Matcher {
     if (agent) this.options.index.upsert(agent);
     else this.options.index.remove(agentId);
   }
+}
 
-  private async activate(match: TriggerMatch, fact: Fact, workspaceId: string, jobs: ActivationJob[], emitted: IngestItem[]): Promise<void> {
-    const { agent } = match;
-    const now = this.clock();
-    const throttle = agent.spec.flow.throttle;
-    const history = await this.options.store.history({
-      agentId: agent.agentId,
-      eventId: fact.id,
-      kind: fact.kind,
-      cooldown: agent.spec.flow.cooldownMs > 0,
-      throttleSince: throttle ? new Date(now - throttle.periodMs) : undefined,
-      queueCap: agent.spec.flow.queueCap,
-    });
-    // A run exists for this (agent, fact): a crash may have lost its job or its fact, so the
-    // slot is taken again below (it finds the run) instead of deciding anew.
-    const decision: ActivationDecision = history.alreadyActivated
-      ? { action: 'activate' }
-      : this.options.guards.decide({
-          now,
-          workspace: { agentsPaused: this.paused.has(workspaceId) },
-          agent: { agentId: agent.agentId, enabled: agent.enabled, spec: agent.spec },
-          fact: { causedBy: fact.causedBy },
-          history: { ...history, lastDebounceArrivalAt: this.lastDebounceArrival.get(agent.agentId) },
-        });
-    if (!history.alreadyActivated) {
-      this.options.metrics?.decided(decision);
-      if (reachedDebounce(decision)) this.lastDebounceArrival.set(agent.agentId, now);
+/** One (agent, fact) match waiting for its decision, with the kill switch as of its fact. */
+interface Candidate {
+  match: TriggerMatch;
+  fact: Fact;
+  workspaceId: string;
+  paused: boolean;
+}
+
+function emptyHistory(): AgentHistory {
+  return { lastActivationOfKindAt: new Map(), recentActivationsAt: [], queuedRuns: 0 };
+}
+
+/** One history query per matched agent, asking only what its guards use. */
+function historyQueries(candidates: readonly Candidate[], now: number): AgentHistoryQuery[] {
+  const byAgent = new Map<string, { agentId: string; cooldownKinds: Set<string>; throttleSince?: Date; queueCap: number }>();
+  for (const { match, fact } of candidates) {
+    const { agentId, spec } = match.agent;
+    let query = byAgent.get(agentId);
+    if (!query) {
+      const throttle = spec.flow.throttle;
+      query = { agentId, cooldownKinds: new Set(), queueCap: spec.flow.queueCap, throttleSince: throttle ? new Date(now - throttle.periodMs) : undefined };
+      byAgent.set(agentId, query);
     }
-    if (decision.action === 'skip') {
-      this.options.log.debug({ agentId: agent.agentId, eventId: fact.id, reason: decision.reason }, 'activation skipped');
-      return;
-    }
-    const run: NewTriggerRun = {
-      id: newId(),
-      workspaceId,
-      agentId: agent.agentId,
-      agentVersion: agent.version,
-      origin: { type: 'trigger', eventId: fact.id, agentVersion: agent.version, triggerIndex: match.triggerIndex },
-      eventId: fact.id,
-      eventKind: fact.kind,
-      status: decision.action === 'drop' ? 'dropped' : 'queued',
-      reason: decision.action === 'drop' ? decision.reason : undefined,
-      causedBy: fact.causedBy,
-      depth: fact.causedBy?.depth ?? 0,
-      sessionId: newId(),
-    };
-    const slot = await this.options.store.createTriggerRun(run);
-    if (slot.status === 'queued') jobs.push({ schemaVersion: 1, runId: slot.runId, workspaceId, agentId: agent.agentId });
-    if (slot.status === 'queued' || slot.status === 'dropped') {
-      emitted.push({
-        correlationId: slot.runId,
-        fact: platformFact({
-          workspaceId,
-          workspaceSlug: fact.workspace,
-          kind: `agent.run.${slot.status}`,
-          subject: { type: 'run', id: slot.runId },
-          payload: { agentId: agent.agentId, agentVersion: agent.version, eventId: fact.id, status: slot.status, reason: run.reason ?? null },
-          // The run's own facts never wake its agent (self-cause) and count one step deeper.
-          causedBy: { runId: slot.runId, agentId: agent.agentId, depth: slot.depth + 1 },
-          idempotencyKey: `run:${slot.runId}:${slot.status}`,
-        }),
-      });
-    }
+    if (spec.flow.cooldownMs > 0) query.cooldownKinds.add(fact.kind);
   }
+  return [...byAgent.values()].map((query) => ({ ...query, cooldownKinds: [...query.cooldownKinds] }));
+}
+
+/** The `agent.run.queued|dropped` fact of a recorded run. */
+function runQueuedFact(candidate: Candidate, slot: TriggerRunSlot, reason: string | undefined): IngestItem {
+  const { match, fact, workspaceId } = candidate;
+  const { agent } = match;
+  return {
+    correlationId: slot.runId,
+    fact: platformFact({
+      workspaceId,
+      workspaceSlug: fact.workspace,
+      kind: `agent.run.${slot.status}`,
+      subject: { type: 'run', id: slot.runId },
+      payload: { agentId: agent.agentId, agentVersion: agent.version, eventId: fact.id, status: slot.status, reason: reason ?? null },
+      // The run's own facts never wake its agent (self-cause) and count one step deeper.
+      causedBy: { runId: slot.runId, agentId: agent.agentId, depth: slot.depth + 1 },
+      idempotencyKey: `run:${slot.runId}:${slot.status}`,
+    }),
+  };
 }

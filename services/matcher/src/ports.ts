@@ -1,6 +1,5 @@
 import type { ActivationJob, CausedBy, Fact, RunOrigin, RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
-import type { ActivationHistory } from './activation-guards';
 import type { AgentRecord } from './agent-index';
 
 /** A run the matcher records: `queued` (activated) or `dropped` (queue full). */
@@ -27,17 +26,25 @@ export interface TriggerRunSlot {
   depth: number;
 }
 
-/** What to read of an agent's activations: only what its enabled guards need. */
-export interface HistoryQuery {
+/** What to read of one agent's activations for a batch: only what its enabled guards need. */
+export interface AgentHistoryQuery {
   agentId: string;
-  eventId: string;
-  kind: string;
-  /** Read the last activation by this kind (the cooldown is on). */
-  cooldown: boolean;
+  /** Kinds whose last activation the cooldown needs (empty when the cooldown is off). */
+  cooldownKinds: readonly string[];
   /** Read activations since then (the throttle is on). */
   throttleSince?: Date;
   /** Count queued runs up to this many (the queue cap): the count never scans further. */
   queueCap: number;
+}
+
+/** One agent's activations as stored when a batch starts (milliseconds since the epoch). */
+export interface AgentHistory {
+  /** Last activation by kind, for the kinds asked. */
+  lastActivationOfKindAt: Map<string, number>;
+  /** Activations since `throttleSince` (empty when not asked). */
+  recentActivationsAt: number[];
+  /** Queued runs, counted up to the cap asked. */
+  queuedRuns: number;
 }
 
 /** The matcher's reads and writes on the system of record. */
@@ -51,10 +58,12 @@ export interface MatcherStore {
   /** Workspaces whose kill switch is on. */
   pausedWorkspaces(): Promise<Set<string>>;
   isPaused(workspaceId: string): Promise<boolean>;
-  /** What the guards need to know of an agent's activations (debounce excepted). */
-  history(input: HistoryQuery): Promise<Omit<ActivationHistory, 'lastDebounceArrivalAt'>>;
-  /** Inserts a trigger run unless one exists for (agent, fact). */
-  createTriggerRun(run: NewTriggerRun): Promise<TriggerRunSlot>;
+  /** What the guards need to know of these agents' activations (debounce excepted), in one round trip. */
+  histories(queries: readonly AgentHistoryQuery[]): Promise<Map<string, AgentHistory>>;
+  /** The trigger runs that exist for these (agent, fact) pairs, keyed by `pairKey`. */
+  existingRuns(pairs: ReadonlyArray<{ agentId: string; eventId: string }>): Promise<Map<string, TriggerRunSlot>>;
+  /** Inserts trigger runs, in order, except where one exists for (agent, fact); returns the slot of each, in order. */
+  createTriggerRuns(runs: readonly NewTriggerRun[]): Promise<TriggerRunSlot[]>;
   /** Runs left `queued` (their jobs may be gone with Redis). */
   queuedRuns(): Promise<ActivationJob[]>;
   workspaces(): Promise<Array<{ id: string; slug: string }>>;
@@ -76,4 +85,9 @@ export interface ActivationSink {
 /** Where the matcher's own facts go (`ingest`). */
 export interface FactEmitter {
   accept(items: readonly IngestItem[]): Promise<unknown>;
+}
+
+/** The key of an (agent, fact) pair in the maps above. */
+export function pairKey(agentId: string, eventId: string): string {
+  return `${agentId}/${eventId}`;
 }

@@ -2,7 +2,19 @@ import { AgentSpecSchema, type ActivationJob, type Fact } from '@switchyard/cont
 import { FACT_COLUMNS, factFromRow, type FactRow, type PrismaClient } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import type { AgentRecord } from '../agent-index';
-import type { HistoryQuery, MatcherStore, NewTriggerRun, TriggerRunSlot } from '../ports';
+import { pairKey, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
+
+interface SlotRow {
+  id: string;
+  agent_id: string;
+  event_id: string;
+  status: TriggerRunSlot['status'];
+  depth: number;
+}
+
+function toSlot(row: SlotRow, created: boolean): TriggerRunSlot {
+  return { created, runId: row.id, status: row.status, depth: Number(row.depth) };
+}
 
 /** Marks that a consumer saved cursors once (then a missing workspace row means "from seq 0"). */
 const INITIALIZED_MARKER = '00000000-0000-0000-0000-000000000000';
@@ -73,49 +85,90 @@ export class PrismaMatcherStore implements MatcherStore {
     return rows[0]?.agents_paused ?? false;
   }
 
-  async history(input: HistoryQuery) {
-    // One round trip; a guard that is off costs nothing ($4/$5 gate its subquery), and the
-    // queued count stops at the cap, so the cost does not grow with an agent's history.
-    const [row] = await this.prisma.$queryRawUnsafe<
-      Array<{ already: boolean; last_kind: Date | null; recent: Date[] | null; queued: bigint }>
-    >(
-      `SELECT
-         EXISTS (SELECT 1 FROM runs WHERE agent_id = $1::uuid AND event_id = $2::uuid AND origin_type = 'trigger') AS already,
-         (SELECT max(queued_at) FROM runs WHERE $5::boolean AND agent_id = $1::uuid AND event_kind = $3 AND origin_type = 'trigger' AND status <> 'dropped') AS last_kind,
-         (SELECT array_agg(queued_at) FROM runs WHERE $4::timestamptz IS NOT NULL AND agent_id = $1::uuid
-             AND origin_type = 'trigger' AND status <> 'dropped' AND queued_at > $4::timestamptz) AS recent,
-         (SELECT count(*) FROM (SELECT 1 FROM runs WHERE agent_id = $1::uuid AND status = 'queued' LIMIT $6) q) AS queued`,
-      input.agentId,
-      input.eventId,
-      input.kind,
-      input.throttleSince?.toISOString() ?? null,
-      input.cooldown,
-      input.queueCap,
+  async histories(queries: readonly AgentHistoryQuery[]): Promise<Map<string, AgentHistory>> {
+    const result = new Map<string, AgentHistory>(
+      queries.map((query) => [query.agentId, { lastActivationOfKindAt: new Map(), recentActivationsAt: [], queuedRuns: 0 }]),
     );
-    return {
-      alreadyActivated: row?.already ?? false,
-      lastActivationOfKindAt: row?.last_kind ? new Date(row.last_kind).getTime() : undefined,
-      recentActivationsAt: (row?.recent ?? []).map((at) => new Date(at).getTime()),
-      queuedRuns: Number(row?.queued ?? 0),
-    };
+    if (queries.length === 0) return result;
+    const kinds = queries.flatMap((query) => query.cooldownKinds.map((kind) => [query.agentId, kind] as const));
+    // One statement per guard family, each over all agents (unnest): a guard that is off is not
+    // asked (no kinds, no throttleSince), and the queued count stops at the cap.
+    const [perAgent, lastByKind] = await Promise.all([
+      this.prisma.$queryRawUnsafe<Array<{ agent_id: string; queued: bigint; recent: Date[] | null }>>(
+        `SELECT q.a::text AS agent_id,
+           (SELECT count(*) FROM (SELECT 1 FROM runs WHERE agent_id = q.a AND status = 'queued' LIMIT q.cap) c) AS queued,
+           (SELECT array_agg(queued_at) FROM runs WHERE q.since IS NOT NULL AND agent_id = q.a
+               AND origin_type = 'trigger' AND status <> 'dropped' AND queued_at > q.since) AS recent
+         FROM unnest($1::uuid[], $2::int[], $3::timestamptz[]) AS q(a, cap, since)`,
+        queries.map((query) => query.agentId),
+        queries.map((query) => query.queueCap),
+        queries.map((query) => query.throttleSince?.toISOString() ?? null),
+      ),
+      kinds.length === 0
+        ? Promise.resolve([])
+        : this.prisma.$queryRawUnsafe<Array<{ agent_id: string; kind: string; last: Date | null }>>(
+            `SELECT k.a::text AS agent_id, k.kind,
+               (SELECT max(queued_at) FROM runs WHERE agent_id = k.a AND event_kind = k.kind AND origin_type = 'trigger' AND status <> 'dropped') AS last
+             FROM unnest($1::uuid[], $2::text[]) AS k(a, kind)`,
+            kinds.map(([agentId]) => agentId),
+            kinds.map(([, kind]) => kind),
+          ),
+    ]);
+    for (const row of perAgent) {
+      const history = result.get(row.agent_id)!;
+      history.queuedRuns = Number(row.queued);
+      history.recentActivationsAt = (row.recent ?? []).map((at) => new Date(at).getTime());
+    }
+    for (const row of lastByKind) {
+      if (row.last) result.get(row.agent_id)!.lastActivationOfKindAt.set(row.kind, new Date(row.last).getTime());
+    }
+    return result;
   }
 
-  async createTriggerRun(run: NewTriggerRun): Promise<TriggerRunSlot> {
+  async existingRuns(pairs: ReadonlyArray<{ agentId: string; eventId: string }>): Promise<Map<string, TriggerRunSlot>> {
+    if (pairs.length === 0) return new Map();
+    const rows = await this.prisma.$queryRawUnsafe<SlotRow[]>(
+      `SELECT r.id::text AS id, r.agent_id::text AS agent_id, r.event_id::text AS event_id, r.status::text AS status, r.depth
+         FROM unnest($1::uuid[], $2::uuid[]) AS p(a, e)
+         JOIN runs r ON r.agent_id = p.a AND r.event_id = p.e AND r.origin_type = 'trigger'`,
+      pairs.map((pair) => pair.agentId),
+      pairs.map((pair) => pair.eventId),
+    );
+    return new Map(rows.map((row) => [pairKey(row.agent_id, row.event_id), toSlot(row, false)]));
+  }
+
+  async createTriggerRuns(runs: readonly NewTriggerRun[]): Promise<TriggerRunSlot[]> {
+    if (runs.length === 0) return [];
+    // One INSERT for the batch; a pair another matcher recorded first is left as it is and read back below.
     const inserted = await this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
       `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, status, reason, caused_by, depth, session_id)
-       VALUES ($1::uuid, $2::uuid, $3::uuid, $4, 'trigger', $5::jsonb, $6::uuid, $7, $8::"RunStatus", $9, $10::jsonb, $11, $12::uuid)
+       SELECT id, ws, agent, ver, 'trigger', origin, event, kind, status::"RunStatus", reason, caused, depth, session
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::jsonb[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::int[], $12::uuid[])
+              WITH ORDINALITY AS t(id, ws, agent, ver, origin, event, kind, status, reason, caused, depth, session, ord)
+        ORDER BY ord
        ON CONFLICT (agent_id, event_id) WHERE origin_type = 'trigger' DO NOTHING
        RETURNING id::text AS id`,
-      run.id, run.workspaceId, run.agentId, run.agentVersion, JSON.stringify(run.origin), run.eventId, run.eventKind,
-      run.status, run.reason ?? null, run.causedBy ? JSON.stringify(run.causedBy) : null, run.depth, run.sessionId,
+      runs.map((run) => run.id),
+      runs.map((run) => run.workspaceId),
+      runs.map((run) => run.agentId),
+      runs.map((run) => run.agentVersion),
+      runs.map((run) => JSON.stringify(run.origin)),
+      runs.map((run) => run.eventId),
+      runs.map((run) => run.eventKind),
+      runs.map((run) => run.status),
+      runs.map((run) => run.reason ?? null),
+      runs.map((run) => (run.causedBy ? JSON.stringify(run.causedBy) : null)),
+      runs.map((run) => run.depth),
+      runs.map((run) => run.sessionId),
     );
-    if (inserted.length > 0) return { created: true, runId: run.id, status: run.status, depth: run.depth };
-    const [existing] = await this.prisma.$queryRawUnsafe<Array<{ id: string; status: TriggerRunSlot['status']; depth: number }>>(
-      `SELECT id::text AS id, status::text AS status, depth FROM runs WHERE agent_id = $1::uuid AND event_id = $2::uuid AND origin_type = 'trigger'`,
-      run.agentId,
-      run.eventId,
+    const created = new Set(inserted.map((row) => row.id));
+    const lost = runs.filter((run) => !created.has(run.id));
+    const existing = await this.existingRuns(lost);
+    return runs.map((run) =>
+      created.has(run.id)
+        ? { created: true, runId: run.id, status: run.status, depth: run.depth }
+        : existing.get(pairKey(run.agentId, run.eventId))!,
     );
-    return { created: false, runId: existing!.id, status: existing!.status, depth: existing!.depth };
   }
 
   async queuedRuns(): Promise<ActivationJob[]> {
