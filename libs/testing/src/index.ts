@@ -15,3 +15,16 @@ export type { SseConnection, SseEvent } from './sse-client';
 export { postFactsConcurrently } from './load';
 export type { LoadResult } from './load';
 export { pick, prng } from './random';
+export { startLocalOpenAiServer } from './local-openai-server';
+export type {
+  ChatCompletionRequestBody,
+  LocalDisconnectReply,
+  LocalErrorReply,
+  LocalMessageReply,
+  LocalOpenAiReply,
+  LocalOpenAiRequest,
+  LocalOpenAiServer,
+  LocalOpenAiServerOptions,
+  LocalToolCall,
+  LocalUsage,
+} from './local-openai-server';

@@ -1,0 +1,75 @@
+import type { AgentSpec, Fact } from '@switchyard/contracts';
+import { ModelError, type Model } from './model';
+import type { ModelEnv } from './model-config';
+import { OpenAiModel } from './openai-model';
+import type { RetryOptions } from './retry';
+import { ScriptedModel, scriptStepDelayMs } from './scripted-model';
+
+/** What createModel needs besides the agent's spec. */
+export interface CreateModelOptions {
+  /** The activating fact (scripted templating and `when`); null for a manual run. */
+  fact: Fact | null;
+  /** Reads a workspace secret's value by name (the run's workspace); rejects when there is none. */
+  resolveSecret: (name: string) => Promise<string>;
+  env: Pick<ModelEnv, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'MODEL_TIMEOUT_MS' | 'MODEL_MAX_ATTEMPTS'>;
+  /**
+   * Vets an agent's own `model.baseUrl` (private, loopback, link-local and
+   * metadata ranges) before any request; rejects to refuse it. The operator's
+   * OPENAI_BASE_URL is trusted. @defaultValue none (every URL allowed)
+   */
+  checkBaseUrl?: (url: string) => Promise<void>;
+  /** Backoff tuning (tests); attempts come from MODEL_MAX_ATTEMPTS. @defaultValue DEFAULT_RETRY_OPTIONS */
+  retry?: Partial<Omit<RetryOptions, 'maxAttempts'>>;
+}
+
+/**
+ * The Model for an agent's spec: the scripted model for `scripted`, the
+ * OpenAI-compatible adapter for `openai`. The endpoint is `model.baseUrl` or
+ * OPENAI_BASE_URL; the key is the workspace secret `model.apiKeySecret`, or
+ * else OPENAI_API_KEY — which is sent only to OPENAI_BASE_URL, never to an
+ * endpoint an agent's author chose.
+ *
+ * @throws ModelError `model_auth_failed` when no key applies or the secret cannot be read.
+ */
+export async function createModel(spec: Pick<AgentSpec, 'model' | 'script'>, options: CreateModelOptions): Promise<Model> {
+  const { model } = spec;
+  switch (model.provider) {
+    case 'scripted':
+      return new ScriptedModel({ script: spec.script ?? [], fact: options.fact, stepMs: scriptStepDelayMs(model.params) });
+    case 'openai': {
+      const { env } = options;
+      const ownEndpoint = model.baseUrl !== undefined && !sameEndpoint(model.baseUrl, env.OPENAI_BASE_URL);
+      if (ownEndpoint) await options.checkBaseUrl?.(model.baseUrl!);
+      return new OpenAiModel({
+        model: model.name,
+        baseUrl: model.baseUrl ?? env.OPENAI_BASE_URL,
+        apiKey: await apiKey(model.apiKeySecret, ownEndpoint, options),
+        params: model.params,
+        timeoutMs: env.MODEL_TIMEOUT_MS,
+        retry: { ...options.retry, maxAttempts: env.MODEL_MAX_ATTEMPTS },
+      });
+    }
+  }
+}
+
+async function apiKey(secretName: string | undefined, ownEndpoint: boolean, options: CreateModelOptions): Promise<string> {
+  if (secretName !== undefined) {
+    try {
+      return await options.resolveSecret(secretName);
+    } catch (error) {
+      throw new ModelError('model_auth_failed', `the API key secret ${secretName} cannot be read`, { cause: error });
+    }
+  }
+  if (ownEndpoint) throw new ModelError('model_auth_failed', 'an agent with its own model.baseUrl needs model.apiKeySecret: the runner key is sent only to OPENAI_BASE_URL');
+  if (!options.env.OPENAI_API_KEY) throw new ModelError('model_auth_failed', 'no API key: set model.apiKeySecret on the agent or OPENAI_API_KEY on the runner');
+  return options.env.OPENAI_API_KEY;
+}
+
+/** Same origin and path, ignoring a trailing slash. */
+function sameEndpoint(a: string, b: string): boolean {
+  const normalize = (url: string) => {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  };
+  return normalize(a) === normalize(b);
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { ModelPricesSchema } from './prices';
+
+/**
+ * The runner's model variables, as a fragment to merge into its env schema
+ * (`RunnerEnvSchema.extend(ModelEnvSchema.shape)`). MODEL_PRICES is parsed
+ * here, so a bad table stops the runner at start rather than mispricing runs.
+ */
+export const ModelEnvSchema = z.object({
+  /** The OpenAI-compatible endpoint (with `/v1`) for agents without `model.baseUrl`. @defaultValue https://api.openai.com/v1 */
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.openai.com/v1'),
+  /**
+   * The operator's key for agents without `model.apiKeySecret`. Sent only to
+   * OPENAI_BASE_URL. An empty value counts as unset. @defaultValue unset
+   */
+  OPENAI_API_KEY: z
+    .string()
+    .optional()
+    .transform((value) => (value === '' ? undefined : value)),
+  /** Longest wait for one model answer; a timeout is not retried. @defaultValue 60000 */
+  MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** Attempts per model call on 429, 5xx and connection errors, the first included. @defaultValue 4 */
+  MODEL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  /** JSON price table merged over the defaults (see prices.ts). @defaultValue unset (the defaults) */
+  MODEL_PRICES: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'MODEL_PRICES is not JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(ModelPricesSchema)
+    .optional(),
+});
+export type ModelEnv = z.infer<typeof ModelEnvSchema>;

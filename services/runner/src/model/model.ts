@@ -1,0 +1,93 @@
+/**
+ * The model port: what the agent loop needs from any model, provider-neutral.
+ * These types are internal (never on a wire or in storage), so they are plain
+ * TypeScript rather than contract schemas; the transcript has its own schema.
+ */
+
+/** A tool call the model asked for. */
+export interface ModelToolCall {
+  /** The provider's id, echoed back on the tool result message. */
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them: raw JSON text, possibly invalid (the loop parses it). */
+  arguments: string;
+}
+
+/** One message of the conversation sent to the model. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; toolCalls: ModelToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+/** A tool offered to the model. */
+export interface ModelTool {
+  /** Unique among the tools of one call; what the model names in a tool call. */
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** Tokens one call used, as the provider reported them (0 when it did not). */
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What one model call returns. An answer without tool calls is the run's final answer. */
+export interface ModelResponse {
+  message: string | null;
+  toolCalls: ModelToolCall[];
+  usage: ModelUsage;
+}
+
+/** The input of one model call. */
+export interface ModelInput {
+  messages: readonly ChatMessage[];
+  /** Empty when the run has no tools. */
+  tools: readonly ModelTool[];
+  /** Aborts the call (and any wait between retries): it then rejects with `model_aborted`. */
+  signal: AbortSignal;
+}
+
+/** A model the loop talks to: the OpenAI-compatible adapter or the scripted model. */
+export interface Model {
+  complete(input: ModelInput): Promise<ModelResponse>;
+}
+
+/**
+ * Why a model call failed; the loop ends the run `failed` with this code.
+ * Stable: never renamed, only retired.
+ */
+export type ModelErrorCode =
+  /** Still 429 after the last attempt (or a `retry-after` beyond the attempts). */
+  | 'model_rate_limited'
+  /** 5xx or connection errors after the last attempt. */
+  | 'model_unavailable'
+  /** No answer within the timeout (not retried: the provider may still be billing the call). */
+  | 'model_timeout'
+  /** 401/403, or no API key configured for the agent. */
+  | 'model_auth_failed'
+  /** 400/404/422 and other 4xx: the request (model name, params, messages) was refused. */
+  | 'model_bad_request'
+  /** A 2xx answer the adapter cannot read (no choice, an unknown tool call type). */
+  | 'model_invalid_response'
+  /** The caller's signal aborted the call. */
+  | 'model_aborted';
+
+/** A failed model call. The message never contains the API key. */
+export class ModelError extends Error {
+  /** HTTP status of the last attempt, when there was a response. */
+  readonly status: number | undefined;
+
+  constructor(
+    readonly code: ModelErrorCode,
+    message: string,
+    options: { status?: number; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.status = options.status;
+  }
+}

@@ -1,0 +1,158 @@
+import OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import { ModelError, type ChatMessage, type Model, type ModelInput, type ModelResponse, type ModelTool } from './model';
+import { AttemptFailure, classifyOpenAiError } from './openai-errors';
+import { DEFAULT_RETRY_OPTIONS, withRetry, type RetryOptions } from './retry';
+
+/** Options of OpenAiModel. */
+export interface OpenAiModelOptions {
+  /** The provider's model name (`gpt-4.1-mini`). */
+  model: string;
+  /** The OpenAI-compatible endpoint, with `/v1`. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer`; never appears in error messages. */
+  apiKey: string;
+  /** Request fields passed through (temperature, …); they cannot replace what the adapter sets. @defaultValue {} */
+  params?: Readonly<Record<string, unknown>>;
+  /** Longest wait for one attempt's answer. @defaultValue 60000 */
+  timeoutMs?: number;
+  /** How failed attempts are retried. @defaultValue DEFAULT_RETRY_OPTIONS */
+  retry?: Partial<RetryOptions>;
+}
+
+/**
+ * Request fields `params` may not set: the ones the adapter owns, and `n`
+ * (the adapter reads one choice) and the legacy `functions` (a second way to
+ * declare tools).
+ */
+const RESERVED_PARAMS = new Set(['model', 'messages', 'tools', 'stream', 'stream_options', 'n', 'functions', 'function_call']);
+
+/**
+ * The model port on the `openai` package's Chat Completions API (OpenAI and
+ * compatible servers). The client's own retries are off and its timeout is
+ * ours: one retry layer (withRetry) that the run's signal can abort.
+ */
+export class OpenAiModel implements Model {
+  private readonly client: OpenAI;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryOptions;
+
+  /** @throws ModelError `model_auth_failed` without an API key; Error for a bad timeout or attempt count. */
+  constructor(private readonly options: OpenAiModelOptions) {
+    if (!options.apiKey) throw new ModelError('model_auth_failed', 'no API key is configured for the model');
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.retry = { ...DEFAULT_RETRY_OPTIONS, ...options.retry };
+    if (!(this.timeoutMs > 0)) throw new Error('timeoutMs must be positive');
+    if (!Number.isInteger(this.retry.maxAttempts) || this.retry.maxAttempts < 1) throw new Error('maxAttempts must be a positive integer');
+    this.client = new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseUrl,
+      maxRetries: 0,
+      timeout: this.timeoutMs,
+      // Explicit nulls, so the client does not pick these up from the runner's environment.
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      webhookSecret: null,
+      // The client's debug logs would print prompts; our logging decides what is logged.
+      logLevel: 'off',
+    });
+  }
+
+  async complete({ messages, tools, signal }: ModelInput): Promise<ModelResponse> {
+    const body = this.requestBody(messages, tools);
+    try {
+      const completion = await withRetry(
+        () => this.attempt(body, signal),
+        (failure) => (failure instanceof AttemptFailure ? failure.retry : { retry: false }),
+        this.retry,
+        signal,
+      );
+      return toModelResponse(completion);
+    } catch (failure) {
+      throw failure instanceof AttemptFailure ? failure.error : failure;
+    }
+  }
+
+  private requestBody(messages: readonly ChatMessage[], tools: readonly ModelTool[]): ChatCompletionCreateParamsNonStreaming {
+    const params = Object.fromEntries(Object.entries(this.options.params ?? {}).filter(([key]) => !RESERVED_PARAMS.has(key)));
+    // The API refuses parallel_tool_calls without tools.
+    if (tools.length === 0) delete params.parallel_tool_calls;
+    return {
+      ...(tools.length > 0 ? { parallel_tool_calls: true } : {}),
+      ...params,
+      model: this.options.model,
+      messages: messages.map(toOpenAiMessage),
+      ...(tools.length > 0 ? { tools: tools.map(toOpenAiTool) } : {}),
+      stream: false,
+    } as ChatCompletionCreateParamsNonStreaming;
+  }
+
+  /** One request with its own timeout; a failure is thrown classified (AttemptFailure). */
+  private async attempt(body: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal): Promise<ChatCompletion> {
+    // The client's timeout covers the wait for the headers only; this one also covers reading the body.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    const onAbort = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.client.chat.completions.create(body, { signal: controller.signal });
+    } catch (error) {
+      throw classifyOpenAiError(error, { apiKey: this.options.apiKey, signal, timedOut, timeoutMs: this.timeoutMs });
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+function toOpenAiMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content,
+        // Some compatible servers refuse an empty tool_calls array.
+        ...(message.toolCalls.length > 0
+          ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
+          : {}),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+function toOpenAiTool(tool: ModelTool): ChatCompletionTool {
+  return { type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.parameters } };
+}
+
+/** Reads the first choice; arguments stay raw text (the loop parses and reports invalid JSON). */
+function toModelResponse(completion: ChatCompletion): ModelResponse {
+  // A compatible server may answer 2xx with something else than a completion object.
+  const choice = typeof completion === 'object' && completion !== null && Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  if (!choice?.message) throw new ModelError('model_invalid_response', 'the model answered without a choice');
+  const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => {
+    if (call.type !== 'function' || typeof call.function?.name !== 'string') {
+      throw new ModelError('model_invalid_response', `the model answered with a tool call of type ${String(call.type)}`);
+    }
+    return { id: call.id || `call_${index}`, name: call.function.name, arguments: call.function.arguments ?? '' };
+  });
+  return {
+    // A refusal is the model's final word when it gives no content.
+    message: choice.message.content ?? choice.message.refusal ?? null,
+    toolCalls,
+    usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+  };
+}

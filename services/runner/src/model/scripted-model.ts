@@ -1,0 +1,73 @@
+import type { AgentSpec, Fact } from '@switchyard/contracts';
+import { compileFilter, type FactPredicate } from '@switchyard/core';
+import type { Model, ModelInput, ModelResponse, ModelToolCall } from './model';
+import { sleep } from './retry';
+import { renderArguments, renderText, type JsonValue } from './script-template';
+
+/** One declared step of a scripted agent. */
+export type ScriptStep = NonNullable<AgentSpec['script']>[number];
+
+/** Options of ScriptedModel. */
+export interface ScriptedModelOptions {
+  /** The agent's declared steps, in order. */
+  script: readonly ScriptStep[];
+  /** The activating fact; null for a manual run (steps with `when` are then skipped). */
+  fact: Fact | null;
+  /** A delay before each answer, to make runs take measurable time in tests and demos. @defaultValue 0 */
+  stepMs?: number;
+}
+
+const NO_USAGE = { inputTokens: 0, outputTokens: 0 } as const;
+
+/**
+ * The `scripted` provider as a Model: each `complete()` answers with the next
+ * step whose `when` holds over the fact, so a scripted run goes through the
+ * same loop (tools, mailbox, budget, transcript) as a real model's.
+ *
+ * - A `tool` step answers with one tool call (id `scripted_call_<step index>`)
+ *   whose arguments are the step's, templated from the fact (renderArguments),
+ *   as JSON text; with a `say`, that is the answer's message too.
+ * - A `say`-only step answers with the message and no tool calls, which the
+ *   loop takes as the final answer.
+ * - Once the script is exhausted, every call answers with the last message
+ *   said (or the empty string) and no tool calls.
+ *
+ * It ignores what it is sent (messages and tools) and reports 0 tokens.
+ */
+export class ScriptedModel implements Model {
+  private readonly steps: ReadonlyArray<{ step: ScriptStep; index: number; holds: FactPredicate | null }>;
+  private next = 0;
+  private lastSaid = '';
+
+  /** Compiles every `when` up front, so a bad filter fails before the run starts. */
+  constructor(private readonly options: ScriptedModelOptions) {
+    this.steps = options.script.map((step, index) => ({ step, index, holds: step.when ? compileFilter(step.when) : null }));
+  }
+
+  async complete({ signal }: ModelInput): Promise<ModelResponse> {
+    await sleep(this.options.stepMs ?? 0, signal);
+    const { fact } = this.options;
+    while (this.next < this.steps.length) {
+      const { step, index, holds } = this.steps[this.next++]!;
+      if (holds && (!fact || !holds(fact))) continue;
+      const message = step.say === undefined ? null : renderText(step.say, fact);
+      if (message !== null) this.lastSaid = message;
+      return { message, toolCalls: step.tool ? [this.toolCall(step, index)] : [], usage: { ...NO_USAGE } };
+    }
+    return { message: this.lastSaid, toolCalls: [], usage: { ...NO_USAGE } };
+  }
+
+  private toolCall(step: ScriptStep, index: number): ModelToolCall {
+    const args = renderArguments((step.arguments ?? {}) as JsonValue, this.options.fact);
+    return { id: `scripted_call_${index}`, name: step.tool!, arguments: JSON.stringify(args) };
+  }
+}
+
+/**
+ * The per-step delay of a scripted agent: `model.params.stepMs` (milliseconds,
+ * at most 60000; anything else means 0), as the issue-3 scripted executor read it.
+ */
+export function scriptStepDelayMs(params: Readonly<Record<string, unknown>> | undefined): number {
+  const value = params?.stepMs;
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(value, 60_000) : 0;
+}
