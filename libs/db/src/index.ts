@@ -4,6 +4,7 @@
  * `./generated` is generated, not committed.
  */
 export { createPrismaClient, type CreatePrismaClientOptions } from './prisma-client';
+export { SqlPool, type SqlRunner } from './sql-pool';
 export {
   Prisma,
   PrismaClient,

@@ -1,5 +1,5 @@
 import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
-import { createPrismaClient } from '@switchyard/db';
+import { SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,
@@ -17,7 +17,7 @@ import { ActivationGuards } from './activation-guards';
 import { AgentIndex } from './agent-index';
 import type { MatcherConfig } from './config';
 import { Matcher } from './matcher';
-import { PrismaMatcherStore } from './adapters/prisma-matcher-store';
+import { SqlMatcherStore } from './adapters/sql-matcher-store';
 import { Reconciler } from './reconciler';
 
 /** A running matcher: its health port and how to stop it. */
@@ -32,7 +32,7 @@ export interface RunningMatcher extends Closable {
  */
 export async function startMatcher(config: MatcherConfig, log: Logger): Promise<RunningMatcher> {
   const redis = createRedis(config.REDIS_URL, { connectionName: 'matcher' });
-  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'matcher' });
+  const prisma = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'matcher' });
   // BullMQ does not close a connection it was given: this one is closed below.
   const queueConnection = redis.duplicate({ maxRetriesPerRequest: null });
   const queue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
@@ -44,7 +44,7 @@ export async function startMatcher(config: MatcherConfig, log: Logger): Promise<
     labelNames: ['action', 'reason'],
     registers: [registry],
   });
-  const store = new PrismaMatcherStore(prisma, log);
+  const store = new SqlMatcherStore(prisma, log);
   const activations = { enqueue: (jobs: Parameters<typeof enqueueActivations>[1]) => enqueueActivations(queue, jobs) };
   const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
   const matcher = new Matcher({

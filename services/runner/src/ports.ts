@@ -16,6 +16,8 @@ export interface RunRef {
 /** A run with the spec of its agent version (raw: parsed by the runner at its boundary). */
 export interface LoadedRun extends RunRef {
   spec: unknown;
+  /** Where the agent's queue stood when the run was read (same query). */
+  line: AgentLine;
 }
 
 /** Where the agent's queue stands for one queued run. */
@@ -39,8 +41,10 @@ export type StopReason = 'stopped' | 'agents_paused';
 
 /** The runner's reads and conditional writes on the run ledger. */
 export interface RunStore {
+  /** The run, its spec and its place in its agent's line, in one read. */
   load(runId: string): Promise<LoadedRun | null>;
-  line(runId: string, agentId: string): Promise<AgentLine>;
+  /** The agent's oldest queued run, loaded like `load`; null when none is queued. */
+  nextInLine(agentId: string): Promise<LoadedRun | null>;
   /** `queued → running` with started_at; null when the run was no longer queued. */
   markRunning(runId: string): Promise<RunRef | null>;
   /** Moves a run from one of `from` to its ending; null when it was in none of them (someone else ended it). */

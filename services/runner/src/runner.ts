@@ -95,8 +95,7 @@ export class Runner {
     const { store } = this.options;
     let concurrency = 1;
     for (let n = 1; n < this.options.chainMax && !this.stopping; n++) {
-      const [nextId] = await store.nextQueued(agentId, 1);
-      const next = nextId ? await store.load(nextId) : null;
+      const next = await store.nextInLine(agentId);
       if (next?.status !== 'queued') break;
       const outcome = await this.tryStart(next);
       if (outcome !== 'ran') break;
@@ -146,10 +145,10 @@ export class Runner {
 
   /** Takes a slot if the run is first in line and one is free; else says how many runs are ahead. */
   private async takeTurn(run: LoadedRun, concurrency: number): Promise<{ lease: SlotLease } | { ahead: number }> {
-    const { store, slots } = this.options;
+    const { slots } = this.options;
     // Ledger first, slots second: a run is `running` only while its slot is held (taken
     // before, released after), so a running run that no slot names now is lost.
-    const line = await store.line(run.id, run.agentId);
+    const { line } = run;
     let running = line.running.length;
     if (running > 0) {
       const holders = await slots.holders(run.agentId);

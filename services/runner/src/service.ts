@@ -1,11 +1,11 @@
 import { STREAMS } from '@switchyard/contracts';
-import { createPrismaClient } from '@switchyard/db';
+import { SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, once, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import { BullmqJobWaker, createActivationWorker } from './adapters/bullmq-activation-worker';
-import { PrismaRunStore } from './adapters/prisma-run-store';
+import { SqlRunStore } from './adapters/sql-run-store';
 import { RedisAgentSlots } from './adapters/redis-agent-slots';
 import type { RunnerConfig } from './config';
 import { Runner } from './runner';
@@ -28,7 +28,7 @@ function deadline(ms: number): Promise<void> {
  */
 export async function startRunner(config: RunnerConfig, log: Logger): Promise<RunningRunner> {
   const redis = createRedis(config.REDIS_URL, { connectionName: `runner:${config.RUNNER_NAME}` });
-  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
+  const prisma = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
   try {
     // Fail start-up, not a later job, when a store does not answer (BullMQ's own
     // connection would wait for Redis for ever).
@@ -52,7 +52,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
   });
   const delays = new Counter({ name: 'switchyard_runner_delays_total', help: 'Jobs put back because their agent was busy or they were not first in line', registers: [registry] });
   const runner = new Runner({
-    store: new PrismaRunStore(prisma),
+    store: new SqlRunStore(prisma),
     slots: new RedisAgentSlots(redis, config.REDIS_PREFIX),
     executor: new ProviderExecutor({ scripted: new ScriptedExecutor() }),
     emitter: new RedisIngestWriter(redis, config.REDIS_PREFIX, toKey(config.REDIS_PREFIX, STREAMS.ingest), config.IDEMPOTENCY_TTL_SECONDS),

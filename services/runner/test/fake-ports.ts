@@ -3,7 +3,7 @@ import type { IngestItem } from '@switchyard/redis';
 import type { AgentLine, AgentSlots, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
 /** A run as the fake ledger keeps it. */
-export interface FakeRun extends LoadedRun {
+export interface FakeRun extends Omit<LoadedRun, 'line'> {
   queuedAt: number;
   stopRequested: boolean;
   paused: boolean;
@@ -28,10 +28,15 @@ export class FakeRunStore implements RunStore {
 
   async load(runId: string): Promise<LoadedRun | null> {
     const run = this.runs.get(runId);
-    return run ? { ...run } : null;
+    return run ? { ...run, line: this.line(run.id, run.agentId) } : null;
   }
 
-  async line(runId: string, agentId: string): Promise<AgentLine> {
+  async nextInLine(agentId: string): Promise<LoadedRun | null> {
+    const [next] = await this.nextQueued(agentId, 1);
+    return next ? this.load(next) : null;
+  }
+
+  private line(runId: string, agentId: string): AgentLine {
     const me = this.runs.get(runId)!;
     const mine = [...this.runs.values()].filter((r) => r.agentId === agentId);
     return { ahead: mine.filter((r) => r.status === 'queued' && r.queuedAt < me.queuedAt).length, running: mine.filter((r) => r.status === 'running').map((r) => r.id) };

@@ -1,5 +1,5 @@
 import { AgentSpecSchema, type ActivationJob, type Fact } from '@switchyard/contracts';
-import { FACT_COLUMNS, factFromRow, type FactRow, type PrismaClient } from '@switchyard/db';
+import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import type { AgentRecord } from '../agent-index';
 import { pairKey, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
@@ -27,10 +27,10 @@ interface AgentRow {
   spec: unknown;
 }
 
-/** The matcher's queries on PostgreSQL; every row read is parsed at this boundary. */
-export class PrismaMatcherStore implements MatcherStore {
+/** The matcher's queries on PostgreSQL (raw SQL on a `pg` pool: decision 0015); every row read is parsed at this boundary. */
+export class SqlMatcherStore implements MatcherStore {
   constructor(
-    private readonly prisma: PrismaClient,
+    private readonly prisma: SqlRunner,
     private readonly log: Logger,
   ) {}
 

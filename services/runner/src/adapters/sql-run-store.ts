@@ -1,6 +1,6 @@
 import type { RunStatus } from '@switchyard/contracts';
-import type { PrismaClient } from '@switchyard/db';
-import type { AgentLine, LoadedRun, RunEnding, RunRef, RunStore, StopReason } from '../ports';
+import type { SqlRunner } from '@switchyard/db';
+import type { LoadedRun, RunEnding, RunRef, RunStore, StopReason } from '../ports';
 
 interface RefRow {
   id: string;
@@ -35,33 +35,37 @@ function toRef(row: RefRow): RunRef {
  * conditional UPDATE (`WHERE status = …`), so two runners, or a runner and
  * the gateway, never both move a run out of the same status.
  */
-export class PrismaRunStore implements RunStore {
-  constructor(private readonly prisma: PrismaClient) {}
+export class SqlRunStore implements RunStore {
+  constructor(private readonly prisma: SqlRunner) {}
 
   async load(runId: string): Promise<LoadedRun | null> {
-    const [row] = await this.prisma.$queryRawUnsafe<Array<RefRow & { spec: unknown }>>(
-      `SELECT ${REF_COLUMNS}, v.spec
-         FROM runs r JOIN workspaces w ON w.id = r.workspace_id
-         LEFT JOIN agent_versions v ON v.agent_id = r.agent_id AND v.version = r.agent_version
-        WHERE r.id = $1::uuid`,
-      runId,
-    );
-    return row ? { ...toRef(row), spec: row.spec } : null;
+    return this.loadWhere('r.id = $1::uuid', runId);
   }
 
-  async line(runId: string, agentId: string): Promise<AgentLine> {
-    // Both counts use the (agent_id, status, queued_at) index; `id` breaks queued_at ties
-    // (UUIDv7, so creation order).
-    const [row] = await this.prisma.$queryRawUnsafe<Array<{ ahead: bigint; running: string[] }>>(
-      `SELECT
-         (SELECT count(*) FROM runs q, runs me
-           WHERE me.id = $1::uuid AND q.agent_id = $2::uuid AND q.status = 'queued'
-             AND (q.queued_at, q.id) < (me.queued_at, me.id)) AS ahead,
-         (SELECT coalesce(array_agg(id::text), '{}') FROM runs WHERE agent_id = $2::uuid AND status = 'running') AS running`,
-      runId,
+  async nextInLine(agentId: string): Promise<LoadedRun | null> {
+    return this.loadWhere(
+      `r.id = (SELECT id FROM runs WHERE agent_id = $1::uuid AND status = 'queued' ORDER BY queued_at, id LIMIT 1)`,
       agentId,
     );
-    return { ahead: Number(row?.ahead ?? 0), running: row?.running ?? [] };
+  }
+
+  /**
+   * One round trip for everything a start needs: the run, its spec and its
+   * agent's line. Both counts use the (agent_id, status, queued_at) index;
+   * `id` breaks queued_at ties (UUIDv7, so creation order).
+   */
+  private async loadWhere(where: string, param: string): Promise<LoadedRun | null> {
+    const [row] = await this.prisma.$queryRawUnsafe<Array<RefRow & { spec: unknown; ahead: string | bigint; running: string[] }>>(
+      `SELECT ${REF_COLUMNS}, v.spec,
+         (SELECT count(*) FROM runs q WHERE q.agent_id = r.agent_id AND q.status = 'queued'
+             AND (q.queued_at, q.id) < (r.queued_at, r.id)) AS ahead,
+         (SELECT coalesce(array_agg(x.id::text), '{}') FROM runs x WHERE x.agent_id = r.agent_id AND x.status = 'running') AS running
+         FROM runs r JOIN workspaces w ON w.id = r.workspace_id
+         LEFT JOIN agent_versions v ON v.agent_id = r.agent_id AND v.version = r.agent_version
+        WHERE ${where}`,
+      param,
+    );
+    return row ? { ...toRef(row), spec: row.spec, line: { ahead: Number(row.ahead), running: row.running } } : null;
   }
 
   async markRunning(runId: string): Promise<RunRef | null> {
