@@ -6,3 +6,5 @@ export { compileFilter } from './trigger-filter';
 export type { FactPredicate } from './trigger-filter';
 export { platformFact } from './platform-facts';
 export type { PlatformFactInput } from './platform-facts';
+export { addressRange, OutboundUrlError, resolveOutboundUrl } from './outbound-url';
+export type { AddressRange, LookupAll, OutboundUrlErrorCode, OutboundUrlOptions, ResolvedOutboundUrl } from './outbound-url';

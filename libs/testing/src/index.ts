@@ -28,3 +28,5 @@ export type {
   LocalToolCall,
   LocalUsage,
 } from './local-openai-server';
+export { connectTestMcpServer, readTestMcpLog, startTestMcpServer, TEST_MCP_INJECTION, TEST_MCP_STDIO_SCRIPT, testMcpStdioCommand } from './test-mcp-server';
+export type { TestMcpCall, TestMcpHttpServer, TestMcpHttpServerOptions, TestMcpToolsOptions } from './test-mcp-server';

@@ -1,0 +1,89 @@
+/**
+ * The runner's tool host: the port the agent loop calls tools through. The
+ * MCP implementation is connectTools (mcp-tool-host.ts); a test can pass any
+ * other implementation.
+ */
+
+/** One tool a run may call. */
+export interface ToolDefinition {
+  /**
+   * `<server>.<tool>`: the agent's MCP server name, a dot, the tool's name on
+   * that server (`github.create_issue`); platform tools are `platform.<tool>`.
+   * Server names have no dot, so the first dot splits the two.
+   */
+  name: string;
+  /** The name the model sees (OpenAI function-name rule); see toModelToolName. */
+  modelName: string;
+  /** The server's description, capped. Untrusted text: data, never instructions. */
+  description: string;
+  /** JSON Schema of the arguments (an object schema), as the server declared it. */
+  inputSchema: Record<string, unknown>;
+  /** The agent's server name, or `platform`. */
+  server: string;
+  /**
+   * The server says the tool changes nothing (`readOnlyHint`). A hint: from an
+   * untrusted server it may tighten a policy, never loosen it (no approval is
+   * skipped because an untrusted server calls a tool read-only).
+   */
+  readOnly: boolean;
+  /** The server says the tool may destroy data (`destructiveHint`, true unless read-only or stated false). */
+  destructive: boolean;
+  /** The server is the platform's own (its hints can be relied on). */
+  trusted: boolean;
+}
+
+/**
+ * Stable codes of a failed tool call (they reach transcripts):
+ * - `tool_unknown`: no tool of that name in this run.
+ * - `tool_arguments_invalid`: the arguments are not a JSON object.
+ * - `tool_failed`: the tool answered with an error (`isError`, or a JSON-RPC error).
+ * - `tool_timeout`: no answer within the call timeout (the request is cancelled).
+ * - `tool_unavailable`: the server is gone (crashed, closed, unreachable).
+ * - `tool_result_invalid`: the answer is not a valid MCP tool result.
+ * - `tool_cancelled`: the run's signal aborted the call.
+ */
+export type ToolErrorCode =
+  | 'tool_unknown'
+  | 'tool_arguments_invalid'
+  | 'tool_failed'
+  | 'tool_timeout'
+  | 'tool_unavailable'
+  | 'tool_result_invalid'
+  | 'tool_cancelled';
+
+/** A tool call's outcome: never thrown. `content` is text, capped (see ToolHostOptions.maxResultBytes). */
+export type ToolCallResult =
+  | { ok: true; content: string; durationMs: number }
+  | { ok: false; error: { code: ToolErrorCode; message: string }; durationMs: number };
+
+/**
+ * Something about a server the run should record (in its transcript): it was
+ * refused or failed to connect (its tools are missing), or some of its tools
+ * were left out. Codes: `server_not_allowed`, `url_invalid`, `url_not_allowed`,
+ * `url_unresolvable`, `secret_unavailable`, `connect_timeout`, `connect_failed`,
+ * `connect_cancelled`, `tools_skipped`.
+ */
+export interface ToolServerNotice {
+  server: string;
+  error: { code: string; message: string };
+}
+
+/** The tools of one run. */
+export interface ToolHost {
+  /** Every tool of every connected server, in server order. */
+  tools(): ToolDefinition[];
+  /** Calls a tool by its `name` (not its modelName). Never throws, never outlives the call timeout. */
+  call(name: string, args: unknown, signal: AbortSignal): Promise<ToolCallResult>;
+  /** Disconnects every server (stdio children are stopped). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The gateway's own MCP endpoint, for the platform tools of a run. */
+export interface PlatformToolServer {
+  /** The gateway's `/mcp` URL. Trusted: not checked against address ranges. */
+  url: string;
+  /** The run's agent token, sent as `Authorization: Bearer <token>`. */
+  token: string;
+  /** The agent's `tools.platform` globs; only matching tools are exposed. None: no platform tools. */
+  toolGlobs: readonly string[];
+}
