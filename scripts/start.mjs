@@ -7,7 +7,8 @@
 //      `redis-server` (data in .data/redis, append-only file on);
 //   4. finds PostgreSQL: DATABASE_URL, else a server on 127.0.0.1:5432 (database
 //      `switchyard`), else an embedded PostgreSQL on port 5433 (data in .data/postgres);
-//   5. applies the migrations;
+//   5. applies the migrations, and takes SECRETS_KEY from the environment, else from
+//      .data/secrets.key (generated there on the first run);
 //   6. runs every service in one process (scripts/start-all.ts) until Ctrl+C or SIGTERM,
 //      then stops the services first and what it started for them last.
 //
@@ -32,6 +33,7 @@ import {
   redact,
   resolvePostgres,
   resolveRedis,
+  resolveSecretsKey,
   say,
   spawnChild,
   started,
@@ -39,7 +41,7 @@ import {
   waitUntil,
 } from './lib/local-infra.mjs';
 
-function printBanner(gatewayPort, redis, postgres) {
+function printBanner(gatewayPort, redis, postgres, secretsKey) {
   const base = `http://127.0.0.1:${gatewayPort}`;
   console.log(
     [
@@ -50,6 +52,7 @@ function printBanner(gatewayPort, redis, postgres) {
       `  queues      ${base}/admin/queues (BullMQ dashboard, once the runner has queues)`,
       `  Redis       ${redact(redis.url)} (${redis.how})`,
       `  PostgreSQL  ${redact(postgres.url)} (${postgres.how})`,
+      `  secrets key ${secretsKey}`,
       '',
       'Get an API token:   npm run admin -- create-workspace NAME',
       'Stop:               Ctrl+C',
@@ -75,6 +78,7 @@ async function main() {
   const postgres = await resolvePostgres();
   env.REDIS_URL = redis.url;
   env.DATABASE_URL = postgres.url;
+  const secretsKey = resolveSecretsKey();
   if (!npm(['run', 'db:migrate'])) {
     return fail(
       `migrations failed on ${redact(postgres.url)}. If that server needs a password, set DATABASE_URL; ` +
@@ -89,7 +93,7 @@ async function main() {
   const gatewayPort = Number(env.PORT || 8080);
   const healthy = () => fetch(`http://127.0.0.1:${gatewayPort}/healthz`).then((res) => res.ok);
   if (await waitUntil(healthy, { timeoutMs: 60_000, what: 'the gateway', child: services.child })) {
-    printBanner(gatewayPort, redis, postgres);
+    printBanner(gatewayPort, redis, postgres, secretsKey);
   }
 }
 

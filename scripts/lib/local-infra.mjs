@@ -3,7 +3,8 @@
 // Plain Node.js with no dependencies: it must run before `npm install` has.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -160,6 +161,25 @@ export async function resolvePostgres() {
   });
   if (!ready) return fail('the embedded PostgreSQL did not start (see the message above)');
   return { url: ready.url, how: `embedded, log in ${ready.logFile}` };
+}
+
+/**
+ * SECRETS_KEY (the key workspace secrets are encrypted with): the one given, else the one in
+ * .data/secrets.key, else a new random one written there (owner-only) on the first run, so
+ * secrets stay readable across restarts. Sets env.SECRETS_KEY; returns where it came from.
+ */
+export function resolveSecretsKey() {
+  if (env.SECRETS_KEY) return 'from SECRETS_KEY';
+  const file = path.join(root, '.data', 'secrets.key');
+  let how = `from ${file}`;
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    how = `generated into ${file}`;
+    say(`generated SECRETS_KEY into ${file}: keep it (and back it up), workspace secrets cannot be read without it`);
+  }
+  env.SECRETS_KEY = readFileSync(file, 'utf8').trim();
+  return how;
 }
 
 /** Hides a password in a URL before printing it. */

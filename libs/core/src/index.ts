@@ -6,5 +6,8 @@ export { compileFilter } from './trigger-filter';
 export type { FactPredicate } from './trigger-filter';
 export { platformFact } from './platform-facts';
 export type { PlatformFactInput } from './platform-facts';
+export { isSecretsKey, newSecretsKey, parseSecretsKey, SecretBox, secretsKeyId } from './secret-box';
+export type { SealedSecret, SecretBoxOptions, SecretScope } from './secret-box';
+export { REDACTED, redactSecrets } from './redact-secrets';
 export { addressRange, OutboundUrlError, resolveOutboundUrl } from './outbound-url';
 export type { AddressRange, LookupAll, OutboundUrlErrorCode, OutboundUrlOptions, ResolvedOutboundUrl } from './outbound-url';

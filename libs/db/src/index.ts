@@ -29,3 +29,10 @@ export type { SchemaEngineLog, SchemaEngineLogEntry } from './schema-engine';
 export { DEFAULT_MIGRATIONS_DIR, DEFAULT_SCHEMA_PATH } from './migration-files';
 export { databaseNameOf, dropDatabase, ensureDatabase, withDatabaseName } from './database-admin';
 export { FACT_COLUMNS, factFromRow, type FactRow } from './fact-rows';
+export {
+  readWorkspaceSecret,
+  readWorkspaceSecrets,
+  type RawQueryClient,
+  type SecretOpener,
+  type StoredSealedSecret,
+} from './workspace-secrets';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type Express } from 'express';
+import type { SecretBox } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { runChecks, type ReadinessCheck } from '@switchyard/runtime';
 import type { Redis } from '@switchyard/redis';
@@ -8,14 +9,29 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import type { GatewayMetrics } from './http/metrics';
 import { rateLimit, type TokenRateLimiter } from './http/rate-limit';
 import { requireJsonBody } from './http/validate';
-import type { ActivationSink, AgentStore, AuthStore, FactReader, IngestWriter, RunStore, SettingsStore } from './ports';
+import type {
+  ActivationSink,
+  AgentStore,
+  AuthStore,
+  FactReader,
+  IngestWriter,
+  Mailbox,
+  RunStore,
+  SecretStore,
+  SettingsStore,
+  SteeringStore,
+  TranscriptReader,
+} from './ports';
 import { agentsRoutes } from './routes/agents';
 import { eventsRoutes } from './routes/events';
 import { buildOpenApi } from './routes/openapi';
 import { runsRoutes } from './routes/runs';
+import { secretsRoutes } from './routes/secrets';
+import { sessionsRoutes } from './routes/sessions';
 import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
+import { transcriptRoutes } from './routes/transcript';
 import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
 
@@ -27,6 +43,16 @@ export interface GatewayAppDeps {
   agents: AgentStore;
   runs: RunStore;
   settings: SettingsStore;
+  /** Workspace secrets, sealed. */
+  secrets: SecretStore;
+  /** Seals secret values (SECRETS_KEY); null when unset, and the secrets routes answer 503. */
+  secretBox: SecretBox | null;
+  /** Runs' transcripts (the runner writes them). */
+  transcripts: TranscriptReader;
+  /** Sessions' runs and senders' names, for steering. */
+  steering: SteeringStore;
+  /** Sessions' mailboxes (steering writes to them). */
+  mailbox: Mailbox;
   /** The BullMQ queue `activations` that manual runs and retries go to. */
   activations: ActivationSink;
   feed: FactFeed;
@@ -80,6 +106,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(eventsRoutes(deps));
   workspace.use(agentsRoutes(deps));
   workspace.use(runsRoutes({ runs: deps.runs, ledger: new RunLedger(deps) }));
+  workspace.use(transcriptRoutes(deps));
+  workspace.use(sessionsRoutes(deps));
+  workspace.use(secretsRoutes(deps));
   workspace.use(settingsRoutes(deps));
   workspace.use(tickets);
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));

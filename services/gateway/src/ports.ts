@@ -4,13 +4,16 @@ import type {
   AgentSpec,
   CausedBy,
   Fact,
+  MailboxEnvelope,
   Role,
   RunOrigin,
   RunOutcome,
   RunStatus,
   TokenInfo,
+  TranscriptEntry,
   WorkspaceSettings,
 } from '@switchyard/contracts';
+import type { SealedSecret } from '@switchyard/core';
 
 /** Who is calling: resolved from a bearer token or a stream ticket. */
 export interface Principal {
@@ -215,4 +218,44 @@ export interface SettingsStore {
 export interface ActivationSink {
   /** Adds jobs (job id = run id, so adding one twice adds one job); rejects when Redis is unreachable. */
   enqueue(jobs: readonly ActivationJob[]): Promise<void>;
+}
+
+/** A workspace secret as listed: its name and dates, never its value. */
+export interface SecretRecord {
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * Workspace secrets in the system of record, sealed: the store only ever
+ * sees ciphertext (the routes seal with the SecretBox). Scoped by workspace id.
+ */
+export interface SecretStore {
+  /** Inserts or replaces the sealed value in one statement; `created` says which it was. */
+  put(workspaceId: string, name: string, sealed: SealedSecret): Promise<{ secret: SecretRecord; created: boolean }>;
+  /** The workspace's secrets by name. */
+  list(workspaceId: string): Promise<SecretRecord[]>;
+  /** False when the workspace has no secret of that name. */
+  delete(workspaceId: string, name: string): Promise<boolean>;
+}
+
+/** A run's transcript (the runner writes it; append-only). */
+export interface TranscriptReader {
+  /** Entries of the workspace's run with seq > `after`, ascending, at most `limit`. */
+  listForRun(workspaceId: string, runId: string, options: { after: number; limit: number }): Promise<TranscriptEntry[]>;
+}
+
+/** What steering reads from the system of record: a session (as the runs that have it) and who is writing. */
+export interface SteeringStore {
+  /** Statuses of the workspace's runs in the session; empty when it has none (unknown, or another workspace's). */
+  sessionRunStatuses(workspaceId: string, sessionId: string): Promise<RunStatus[]>;
+  /** The display name of a user, to attribute their message; null when unknown. */
+  userName(userId: string): Promise<string | null>;
+}
+
+/** The sessions' mailboxes (Redis streams the run loop drains). */
+export interface Mailbox {
+  /** Appends the envelope to its session's mailbox; rejects when Redis does not take it. */
+  post(envelope: MailboxEnvelope): Promise<void>;
 }

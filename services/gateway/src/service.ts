@@ -9,9 +9,13 @@ import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
 import { PrismaRunStore } from './adapters/prisma-run-store';
+import { PrismaSecretStore } from './adapters/prisma-secret-store';
 import { PrismaSettingsStore } from './adapters/prisma-settings-store';
+import { PrismaSteeringStore } from './adapters/prisma-steering-store';
+import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
+import { RedisMailbox } from './adapters/redis-mailbox';
 import { createGatewayApp } from './app';
-import type { GatewayConfig } from './config';
+import { secretBoxOf, type GatewayConfig } from './config';
 import { createGatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
 import { TokenRateLimiter } from './http/rate-limit';
@@ -23,6 +27,8 @@ export interface RunningGateway extends Closable {
 
 /** Wires the gateway from its config and starts listening. */
 export async function startGateway(config: GatewayConfig, log: Logger): Promise<RunningGateway> {
+  // First: a bad key combination stops start-up before any connection is opened.
+  const secretBox = secretBoxOf(config);
   const redis = createRedis(config.REDIS_URL, { connectionName: 'gateway' });
   const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
   const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
@@ -44,6 +50,11 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     agents: new PrismaAgentStore(prisma),
     runs: new PrismaRunStore(prisma),
     settings: new PrismaSettingsStore(prisma),
+    secrets: new PrismaSecretStore(prisma),
+    secretBox,
+    transcripts: new PrismaTranscriptReader(prisma),
+    steering: new PrismaSteeringStore(prisma),
+    mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
     activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
     ingest: new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS),
     feed,

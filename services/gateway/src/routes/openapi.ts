@@ -8,6 +8,7 @@ import {
   ErrorBodySchema,
   FactSchema,
   ListEventsResponseSchema,
+  ListSecretsResponseSchema,
   ListAgentsResponseSchema,
   ListRunsResponseSchema,
   ListAgentVersionsResponseSchema,
@@ -16,9 +17,14 @@ import {
   PostEventBatchResponseSchema,
   PostEventRequestSchema,
   PostEventResponseSchema,
+  PostSessionMessageRequestSchema,
+  PostSessionMessageResponseSchema,
+  PutSecretRequestSchema,
   RunSchema,
+  SecretInfoSchema,
   StartRunRequestSchema,
   StreamTicketResponseSchema,
+  TranscriptResponseSchema,
   UpdateAgentRequestSchema,
   WorkspaceSettingsSchema,
 } from '@switchyard/contracts';
@@ -45,6 +51,12 @@ const schemas = {
   ListRunsResponse: ListRunsResponseSchema,
   StartRunRequest: StartRunRequestSchema,
   WorkspaceSettings: WorkspaceSettingsSchema,
+  PutSecretRequest: PutSecretRequestSchema,
+  SecretInfo: SecretInfoSchema,
+  ListSecretsResponse: ListSecretsResponseSchema,
+  TranscriptResponse: TranscriptResponseSchema,
+  PostSessionMessageRequest: PostSessionMessageRequestSchema,
+  PostSessionMessageResponse: PostSessionMessageResponseSchema,
 };
 
 const ref = (name: keyof typeof schemas) => ({ $ref: `#/components/schemas/${name}` });
@@ -143,6 +155,7 @@ export function buildOpenApi(): Record<string, unknown> {
       [`${base}/tokens/{id}`]: { delete: { summary: 'Revoke a token (admin)', parameters: [ws, { name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '204': { description: 'revoked' }, ...errors } } },
       ...agentPaths(base),
       ...runPaths(base),
+      ...agentLoopPaths(base),
     },
   };
 }
@@ -195,6 +208,52 @@ function runPaths(base: string): Record<string, unknown> {
         parameters: [ws],
         requestBody: body('WorkspaceSettings'),
         responses: { '200': json('WorkspaceSettings', 'the settings as saved'), ...errors },
+      },
+    },
+  };
+}
+
+/** Secrets, transcripts and steering (issue 4; docs/decisions/0011-secrets-transcript-steering.md). */
+function agentLoopPaths(base: string): Record<string, unknown> {
+  const secretName = { name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_.-]*$', maxLength: 100 } };
+  const uuid = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } });
+  const noKey = { '503': json('Error', 'UNAVAILABLE: SECRETS_KEY is not configured on the gateway') };
+  return {
+    [`${base}/secrets`]: {
+      get: { summary: 'List secret names and dates, never values (member)', parameters: [ws], responses: { '200': json('ListSecretsResponse', 'the secrets by name'), ...errors, ...noKey } },
+    },
+    [`${base}/secrets/{name}`]: {
+      put: {
+        summary: 'Create or replace a secret (admin; write-only: the value is never returned)',
+        parameters: [ws, secretName],
+        requestBody: body('PutSecretRequest'),
+        responses: { '201': json('SecretInfo', 'created'), '200': json('SecretInfo', 'replaced'), ...errors, ...noKey },
+      },
+      delete: { summary: 'Delete a secret (admin)', parameters: [ws, secretName], responses: { '204': { description: 'deleted' }, ...errors, ...noKey } },
+    },
+    [`${base}/runs/{id}/transcript`]: {
+      get: {
+        summary: "A run's transcript in seq order (viewer)",
+        parameters: [
+          ws,
+          uuid('id'),
+          { name: 'after', in: 'query', schema: { type: 'integer', minimum: 0 }, description: 'the next of the previous page' },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+        ],
+        responses: { '200': json('TranscriptResponse', 'a page of entries'), ...errors },
+      },
+    },
+    [`${base}/sessions/{id}/messages`]: {
+      post: {
+        summary: "Put a message in the session's mailbox; the run reads it at its next step (member)",
+        parameters: [ws, uuid('id')],
+        requestBody: body('PostSessionMessageRequest'),
+        responses: {
+          '202': json('PostSessionMessageResponse', 'accepted: the envelope id'),
+          ...errors,
+          '409': json('Error', 'SESSION_NOT_ACTIVE: every run of the session has ended'),
+          '503': json('Error', 'UNAVAILABLE: the mailbox could not be written'),
+        },
       },
     },
   };
