@@ -173,3 +173,23 @@ export type {
   TranscriptEntry,
   TranscriptEntryType,
 } from './agent-loop';
+export {
+  EmitEventToolInputSchema,
+  GetAgentToolInputSchema,
+  GetEventToolInputSchema,
+  GetRunToolInputSchema,
+  ListAgentsToolInputSchema,
+  ListEventsToolInputSchema,
+  ListRunsToolInputSchema,
+  PLATFORM_TOOL_INPUT_SCHEMAS,
+} from './platform-tools';
+export type {
+  EmitEventToolInput,
+  GetAgentToolInput,
+  GetEventToolInput,
+  GetRunToolInput,
+  ListAgentsToolInput,
+  ListEventsToolInput,
+  ListRunsToolInput,
+  PlatformToolName,
+} from './platform-tools';

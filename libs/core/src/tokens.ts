@@ -8,6 +8,23 @@ export function newTokenSecret(): string {
   return TOKEN_PREFIX + randomBytes(32).toString('base64url');
 }
 
+/**
+ * Prefix of every agent token (minted by the runner for one run), so an agent
+ * token in a log is told apart from a person's at a glance, and the gateway
+ * knows which table to look it up in.
+ */
+export const AGENT_TOKEN_PREFIX = 'sya_';
+
+/** A new secret agent token: `sya_` and 43 url-safe characters (256 bits). */
+export function newAgentTokenSecret(): string {
+  return AGENT_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** Whether a bearer secret is an agent token (by its prefix; validity is the store's business). */
+export function isAgentToken(secret: string): boolean {
+  return secret.startsWith(AGENT_TOKEN_PREFIX);
+}
+
 /** What is stored for a token: never the secret, only its SHA-256. */
 export function hashToken(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');

@@ -9,9 +9,11 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import type { GatewayMetrics } from './http/metrics';
 import { rateLimit, type TokenRateLimiter } from './http/rate-limit';
 import { requireJsonBody } from './http/validate';
+import { mcpRoutes } from './routes/mcp';
 import type {
   ActivationSink,
   AgentStore,
+  AgentTokenStore,
   AuthStore,
   FactReader,
   IngestWriter,
@@ -65,6 +67,10 @@ export interface GatewayAppDeps {
   rateLimiter: TokenRateLimiter;
   ratePerSecond: number;
   tokenCacheMs: number;
+  /** Agent tokens (`sya_…`), looked up on every request. */
+  agentTokens: AgentTokenStore;
+  /** Host names `/mcp` answers to (GATEWAY_MCP_ALLOWED_HOSTS). */
+  mcpAllowedHosts: readonly string[];
   ticketTtlMs: number;
   heartbeatMs: number;
 }
@@ -93,7 +99,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const openApi = buildOpenApi();
   app.get('/v1/openapi.json', (_req, res) => void res.json(openApi));
 
-  const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs });
+  const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens });
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs });
 
   const workspace = Router({ mergeParams: true });
@@ -114,6 +120,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 
   app.use('/v1/workspaces/:ws', workspace);
+  app.use('/mcp', mcpRoutes({ ...deps, authenticator, allowedHosts: deps.mcpAllowedHosts }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;

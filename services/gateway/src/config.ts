@@ -26,6 +26,16 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
   /** How long Redis remembers an idempotencyKey → id (PostgreSQL remembers for ever). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
   /**
+   * Host names (no port, comma-separated) the `Host` header of a `/mcp` request
+   * may carry; any other is refused (DNS-rebinding protection). Put the public
+   * name here when the gateway is reached by one.
+   */
+  GATEWAY_MCP_ALLOWED_HOSTS: z
+    .string()
+    .default('localhost,127.0.0.1,[::1],gateway')
+    .transform((text) => text.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host.length > 0))
+    .refine((hosts) => hosts.length > 0, 'at least one host name'),
+  /**
    * AES-256-GCM key of workspace secrets (32 bytes, base64 or hex). Unset or
    * empty: the secrets routes answer 503. `npm start` generates one into
    * `.data/secrets.key` on first run.

@@ -22,6 +22,30 @@ export interface Principal {
   workspaceId: string;
   workspaceSlug: string;
   role: Role;
+  /**
+   * Set when the token is a run's agent token: the caller is that agent,
+   * acting as its creator (`userId`). Facts it records are attributed to the
+   * agent and caused by the run (docs/decisions/0014-platform-mcp-and-agent-tokens.md).
+   */
+  agent?: AgentCaller;
+}
+
+/** The run an agent token was minted for. */
+export interface AgentCaller {
+  runId: string;
+  agentId: string;
+  /** The run's causation depth; what it records is at `depth + 1`. */
+  depth: number;
+}
+
+/** Agent tokens (the runner mints and revokes them; the gateway only reads). */
+export interface AgentTokenStore {
+  /**
+   * The principal of an agent token with this SHA-256 that is not revoked,
+   * not expired, whose run has not ended and whose creator is still a member
+   * of the workspace; null otherwise.
+   */
+  findActiveAgentToken(hash: string): Promise<Principal | null>;
 }
 
 /** Tokens and workspaces in the system of record. */

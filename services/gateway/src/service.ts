@@ -6,6 +6,7 @@ import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, storeChecks } from '@switchyard/runtime';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
+import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
 import { PrismaRunStore } from './adapters/prisma-run-store';
@@ -67,6 +68,8 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     rateLimiter,
     ratePerSecond: config.RATE_LIMIT_PER_SECOND,
     tokenCacheMs: config.TOKEN_CACHE_MS,
+    agentTokens: new PrismaAgentTokenStore(prisma),
+    mcpAllowedHosts: config.GATEWAY_MCP_ALLOWED_HOSTS,
     ticketTtlMs: config.STREAM_TICKET_TTL_MS,
     heartbeatMs: config.SSE_HEARTBEAT_MS,
   });

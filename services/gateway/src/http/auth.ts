@@ -1,9 +1,16 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode, type Role } from '@switchyard/contracts';
-import { hashToken } from '@switchyard/core';
-import type { AuthStore, Principal } from '../ports';
+import { hashToken, isAgentToken } from '@switchyard/core';
+import type { AgentTokenStore, AuthStore, Principal } from '../ports';
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2 };
+
+/**
+ * The highest role an agent token acts with, whatever its creator's: an agent
+ * never administers the workspace (tokens, secrets, the kill switch), so a
+ * prompt-injected run cannot mint itself a token that outlives it.
+ */
+export const AGENT_MAX_ROLE: Role = 'member';
 
 /** Options of Authenticator. */
 export interface AuthenticatorOptions {
@@ -12,6 +19,8 @@ export interface AuthenticatorOptions {
   cacheMs?: number;
   /** last_used_at is written at most this often per token. @defaultValue 60000 */
   touchEveryMs?: number;
+  /** Where agent tokens (`sya_…`) are looked up; without it they are refused. Never cached. */
+  agentTokens?: AgentTokenStore;
 }
 
 /**
@@ -27,6 +36,10 @@ export class Authenticator {
 
   async resolve(secret: string): Promise<Principal | null> {
     const hash = hashToken(secret);
+    // Agent tokens are looked up on every request, not cached: the runner
+    // revokes one in PostgreSQL when its run ends, which no gateway replica
+    // hears about, and it must stop working at once, not a cache period later.
+    if (isAgentToken(secret)) return this.resolveAgent(hash);
     const now = Date.now();
     const cached = this.cache.get(hash);
     if (cached && cached.until > now) return this.touch(cached.principal);
@@ -34,6 +47,12 @@ export class Authenticator {
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(hash, { principal, until: now + (this.options.cacheMs ?? 5_000) });
     return this.touch(principal);
+  }
+
+  private async resolveAgent(hash: string): Promise<Principal | null> {
+    const principal = (await this.options.agentTokens?.findActiveAgentToken(hash)) ?? null;
+    if (!principal || RANK[principal.role] <= RANK[AGENT_MAX_ROLE]) return principal;
+    return { ...principal, role: AGENT_MAX_ROLE };
   }
 
   /** Drops every cached entry of a token (after revocation). */
@@ -78,11 +97,7 @@ export function authenticate(
   resolveOther?: (req: Request) => Promise<Principal | null>,
 ): RequestHandler {
   return async (req, res, next) => {
-    const secret = bearerOf(req);
-    let principal: Principal | null = null;
-    if (secret) principal = await authenticator.resolve(secret);
-    else if (resolveOther) principal = await resolveOther(req);
-    if (!principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'a valid bearer token is required');
+    const principal = await principalFrom(req, authenticator, resolveOther);
     if (principal.workspaceSlug !== req.params.ws) {
       throw new AppError(ErrorCode.WORKSPACE_FORBIDDEN, 'this token belongs to another workspace');
     }
@@ -91,13 +106,41 @@ export function authenticate(
   };
 }
 
+/**
+ * Authenticates `Authorization: Bearer` (401 without a valid one) for a route
+ * with no workspace in its path (`/mcp`): the workspace is the token's.
+ */
+export function authenticateBearer(authenticator: Authenticator): RequestHandler {
+  return async (req, res, next) => {
+    res.locals.principal = await principalFrom(req, authenticator);
+    next();
+  };
+}
+
+async function principalFrom(
+  req: Request,
+  authenticator: Authenticator,
+  resolveOther?: (req: Request) => Promise<Principal | null>,
+): Promise<Principal> {
+  const secret = bearerOf(req);
+  let principal: Principal | null = null;
+  if (secret) principal = await authenticator.resolve(secret);
+  else if (resolveOther) principal = await resolveOther(req);
+  if (!principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'a valid bearer token is required');
+  return principal;
+}
+
+/** Throws FORBIDDEN unless the principal's role is at least `role`. */
+export function assertRole(principal: Principal, role: Role): void {
+  if (RANK[principal.role] < RANK[role]) {
+    throw new AppError(ErrorCode.FORBIDDEN, `this action needs the ${role} role`, { required: role, actual: principal.role });
+  }
+}
+
 /** 403 unless the caller's role is at least `role`. */
 export function requireRole(role: Role): RequestHandler {
   return (_req, res, next) => {
-    const actual = principalOf(res).role;
-    if (RANK[actual] < RANK[role]) {
-      throw new AppError(ErrorCode.FORBIDDEN, `this action needs the ${role} role`, { required: role, actual });
-    }
+    assertRole(principalOf(res), role);
     next();
   };
 }

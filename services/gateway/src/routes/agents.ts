@@ -13,13 +13,14 @@ import {
   type AcceptedFact,
   type AgentFactKind,
   type AgentFactPayload,
-  type AgentResponse,
 } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
+import { toAgentResponse } from '../api-views';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
-import type { AgentRecord, AgentStore, IngestWriter, Principal } from '../ports';
+import type { AgentRecord, AgentStore, IngestWriter } from '../ports';
+import { getAgent, listAgents } from '../workspace-queries';
 
 /** What the agents routes need. */
 export interface AgentsRoutesDeps {
@@ -28,21 +29,9 @@ export interface AgentsRoutesDeps {
   log: Logger;
 }
 
-function toResponse(agent: AgentRecord, principal: Principal): AgentResponse {
-  return {
-    id: agent.id,
-    workspace: principal.workspaceSlug,
-    version: agent.version,
-    enabled: agent.enabled,
-    createdAt: agent.createdAt.toISOString(),
-    updatedAt: agent.updatedAt.toISOString(),
-    spec: agent.spec,
-  };
-}
-
 /** Sends an agent with its version as the entity tag, so `If-Match` can echo it. */
 function sendAgent(res: Response, status: number, agent: AgentRecord): void {
-  res.status(status).setHeader('ETag', `"${agent.version}"`).json(toResponse(agent, principalOf(res)));
+  res.status(status).setHeader('ETag', `"${agent.version}"`).json(toAgentResponse(agent, principalOf(res)));
 }
 
 const agentIdOf = (req: Request) => parseInput(AgentIdSchema, req.params.id, 'agent id');
@@ -108,19 +97,12 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Router {
 
   router.get('/agents', async (req, res) => {
     const query = parseQuery(ListAgentsQuerySchema, req);
-    const principal = principalOf(res);
-    const agents = await deps.agents.list(principal.workspaceId, query);
-    res.json({
-      agents: agents.map((agent) => toResponse(agent, principal)),
-      nextCursor: agents.length === query.limit ? agents.at(-1)!.id : null,
-    });
+    res.json(await listAgents(deps.agents, principalOf(res), query));
   });
 
   router.get('/agents/:id', async (req, res) => {
-    const id = agentIdOf(req);
-    const agent = await deps.agents.get(principalOf(res).workspaceId, id);
-    if (!agent) throw notFound(id);
-    sendAgent(res, 200, agent);
+    const agent = await getAgent(deps.agents, principalOf(res), agentIdOf(req));
+    res.setHeader('ETag', `"${agent.version}"`).json(agent);
   });
 
   router.put('/agents/:id', write, async (req, res) => {

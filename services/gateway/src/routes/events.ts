@@ -1,18 +1,10 @@
 import { Router } from 'express';
-import {
-  AppError,
-  ErrorCode,
-  FactIdSchema,
-  ListEventsQuerySchema,
-  PostEventBatchRequestSchema,
-  PostEventRequestSchema,
-  type AcceptedFact,
-  type PostEventRequest,
-} from '@switchyard/contracts';
-import { newId } from '@switchyard/core';
+import { FactIdSchema, ListEventsQuerySchema, PostEventBatchRequestSchema, PostEventRequestSchema } from '@switchyard/contracts';
+import { acceptEvents } from '../accept-events';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
-import type { FactReader, IngestWriter, Principal } from '../ports';
+import type { FactReader, IngestWriter } from '../ports';
+import { getEvent, listEvents } from '../workspace-queries';
 
 /** What the events routes need. */
 export interface EventsRoutesDeps {
@@ -21,62 +13,33 @@ export interface EventsRoutesDeps {
 }
 
 /**
- * Accepts facts into `ingest` and reads stored ones. A key already stored in
- * PostgreSQL (older than Redis remembers) resolves to the stored id before
- * anything is written; a key claimed in Redis resolves there atomically.
+ * Facts under `/v1/workspaces/{ws}/events`: members record (acceptEvents, which
+ * attributes an agent token's facts to its agent and run), viewers read.
  */
-async function accept(deps: EventsRoutesDeps, principal: Principal, requests: PostEventRequest[], correlationId: string) {
-  const keys = requests.flatMap((r) => (r.idempotencyKey === undefined ? [] : [r.idempotencyKey]));
-  const stored = await deps.reader.findByIdempotencyKeys(principal.workspaceId, keys);
-  const results: Array<{ id: string; status: 'accepted' | 'duplicate' }> = new Array(requests.length);
-  const fresh: Array<{ index: number; fact: AcceptedFact }> = [];
-  const ts = new Date().toISOString();
-  requests.forEach((request, index) => {
-    const storedId = request.idempotencyKey === undefined ? undefined : stored.get(request.idempotencyKey);
-    if (storedId) {
-      results[index] = { id: storedId, status: 'duplicate' };
-      return;
-    }
-    const fact: AcceptedFact = { id: newId(), workspace: principal.workspaceSlug, workspaceId: principal.workspaceId, ...request, ts };
-    fresh.push({ index, fact });
-  });
-  const accepted = await deps.ingest.accept(fresh.map(({ fact }) => ({ fact, correlationId })));
-  accepted.forEach((result, i) => (results[fresh[i]!.index] = result));
-  return results;
-}
-
 export function eventsRoutes(deps: EventsRoutesDeps): Router {
   const router = Router({ mergeParams: true });
 
   router.post('/events\\:batch', requireRole('member'), async (req, res) => {
     const body = parseBody(PostEventBatchRequestSchema, req);
-    const results = await accept(deps, principalOf(res), body.events, String(res.locals.requestId));
+    const results = await acceptEvents(deps, principalOf(res), body.events, String(res.locals.requestId));
     const anyAccepted = results.some((r) => r.status === 'accepted');
     res.status(anyAccepted ? 202 : 200).json({ ids: results.map((r) => r.id), results });
   });
 
   router.post('/events', requireRole('member'), async (req, res) => {
     const body = parseBody(PostEventRequestSchema, req);
-    const [result] = await accept(deps, principalOf(res), [body], String(res.locals.requestId));
+    const [result] = await acceptEvents(deps, principalOf(res), [body], String(res.locals.requestId));
     res.status(result!.status === 'accepted' ? 202 : 200).json({ id: result!.id });
   });
 
   router.get('/events', requireRole('viewer'), async (req, res) => {
     const query = parseQuery(ListEventsQuerySchema, req);
-    const principal = principalOf(res);
-    const events = await deps.reader.listAfter({ id: principal.workspaceId, slug: principal.workspaceSlug }, query.after, {
-      kindGlob: query.kind,
-      limit: query.limit,
-    });
-    res.json({ events, nextCursor: events.at(-1)?.seq ?? query.after });
+    res.json(await listEvents(deps.reader, principalOf(res), query));
   });
 
   router.get('/events/:id', requireRole('viewer'), async (req, res) => {
     const id = parseInput(FactIdSchema, req.params.id, 'event id');
-    const principal = principalOf(res);
-    const fact = await deps.reader.get({ id: principal.workspaceId, slug: principal.workspaceSlug }, id);
-    if (!fact) throw new AppError(ErrorCode.EVENT_NOT_FOUND, 'no such event in this workspace', { id });
-    res.json(fact);
+    res.json(await getEvent(deps.reader, principalOf(res), id));
   });
 
   return router;

@@ -155,6 +155,20 @@ export function buildOpenApi(): Record<string, unknown> {
       [`${base}/tokens/{id}`]: { delete: { summary: 'Revoke a token (admin)', parameters: [ws, { name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '204': { description: 'revoked' }, ...errors } } },
       ...agentPaths(base),
       ...runPaths(base),
+      '/mcp': {
+        post: {
+          summary:
+            "The platform MCP server (Streamable HTTP, stateless, JSON-RPC 2.0): list_events, get_event, emit_event, list_runs, get_run, list_agents, get_agent. Bearer: an API token or a run's agent token (sya_…); the workspace is the token's (docs/decisions/0014-platform-mcp-and-agent-tokens.md)",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'a JSON-RPC request or notification' } } } },
+          responses: {
+            '200': { description: 'the JSON-RPC response', content: { 'application/json': { schema: { type: 'object' } } } },
+            '202': { description: 'a notification, accepted' },
+            '401': json('Error', 'UNAUTHENTICATED'),
+            '403': { description: 'the Host header is not in GATEWAY_MCP_ALLOWED_HOSTS (DNS-rebinding protection)' },
+            '429': json('Error', 'RATE_LIMITED'),
+          },
+        },
+      },
       ...agentLoopPaths(base),
     },
   };

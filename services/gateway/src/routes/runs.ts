@@ -1,35 +1,16 @@
 import { Router, type Request, type Response } from 'express';
-import { AgentIdSchema, AppError, ErrorCode, ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema, type Run } from '@switchyard/contracts';
+import { AgentIdSchema, ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from '@switchyard/contracts';
+import { toRunResponse } from '../api-views';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
-import type { Principal, RunRecord, RunStore } from '../ports';
+import type { RunRecord, RunStore } from '../ports';
 import type { RunCommandContext, RunLedger } from '../run-ledger';
+import { getRun, listRuns } from '../workspace-queries';
 
 /** What the runs routes need. */
 export interface RunsRoutesDeps {
   runs: RunStore;
   ledger: RunLedger;
-}
-
-/** A run as the API shows it (`RunSchema`): ISO timestamps, the workspace by slug. */
-export function toRunResponse(run: RunRecord, principal: Principal): Run {
-  return {
-    id: run.id,
-    workspace: principal.workspaceSlug,
-    agentId: run.agentId,
-    agentVersion: run.agentVersion,
-    origin: run.origin,
-    status: run.status,
-    reason: run.reason,
-    causedBy: run.causedBy,
-    depth: run.depth,
-    sessionId: run.sessionId,
-    outcome: run.outcome,
-    error: run.error,
-    queuedAt: run.queuedAt.toISOString(),
-    startedAt: run.startedAt?.toISOString() ?? null,
-    endedAt: run.endedAt?.toISOString() ?? null,
-  };
 }
 
 const runIdOf = (req: Request) => parseInput(RunIdSchema, req.params.id, 'run id');
@@ -57,20 +38,11 @@ export function runsRoutes(deps: RunsRoutesDeps): Router {
 
   router.get('/runs', async (req, res) => {
     const query = parseQuery(ListRunsQuerySchema, req);
-    const principal = principalOf(res);
-    const runs = await deps.runs.list(principal.workspaceId, query);
-    res.json({
-      runs: runs.map((run) => toRunResponse(run, principal)),
-      nextCursor: runs.length === query.limit ? runs.at(-1)!.id : null,
-    });
+    res.json(await listRuns(deps.runs, principalOf(res), query));
   });
 
   router.get('/runs/:id', async (req, res) => {
-    const id = runIdOf(req);
-    const principal = principalOf(res);
-    const run = await deps.runs.get(principal.workspaceId, id);
-    if (!run) throw new AppError(ErrorCode.RUN_NOT_FOUND, 'no such run in this workspace', { id });
-    res.json(toRunResponse(run, principal));
+    res.json(await getRun(deps.runs, principalOf(res), runIdOf(req)));
   });
 
   router.post('/runs/:id/stop', write, async (req, res) => {

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { AgentIdSchema, ListAgentsQuerySchema } from './agents';
+import { FactIdSchema, ListEventsQuerySchema, PostEventRequestSchema } from './facts';
+import { ListRunsQuerySchema, RunIdSchema } from './runs-api';
+
+/*
+ * Inputs of the platform's own MCP tools (served by the gateway at `/mcp`).
+ * Each one is the REST query or body of the same operation, with two changes:
+ * numbers are JSON numbers (a tool call is JSON, not a query string, so
+ * nothing is coerced), and `emit_event` takes no `actor` (the platform sets it
+ * from the token).
+ */
+
+/** `list_events`: facts of the token's workspace after a `seq` cursor. */
+export const ListEventsToolInputSchema = ListEventsQuerySchema.extend({
+  /** The `nextCursor` of the previous page (a `seq`). @defaultValue 0 */
+  after: z.number().int().min(0).default(0),
+  /** @defaultValue 100 */
+  limit: z.number().int().min(1).max(1000).default(100),
+});
+export type ListEventsToolInput = z.infer<typeof ListEventsToolInputSchema>;
+
+/** `get_event`: one fact by id. */
+export const GetEventToolInputSchema = z.strictObject({ id: FactIdSchema });
+export type GetEventToolInput = z.infer<typeof GetEventToolInputSchema>;
+
+/** `emit_event`: records a fact, like `POST /events` without `actor`. */
+export const EmitEventToolInputSchema = PostEventRequestSchema.omit({ actor: true });
+export type EmitEventToolInput = z.infer<typeof EmitEventToolInputSchema>;
+
+/** `list_runs`: runs newest first, like `GET /runs`. */
+export const ListRunsToolInputSchema = ListRunsQuerySchema.extend({
+  /** @defaultValue 50 */
+  limit: z.number().int().min(1).max(200).default(50),
+});
+export type ListRunsToolInput = z.infer<typeof ListRunsToolInputSchema>;
+
+/** `get_run`: one run by id. */
+export const GetRunToolInputSchema = z.strictObject({ id: RunIdSchema });
+export type GetRunToolInput = z.infer<typeof GetRunToolInputSchema>;
+
+/** `list_agents`: live agents in creation order, like `GET /agents`. */
+export const ListAgentsToolInputSchema = ListAgentsQuerySchema.extend({
+  /** @defaultValue 50 */
+  limit: z.number().int().min(1).max(200).default(50),
+});
+export type ListAgentsToolInput = z.infer<typeof ListAgentsToolInputSchema>;
+
+/** `get_agent`: one live agent by id, with its latest spec. */
+export const GetAgentToolInputSchema = z.strictObject({ id: AgentIdSchema });
+export type GetAgentToolInput = z.infer<typeof GetAgentToolInputSchema>;
+
+/** Every platform tool's input schema, by tool name (the names are part of the API). */
+export const PLATFORM_TOOL_INPUT_SCHEMAS = {
+  list_events: ListEventsToolInputSchema,
+  get_event: GetEventToolInputSchema,
+  emit_event: EmitEventToolInputSchema,
+  list_runs: ListRunsToolInputSchema,
+  get_run: GetRunToolInputSchema,
+  list_agents: ListAgentsToolInputSchema,
+  get_agent: GetAgentToolInputSchema,
+} as const;
+export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;

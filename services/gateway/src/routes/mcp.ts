@@ -1,0 +1,58 @@
+import express, { Router } from 'express';
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Logger } from '@switchyard/logging';
+import { authenticateBearer, principalOf, type Authenticator } from '../http/auth';
+import { rateLimit, type TokenRateLimiter } from '../http/rate-limit';
+import { requireJsonBody } from '../http/validate';
+import { createPlatformMcpServer } from '../mcp/platform-mcp-server';
+import type { PlatformToolDeps } from '../mcp/platform-tools';
+
+/** What the `/mcp` endpoint needs. */
+export interface McpRoutesDeps extends PlatformToolDeps {
+  authenticator: Authenticator;
+  rateLimiter: TokenRateLimiter;
+  ratePerSecond: number;
+  bodyLimitBytes: number;
+  /** Host names (no port) a request's `Host` header may carry; anything else is 403 (DNS rebinding). */
+  allowedHosts: readonly string[];
+  log: Logger;
+}
+
+/**
+ * The platform MCP server over Streamable HTTP, mounted at `/mcp`, in
+ * stateless mode: every POST authenticates its bearer token (a person's API
+ * token or a run's agent token) and gets a fresh server and transport that
+ * are closed with the response. No session lives between requests, so a
+ * revoked token stops at its next call, any replica can answer any call, and
+ * no server or transport is ever shared between callers. The workspace is
+ * the token's. docs/decisions/0014-platform-mcp-and-agent-tokens.md.
+ */
+export function mcpRoutes(deps: McpRoutesDeps): Router {
+  const router = Router();
+  // Before authentication: a request that came through a rebound DNS name is refused unread.
+  router.use(hostHeaderValidation([...deps.allowedHosts]));
+  router.use(authenticateBearer(deps.authenticator));
+  router.use(rateLimit(deps.rateLimiter, deps.ratePerSecond));
+
+  router.post('/', requireJsonBody, express.json({ limit: deps.bodyLimitBytes, type: 'application/json' }), async (req, res) => {
+    const ctx = { principal: principalOf(res), correlationId: String(res.locals.requestId) };
+    const server = createPlatformMcpServer(deps, ctx, deps.log);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+
+  // Stateless: no server-to-client stream (GET) and no session to end (DELETE).
+  router.all('/', (_req, res) => {
+    res
+      .status(405)
+      .setHeader('Allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'method not allowed: this server is stateless, POST only' }, id: null });
+  });
+  return router;
+}

@@ -1,0 +1,69 @@
+import { AppError, ErrorCode, type AgentResponse, type Fact, type Run, type RunStatus } from '@switchyard/contracts';
+import { toAgentResponse, toRunResponse } from './api-views';
+import type { AgentStore, FactReader, Principal, RunStore } from './ports';
+
+/*
+ * The workspace reads, answered the same way to the REST routes and to the
+ * platform MCP tools. Every one is scoped by the principal's workspace: an id
+ * of another workspace is simply not found.
+ */
+
+/** A page of facts after a `seq` cursor; `nextCursor` is the last seq seen (or `after`). */
+export async function listEvents(
+  reader: Pick<FactReader, 'listAfter'>,
+  principal: Principal,
+  query: { after: number; kind?: string; limit: number },
+): Promise<{ events: Fact[]; nextCursor: number }> {
+  const events = await reader.listAfter({ id: principal.workspaceId, slug: principal.workspaceSlug }, query.after, {
+    kindGlob: query.kind,
+    limit: query.limit,
+  });
+  return { events, nextCursor: events.at(-1)?.seq ?? query.after };
+}
+
+/** One fact; EVENT_NOT_FOUND when the workspace has none with that id. */
+export async function getEvent(reader: Pick<FactReader, 'get'>, principal: Principal, id: string): Promise<Fact> {
+  const fact = await reader.get({ id: principal.workspaceId, slug: principal.workspaceSlug }, id);
+  if (!fact) throw new AppError(ErrorCode.EVENT_NOT_FOUND, 'no such event in this workspace', { id });
+  return fact;
+}
+
+/** A page of runs, newest first; `nextCursor` is null on the last page. */
+export async function listRuns(
+  runs: Pick<RunStore, 'list'>,
+  principal: Principal,
+  query: { agentId?: string; status?: RunStatus; after?: string; limit: number },
+): Promise<{ runs: Run[]; nextCursor: string | null }> {
+  const page = await runs.list(principal.workspaceId, query);
+  return {
+    runs: page.map((run) => toRunResponse(run, principal)),
+    nextCursor: page.length === query.limit ? page.at(-1)!.id : null,
+  };
+}
+
+/** One run; RUN_NOT_FOUND when the workspace has none with that id. */
+export async function getRun(runs: Pick<RunStore, 'get'>, principal: Principal, id: string): Promise<Run> {
+  const run = await runs.get(principal.workspaceId, id);
+  if (!run) throw new AppError(ErrorCode.RUN_NOT_FOUND, 'no such run in this workspace', { id });
+  return toRunResponse(run, principal);
+}
+
+/** A page of live agents in creation order; `nextCursor` is null on the last page. */
+export async function listAgents(
+  agents: Pick<AgentStore, 'list'>,
+  principal: Principal,
+  query: { after?: string; limit: number },
+): Promise<{ agents: AgentResponse[]; nextCursor: string | null }> {
+  const page = await agents.list(principal.workspaceId, query);
+  return {
+    agents: page.map((agent) => toAgentResponse(agent, principal)),
+    nextCursor: page.length === query.limit ? page.at(-1)!.id : null,
+  };
+}
+
+/** One live agent with its latest spec; AGENT_NOT_FOUND when the workspace has none with that id. */
+export async function getAgent(agents: Pick<AgentStore, 'get'>, principal: Principal, id: string): Promise<AgentResponse> {
+  const agent = await agents.get(principal.workspaceId, id);
+  if (!agent) throw new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace', { id });
+  return toAgentResponse(agent, principal);
+}
