@@ -1,4 +1,4 @@
-import type { PrismaClient } from './generated/client';
+import type { SqlRunner } from './sql-pool';
 
 /**
  * A stored secret row as the opener needs it. Structurally the same as
@@ -19,8 +19,8 @@ export interface SecretOpener {
   open(scope: { workspaceId: string; name: string }, sealed: StoredSealedSecret): string;
 }
 
-/** Anything that runs raw SQL: the client or a transaction client. */
-export type RawQueryClient = Pick<PrismaClient, '$queryRawUnsafe'>;
+/** Anything that runs raw SQL: the Prisma client, a transaction client, or a SqlPool. */
+export type RawQueryClient = Pick<SqlRunner, '$queryRawUnsafe'>;
 
 interface SealedRow {
   name: string;

@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { BaseEnvSchema, loadConfig } from '@switchyard/config';
+import { BaseEnvSchema, loadConfig, SecretsEnvSchema } from '@switchyard/config';
+import { ModelEnvSchema } from './model/model-config';
+import { ToolsEnvSchema } from './tools/tools-config';
 
 /** Environment of the runner. */
 export const RunnerEnvSchema = BaseEnvSchema.extend({
@@ -32,7 +34,21 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
   RUNNER_CLOSE_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long Redis remembers the idempotency keys of the runner's own facts. @defaultValue 86400 */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
-});
+  /**
+   * The gateway's `/mcp` endpoint, where runs call the platform's own tools
+   * with their agent token. Trusted (operator configuration).
+   * @defaultValue http://127.0.0.1:8080/mcp
+   */
+  PLATFORM_MCP_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:8080/mcp'),
+  /**
+   * Lifetime of a run's agent token if the run never revokes it (its runner
+   * died); a run that ends revokes it at once. @defaultValue 7200000 (2 hours)
+   */
+  AGENT_TOKEN_TTL_MS: z.coerce.number().int().min(60_000).default(7_200_000),
+})
+  .extend(ModelEnvSchema.shape)
+  .extend(ToolsEnvSchema.shape)
+  .extend(SecretsEnvSchema.shape);
 export type RunnerConfig = z.infer<typeof RunnerEnvSchema>;
 
 /** Parses the runner's environment; throws CONFIG_INVALID naming every bad variable. */

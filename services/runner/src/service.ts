@@ -1,7 +1,7 @@
 import { STREAMS } from '@switchyard/contracts';
 import { SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, once, RedisIngestWriter, toKey } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, once, RedisIngestWriter, toKey, type Redis } from '@switchyard/redis';
 import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import { BullmqJobWaker, createActivationWorker } from './adapters/bullmq-activation-worker';
@@ -9,7 +9,18 @@ import { SqlRunStore } from './adapters/sql-run-store';
 import { RedisAgentSlots } from './adapters/redis-agent-slots';
 import type { RunnerConfig } from './config';
 import { Runner } from './runner';
-import { ProviderExecutor, ScriptedExecutor } from './scripted-executor';
+import { secretBoxOf } from '@switchyard/config';
+import { resolveOutboundUrl } from '@switchyard/core';
+import { PrismaAgentTokens } from './adapters/prisma-agent-tokens';
+import { RedisMailbox } from './adapters/redis-mailbox';
+import { SqlRunContextStore } from './adapters/sql-run-context';
+import { SqlSecretReader } from './adapters/sql-secret-reader';
+import { SqlSpendLedger } from './adapters/sql-spend-ledger';
+import { SqlTranscriptStore } from './adapters/sql-transcript-store';
+import { AgentLoop } from './loop/agent-loop';
+import { createModel } from './model/create-model';
+import { createPriceTable } from './model/prices';
+import { connectTools, toolHostOptions } from './tools';
 
 /** A running runner: its health port and how to stop it. */
 export interface RunningRunner extends Closable {
@@ -21,6 +32,25 @@ function deadline(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/** The agent loop with the runner's stores, model settings and tool policy bound. */
+function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger): AgentLoop {
+  const tools = toolHostOptions(config);
+  // An agent's own model endpoint is checked like its MCP servers' URLs (the operator's is trusted).
+  const checkBaseUrl = async (url: string) => void (await resolveOutboundUrl(url, { allowPrivate: tools.allowPrivate, allowedHosts: tools.allowedHosts }));
+  return new AgentLoop({
+    contexts: new SqlRunContextStore(sql),
+    transcripts: new SqlTranscriptStore(sql),
+    mailbox: new RedisMailbox(redis, config.REDIS_PREFIX),
+    spend: new SqlSpendLedger(sql),
+    secrets: new SqlSecretReader(sql, secretBoxOf(config)),
+    prices: createPriceTable(config.MODEL_PRICES),
+    model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl }),
+    tools: (input) => connectTools({ ...input, options: tools, log }),
+    platform: { url: config.PLATFORM_MCP_URL, tokens: new PrismaAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
+    log,
+  });
+}
+
 /**
  * Wires the runner: the BullMQ worker on `activations`, the run ledger, the
  * agent slots and the executors. Used by main.ts and by the one-process
@@ -28,14 +58,14 @@ function deadline(ms: number): Promise<void> {
  */
 export async function startRunner(config: RunnerConfig, log: Logger): Promise<RunningRunner> {
   const redis = createRedis(config.REDIS_URL, { connectionName: `runner:${config.RUNNER_NAME}` });
-  const prisma = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
+  const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
   try {
     // Fail start-up, not a later job, when a store does not answer (BullMQ's own
     // connection would wait for Redis for ever).
     await redis.ping();
-    await prisma.$queryRawUnsafe('SELECT 1');
+    await sql.$queryRawUnsafe('SELECT 1');
   } catch (error) {
-    await closeAll([() => prisma.$disconnect(), () => closeRedis(redis)]).catch(() => undefined);
+    await closeAll([() => sql.$disconnect(), () => closeRedis(redis)]).catch(() => undefined);
     throw error;
   }
   // BullMQ blocks on its connection (maxRetriesPerRequest null) and does not close one it was given.
@@ -52,9 +82,9 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
   });
   const delays = new Counter({ name: 'switchyard_runner_delays_total', help: 'Jobs put back because their agent was busy or they were not first in line', registers: [registry] });
   const runner = new Runner({
-    store: new SqlRunStore(prisma),
+    store: new SqlRunStore(sql),
     slots: new RedisAgentSlots(redis, config.REDIS_PREFIX),
-    executor: new ProviderExecutor({ scripted: new ScriptedExecutor() }),
+    executor: agentLoop(config, sql, redis, log),
     emitter: new RedisIngestWriter(redis, config.REDIS_PREFIX, toKey(config.REDIS_PREFIX, STREAMS.ingest), config.IDEMPOTENCY_TTL_SECONDS),
     waker: new BullmqJobWaker(queue),
     log,
@@ -82,7 +112,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     port: config.RUNNER_HEALTH_PORT,
     host: config.HOST,
     registry,
-    checks: storeChecks(redis, prisma),
+    checks: storeChecks(redis, sql),
   });
   const sweeper = setInterval(() => {
     runner.sweep().catch((error: unknown) => log.warn({ err: error }, 'lost-run sweep failed'));
@@ -102,7 +132,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     healthPort: health.port,
     // Memoised: a second SIGTERM or an error path may call it again.
     close: once(() =>
-      closeAll([closeWorker, health, () => queue.close(), () => closeRedis(workerConnection), () => closeRedis(queueConnection), () => prisma.$disconnect(), () => closeRedis(redis)]),
+      closeAll([closeWorker, health, () => queue.close(), () => closeRedis(workerConnection), () => closeRedis(queueConnection), () => sql.$disconnect(), () => closeRedis(redis)]),
     ),
   };
 }

@@ -1,8 +1,8 @@
 import { createLogger } from '@switchyard/logging';
 import { Runner } from '../src/runner';
-import { ProviderExecutor, ScriptedExecutor } from '../src/scripted-executor';
 import type { Executor } from '../src/ports';
 import { FakeAgentSlots, FakeEmitter, FakeRunStore, FakeWaker } from './fake-ports';
+import { StepExecutor } from './step-executor';
 
 const WS = '0190a000-0000-7000-8000-000000000001';
 const AGENT = '0190a000-0000-7000-8000-0000000000a1';
@@ -16,7 +16,7 @@ const spec = (provider: 'scripted' | 'openai' = 'scripted', concurrency = 1) => 
   flow: { concurrency },
 });
 
-function setup(executor: Executor = new ProviderExecutor({ scripted: new ScriptedExecutor() }), chainMax = 20) {
+function setup(executor: Executor = new StepExecutor(), chainMax = 20) {
   const store = new FakeRunStore();
   const slots = new FakeAgentSlots();
   const emitter = new FakeEmitter();
@@ -102,13 +102,6 @@ describe('Runner', () => {
     store.runs.get(runId(1))!.status = 'running';
     expect(await runner.sweep()).toBe(1);
     expect(await runner.sweep()).toBe(0);
-  });
-
-  it('a provider without an executor fails the run with provider_not_available', async () => {
-    const { store, runner, add, job } = setup();
-    add(1, spec('openai'));
-    await runner.handle(job(1));
-    expect(store.runs.get(runId(1))).toMatchObject({ status: 'failed', ending: { reason: 'provider_not_available', error: { code: 'provider_not_available' } } });
   });
 
   it('a stop request or the kill switch cancels the run at its next step', async () => {

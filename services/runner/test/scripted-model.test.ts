@@ -73,13 +73,21 @@ describe('ScriptedModel', () => {
       message: null,
       toolCalls: [{ id: 'scripted_call_0', name: 'github.create_issue', arguments: JSON.stringify({ title: 'Build b-42 failed', failures: 3 }) }],
       usage: { inputTokens: 0, outputTokens: 0 },
+      final: false,
     });
     expect(await model.complete(input())).toEqual({
       message: 'only on main',
       toolCalls: [{ id: 'scripted_call_1', name: 'slack.post', arguments: '{"channel":"ci"}' }],
       usage: { inputTokens: 0, outputTokens: 0 },
+      final: false,
     });
-    expect(await model.complete(input())).toEqual({ message: 'Filed the issue for b-42.', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 } });
+    expect(await model.complete(input())).toEqual({ message: 'Filed the issue for b-42.', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, final: true });
+  });
+
+  it('runs to its last step: a say-only step is final only when no later step applies', async () => {
+    const model = new ScriptedModel({ script: [{ say: 'one' }, { say: 'two' }, { say: 'never', when: { path: 'kind', op: 'eq', value: 'other.kind' } }], fact });
+    expect(await model.complete(input())).toMatchObject({ message: 'one', toolCalls: [], final: false });
+    expect(await model.complete(input())).toMatchObject({ message: 'two', toolCalls: [], final: true });
   });
 
   it('skips steps with a when on a manual run (no fact)', async () => {
@@ -92,8 +100,8 @@ describe('ScriptedModel', () => {
     const model = new ScriptedModel({ script: [{ say: 'first', tool: 't' }, { tool: 'u' }], fact });
     await model.complete(input());
     await model.complete(input());
-    expect(await model.complete(input())).toEqual({ message: 'first', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 } });
-    expect(await model.complete(input())).toEqual({ message: 'first', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 } });
+    expect(await model.complete(input())).toEqual({ message: 'first', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, final: true });
+    expect(await model.complete(input())).toEqual({ message: 'first', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, final: true });
     const silent = new ScriptedModel({ script: [{ tool: 't' }], fact });
     await silent.complete(input());
     expect(await silent.complete(input())).toMatchObject({ message: '', toolCalls: [] });

@@ -35,11 +35,18 @@ export interface ModelUsage {
   outputTokens: number;
 }
 
-/** What one model call returns. An answer without tool calls is the run's final answer. */
+/** What one model call returns. */
 export interface ModelResponse {
   message: string | null;
   toolCalls: ModelToolCall[];
   usage: ModelUsage;
+  /**
+   * Whether this answer ends the run (after its tool calls, if any). Unset —
+   * what a real model's answer is — means the usual rule: an answer without
+   * tool calls is the final answer. The scripted model sets it, so a script
+   * runs to its last step even through `say`-only steps.
+   */
+  final?: boolean;
 }
 
 /** The input of one model call. */

@@ -27,8 +27,8 @@ const NO_USAGE = { inputTokens: 0, outputTokens: 0 } as const;
  * - A `tool` step answers with one tool call (id `scripted_call_<step index>`)
  *   whose arguments are the step's, templated from the fact (renderArguments),
  *   as JSON text; with a `say`, that is the answer's message too.
- * - A `say`-only step answers with the message and no tool calls, which the
- *   loop takes as the final answer.
+ * - A `say`-only step answers with the message and no tool calls; it is
+ *   `final` only when no later step applies, so a script runs to its end.
  * - Once the script is exhausted, every call answers with the last message
  *   said (or the empty string) and no tool calls.
  *
@@ -52,9 +52,15 @@ export class ScriptedModel implements Model {
       if (holds && (!fact || !holds(fact))) continue;
       const message = step.say === undefined ? null : renderText(step.say, fact);
       if (message !== null) this.lastSaid = message;
-      return { message, toolCalls: step.tool ? [this.toolCall(step, index)] : [], usage: { ...NO_USAGE } };
+      return { message, toolCalls: step.tool ? [this.toolCall(step, index)] : [], usage: { ...NO_USAGE }, final: !this.stepsRemain() };
     }
-    return { message: this.lastSaid, toolCalls: [], usage: { ...NO_USAGE } };
+    return { message: this.lastSaid, toolCalls: [], usage: { ...NO_USAGE }, final: true };
+  }
+
+  /** Whether a later step will answer (its `when` holds over the fact, which never changes during a run). */
+  private stepsRemain(): boolean {
+    const { fact } = this.options;
+    return this.steps.slice(this.next).some(({ holds }) => !holds || (fact !== null && holds(fact)));
   }
 
   private toolCall(step: ScriptStep, index: number): ModelToolCall {

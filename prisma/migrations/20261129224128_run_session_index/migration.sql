@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "runs_workspace_id_session_id_idx" ON "runs"("workspace_id", "session_id");

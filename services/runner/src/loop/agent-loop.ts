@@ -1,0 +1,190 @@
+import type { AgentSpec, Fact, RunOutcome } from '@switchyard/contracts';
+import { redactSecrets } from '@switchyard/core';
+import type { Logger } from '@switchyard/logging';
+import type { AgentTokens } from '../agent-token-port';
+import { ModelError, type ChatMessage, type Model, type ModelTool } from '../model/model';
+import type { PriceTable } from '../model/prices';
+import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor } from '../ports';
+import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
+import type { RunContextStore, SecretReader, SpendLedger, TranscriptStore, TranscriptWriter, Mailbox } from './loop-ports';
+import { firstMessage, systemPrompt, type RunTrigger } from './render';
+import { RunTally } from './run-tally';
+import { callTools } from './tool-calls';
+import { offeredTools } from './tool-policy';
+import { drainMailbox } from './mailbox-drain';
+
+/** What the loop needs to reach a run's secrets. */
+export type ResolveSecret = (name: string) => Promise<string>;
+
+/** Constructor arguments of AgentLoop. */
+export interface AgentLoopOptions {
+  contexts: RunContextStore;
+  transcripts: TranscriptStore;
+  mailbox: Mailbox;
+  spend: SpendLedger;
+  secrets: SecretReader;
+  prices: PriceTable;
+  /** The run's model (createModel with the runner's environment bound). */
+  model(spec: AgentSpec, input: { fact: Fact | null; resolveSecret: ResolveSecret }): Promise<Model>;
+  /** The run's tools (connectTools with the runner's options bound). */
+  tools(input: {
+    servers: AgentSpec['tools']['mcpServers'];
+    platform?: PlatformToolServer;
+    resolveSecret: ResolveSecret;
+    signal: AbortSignal;
+  }): Promise<{ host: ToolHost; notices: ToolServerNotice[] }>;
+  /** The platform's own tools (the gateway's `/mcp`, with a token per run); absent: none. */
+  platform?: { url: string; tokens: AgentTokens; tokenTtlMs: number };
+  log: Logger;
+}
+
+/** Stable codes a run of the loop fails with (besides the model's and `runner_lost`). */
+export const LOOP_ERRORS = {
+  maxTurns: 'max_turns_reached',
+  budget: 'budget_exceeded',
+  contextMissing: 'run_context_missing',
+  aborted: 'aborted',
+} as const;
+
+/**
+ * The agent loop — one implementation for every run, whatever its model:
+ * system = the agent's instructions; first user message = the standing task
+ * and what woke the agent; then up to `maxTurns` steps of model → tool calls
+ * → results → drain of the session's mailbox. Stop requests and the kill
+ * switch are honoured between steps; budgets are checked before and after
+ * every model call, so a run goes over a cap by at most one call. Every
+ * message, tool call and usage goes to the transcript, flushed once per step.
+ * Tool results and others' messages reach the model as delimited data, never
+ * in the system prompt (render.ts).
+ */
+export class AgentLoop implements Executor {
+  constructor(private readonly options: AgentLoopOptions) {}
+
+  async execute(run: ExecutableRun, context: ExecutionContext): Promise<ExecutionResult> {
+    const { options } = this;
+    const runContext = await options.contexts.context(run);
+    if (!runContext) return { status: 'failed', error: { code: LOOP_ERRORS.contextMissing, message: 'the run is not in the ledger any more' } };
+    const secretValues: string[] = [];
+    const resolveSecret: ResolveSecret = async (name) => {
+      const value = await options.secrets.read(run.workspaceId, name);
+      if (value === null) throw new Error(`no workspace secret named ${name}`);
+      secretValues.push(value);
+      return value;
+    };
+    const redact = (text: string) => redactSecrets(text, secretValues);
+    const transcript = redactingWriter(
+      await options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId }),
+      redact,
+    );
+    const tally = new RunTally(run.spec.model.name, options.prices);
+    let host: ToolHost | undefined;
+    let tokenMinted = false;
+    try {
+      const model = await options.model(run.spec, { fact: runContext.fact, resolveSecret });
+      let platform: PlatformToolServer | undefined;
+      if (options.platform && run.spec.tools.platform.length > 0) {
+        const { token } = await options.platform.tokens.mint({
+          workspaceId: run.workspaceId,
+          runId: run.id,
+          agentId: run.agentId,
+          depth: run.depth,
+          ttlMs: options.platform.tokenTtlMs,
+        });
+        tokenMinted = true;
+        secretValues.push(token);
+        platform = { url: options.platform.url, token, toolGlobs: run.spec.tools.platform };
+      }
+      const connected = await options.tools({ servers: run.spec.tools.mcpServers, platform, resolveSecret, signal: context.signal });
+      host = connected.host;
+      for (const notice of connected.notices) transcript.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
+      const tools = offeredTools(host.tools(), run.spec);
+      const modelTools: ModelTool[] = tools.map((tool) => ({ name: tool.modelName, description: tool.description, parameters: tool.inputSchema }));
+      const trigger = toTrigger(runContext.origin, runContext.fact);
+      const system = systemPrompt(run.spec.instructions);
+      const first = firstMessage(run.spec.task, trigger);
+      const messages: ChatMessage[] = [
+        { role: 'system', content: system },
+        { role: 'user', content: first },
+      ];
+      transcript.add('system', { text: system });
+      transcript.add('user', { text: first, from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
+      // Messages sent to the session before the run started are read before the first turn.
+      await drainMailbox(options.mailbox, runContext.sessionId, messages, transcript);
+      let dayTotal = await options.spend.spentToday(run.agentId);
+      for (;;) {
+        await transcript.flush();
+        if (context.signal.aborted) return tally.failed(LOOP_ERRORS.aborted, String(context.signal.reason ?? 'aborted'));
+        const stop = await context.shouldStop();
+        if (stop) return { status: 'cancelled', reason: stop, outcome: tally.outcome() };
+        if (tally.turns >= run.spec.budget.maxTurns) return this.fail(transcript, tally, LOOP_ERRORS.maxTurns, `the run reached maxTurns (${run.spec.budget.maxTurns})`);
+        const over = overBudget(run.spec.budget, tally.costUsd, dayTotal, 'reached');
+        if (over) return this.fail(transcript, tally, LOOP_ERRORS.budget, over);
+        const response = await model.complete({ messages, tools: modelTools, signal: context.signal });
+        const cost = tally.turn(response);
+        if (cost.usd > 0) dayTotal = await options.spend.add({ agentId: run.agentId, workspaceId: run.workspaceId, usd: cost.usd });
+        transcript.add('assistant', {
+          text: response.message,
+          toolCalls: response.toolCalls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments })),
+          usage: { ...response.usage },
+          costUsd: cost.usd,
+          ...(cost.priced ? {} : { unpriced: true }),
+        });
+        messages.push({ role: 'assistant', content: response.message, toolCalls: response.toolCalls });
+        if (response.message) tally.said(response.message);
+        const overAfter = overBudget(run.spec.budget, tally.costUsd, dayTotal, 'exceeded');
+        if (overAfter) return this.fail(transcript, tally, LOOP_ERRORS.budget, overAfter);
+        if (response.toolCalls.length > 0) {
+          await callTools({ calls: response.toolCalls, host, tools, spec: run.spec, signal: context.signal, messages, transcript, tally, redact });
+        }
+        if (response.final ?? response.toolCalls.length === 0) {
+          await transcript.flush();
+          return { status: 'completed', outcome: tally.outcome() };
+        }
+        await drainMailbox(options.mailbox, runContext.sessionId, messages, transcript);
+      }
+    } catch (error) {
+      if (error instanceof ModelError) return this.fail(transcript, tally, error.code, redact(error.message));
+      throw error;
+    } finally {
+      await transcript.flush().catch((error: unknown) => options.log.warn({ err: error, runId: run.id }, 'transcript flush failed'));
+      await host?.close().catch((error: unknown) => options.log.warn({ err: error, runId: run.id }, 'closing the tools failed'));
+      if (tokenMinted) {
+        await options.platform!.tokens.revoke(run.id).catch((error: unknown) => options.log.error({ err: error, runId: run.id }, 'agent token not revoked; it expires by itself'));
+      }
+    }
+  }
+
+  private fail(transcript: TranscriptWriter, tally: RunTally, code: string, message: string): ExecutionResult {
+    transcript.add('notice', { code, message });
+    return tally.failed(code, message);
+  }
+}
+
+/** What woke the run, for its first message. */
+function toTrigger(origin: { type: string; input?: string }, fact: Fact | null): RunTrigger {
+  if (fact) return { type: 'fact', fact };
+  if (origin.type === 'manual' && typeof origin.input === 'string') return { type: 'manual', input: origin.input };
+  return { type: 'none' };
+}
+
+/**
+ * Why the budget stops the run now, or undefined while it holds. Before a
+ * model call a cap that is `reached` stops the run (the call would go over);
+ * after one, only a cap `exceeded` does (spending exactly the cap is within it).
+ */
+function overBudget(budget: AgentSpec['budget'], runUsd: number, dayUsd: number, when: 'reached' | 'exceeded'): string | undefined {
+  const over = (spent: number, cap: number) => (when === 'reached' ? spent >= cap : spent > cap);
+  if (over(runUsd, budget.perRunUsd)) return `the run spent ${runUsd.toFixed(6)} USD; its perRunUsd cap is ${budget.perRunUsd}`;
+  if (over(dayUsd, budget.perDayUsd)) return `the agent spent ${dayUsd.toFixed(6)} USD today (UTC); its perDayUsd cap is ${budget.perDayUsd}`;
+  return undefined;
+}
+
+/** A writer whose entries have the run's secret values replaced, whatever field they hide in. */
+function redactingWriter(writer: TranscriptWriter, redact: (text: string) => string): TranscriptWriter {
+  return {
+    add: (type, content) => writer.add(type, JSON.parse(redact(JSON.stringify(content))) as Record<string, unknown>),
+    flush: () => writer.flush(),
+  };
+}
+
+export type { RunOutcome };

@@ -1,0 +1,49 @@
+import type { Fact, MailboxEnvelope, RunOrigin, TranscriptEntryType } from '@switchyard/contracts';
+
+/** What a run needs besides its ref and spec: where it came from and its session. */
+export interface RunContext {
+  origin: RunOrigin;
+  sessionId: string;
+  /** The activating fact (trigger runs, retries of them); null for manual runs. */
+  fact: Fact | null;
+}
+
+export interface RunContextStore {
+  /** Null when the run does not exist (any more). */
+  context(run: { id: string; workspaceId: string; workspaceSlug: string }): Promise<RunContext | null>;
+}
+
+/** Appends a run's transcript entries, buffered: `flush` writes what was added since the last flush, in order. */
+export interface TranscriptWriter {
+  add(type: TranscriptEntryType, content: Record<string, unknown>): void;
+  flush(): Promise<void>;
+}
+
+export interface TranscriptStore {
+  /** A writer for the run's session; it continues the session's `seq` after its last entry. */
+  open(run: { runId: string; workspaceId: string; sessionId: string }): Promise<TranscriptWriter>;
+}
+
+/** One drain of a session's mailbox: the envelopes that parsed, in order, and how many did not. */
+export interface MailboxDrain {
+  envelopes: MailboxEnvelope[];
+  invalid: number;
+  /** Deletes the drained entries; called once they are in the transcript. */
+  ack(): Promise<void>;
+}
+
+export interface Mailbox {
+  drain(sessionId: string): Promise<MailboxDrain>;
+}
+
+/** An agent's spending per UTC day (the `perDayUsd` budget). */
+export interface SpendLedger {
+  spentToday(agentId: string): Promise<number>;
+  /** Adds to today's spend; returns today's total. */
+  add(input: { agentId: string; workspaceId: string; usd: number }): Promise<number>;
+}
+
+/** Reads a workspace secret's plaintext; null when there is none of that name. */
+export interface SecretReader {
+  read(workspaceId: string, name: string): Promise<string | null>;
+}

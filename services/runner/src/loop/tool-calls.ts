@@ -1,0 +1,77 @@
+import type { AgentSpec } from '@switchyard/contracts';
+import type { ChatMessage, ModelToolCall } from '../model/model';
+import type { ToolCallResult, ToolDefinition, ToolHost } from '../tools';
+import type { TranscriptWriter } from './loop-ports';
+import { asData } from './render';
+import type { RunTally } from './run-tally';
+import { toolVerdict } from './tool-policy';
+
+/** Everything one step's tool calls need. */
+export interface ToolCallsInput {
+  calls: readonly ModelToolCall[];
+  host: ToolHost;
+  /** The tools offered to the model this run. */
+  tools: readonly ToolDefinition[];
+  spec: Pick<AgentSpec, 'permissionMode' | 'rules'>;
+  signal: AbortSignal;
+  messages: ChatMessage[];
+  transcript: TranscriptWriter;
+  tally: RunTally;
+  redact: (text: string) => string;
+}
+
+/**
+ * Runs a step's tool calls side by side (a model may ask for several at
+ * once) and answers each in order: its result as delimited data, or its
+ * error with a stable code. A call the model got wrong — an unknown tool,
+ * arguments that are not a JSON object, a tool the policy refuses — is
+ * answered with the error and the run goes on: the model can correct itself.
+ */
+export async function callTools(input: ToolCallsInput): Promise<void> {
+  const byModelName = new Map(input.tools.map((tool) => [tool.modelName, tool]));
+  const outcomes = await Promise.all(input.calls.map((call) => callOne(call, byModelName.get(call.name), input)));
+  input.tally.calledTools(input.calls.length);
+  outcomes.forEach(({ call, tool, args, result }) => {
+    const name = tool?.name ?? call.name;
+    const content = result.ok
+      ? asData(`tool ${name}`, input.redact(result.content))
+      : `[tool error ${result.error.code}] ${asData(`tool ${name}`, input.redact(result.error.message))}`;
+    input.messages.push({ role: 'tool', toolCallId: call.id, content });
+    input.transcript.add('tool', {
+      toolCallId: call.id,
+      name,
+      arguments: args ?? call.arguments,
+      ok: result.ok,
+      ...(result.ok ? { result: result.content } : { error: result.error }),
+      durationMs: result.durationMs,
+    });
+  });
+}
+
+/** A tool host result, or a refusal made before the call (its code is the loop's: tool-policy.ts). */
+type CallOutcome = ToolCallResult | { ok: false; error: { code: string; message: string }; durationMs: number };
+
+async function callOne(
+  call: ModelToolCall,
+  tool: ToolDefinition | undefined,
+  input: ToolCallsInput,
+): Promise<{ call: ModelToolCall; tool: ToolDefinition | undefined; args: Record<string, unknown> | undefined; result: CallOutcome }> {
+  const refuse = (code: string, message: string) => ({ call, tool, args: undefined, result: { ok: false as const, error: { code, message }, durationMs: 0 } });
+  if (!tool) return refuse('tool_unknown', `no tool named ${call.name} in this run`);
+  const args = parseArguments(call.arguments);
+  if (!args) return refuse('tool_arguments_invalid', 'the arguments are not a JSON object');
+  const verdict = toolVerdict(tool, input.spec);
+  if (!verdict.allowed) return { ...refuse(verdict.code, verdict.message), args };
+  return { call, tool, args, result: await input.host.call(tool.name, args, input.signal) };
+}
+
+/** The arguments as a JSON object, or undefined when they are not one (an empty string counts as `{}`). */
+function parseArguments(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
