@@ -57,6 +57,10 @@ export enum ErrorCode {
   SESSION_NOT_FOUND = 'SESSION_NOT_FOUND',
   /** The session's runs have all ended: a message to it would never be read. `data`: `{ id }`. */
   SESSION_NOT_ACTIVE = 'SESSION_NOT_ACTIVE',
+  /** An agent token tried to start a run of its own agent, which its spec does not allow (`allowSelfCause`). `data`: `{ id }`. */
+  SELF_CAUSED = 'SELF_CAUSED',
+  /** An agent token tried to start a run as deep as the causation depth cap or deeper. `data`: `{ depth, max }`. */
+  CAUSATION_DEPTH_EXCEEDED = 'CAUSATION_DEPTH_EXCEEDED',
   /** The per-token rate limit was hit. `data`: `{ retryAfterMs }`. */
   RATE_LIMITED = 'RATE_LIMITED',
   /** A stream ticket is unknown, used or expired. */

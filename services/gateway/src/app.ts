@@ -73,6 +73,8 @@ export interface GatewayAppDeps {
   mcpAllowedHosts: readonly string[];
   ticketTtlMs: number;
   heartbeatMs: number;
+  /** MAX_CAUSATION_DEPTH: the cap on manual runs started by agents. */
+  maxCausationDepth: number;
 }
 
 /** Builds the express app: the only public door of Switchyard. */

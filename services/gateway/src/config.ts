@@ -9,6 +9,8 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** How long a resolved token is cached in memory; a revocation reaches other replicas within this. */
   TOKEN_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Manual runs started with an agent token at this causation depth or deeper are refused (the matcher's setting of the same name). @defaultValue 5 */
+  MAX_CAUSATION_DEPTH: z.coerce.number().int().min(0).max(100).default(5),
   /** Lifetime of a single-use SSE stream ticket. */
   STREAM_TICKET_TTL_MS: z.coerce.number().int().min(1000).max(60_000).default(30_000),
   /** Interval of SSE heartbeat comments. */

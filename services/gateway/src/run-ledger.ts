@@ -26,6 +26,8 @@ export interface RunLedgerDeps {
   activations: ActivationSink;
   ingest: IngestWriter;
   log: Logger;
+  /** Runs at this causation depth or deeper are not started (MAX_CAUSATION_DEPTH, as the matcher's). */
+  maxCausationDepth: number;
 }
 
 /** Who asked, and the id that ties the request to the facts it records. */
@@ -70,13 +72,27 @@ export class RunLedger {
   /** A manual run of the agent's latest version, with `input` as its first message. */
   async start(ctx: RunCommandContext, agentId: string, input: string): Promise<RunRecord> {
     const agent = await this.runnableAgent(ctx.principal, agentId);
+    // A run started by an agent (its agent token) is caused by that agent's run, one step deeper,
+    // under the same self-cause and depth rules as the facts it records: no escape from the cap.
+    const caller = ctx.principal.agent;
+    if (caller) {
+      if (caller.agentId === agent.id && !agent.spec.allowSelfCause) {
+        throw new AppError(ErrorCode.SELF_CAUSED, 'an agent may not start its own runs unless its spec sets allowSelfCause', { id: agentId });
+      }
+      if (caller.depth + 1 >= this.deps.maxCausationDepth) {
+        throw new AppError(ErrorCode.CAUSATION_DEPTH_EXCEEDED, 'this run would be deeper than the causation depth cap', {
+          depth: caller.depth + 1,
+          max: this.deps.maxCausationDepth,
+        });
+      }
+    }
     return this.queue(ctx, {
       ...this.freshRun(ctx.principal, agent),
       origin: { type: 'manual', input, userId: ctx.principal.userId },
       eventId: null,
       eventKind: null,
-      causedBy: null,
-      depth: 0,
+      causedBy: caller ? { runId: caller.runId, agentId: caller.agentId, depth: caller.depth + 1 } : null,
+      depth: caller ? caller.depth + 1 : 0,
     });
   }
 

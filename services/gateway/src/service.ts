@@ -73,6 +73,7 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     mcpAllowedHosts: config.GATEWAY_MCP_ALLOWED_HOSTS,
     ticketTtlMs: config.STREAM_TICKET_TTL_MS,
     heartbeatMs: config.SSE_HEARTBEAT_MS,
+    maxCausationDepth: config.MAX_CAUSATION_DEPTH,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));

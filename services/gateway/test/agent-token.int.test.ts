@@ -107,6 +107,21 @@ describe('agent tokens', () => {
     }
   });
 
+  it('starts manual runs one step deeper than its run, never of its own agent, never past the depth cap', async () => {
+    const helperId = (await admin('POST', '/v1/workspaces/acme/agents', spec('helper'))).body.id as string;
+    const { runId, api } = await mintedRun({ depth: 1 });
+    const started = await api('POST', `/v1/workspaces/acme/agents/${helperId}/runs`, { input: 'please help' });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ depth: 2, causedBy: { runId, agentId, depth: 2 } });
+    const own = await api('POST', `/v1/workspaces/acme/agents/${agentId}/runs`, { input: 'me again' });
+    expect(own.status).toBe(409);
+    expect(own.body.error.code).toBe('SELF_CAUSED');
+    const deep = await mintedRun({ depth: 4 });
+    const tooDeep = await deep.api('POST', `/v1/workspaces/acme/agents/${helperId}/runs`, { input: 'deeper' });
+    expect(tooDeep.status).toBe(409);
+    expect(tooDeep.body.error).toMatchObject({ code: 'CAUSATION_DEPTH_EXCEEDED', details: { depth: 5, max: 5 } });
+  });
+
   it('attributes MCP emit_event facts the same way', async () => {
     const { runId, token } = await mintedRun({ depth: 0 });
     const mcp = await connectMcp(platform.gatewayUrl, token);

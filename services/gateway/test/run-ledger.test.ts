@@ -25,6 +25,7 @@ function fakes(options: { enqueue?: () => Promise<void>; accept?: () => Promise<
   const facts: IngestItem[] = [];
   const enqueued: string[] = [];
   const deps: RunLedgerDeps = {
+    maxCausationDepth: 5,
     runs: {
       get: async (_ws, id) => rows.get(id) ?? null,
       create: async (run: NewRun) => {

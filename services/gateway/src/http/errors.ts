@@ -31,6 +31,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.RUN_NOT_ACTIVE:
     case ErrorCode.RUN_NOT_FINISHED:
     case ErrorCode.SESSION_NOT_ACTIVE:
+    case ErrorCode.SELF_CAUSED:
+    case ErrorCode.CAUSATION_DEPTH_EXCEEDED:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
