@@ -32,6 +32,8 @@ function service<C extends { LOG_LEVEL: string }>(
 }
 
 async function main(): Promise<void> {
+  // The runner calls the platform's own tools at this process's gateway unless told otherwise.
+  process.env.PLATFORM_MCP_URL ??= `http://127.0.0.1:${process.env.PORT ?? 8080}/mcp`;
   // Every config is parsed before anything starts, so a bad variable stops start-up cleanly.
   const services = [
     // The event-log first: it is the one writer of facts, and the gateway last, so that

@@ -225,8 +225,13 @@ describe('agent loop (real processes, real openai client, real MCP servers)', ()
     expect(String(third!.body!.messages[0]!.content)).not.toContain(TEST_MCP_INJECTION);
     expect(mcp.calls.some((call) => call.name === 'delete_everything')).toBe(false);
 
+    // Read once: in the conversation, in the transcript, and gone from the mailbox.
+    expect(third!.body!.messages.filter((m) => m.content === 'Please also check the logs.')).toHaveLength(1);
     const entries = await transcript(run.id);
-    expect(entries.find((entry) => entry.type === 'user' && entry.content.text === 'Please also check the logs.')?.content.from).toMatchObject({ type: 'user' });
+    const steering = entries.filter((entry) => entry.type === 'user' && entry.content.text === 'Please also check the logs.');
+    expect(steering).toHaveLength(1);
+    expect(steering[0].content.from).toMatchObject({ type: 'user' });
+    expect(await platform.redis.redis.xlen(`${platform.redis.prefix}:mailbox:${running.sessionId}`)).toBe(0);
   });
 
   it('a server that is down, a slow tool, a malformed result, an unknown tool and arguments that are not JSON: recorded, and the run goes on', async () => {

@@ -7,9 +7,9 @@ const DRAIN_COUNT = 100;
 
 /**
  * A session's mailbox: the Redis stream `mailbox:{sessionId}`, read by the
- * session's run only (plain XRANGE, no group). Drained entries are deleted
- * once the loop has put them in the transcript (`ack`), so a message is read
- * once; one the loop could not parse is dropped with them and counted.
+ * session's run only (plain XRANGE after the run's cursor, no group). Drained
+ * entries are deleted once the loop has put them in the transcript (`ack`);
+ * one the loop could not parse is dropped with them and counted.
  */
 export class RedisMailbox implements Mailbox {
   constructor(
@@ -17,9 +17,9 @@ export class RedisMailbox implements Mailbox {
     private readonly prefix: string,
   ) {}
 
-  async drain(sessionId: string): Promise<MailboxDrain> {
+  async drain(sessionId: string, cursor: string | undefined): Promise<MailboxDrain> {
     const key = toKey(this.prefix, ...mailboxStream(sessionId));
-    const entries = await this.redis.xrange(key, '-', '+', 'COUNT', DRAIN_COUNT);
+    const entries = await this.redis.xrange(key, cursor === undefined ? '-' : `(${cursor}`, '+', 'COUNT', DRAIN_COUNT);
     const envelopes: MailboxEnvelope[] = [];
     let invalid = 0;
     for (const [, fields] of entries) {
@@ -32,6 +32,7 @@ export class RedisMailbox implements Mailbox {
     return {
       envelopes,
       invalid,
+      cursor: entries.at(-1)?.[0] ?? cursor,
       ack: async () => {
         if (ids.length > 0) await this.redis.xdel(key, ...ids);
       },

@@ -11,7 +11,7 @@ import { firstMessage, systemPrompt, type RunTrigger } from './render';
 import { RunTally } from './run-tally';
 import { callTools } from './tool-calls';
 import { offeredTools } from './tool-policy';
-import { drainMailbox } from './mailbox-drain';
+import { MailboxIntake } from './mailbox-intake';
 
 /** What the loop needs to reach a run's secrets. */
 export type ResolveSecret = (name: string) => Promise<string>;
@@ -78,6 +78,7 @@ export class AgentLoop implements Executor {
     );
     const tally = new RunTally(run.spec.model.name, options.prices);
     let host: ToolHost | undefined;
+    let mailbox: MailboxIntake | undefined;
     let tokenMinted = false;
     try {
       const model = await options.model(run.spec, { fact: runContext.fact, resolveSecret });
@@ -106,16 +107,20 @@ export class AgentLoop implements Executor {
         { role: 'system', content: system },
         { role: 'user', content: first },
       ];
+      mailbox = new MailboxIntake(messages, transcript);
       transcript.add('system', { text: system });
       transcript.add('user', { text: first, from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
-      // Messages sent to the session before the run started are read before the first turn.
-      await drainMailbox(options.mailbox, runContext.sessionId, messages, transcript);
       let dayTotal = await options.spend.spentToday(run.agentId);
       for (;;) {
-        await transcript.flush();
+        // The step boundary, in one round of independent I/O: write what the last step added to
+        // the transcript, ask whether the run must stop, and drain the mailbox (messages sent
+        // before the run started are read before its first turn).
+        const [, stop, drain] = await Promise.all([transcript.flush(), context.shouldStop(), options.mailbox.drain(runContext.sessionId, mailbox.cursor)]);
+        // The previous drain's envelopes are in the transcript now: they may leave the mailbox.
+        await mailbox.settle();
         if (context.signal.aborted) return tally.failed(LOOP_ERRORS.aborted, String(context.signal.reason ?? 'aborted'));
-        const stop = await context.shouldStop();
         if (stop) return { status: 'cancelled', reason: stop, outcome: tally.outcome() };
+        mailbox.absorb(drain);
         if (tally.turns >= run.spec.budget.maxTurns) return this.fail(transcript, tally, LOOP_ERRORS.maxTurns, `the run reached maxTurns (${run.spec.budget.maxTurns})`);
         const over = overBudget(run.spec.budget, tally.costUsd, dayTotal, 'reached');
         if (over) return this.fail(transcript, tally, LOOP_ERRORS.budget, over);
@@ -140,13 +145,15 @@ export class AgentLoop implements Executor {
           await transcript.flush();
           return { status: 'completed', outcome: tally.outcome() };
         }
-        await drainMailbox(options.mailbox, runContext.sessionId, messages, transcript);
       }
     } catch (error) {
       if (error instanceof ModelError) return this.fail(transcript, tally, error.code, redact(error.message));
       throw error;
     } finally {
-      await transcript.flush().catch((error: unknown) => options.log.warn({ err: error, runId: run.id }, 'transcript flush failed'));
+      await transcript
+        .flush()
+        .then(() => mailbox?.settle())
+        .catch((error: unknown) => options.log.warn({ err: error, runId: run.id }, 'transcript flush failed'));
       await host?.close().catch((error: unknown) => options.log.warn({ err: error, runId: run.id }, 'closing the tools failed'));
       if (tokenMinted) {
         await options.platform!.tokens.revoke(run.id).catch((error: unknown) => options.log.error({ err: error, runId: run.id }, 'agent token not revoked; it expires by itself'));

@@ -28,12 +28,15 @@ export interface TranscriptStore {
 export interface MailboxDrain {
   envelopes: MailboxEnvelope[];
   invalid: number;
+  /** The position after the last entry read: pass it to the next drain (entries not yet deleted are not read twice). */
+  cursor: string | undefined;
   /** Deletes the drained entries; called once they are in the transcript. */
   ack(): Promise<void>;
 }
 
 export interface Mailbox {
-  drain(sessionId: string): Promise<MailboxDrain>;
+  /** Entries after `cursor` (from the start when undefined), oldest first. */
+  drain(sessionId: string, cursor: string | undefined): Promise<MailboxDrain>;
 }
 
 /** An agent's spending per UTC day (the `perDayUsd` budget). */

@@ -28,8 +28,10 @@ export interface ToolCallsInput {
  * answered with the error and the run goes on: the model can correct itself.
  */
 export async function callTools(input: ToolCallsInput): Promise<void> {
-  const byModelName = new Map(input.tools.map((tool) => [tool.modelName, tool]));
-  const outcomes = await Promise.all(input.calls.map((call) => callOne(call, byModelName.get(call.name), input)));
+  // A model names a tool by its model name (`web__echo`); a script's author may write the name
+  // rules and transcripts use (`web.echo`). Both resolve; model names have no dot, so they never clash.
+  const byName = new Map(input.tools.flatMap((tool) => [[tool.modelName, tool] as const, [tool.name, tool] as const]));
+  const outcomes = await Promise.all(input.calls.map((call) => callOne(call, byName.get(call.name), input)));
   input.tally.calledTools(input.calls.length);
   outcomes.forEach(({ call, tool, args, result }) => {
     const name = tool?.name ?? call.name;
