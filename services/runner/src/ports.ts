@@ -43,8 +43,8 @@ export type StopReason = 'stopped' | 'agents_paused';
 export interface RunStore {
   /** The run, its spec and its place in its agent's line, in one read. */
   load(runId: string): Promise<LoadedRun | null>;
-  /** The agent's oldest queued run, loaded like `load`; null when none is queued. */
-  nextInLine(agentId: string): Promise<LoadedRun | null>;
+  /** The agent's oldest queued runs (up to `limit`, loaded like `load`), and the ids of its runs `running`. */
+  queuedCandidates(agentId: string, limit: number): Promise<{ candidates: LoadedRun[]; running: string[] }>;
   /** `queued → running` with started_at; null when the run was no longer queued. */
   markRunning(runId: string): Promise<RunRef | null>;
   /** Moves a run from one of `from` to its ending; null when it was in none of them (someone else ended it). */
@@ -63,10 +63,21 @@ export interface SlotLease {
   release(): Promise<void>;
 }
 
+/** What a claim found: the slot it took (if any) and the runs holding the agent's slots now. */
+export interface SlotClaim {
+  granted: { runId: string; lease: SlotLease } | null;
+  /** Every run id in the agent's slots after the claim (the granted one included). */
+  held: Set<string>;
+}
+
 /** Per-agent execution slots shared by every runner process (Redis keys with a lease). */
 export interface AgentSlots {
-  /** Takes a free slot among the first `concurrency`; null when all are held. */
-  acquire(agentId: string, concurrency: number, runId: string, leaseMs: number): Promise<SlotLease | null>;
+  /**
+   * Atomically: takes a free slot among the first `concurrency` for the first
+   * of `candidates` (oldest first) that no slot holds. No grant when every
+   * such slot is held or every candidate is.
+   */
+  claim(agentId: string, concurrency: number, candidates: readonly string[], leaseMs: number): Promise<SlotClaim>;
   /** The run ids holding any slot of the agent now. */
   holders(agentId: string): Promise<Set<string>>;
 }

@@ -32,6 +32,9 @@ export interface RunnerOptions {
   chainMax?: number;
 }
 
+/** Queued runs read per claim: enough that one no slot holds is among them (slots ≤ 10). */
+const MAX_CANDIDATES = 11;
+
 /** Error code of a run whose runner died (or lost its slot) mid-run. */
 export const RUNNER_LOST = 'runner_lost';
 
@@ -55,9 +58,18 @@ export class Runner {
     this.random = options.random ?? Math.random;
   }
 
-  /** Handles one attempt of an activation job. */
+  /**
+   * Handles one attempt of an activation job. The job is a lane of its agent
+   * first: it starts the agent's oldest unclaimed queued run — its own, or one
+   * ahead of it whose job sleeps — while a slot is free, and goes on down the
+   * line. Start order stays queue order, and a free slot is used as soon as
+   * any job of the agent comes round. Only when its own run did not go with
+   * the lane is the run read, to decide what the job does next.
+   */
   async handle(job: ActivationJob): Promise<JobDecision> {
     const { store, log } = this.options;
+    const ran = await this.lane(job.agentId);
+    if (ran.has(job.runId)) return { action: 'done' };
     const run = await store.load(job.runId);
     if (!run) {
       log.warn({ runId: job.runId }, 'activation job for an unknown run; dropped');
@@ -66,42 +78,55 @@ export class Runner {
     if (run.status === 'running') return this.recoverRunning(run);
     // Ended, cancelled while queued, or parked: the job is spent (decision 0008).
     if (run.status !== 'queued') return { action: 'done' };
-    const first = await this.tryStart(run);
-    if (typeof first === 'object') return this.later(first.ahead);
-    if (first === 'ran') await this.chain(run.agentId);
-    return { action: 'done' };
-  }
-
-  /** Executes a queued run if it is its turn; `ended` when it could never run (bad spec). */
-  private async tryStart(run: LoadedRun): Promise<'ran' | 'ended' | { ahead: number }> {
-    const spec = AgentSpecSchema.safeParse(run.spec);
-    if (!spec.success) {
-      await this.end(run, ['queued'], { status: 'failed', reason: 'spec_invalid', outcome: null, error: { code: 'spec_invalid', message: 'the stored agent spec does not parse' } });
-      return 'ended';
-    }
-    const turn = await this.takeTurn(run, spec.data.flow.concurrency);
-    if ('ahead' in turn) return { ahead: turn.ahead };
-    await this.execute(run, spec.data, turn.lease);
-    return 'ran';
+    // Still queued: the agent's slots are all held (their lanes will reach it) — look again later.
+    return this.later(run.line.ahead);
   }
 
   /**
-   * After a run, goes on with the agent's next queued runs here (up to
-   * `chainMax`), instead of waiting for their jobs to come round: that saves
-   * a queue round trip per run on a busy agent. Their jobs later find them
-   * ended and do nothing. Then wakes the jobs of the runs still waiting.
+   * Executes the agent's queued runs in line order, one after the other, for
+   * as long as it can claim one (up to `chainMax`): each run that ends here
+   * saves the next one a queue round trip. Several lanes of one agent (up to
+   * `flow.concurrency`) run side by side without racing, since each claim is
+   * atomic (AgentSlots.claim). Then wakes the jobs of the runs still waiting.
+   * Returns the ids of the runs it executed.
    */
-  private async chain(agentId: string): Promise<void> {
-    const { store } = this.options;
+  private async lane(agentId: string): Promise<Set<string>> {
+    const ran = new Set<string>();
     let concurrency = 1;
-    for (let n = 1; n < this.options.chainMax && !this.stopping; n++) {
-      const next = await store.nextInLine(agentId);
-      if (next?.status !== 'queued') break;
-      const outcome = await this.tryStart(next);
-      if (outcome !== 'ran') break;
-      concurrency = AgentSpecSchema.safeParse(next.spec).data?.flow.concurrency ?? 1;
+    for (let n = 0; n < this.options.chainMax && !this.stopping; n++) {
+      const claimed = await this.claimNext(agentId);
+      if (!claimed) break;
+      concurrency = claimed.spec.flow.concurrency;
+      if (await this.execute(claimed.run, claimed.spec, claimed.lease)) ran.add(claimed.run.id);
     }
-    await this.wakeNext(agentId, concurrency);
+    if (ran.size > 0) await this.wakeNext(agentId, concurrency);
+    return ran;
+  }
+
+  /**
+   * Claims the agent's oldest queued run that no slot holds, with a free slot
+   * (one Redis script: the slot names the run before the run is `running`).
+   * Null when every slot is held or nothing is queued. On the way it fails the
+   * runs the ledger says are running but no slot names: their runner died.
+   */
+  private async claimNext(agentId: string): Promise<{ run: LoadedRun; spec: AgentSpec; lease: SlotLease } | null> {
+    const { store, slots } = this.options;
+    for (;;) {
+      const { candidates, running } = await store.queuedCandidates(agentId, MAX_CANDIDATES);
+      if (candidates.length === 0 && running.length === 0) return null;
+      const concurrency = AgentSpecSchema.safeParse(candidates[0]?.spec).data?.flow.concurrency ?? 1;
+      const claim = await slots.claim(agentId, concurrency, candidates.map((run) => run.id), this.options.leaseMs);
+      // Read before the claim: a run running then and named by no slot now either ended in
+      // between (its slot is released only after its ending is written: the update below
+      // finds it ended and does nothing) or lost its runner.
+      for (const id of running) if (!claim.held.has(id)) await this.failLost(id);
+      if (!claim.granted) return null;
+      const { run, lease } = { run: candidates.find((candidate) => candidate.id === claim.granted!.runId)!, lease: claim.granted.lease };
+      const spec = AgentSpecSchema.safeParse(run.spec);
+      if (spec.success) return { run, spec: spec.data, lease };
+      await this.end(run, ['queued'], { status: 'failed', reason: 'spec_invalid', outcome: null, error: { code: 'spec_invalid', message: 'the stored agent spec does not parse' } });
+      await lease.release();
+    }
   }
 
   /**
@@ -143,24 +168,6 @@ export class Runner {
     return { action: 'done' };
   }
 
-  /** Takes a slot if the run is first in line and one is free; else says how many runs are ahead. */
-  private async takeTurn(run: LoadedRun, concurrency: number): Promise<{ lease: SlotLease } | { ahead: number }> {
-    const { slots } = this.options;
-    // Ledger first, slots second: a run is `running` only while its slot is held (taken
-    // before, released after), so a running run that no slot names now is lost.
-    const { line } = run;
-    let running = line.running.length;
-    if (running > 0) {
-      const holders = await slots.holders(run.agentId);
-      for (const id of line.running.filter((id) => !holders.has(id))) {
-        if (await this.failLost(id)) running -= 1;
-      }
-    }
-    if (line.ahead + running >= concurrency) return { ahead: line.ahead };
-    const lease = await slots.acquire(run.agentId, concurrency, run.id, this.options.leaseMs);
-    return lease ? { lease } : { ahead: line.ahead };
-  }
-
   /**
    * The jittered wait of a job that cannot start. It grows with the runs
    * ahead (up to `capMs`): a run that ends wakes the agent's next ones, so
@@ -174,12 +181,13 @@ export class Runner {
     return { action: 'later', delayMs: Math.round(Math.min(jittered * (1 + ahead), capMs)) };
   }
 
-  private async execute(run: LoadedRun, spec: AgentSpec, lease: SlotLease): Promise<void> {
+  /** Runs it; false when it was no longer queued (another runner took it first). */
+  private async execute(run: LoadedRun, spec: AgentSpec, lease: SlotLease): Promise<boolean> {
     const { store, executor, log } = this.options;
     const started = await store.markRunning(run.id);
     if (!started) {
       await lease.release();
-      return;
+      return false;
     }
     log.info({ runId: run.id, agentId: run.agentId }, 'run started');
     await this.announce(started, 'running', null);
@@ -210,6 +218,7 @@ export class Runner {
     await this.end(started, ['running'], toEnding(result, lost || controller.signal.aborted));
     // Ledger first, then the slot: another runner never sees the slot free while the run is `running`.
     await lease.release();
+    return true;
   }
 
   private async wakeNext(agentId: string, concurrency: number): Promise<void> {

@@ -1,6 +1,6 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
-import type { AgentLine, AgentSlots, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
+import type { AgentLine, AgentSlots, SlotClaim, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
 /** A run as the fake ledger keeps it. */
 export interface FakeRun extends Omit<LoadedRun, 'line'> {
@@ -31,9 +31,10 @@ export class FakeRunStore implements RunStore {
     return run ? { ...run, line: this.line(run.id, run.agentId) } : null;
   }
 
-  async nextInLine(agentId: string): Promise<LoadedRun | null> {
-    const [next] = await this.nextQueued(agentId, 1);
-    return next ? this.load(next) : null;
+  async queuedCandidates(agentId: string, limit: number): Promise<{ candidates: LoadedRun[]; running: string[] }> {
+    const ids = await this.nextQueued(agentId, limit);
+    const candidates = (await Promise.all(ids.map((id) => this.load(id)))).filter((run): run is LoadedRun => run !== null);
+    return { candidates, running: [...this.runs.values()].filter((r) => r.agentId === agentId && r.status === 'running').map((r) => r.id) };
   }
 
   private line(runId: string, agentId: string): AgentLine {
@@ -80,6 +81,14 @@ export class FakeRunStore implements RunStore {
 export class FakeAgentSlots implements AgentSlots {
   readonly held = new Map<string, string>();
 
+  async claim(agentId: string, concurrency: number, candidates: readonly string[]): Promise<SlotClaim> {
+    const held = await this.holders(agentId);
+    const runId = candidates.find((id) => !held.has(id));
+    const lease = runId === undefined ? null : await this.acquire(agentId, concurrency, runId);
+    return { granted: lease ? { runId: runId!, lease } : null, held: await this.holders(agentId) };
+  }
+
+  /** Takes a free slot for a run (tests use it to make an agent busy). */
   async acquire(agentId: string, concurrency: number, runId: string): Promise<SlotLease | null> {
     for (let i = 0; i < concurrency; i++) {
       const key = `${agentId}:${i}`;

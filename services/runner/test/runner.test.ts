@@ -47,20 +47,34 @@ describe('Runner', () => {
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
     expect([1, 2, 3, 4, 5].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'completed', 'completed', 'queued', 'queued']);
     expect(waker.woken).toEqual([[runId(4)]]);
-    // The chained runs' own jobs find them ended.
-    const before = emitter.items.length;
+    // A chained run's own job finds it ended, and is a lane for the rest of the line.
     expect(await runner.handle(job(2))).toEqual({ action: 'done' });
-    expect(emitter.items).toHaveLength(before);
+    expect([4, 5].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'completed']);
+    for (let n = 1; n <= 5; n++) expect(emitter.kinds(runId(n))).toEqual(['agent.run.started', 'agent.run.completed']);
   });
 
-  it('FIFO: a later run waits while an earlier one is queued, longer the further back it is', async () => {
+  it('FIFO: a later run’s job starts the oldest queued run first, then goes down the line', async () => {
     const { store, runner, add, job } = setup();
     add(1);
     add(2);
     add(3);
-    expect(await runner.handle(job(3))).toEqual({ action: 'later', delayMs: 30 });
-    expect(await runner.handle(job(2))).toEqual({ action: 'later', delayMs: 20 });
-    expect(store.runs.get(runId(3))!.status).toBe('queued');
+    expect(await runner.handle(job(3))).toEqual({ action: 'done' });
+    const started = [1, 2, 3].map((n) => store.runs.get(runId(n))!.startedAt!);
+    expect(started).toEqual([...started].sort((a, b) => a - b));
+    // The jobs of the runs it went through find them ended.
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+  });
+
+  it('with every slot held, a job waits, longer the further back its run is', async () => {
+    const { store, slots, runner, add, job } = setup();
+    add(1);
+    add(2);
+    add(3);
+    store.runs.get(runId(1))!.status = 'running';
+    await slots.acquire(AGENT, 1, runId(1));
+    expect(await runner.handle(job(3))).toEqual({ action: 'later', delayMs: 20 });
+    expect(await runner.handle(job(2))).toEqual({ action: 'later', delayMs: 10 });
+    expect(store.runs.get(runId(2))!.status).toBe('queued');
   });
 
   it('waits while the agent runs another run (its slot is held)', async () => {

@@ -1,5 +1,5 @@
 import { toKey, type Redis } from '@switchyard/redis';
-import type { AgentSlots, SlotLease } from '../ports';
+import type { AgentSlots, SlotClaim, SlotLease } from '../ports';
 
 /** Highest `flow.concurrency` an agent spec allows: `holders` reads every slot that may exist. */
 const MAX_SLOTS = 10;
@@ -20,7 +20,37 @@ end
 return 0
 `;
 
+/**
+ * Claims a slot for the oldest candidate no slot holds. KEYS: every slot of
+ * the agent (MAX_SLOTS); ARGV: concurrency, leaseMs, candidate run ids
+ * (oldest first). Returns [granted run id or '', slot index, ...held run ids].
+ */
+const CLAIM_SCRIPT = `
+local concurrency = tonumber(ARGV[1])
+local held, holders, free = {}, {}, nil
+for i = 1, #KEYS do
+  local value = redis.call('GET', KEYS[i])
+  if value then
+    held[value] = true
+    holders[#holders + 1] = value
+  elseif i <= concurrency and not free then
+    free = i
+  end
+end
+if free then
+  for j = 3, #ARGV do
+    if not held[ARGV[j]] then
+      redis.call('SET', KEYS[free], ARGV[j], 'PX', ARGV[2])
+      holders[#holders + 1] = ARGV[j]
+      return {ARGV[j], free - 1, unpack(holders)}
+    end
+  end
+end
+return {'', -1, unpack(holders)}
+`;
+
 interface SlotCommands {
+  switchyardClaimSlot(...args: Array<string | number>): Promise<[string, number, ...string[]]>;
   switchyardRenewSlot(key: string, runId: string, leaseMs: number): Promise<number>;
   switchyardReleaseSlot(key: string, runId: string): Promise<number>;
 }
@@ -28,7 +58,10 @@ interface SlotCommands {
 /**
  * An agent's execution slots: keys `{prefix}:agent-slot:{agentId}:{i}` for
  * i < concurrency, each holding the id of the run executing in it, with a
- * lease (PX) so a runner that dies frees its slot by itself.
+ * lease (PX) so a runner that dies frees its slot by itself. A claim reads
+ * every slot and takes one in one script, so two lanes of an agent never
+ * claim the same run (the keys of one agent share its id; under Redis
+ * Cluster they would need a hash tag on it).
  */
 export class RedisAgentSlots implements AgentSlots {
   private readonly commands: SlotCommands;
@@ -37,6 +70,7 @@ export class RedisAgentSlots implements AgentSlots {
     private readonly redis: Redis,
     private readonly prefix: string,
   ) {
+    redis.defineCommand('switchyardClaimSlot', { numberOfKeys: MAX_SLOTS, lua: CLAIM_SCRIPT });
     redis.defineCommand('switchyardRenewSlot', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     redis.defineCommand('switchyardReleaseSlot', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     this.commands = redis as unknown as SlotCommands;
@@ -46,17 +80,18 @@ export class RedisAgentSlots implements AgentSlots {
     return toKey(this.prefix, 'agent-slot', agentId, String(index));
   }
 
-  async acquire(agentId: string, concurrency: number, runId: string, leaseMs: number): Promise<SlotLease | null> {
-    for (let index = 0; index < Math.min(concurrency, MAX_SLOTS); index++) {
-      const key = this.key(agentId, index);
-      if ((await this.redis.set(key, runId, 'PX', leaseMs, 'NX')) === 'OK') {
-        return {
-          renew: async () => (await this.commands.switchyardRenewSlot(key, runId, leaseMs)) === 1,
-          release: async () => void (await this.commands.switchyardReleaseSlot(key, runId)),
-        };
-      }
-    }
-    return null;
+  async claim(agentId: string, concurrency: number, candidates: readonly string[], leaseMs: number): Promise<SlotClaim> {
+    const keys = Array.from({ length: MAX_SLOTS }, (_, index) => this.key(agentId, index));
+    const [runId, index, ...held] = await this.commands.switchyardClaimSlot(...keys, Math.min(concurrency, MAX_SLOTS), leaseMs, ...candidates);
+    if (!runId) return { granted: null, held: new Set(held) };
+    return { granted: { runId, lease: this.lease(this.key(agentId, Number(index)), runId, leaseMs) }, held: new Set(held) };
+  }
+
+  private lease(key: string, runId: string, leaseMs: number): SlotLease {
+    return {
+      renew: async () => (await this.commands.switchyardRenewSlot(key, runId, leaseMs)) === 1,
+      release: async () => void (await this.commands.switchyardReleaseSlot(key, runId)),
+    };
   }
 
   async holders(agentId: string): Promise<Set<string>> {

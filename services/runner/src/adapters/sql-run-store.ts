@@ -38,15 +38,27 @@ function toRef(row: RefRow): RunRef {
 export class SqlRunStore implements RunStore {
   constructor(private readonly prisma: SqlRunner) {}
 
-  async load(runId: string): Promise<LoadedRun | null> {
-    return this.loadWhere('r.id = $1::uuid', runId);
-  }
-
-  async nextInLine(agentId: string): Promise<LoadedRun | null> {
-    return this.loadWhere(
-      `r.id = (SELECT id FROM runs WHERE agent_id = $1::uuid AND status = 'queued' ORDER BY queued_at, id LIMIT 1)`,
+  async queuedCandidates(agentId: string, limit: number): Promise<{ candidates: LoadedRun[]; running: string[] }> {
+    // One row at least (the running ids), joined with the oldest queued runs and their specs.
+    const rows = await this.prisma.$queryRawUnsafe<Array<Partial<RefRow> & { spec: unknown; q_at: Date | null; running: string[] }>>(
+      `SELECT run.*, running.ids AS running
+         FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids FROM runs WHERE agent_id = $1::uuid AND status = 'running') running
+         LEFT JOIN LATERAL (
+           SELECT ${REF_COLUMNS}, v.spec, r.queued_at AS q_at
+             FROM runs r JOIN workspaces w ON w.id = r.workspace_id
+             LEFT JOIN agent_versions v ON v.agent_id = r.agent_id AND v.version = r.agent_version
+            WHERE r.agent_id = $1::uuid AND r.status = 'queued'
+            ORDER BY r.queued_at, r.id LIMIT $2) run ON true
+        ORDER BY run.q_at, run.id`,
       agentId,
+      limit,
     );
+    const running = rows[0]?.running ?? [];
+    const candidates = rows
+      .filter((row): row is RefRow & { spec: unknown; q_at: Date; running: string[] } => row.id != null)
+      // They are the oldest queued, in order: each one's `ahead` is its place in the list.
+      .map((row, i) => ({ ...toRef(row), spec: row.spec, line: { ahead: i, running } }));
+    return { candidates, running };
   }
 
   /**
@@ -54,7 +66,7 @@ export class SqlRunStore implements RunStore {
    * agent's line. Both counts use the (agent_id, status, queued_at) index;
    * `id` breaks queued_at ties (UUIDv7, so creation order).
    */
-  private async loadWhere(where: string, param: string): Promise<LoadedRun | null> {
+  async load(runId: string): Promise<LoadedRun | null> {
     const [row] = await this.prisma.$queryRawUnsafe<Array<RefRow & { spec: unknown; ahead: string | bigint; running: string[] }>>(
       `SELECT ${REF_COLUMNS}, v.spec,
          (SELECT count(*) FROM runs q WHERE q.agent_id = r.agent_id AND q.status = 'queued'
@@ -62,8 +74,8 @@ export class SqlRunStore implements RunStore {
          (SELECT coalesce(array_agg(x.id::text), '{}') FROM runs x WHERE x.agent_id = r.agent_id AND x.status = 'running') AS running
          FROM runs r JOIN workspaces w ON w.id = r.workspace_id
          LEFT JOIN agent_versions v ON v.agent_id = r.agent_id AND v.version = r.agent_version
-        WHERE ${where}`,
-      param,
+        WHERE r.id = $1::uuid`,
+      runId,
     );
     return row ? { ...toRef(row), spec: row.spec, line: { ahead: Number(row.ahead), running: row.running } } : null;
   }

@@ -17,12 +17,8 @@ export class SqlTranscriptStore implements TranscriptStore {
     private readonly sanitize: (content: Record<string, unknown>) => Record<string, unknown> = (content) => content,
   ) {}
 
-  async open(run: { runId: string; workspaceId: string; sessionId: string }): Promise<TranscriptWriter> {
-    const [row] = await this.sql.$queryRawUnsafe<Array<{ last: number | null }>>(
-      'SELECT max(seq) AS last FROM transcript_entries WHERE session_id = $1::uuid',
-      run.sessionId,
-    );
-    return new SqlTranscriptWriter(this.sql, run, Number(row?.last ?? 0), this.sanitize);
+  open(run: { runId: string; workspaceId: string; sessionId: string; lastSeq: number }): TranscriptWriter {
+    return new SqlTranscriptWriter(this.sql, run, run.lastSeq, this.sanitize);
   }
 }
 

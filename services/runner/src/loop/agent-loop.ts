@@ -73,7 +73,7 @@ export class AgentLoop implements Executor {
     };
     const redact = (text: string) => redactSecrets(text, secretValues);
     const transcript = redactingWriter(
-      await options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId }),
+      options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq }),
       redact,
     );
     const tally = new RunTally(run.spec.model.name, options.prices);
@@ -110,7 +110,8 @@ export class AgentLoop implements Executor {
       mailbox = new MailboxIntake(messages, transcript);
       transcript.add('system', { text: system });
       transcript.add('user', { text: first, from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
-      let dayTotal = await options.spend.spentToday(run.agentId);
+      // A model without a price costs nothing: its runs need not read the day's spend.
+      let dayTotal = options.prices.priceOf(run.spec.model.name) ? await options.spend.spentToday(run.agentId) : 0;
       for (;;) {
         // The step boundary, in one round of independent I/O: write what the last step added to
         // the transcript, ask whether the run must stop, and drain the mailbox (messages sent

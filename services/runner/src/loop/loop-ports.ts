@@ -6,6 +6,8 @@ export interface RunContext {
   sessionId: string;
   /** The activating fact (trigger runs, retries of them); null for manual runs. */
   fact: Fact | null;
+  /** The session's last transcript `seq` (0 when it has none): where this run's entries continue. */
+  transcriptSeq: number;
 }
 
 export interface RunContextStore {
@@ -20,8 +22,8 @@ export interface TranscriptWriter {
 }
 
 export interface TranscriptStore {
-  /** A writer for the run's session; it continues the session's `seq` after its last entry. */
-  open(run: { runId: string; workspaceId: string; sessionId: string }): Promise<TranscriptWriter>;
+  /** A writer for the run's session, continuing after `lastSeq` (RunContext.transcriptSeq). */
+  open(run: { runId: string; workspaceId: string; sessionId: string; lastSeq: number }): TranscriptWriter;
 }
 
 /** One drain of a session's mailbox: the envelopes that parsed, in order, and how many did not. */
