@@ -170,7 +170,7 @@ A scripted agent (zero-latency model) makes ${STEPS} steps per run, each one too
 | baseline: bare loop, same model and tool calls | ${fmt(baselineSteps.length)} | ${fmt(baseline.perSecond)} | ${fmt(baseline.p50, 2)} ms | ${fmt(baseline.p99, 2)} ms |
 | **platform overhead per step** | | | **${fmt(overhead50, 2)} ms** | ${fmt(overhead99, 2)} ms |
 
-Run set-up before the first model call (read the run's context, open the transcript, connect the MCP server, read the day's spend): p50 ${fmt(p(setups, 0.5), 1)} ms, p99 ${fmt(p(setups, 0.99), 1)} ms. Ratio of step p50s, platform to baseline: ${fmt(platform.p50 / baseline.p50, 2)}.
+Run set-up before the first model call (read the run's context and its transcript position, build the model, connect the MCP server; an unpriced model skips the day's spend): p50 ${fmt(p(setups, 0.5), 1)} ms, p99 ${fmt(p(setups, 0.99), 1)} ms. Ratio of step p50s, platform to baseline: ${fmt(platform.p50 / baseline.p50, 2)}.
 
 Target (issue 4): platform overhead ≤ 5 ms per step at p50 — ${overhead50 <= 5 ? 'met' : 'not met'}.
 `;

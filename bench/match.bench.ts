@@ -29,7 +29,8 @@ const AGENT_COUNTS = (process.env.BENCH_AGENTS ?? '10,1000,10000').split(',').ma
 /** Facts per throughput scenario, posted in batches of 100. */
 const FACTS = Number(process.env.BENCH_FACTS ?? 2000);
 /** Offered load and duration of the latency runs. */
-const RATE = Number(process.env.BENCH_RATE ?? 200);
+/** Offered rates of the latency phase: the target's, then one this machine sustains. */
+const RATES = (process.env.BENCH_RATES ?? '200,40').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const MATCHING = 3;
 /** Longest wait for the latency runs to start after the load ends. */
@@ -176,7 +177,7 @@ async function main(): Promise<void> {
       await settle();
     }
 
-    // 2. Fact published → run started at RATE facts/s, one matching scripted agent, 2 runners.
+    // 2. Fact published → run started at each of RATES facts/s, one matching scripted agent, 2 runners.
     await stopMatcher();
     await resetAgents();
     await insertAgents([{
@@ -199,52 +200,64 @@ async function main(): Promise<void> {
     const allStarted = async (kind: string, n: number, timeoutMs: number) => {
       await waitUntil(`${kind} runs started`, async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND started_at IS NOT NULL`, [kind])).rows[0].count) >= n, timeoutMs, 50).catch(() => undefined);
     };
-    await load.openLoop(RATE, RATE, '/v1/workspaces/bench/events', single('lat.warm'), expect202);
-    await allStarted('lat.warm', RATE, 30_000);
     const factsKey = `${prefix}:${STREAMS.facts}`;
-    const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
-    const total = RATE * SECONDS;
-    await load.openLoop(RATE, total, '/v1/workspaces/bench/events', single('lat.fact'), expect202);
-    await allStarted('lat.fact', total, WAIT_MS);
-    const measuredAt = Date.now();
-    const published = new Map<string, { xadd: number; ts: number }>();
-    for (let from = fromId; ;) {
-      const entries = await redis.xrange(factsKey, `(${from}`, '+', 'COUNT', 5000);
-      if (entries.length === 0) break;
-      for (const [id, fields] of entries) {
-        from = id;
-        const message = JSON.parse(fields[1]!);
-        if (message.fact.kind === 'lat.fact') published.set(message.fact.id, { xadd: Number(id.split('-')[0]), ts: Date.parse(message.fact.ts) });
+    /** Posts `rate` facts/s for SECONDS and measures published → queued → started for each. */
+    const measureAt = async (rate: number) => {
+      const warm = `lat.warm${rate}`;
+      const kind = `lat.fact${rate}`;
+      await load!.openLoop(rate, rate, '/v1/workspaces/bench/events', single(warm), expect202);
+      await allStarted(warm, rate, 30_000);
+      const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
+      const total = rate * SECONDS;
+      await load!.openLoop(rate, total, '/v1/workspaces/bench/events', single(kind), expect202);
+      await allStarted(kind, total, WAIT_MS);
+      const measuredAt = Date.now();
+      const published = new Map<string, { xadd: number; ts: number }>();
+      for (let from = fromId; ;) {
+        const entries = await redis.xrange(factsKey, `(${from}`, '+', 'COUNT', 5000);
+        if (entries.length === 0) break;
+        for (const [id, fields] of entries) {
+          from = id;
+          const message = JSON.parse(fields[1]!);
+          if (message.fact.kind === kind) published.set(message.fact.id, { xadd: Number(id.split('-')[0]), ts: Date.parse(message.fact.ts) });
+        }
       }
-    }
-    const rows = (await pg.query<{ event_id: string; queued_at: Date | null; started_at: Date | null }>(
-      `SELECT event_id::text, queued_at, started_at FROM runs WHERE event_kind = 'lat.fact'`,
-    )).rows;
-    const toStart: number[] = [];
-    const fromAccept: number[] = [];
-    const toQueued: number[] = [];
-    let started = 0;
-    for (const row of rows) {
-      const p = published.get(row.event_id);
-      if (!p) continue;
-      // A run not started when the wait ended counts as started then: its figure is a lower bound.
-      const startedAt = row.started_at?.getTime() ?? measuredAt;
-      if (row.started_at) started += 1;
-      toStart.push(startedAt - p.xadd);
-      fromAccept.push(startedAt - p.ts);
-      if (row.queued_at) toQueued.push(row.queued_at.getTime() - p.xadd);
-    }
-    // Facts without a run yet (still on the way to the matcher) count likewise.
-    const withRun = new Set(rows.map((row) => row.event_id));
-    for (const [id, p] of published) {
-      if (withRun.has(id)) continue;
-      toStart.push(measuredAt - p.xadd);
-      fromAccept.push(measuredAt - p.ts);
-    }
+      const rows = (await pg.query<{ event_id: string; queued_at: Date | null; started_at: Date | null }>(
+        `SELECT event_id::text, queued_at, started_at FROM runs WHERE event_kind = $1`,
+        [kind],
+      )).rows;
+      const toStart: number[] = [];
+      const fromAccept: number[] = [];
+      const toQueued: number[] = [];
+      let started = 0;
+      for (const row of rows) {
+        const p = published.get(row.event_id);
+        if (!p) continue;
+        // A run not started when the wait ended counts as started then: its figure is a lower bound.
+        const startedAt = row.started_at?.getTime() ?? measuredAt;
+        if (row.started_at) started += 1;
+        toStart.push(startedAt - p.xadd);
+        fromAccept.push(startedAt - p.ts);
+        if (row.queued_at) toQueued.push(row.queued_at.getTime() - p.xadd);
+      }
+      // Facts without a run yet (still on the way to the matcher) count likewise.
+      const withRun = new Set(rows.map((row) => row.event_id));
+      for (const [id, p] of published) {
+        if (withRun.has(id)) continue;
+        toStart.push(measuredAt - p.xadd);
+        fromAccept.push(measuredAt - p.ts);
+      }
+      // A backlog left by a saturating rate is cancelled (it was measured), so the next rate starts clean.
+      await pg.query(`UPDATE runs SET status = 'cancelled', reason = 'bench', ended_at = now() WHERE status = 'queued'`);
+      await waitUntil('running runs ended', async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE status = 'running'`)).rows[0].count) === 0, 60_000, 100);
+      return { rate, total, published: published.size, started, toStart, fromAccept, toQueued };
+    };
+    const measured = [];
+    for (const rate of RATES) measured.push(await measureAt(rate));
     load.close();
     load = undefined;
 
-    // 3. Baseline: bare BullMQ add → Worker pickup on the same Redis, same rate, same count,
+    // 3. Baseline: bare BullMQ add → Worker pickup on the same Redis, same rates, same counts,
     // with the runners and the matcher stopped so a backlog left by step 2 does not load the machine.
     for (const runner of runners) {
       await runner.stop();
@@ -252,10 +265,10 @@ async function main(): Promise<void> {
     }
     await stopMatcher();
     await persisted();
-    const baseline = await bullmqBaseline(`${prefix}:base`, RATE, total);
+    const baselines = new Map<number, number[]>();
+    for (const m of measured) baselines.set(m.rate, await bullmqBaseline(`${prefix}:base${m.rate}`, m.rate, m.total));
 
     const q = (values: number[]) => ({ p50: quantile(values, 0.5), p99: quantile(values, 0.99) });
-    const lat = { start: q(toStart), accept: q(fromAccept), queued: q(toQueued), base: q(baseline) };
     const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
     const pgVersion = (await pg.query('SHOW server_version')).rows[0].server_version;
     const first = throughput[0]!;
@@ -271,16 +284,21 @@ Matcher throughput: enabled agents inserted with SQL before the matcher starts; 
 |---:|---:|---:|---:|---:|
 ${throughput.map((t) => `| ${fmt(t.agents)} | ${fmt(t.factsPerSecond)} | ${fmt(t.runs)} | ${fmt(t.factsPerSecond / first.factsPerSecond, 2)} | ${fmt(t.loadMs)} ms |`).join('\n')}
 
-Fact published → run started, ${fmt(RATE)} facts/s open loop for ${SECONDS} s (${fmt(total)} facts, one request each), one matching scripted agent (\`stepMs\` 0, \`flow.concurrency\` 10), 2 runners. "Published" is the XADD time of the fact's \`facts\` entry (its id's milliseconds); "started" is \`runs.started_at\` (PostgreSQL \`now()\` of the runner's claim); same machine clock, millisecond resolution.
+Fact published → run started, open loop for ${SECONDS} s at each rate (one request per fact), one matching scripted agent (\`stepMs\` 0, \`flow.concurrency\` 10), 2 runners; each run goes through the agent loop (a one-step script). "Published" is the XADD time of the fact's \`facts\` entry (its id's milliseconds); "started" is \`runs.started_at\` (PostgreSQL \`now()\` of the runner's claim); same machine clock, millisecond resolution. Each run also records \`agent.run.queued|started|completed\`, which go through the event-log and the matcher too: 4 facts per posted fact.
 
-| path | measured | p50 | p99 |
-|---|---:|---:|---:|
-| fact published on \`facts\` → run started (${fmt(started)} of ${fmt(published.size)} started within ${fmt(WAIT_MS / 1000)} s of the load's end${started < published.size ? '; the others count as started then, so these are lower bounds' : ''}) | ${fmt(toStart.length)} | ${fmt(lat.start.p50)} ms | ${fmt(lat.start.p99)} ms |
-| of which published → run queued (\`runs.queued_at\`, matcher) | ${fmt(toQueued.length)} | ${fmt(lat.queued.p50)} ms | ${fmt(lat.queued.p99)} ms |
-| gateway accept (\`fact.ts\`) → run started | ${fmt(fromAccept.length)} | ${fmt(lat.accept.p50)} ms | ${fmt(lat.accept.p99)} ms |
-| baseline, same run (runners and matcher stopped first): bare BullMQ \`queue.add\` → Worker process start, ${fmt(RATE)}/s, in-process worker, concurrency 10 | ${fmt(baseline.length)} | ${fmt(lat.base.p50, 1)} ms | ${fmt(lat.base.p99, 1)} ms |
+| rate | path | measured | p50 | p99 |
+|---:|---|---:|---:|---:|
+${measured.map((m) => {
+  const lat = { start: q(m.toStart), accept: q(m.fromAccept), queued: q(m.toQueued), base: q(baselines.get(m.rate)!) };
+  return [
+    `| ${fmt(m.rate)}/s | fact published on \`facts\` → run started (${fmt(m.started)} of ${fmt(m.published)} started within ${fmt(WAIT_MS / 1000)} s of the load's end${m.started < m.published ? '; the others count as started then, so these are lower bounds' : ''}) | ${fmt(m.toStart.length)} | ${fmt(lat.start.p50)} ms | ${fmt(lat.start.p99)} ms |`,
+    `| | of which published → run queued (\`runs.queued_at\`, matcher) | ${fmt(m.toQueued.length)} | ${fmt(lat.queued.p50)} ms | ${fmt(lat.queued.p99)} ms |`,
+    `| | gateway accept (\`fact.ts\`) → run started | ${fmt(m.fromAccept.length)} | ${fmt(lat.accept.p50)} ms | ${fmt(lat.accept.p99)} ms |`,
+    `| | baseline, same run (runners and matcher stopped): bare BullMQ \`queue.add\` → Worker process start, in-process worker, concurrency 10 | ${fmt(baselines.get(m.rate)!.length)} | ${fmt(lat.base.p50, 1)} ms | ${fmt(lat.base.p99, 1)} ms |`,
+  ].join('\n');
+}).join('\n')}
 
-Ratios: throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throughput.at(-1)!.factsPerSecond / first.factsPerSecond, 2)} of that with ${fmt(first.agents)}; published → started p50 is ${fmt(lat.start.p50 / Math.max(lat.base.p50, 0.1), 1)}× and p99 ${fmt(lat.start.p99 / Math.max(lat.base.p99, 0.1), 1)}× the bare BullMQ pickup.
+Ratios: throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throughput.at(-1)!.factsPerSecond / first.factsPerSecond, 2)} of that with ${fmt(first.agents)}; ${measured.map((m) => `at ${fmt(m.rate)}/s published → started p50 is ${fmt(q(m.toStart).p50 / Math.max(q(baselines.get(m.rate)!).p50, 0.1), 1)}× the bare BullMQ pickup`).join('; ')}.
 
 Targets (issue 3): throughput nearly independent of the number of non-matching agents; fact → run started p50 ≤ 10 ms and p99 ≤ 100 ms at 200 facts/s.
 `;
