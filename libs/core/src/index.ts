@@ -11,3 +11,4 @@ export type { SealedSecret, SecretBoxOptions, SecretScope } from './secret-box';
 export { REDACTED, redactSecrets } from './redact-secrets';
 export { addressRange, OutboundUrlError, resolveOutboundUrl } from './outbound-url';
 export type { AddressRange, LookupAll, OutboundUrlErrorCode, OutboundUrlOptions, ResolvedOutboundUrl } from './outbound-url';
+export { matchesStarGlob } from './star-glob';

@@ -1,5 +1,6 @@
 import { ModelEnvSchema } from '../src/model/model-config';
-import { createPriceTable, DEFAULT_MODEL_PRICES, matchesGlob, PriceTable } from '../src/model/prices';
+import { matchesStarGlob as matchesGlob } from '@switchyard/core';
+import { createPriceTable, DEFAULT_MODEL_PRICES, PriceTable } from '../src/model/prices';
 
 describe('model prices', () => {
   it('prices usage in USD per 1M tokens', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { matchesStarGlob } from '@switchyard/core';
 import type { ModelUsage } from './model';
 
 /** A model's price in USD per 1M tokens. */
@@ -66,7 +67,7 @@ export class PriceTable {
 
   /** The price of `model`, or undefined when no entry matches. */
   priceOf(model: string): ModelPrice | undefined {
-    return this.exact.get(model) ?? this.globs.find((entry) => matchesGlob(entry.glob, model))?.price;
+    return this.exact.get(model) ?? this.globs.find((entry) => matchesStarGlob(entry.glob, model))?.price;
   }
 
   /** What `usage` cost on `model`, in USD; 0 and `priced: false` for a model without a price. */
@@ -85,32 +86,4 @@ export class PriceTable {
  */
 export function createPriceTable(overrides: Readonly<ModelPrices> = {}): PriceTable {
   return new PriceTable({ ...DEFAULT_MODEL_PRICES, ...overrides });
-}
-
-/**
- * Whether `name` matches `glob` (`*` is any run of characters). The classic
- * two-pointer walk that backtracks only to the last `*`: O(length²) at worst,
- * where a regex built from an operator's glob could backtrack exponentially.
- */
-export function matchesGlob(glob: string, name: string): boolean {
-  let g = 0;
-  let n = 0;
-  let star = -1;
-  let resume = 0;
-  while (n < name.length) {
-    if (g < glob.length && glob[g] !== '*' && glob[g] === name[n]) {
-      g++;
-      n++;
-    } else if (g < glob.length && glob[g] === '*') {
-      star = g++;
-      resume = n;
-    } else if (star >= 0) {
-      g = star + 1;
-      n = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (g < glob.length && glob[g] === '*') g++;
-  return g === glob.length;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { matchesStarGlob } from '@switchyard/core';
 
 /** The server name of the platform's own tools; an agent's MCP server may not take it. */
 export const PLATFORM_SERVER = 'platform';
@@ -35,32 +36,5 @@ export function fromModelToolName(modelName: string, names: Iterable<string>): s
   return undefined;
 }
 
-/**
- * Whether a tool name matches a glob of `tools.platform` or `rules`: `*`
- * stands for any run of characters, everything else for itself. Linear
- * greedy matching with one backtrack point: no regex, no blow-up.
- */
-export function matchesToolGlob(glob: string, name: string): boolean {
-  let g = 0;
-  let n = 0;
-  let star = -1;
-  let resume = 0;
-  while (n < name.length) {
-    if (g < glob.length && glob[g] !== '*' && glob[g] === name[n]) {
-      g += 1;
-      n += 1;
-    } else if (g < glob.length && glob[g] === '*') {
-      star = g;
-      resume = n;
-      g += 1;
-    } else if (star !== -1) {
-      g = star + 1;
-      resume += 1;
-      n = resume;
-    } else {
-      return false;
-    }
-  }
-  while (g < glob.length && glob[g] === '*') g += 1;
-  return g === glob.length;
-}
+/** Whether a tool name matches a glob of `tools.platform` or `rules` (`*`: any run of characters). */
+export const matchesToolGlob = matchesStarGlob;
