@@ -75,6 +75,7 @@ export class AgentLoop implements Executor {
     const transcript = redactingWriter(
       options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq }),
       redact,
+      secretValues,
     );
     const tally = new RunTally(run.spec.model.name, options.prices);
     let host: ToolHost | undefined;
@@ -187,10 +188,15 @@ function overBudget(budget: AgentSpec['budget'], runUsd: number, dayUsd: number,
   return undefined;
 }
 
-/** A writer whose entries have the run's secret values replaced, whatever field they hide in. */
-function redactingWriter(writer: TranscriptWriter, redact: (text: string) => string): TranscriptWriter {
+/**
+ * A writer whose entries have the run's secret values replaced, whatever field
+ * they hide in. A run that resolved no secret (and has no agent token) skips
+ * the round trip through JSON.
+ */
+function redactingWriter(writer: TranscriptWriter, redact: (text: string) => string, secretValues: readonly string[]): TranscriptWriter {
   return {
-    add: (type, content) => writer.add(type, JSON.parse(redact(JSON.stringify(content))) as Record<string, unknown>),
+    add: (type, content) =>
+      writer.add(type, secretValues.length === 0 ? content : (JSON.parse(redact(JSON.stringify(content))) as Record<string, unknown>)),
     flush: () => writer.flush(),
   };
 }
