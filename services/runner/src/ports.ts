@@ -1,4 +1,4 @@
-import type { AgentSpec, RunOutcome, RunStatus } from '@switchyard/contracts';
+import type { AgentSpec, Fact, RunOrigin, RunOutcome, RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
 
 /** What the runner needs to know of a run to schedule, execute and announce it. */
@@ -20,6 +20,21 @@ export interface LoadedRun extends RunRef {
   line: AgentLine;
 }
 
+/** What a run needs besides its ref and spec: where it came from and its session. */
+export interface RunContext {
+  origin: RunOrigin;
+  sessionId: string;
+  /** The activating fact (trigger runs, retries of them); null for manual runs. */
+  fact: Fact | null;
+  /** The session's last transcript `seq` (0 when it has none): where this run's entries continue. */
+  transcriptSeq: number;
+}
+
+export interface RunContextStore {
+  /** Null when the run does not exist (any more). */
+  context(run: { id: string; workspaceId: string; workspaceSlug: string }): Promise<RunContext | null>;
+}
+
 /** Where the agent's queue stands for one queued run. */
 export interface AgentLine {
   /** Queued runs of the agent ahead of this one (`ORDER BY queued_at, id`). */
@@ -36,6 +51,12 @@ export interface RunEnding {
   error: { code: string; message: string } | null;
 }
 
+/** A run just moved to `running`, with its context and the stop reason as of that moment. */
+export interface StartedRun extends RunRef {
+  context: RunContext;
+  stop: StopReason | null;
+}
+
 /** Why a run should stop at its next step: a person asked, or the workspace kill switch is on. */
 export type StopReason = 'stopped' | 'agents_paused';
 
@@ -45,8 +66,12 @@ export interface RunStore {
   load(runId: string): Promise<LoadedRun | null>;
   /** The agent's oldest queued runs (up to `limit`, loaded like `load`), and the ids of its runs `running`. */
   queuedCandidates(agentId: string, limit: number): Promise<{ candidates: LoadedRun[]; running: string[] }>;
-  /** `queued → running` with started_at; null when the run was no longer queued. */
-  markRunning(runId: string): Promise<RunRef | null>;
+  /**
+   * `queued → running` with started_at; null when the run was no longer
+   * queued. Returns what its executor needs too (its context, and whether it
+   * must stop right away), read in the same statement.
+   */
+  markRunning(runId: string): Promise<StartedRun | null>;
   /** Moves a run from one of `from` to its ending; null when it was in none of them (someone else ended it). */
   finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null>;
   stopReason(runId: string): Promise<StopReason | null>;
@@ -109,6 +134,8 @@ export type ExecutionResult =
 /** The run being executed, with its parsed spec. */
 export interface ExecutableRun extends RunRef {
   spec: AgentSpec;
+  /** Its context when already read (the runner reads it with `queued → running`). */
+  context?: RunContext;
 }
 
 /** Executes one run of an agent: the port the agent loop (issue 4) plugs into. */

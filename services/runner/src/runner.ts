@@ -1,7 +1,7 @@
 import { AgentSpecSchema, type ActivationJob, type AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { runFact } from './run-facts';
-import type { AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease } from './ports';
+import type { AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from './ports';
 
 /** What to do with an activation job after one attempt. */
 export type JobDecision = { action: 'done' } | { action: 'later'; delayMs: number };
@@ -93,13 +93,18 @@ export class Runner {
   private async lane(agentId: string): Promise<Set<string>> {
     const ran = new Set<string>();
     let concurrency = 1;
+    let waiting = false;
     for (let n = 0; n < this.options.chainMax && !this.stopping; n++) {
       const claimed = await this.claimNext(agentId);
       if (!claimed) break;
       concurrency = claimed.spec.flow.concurrency;
+      waiting = claimed.othersWaiting;
       if (await this.execute(claimed.run, claimed.spec, claimed.lease)) ran.add(claimed.run.id);
+      // Nothing else was waiting when this run was claimed: runs queued since have fresh jobs
+      // of their own, so the lane need not look again (a query saved per run on a quiet agent).
+      if (!waiting) break;
     }
-    if (ran.size > 0) await this.wakeNext(agentId, concurrency);
+    if (waiting) await this.wakeNext(agentId, concurrency);
     return ran;
   }
 
@@ -109,7 +114,7 @@ export class Runner {
    * Null when every slot is held or nothing is queued. On the way it fails the
    * runs the ledger says are running but no slot names: their runner died.
    */
-  private async claimNext(agentId: string): Promise<{ run: LoadedRun; spec: AgentSpec; lease: SlotLease } | null> {
+  private async claimNext(agentId: string): Promise<{ run: LoadedRun; spec: AgentSpec; lease: SlotLease; othersWaiting: boolean } | null> {
     const { store, slots } = this.options;
     for (;;) {
       const { candidates, running } = await store.queuedCandidates(agentId, MAX_CANDIDATES);
@@ -123,7 +128,9 @@ export class Runner {
       if (!claim.granted) return null;
       const { run, lease } = { run: candidates.find((candidate) => candidate.id === claim.granted!.runId)!, lease: claim.granted.lease };
       const spec = AgentSpecSchema.safeParse(run.spec);
-      if (spec.success) return { run, spec: spec.data, lease };
+      // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
+      const othersWaiting = candidates.some((candidate) => candidate.id !== run.id && !claim.held.has(candidate.id));
+      if (spec.success) return { run, spec: spec.data, lease, othersWaiting };
       await this.end(run, ['queued'], { status: 'failed', reason: 'spec_invalid', outcome: null, error: { code: 'spec_invalid', message: 'the stored agent spec does not parse' } });
       await lease.release();
     }
@@ -207,7 +214,16 @@ export class Runner {
     }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
     let result: ExecutionResult;
     try {
-      result = await executor.execute({ ...started, spec }, { signal: controller.signal, shouldStop: () => store.stopReason(run.id) });
+      // The first stop check is the one read as the run started; later ones ask the ledger.
+      const { stop, ...startedRun } = started;
+      let firstCheck: StopReason | null | undefined = stop;
+      const shouldStop = async () => {
+        if (firstCheck === undefined) return store.stopReason(run.id);
+        const reason = firstCheck;
+        firstCheck = undefined;
+        return reason;
+      };
+      result = await executor.execute({ ...startedRun, spec }, { signal: controller.signal, shouldStop });
     } catch (error) {
       log.error({ err: error, runId: run.id }, 'executor threw');
       result = { status: 'failed', error: { code: 'executor_error', message: error instanceof Error ? error.message : String(error) } };

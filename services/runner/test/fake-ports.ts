@@ -1,6 +1,6 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
-import type { AgentLine, AgentSlots, SlotClaim, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
+import type { AgentLine, AgentSlots, SlotClaim, StartedRun, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
 /** A run as the fake ledger keeps it. */
 export interface FakeRun extends Omit<LoadedRun, 'line'> {
@@ -43,12 +43,13 @@ export class FakeRunStore implements RunStore {
     return { ahead: mine.filter((r) => r.status === 'queued' && r.queuedAt < me.queuedAt).length, running: mine.filter((r) => r.status === 'running').map((r) => r.id) };
   }
 
-  async markRunning(runId: string): Promise<RunRef | null> {
+  async markRunning(runId: string): Promise<StartedRun | null> {
     const run = this.runs.get(runId);
     if (run?.status !== 'queued') return null;
     run.status = 'running';
     run.startedAt = this.clock++;
-    return { ...run };
+    const context = { origin: { type: 'manual' as const, input: 'go', userId: run.workspaceId }, sessionId: run.id, fact: null, transcriptSeq: 0 };
+    return { ...run, context, stop: run.stopRequested ? 'stopped' : run.paused ? 'agents_paused' : null };
   }
 
   async finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null> {

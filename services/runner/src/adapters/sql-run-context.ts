@@ -1,28 +1,44 @@
 import { RunOriginSchema } from '@switchyard/contracts';
 import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
-import type { RunContext, RunContextStore } from '../loop/loop-ports';
+import type { RunContext, RunContextStore } from '../ports';
+
+/**
+ * Columns, over a run aliased `r`, of everything a RunContext holds. The fact
+ * comes as one JSON column (`row_to_json`), so its column names cannot clash
+ * with the run's in a query that selects both (SqlRunStore.markRunning).
+ */
+export const RUN_CONTEXT_COLUMNS = `r.origin, r.session_id::text AS session_id,
+  (SELECT max(seq) FROM transcript_entries t WHERE t.session_id = r.session_id) AS transcript_seq,
+  (SELECT row_to_json(e) FROM (SELECT ${FACT_COLUMNS} FROM platform_events
+                                WHERE id = r.event_id AND workspace_id = r.workspace_id) e) AS fact_row`;
+
+/** A row selected with RUN_CONTEXT_COLUMNS. */
+export interface RunContextRow {
+  origin: unknown;
+  session_id: string;
+  transcript_seq: number | string | null;
+  fact_row: FactRow | null;
+}
+
+export function runContextFromRow(row: RunContextRow, workspaceSlug: string): RunContext {
+  return {
+    origin: RunOriginSchema.parse(row.origin),
+    sessionId: row.session_id,
+    fact: row.fact_row ? factFromRow(row.fact_row, workspaceSlug) : null,
+    transcriptSeq: Number(row.transcript_seq ?? 0),
+  };
+}
 
 /** Reads a run's origin, session, activating fact and where its session's transcript stands, in one query. */
 export class SqlRunContextStore implements RunContextStore {
   constructor(private readonly sql: SqlRunner) {}
 
   async context(run: { id: string; workspaceId: string; workspaceSlug: string }): Promise<RunContext | null> {
-    const [row] = await this.sql.$queryRawUnsafe<Array<FactRow & { origin: unknown; session_id: string; has_fact: boolean; transcript_seq: number | null }>>(
-      `SELECT r.origin, r.session_id::text AS session_id, e.id IS NOT NULL AS has_fact, e.*,
-              (SELECT max(seq) FROM transcript_entries t WHERE t.session_id = r.session_id) AS transcript_seq
-         FROM runs r
-         LEFT JOIN LATERAL (SELECT ${FACT_COLUMNS} FROM platform_events
-                             WHERE id = r.event_id AND workspace_id = r.workspace_id) e ON true
-        WHERE r.id = $1::uuid AND r.workspace_id = $2::uuid`,
+    const [row] = await this.sql.$queryRawUnsafe<RunContextRow[]>(
+      `SELECT ${RUN_CONTEXT_COLUMNS} FROM runs r WHERE r.id = $1::uuid AND r.workspace_id = $2::uuid`,
       run.id,
       run.workspaceId,
     );
-    if (!row) return null;
-    return {
-      origin: RunOriginSchema.parse(row.origin),
-      sessionId: row.session_id,
-      fact: row.has_fact ? factFromRow(row, run.workspaceSlug) : null,
-      transcriptSeq: Number(row.transcript_seq ?? 0),
-    };
+    return row ? runContextFromRow(row, run.workspaceSlug) : null;
   }
 }

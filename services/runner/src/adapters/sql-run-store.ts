@@ -1,6 +1,7 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { LoadedRun, RunEnding, RunRef, RunStore, StopReason } from '../ports';
+import type { LoadedRun, RunEnding, RunRef, RunStore, StartedRun, StopReason } from '../ports';
+import { RUN_CONTEXT_COLUMNS, runContextFromRow, type RunContextRow } from './sql-run-context';
 
 interface RefRow {
   id: string;
@@ -80,15 +81,25 @@ export class SqlRunStore implements RunStore {
     return row ? { ...toRef(row), spec: row.spec, line: { ahead: Number(row.ahead), running: row.running } } : null;
   }
 
-  async markRunning(runId: string): Promise<RunRef | null> {
-    const [row] = await this.prisma.$queryRawUnsafe<RefRow[]>(
-      `UPDATE runs r SET status = 'running', started_at = now()
-         FROM workspaces w
-        WHERE r.id = $1::uuid AND r.status = 'queued' AND w.id = r.workspace_id
-        RETURNING ${REF_COLUMNS}`,
+  async markRunning(runId: string): Promise<StartedRun | null> {
+    // One statement: the conditional update, and what the executor needs of the run (its
+    // context, the stop flags) read alongside, so a run's first step costs no extra query.
+    const [row] = await this.prisma.$queryRawUnsafe<Array<RefRow & RunContextRow & { stop_requested: boolean; paused: boolean }>>(
+      `WITH r AS (
+         UPDATE runs SET status = 'running', started_at = now()
+          WHERE id = $1::uuid AND status = 'queued'
+          RETURNING *)
+       SELECT ${REF_COLUMNS}, ${RUN_CONTEXT_COLUMNS}, r.stop_requested, coalesce(s.agents_paused, false) AS paused
+         FROM r JOIN workspaces w ON w.id = r.workspace_id
+         LEFT JOIN workspace_settings s ON s.workspace_id = r.workspace_id`,
       runId,
     );
-    return row ? toRef(row) : null;
+    if (!row) return null;
+    return {
+      ...toRef(row),
+      context: runContextFromRow(row, row.slug),
+      stop: row.stop_requested ? 'stopped' : row.paused ? 'agents_paused' : null,
+    };
   }
 
   async finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null> {

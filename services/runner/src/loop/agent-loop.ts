@@ -62,7 +62,7 @@ export class AgentLoop implements Executor {
 
   async execute(run: ExecutableRun, context: ExecutionContext): Promise<ExecutionResult> {
     const { options } = this;
-    const runContext = await options.contexts.context(run);
+    const runContext = run.context ?? (await options.contexts.context(run));
     if (!runContext) return { status: 'failed', error: { code: LOOP_ERRORS.contextMissing, message: 'the run is not in the ledger any more' } };
     const secretValues: string[] = [];
     const resolveSecret: ResolveSecret = async (name) => {

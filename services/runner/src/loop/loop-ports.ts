@@ -1,19 +1,6 @@
-import type { Fact, MailboxEnvelope, RunOrigin, TranscriptEntryType } from '@switchyard/contracts';
+import type { MailboxEnvelope, TranscriptEntryType } from '@switchyard/contracts';
 
-/** What a run needs besides its ref and spec: where it came from and its session. */
-export interface RunContext {
-  origin: RunOrigin;
-  sessionId: string;
-  /** The activating fact (trigger runs, retries of them); null for manual runs. */
-  fact: Fact | null;
-  /** The session's last transcript `seq` (0 when it has none): where this run's entries continue. */
-  transcriptSeq: number;
-}
-
-export interface RunContextStore {
-  /** Null when the run does not exist (any more). */
-  context(run: { id: string; workspaceId: string; workspaceSlug: string }): Promise<RunContext | null>;
-}
+export type { RunContext, RunContextStore } from '../ports';
 
 /** Appends a run's transcript entries, buffered: `flush` writes what was added since the last flush, in order. */
 export interface TranscriptWriter {
