@@ -16,8 +16,12 @@ export interface RunRef {
 /** A run with the spec of its agent version (raw: parsed by the runner at its boundary). */
 export interface LoadedRun extends RunRef {
   spec: unknown;
-  /** Where the agent's queue stood when the run was read (same query). */
-  line: AgentLine;
+}
+
+/** A run as a job that did not start it sees it: its status and, if queued, how many queued runs of its agent are ahead. */
+export interface RunPosition extends RunRef {
+  /** Queued runs of the agent ahead of this one (`ORDER BY queued_at, id`). */
+  ahead: number;
 }
 
 /** What a run needs besides its ref and spec: where it came from and its session. */
@@ -33,14 +37,6 @@ export interface RunContext {
 export interface RunContextStore {
   /** Null when the run does not exist (any more). */
   context(run: { id: string; workspaceId: string; workspaceSlug: string }): Promise<RunContext | null>;
-}
-
-/** Where the agent's queue stands for one queued run. */
-export interface AgentLine {
-  /** Queued runs of the agent ahead of this one (`ORDER BY queued_at, id`). */
-  ahead: number;
-  /** Ids of the agent's runs recorded `running`. */
-  running: string[];
 }
 
 /** How a run ended, as written to the ledger. */
@@ -62,8 +58,8 @@ export type StopReason = 'stopped' | 'agents_paused';
 
 /** The runner's reads and conditional writes on the run ledger. */
 export interface RunStore {
-  /** The run, its spec and its place in its agent's line, in one read. */
-  load(runId: string): Promise<LoadedRun | null>;
+  /** The run and its place in its agent's line. */
+  load(runId: string): Promise<RunPosition | null>;
   /** The agent's oldest queued runs (up to `limit`, loaded like `load`), and the ids of its runs `running`. */
   queuedCandidates(agentId: string, limit: number): Promise<{ candidates: LoadedRun[]; running: string[] }>;
   /**

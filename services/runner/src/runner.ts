@@ -79,7 +79,7 @@ export class Runner {
     // Ended, cancelled while queued, or parked: the job is spent (decision 0008).
     if (run.status !== 'queued') return { action: 'done' };
     // Still queued: the agent's slots are all held (their lanes will reach it) — look again later.
-    return this.later(run.line.ahead);
+    return this.later(run.ahead);
   }
 
   /**
@@ -169,7 +169,7 @@ export class Runner {
    * runner still holds the run's slot it is alive: look again later. Else the
    * run is lost: failed visibly, never executed a second time.
    */
-  private async recoverRunning(run: LoadedRun): Promise<JobDecision> {
+  private async recoverRunning(run: RunRef): Promise<JobDecision> {
     if ((await this.options.slots.holders(run.agentId)).has(run.id)) return { action: 'later', delayMs: this.options.leaseMs };
     await this.failLost(run.id);
     return { action: 'done' };
@@ -189,7 +189,7 @@ export class Runner {
   }
 
   /** Runs it; false when it was no longer queued (another runner took it first). */
-  private async execute(run: LoadedRun, spec: AgentSpec, lease: SlotLease): Promise<boolean> {
+  private async execute(run: RunRef, spec: AgentSpec, lease: SlotLease): Promise<boolean> {
     const { store, executor, log } = this.options;
     const started = await store.markRunning(run.id);
     if (!started) {

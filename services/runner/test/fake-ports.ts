@@ -1,9 +1,9 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
-import type { AgentLine, AgentSlots, SlotClaim, StartedRun, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
+import type { AgentSlots, RunPosition, SlotClaim, StartedRun, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
 /** A run as the fake ledger keeps it. */
-export interface FakeRun extends Omit<LoadedRun, 'line'> {
+export interface FakeRun extends LoadedRun {
   queuedAt: number;
   stopRequested: boolean;
   paused: boolean;
@@ -26,21 +26,19 @@ export class FakeRunStore implements RunStore {
     return stored;
   }
 
-  async load(runId: string): Promise<LoadedRun | null> {
+  async load(runId: string): Promise<RunPosition | null> {
     const run = this.runs.get(runId);
-    return run ? { ...run, line: this.line(run.id, run.agentId) } : null;
+    return run ? { ...run, ahead: this.ahead(run) } : null;
   }
 
   async queuedCandidates(agentId: string, limit: number): Promise<{ candidates: LoadedRun[]; running: string[] }> {
     const ids = await this.nextQueued(agentId, limit);
-    const candidates = (await Promise.all(ids.map((id) => this.load(id)))).filter((run): run is LoadedRun => run !== null);
+    const candidates = ids.map((id) => ({ ...this.runs.get(id)! }));
     return { candidates, running: [...this.runs.values()].filter((r) => r.agentId === agentId && r.status === 'running').map((r) => r.id) };
   }
 
-  private line(runId: string, agentId: string): AgentLine {
-    const me = this.runs.get(runId)!;
-    const mine = [...this.runs.values()].filter((r) => r.agentId === agentId);
-    return { ahead: mine.filter((r) => r.status === 'queued' && r.queuedAt < me.queuedAt).length, running: mine.filter((r) => r.status === 'running').map((r) => r.id) };
+  private ahead(me: FakeRun): number {
+    return [...this.runs.values()].filter((r) => r.agentId === me.agentId && r.status === 'queued' && r.queuedAt < me.queuedAt).length;
   }
 
   async markRunning(runId: string): Promise<StartedRun | null> {

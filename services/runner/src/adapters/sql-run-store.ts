@@ -1,6 +1,6 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { LoadedRun, RunEnding, RunRef, RunStore, StartedRun, StopReason } from '../ports';
+import type { LoadedRun, RunEnding, RunPosition, RunRef, RunStore, StartedRun, StopReason } from '../ports';
 import { RUN_CONTEXT_COLUMNS, runContextFromRow, type RunContextRow } from './sql-run-context';
 
 interface RefRow {
@@ -57,28 +57,21 @@ export class SqlRunStore implements RunStore {
     const running = rows[0]?.running ?? [];
     const candidates = rows
       .filter((row): row is RefRow & { spec: unknown; q_at: Date; running: string[] } => row.id != null)
-      // They are the oldest queued, in order: each one's `ahead` is its place in the list.
-      .map((row, i) => ({ ...toRef(row), spec: row.spec, line: { ahead: i, running } }));
+      .map((row) => ({ ...toRef(row), spec: row.spec }));
     return { candidates, running };
   }
 
-  /**
-   * One round trip for everything a start needs: the run, its spec and its
-   * agent's line. Both counts use the (agent_id, status, queued_at) index;
-   * `id` breaks queued_at ties (UUIDv7, so creation order).
-   */
-  async load(runId: string): Promise<LoadedRun | null> {
-    const [row] = await this.prisma.$queryRawUnsafe<Array<RefRow & { spec: unknown; ahead: string | bigint; running: string[] }>>(
-      `SELECT ${REF_COLUMNS}, v.spec,
+  /** The count uses the (agent_id, status, queued_at) index; `id` breaks queued_at ties (UUIDv7, so creation order). */
+  async load(runId: string): Promise<RunPosition | null> {
+    const [row] = await this.prisma.$queryRawUnsafe<Array<RefRow & { ahead: string | bigint }>>(
+      `SELECT ${REF_COLUMNS},
          (SELECT count(*) FROM runs q WHERE q.agent_id = r.agent_id AND q.status = 'queued'
-             AND (q.queued_at, q.id) < (r.queued_at, r.id)) AS ahead,
-         (SELECT coalesce(array_agg(x.id::text), '{}') FROM runs x WHERE x.agent_id = r.agent_id AND x.status = 'running') AS running
+             AND (q.queued_at, q.id) < (r.queued_at, r.id)) AS ahead
          FROM runs r JOIN workspaces w ON w.id = r.workspace_id
-         LEFT JOIN agent_versions v ON v.agent_id = r.agent_id AND v.version = r.agent_version
         WHERE r.id = $1::uuid`,
       runId,
     );
-    return row ? { ...toRef(row), spec: row.spec, line: { ahead: Number(row.ahead), running: row.running } } : null;
+    return row ? { ...toRef(row), ahead: Number(row.ahead) } : null;
   }
 
   async markRunning(runId: string): Promise<StartedRun | null> {

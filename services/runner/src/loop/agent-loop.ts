@@ -1,4 +1,4 @@
-import type { AgentSpec, Fact, RunOutcome } from '@switchyard/contracts';
+import type { AgentSpec, Fact } from '@switchyard/contracts';
 import { redactSecrets } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import type { AgentTokens } from '../agent-token-port';
@@ -201,4 +201,3 @@ function redactingWriter(writer: TranscriptWriter, redact: (text: string) => str
   };
 }
 
-export type { RunOutcome };
