@@ -1,6 +1,6 @@
 export { AppError, ErrorBodySchema, ErrorCode, ErrorCodeSchema, NonRetriableError } from './errors';
 export type { ErrorBody } from './errors';
-export { GROUPS, mailboxStream, STREAMS } from './streams';
+export { GROUPS, MAILBOX_FIELD, mailboxStream, STREAMS } from './streams';
 export type { GroupName, StreamName } from './streams';
 export {
   AcceptedFactSchema,

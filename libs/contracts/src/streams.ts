@@ -19,6 +19,9 @@ export function mailboxStream(sessionId: string): readonly [string, string] {
   return ['mailbox', sessionId];
 }
 
+/** The one field of a mailbox entry: a MailboxEnvelope as JSON. */
+export const MAILBOX_FIELD = 'envelope';
+
 /** Consumer groups, one per consuming service. */
 export const GROUPS = {
   eventLog: 'event-log',

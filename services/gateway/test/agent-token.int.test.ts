@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { hashToken, newId } from '@switchyard/core';
 import { SqlPool } from '@switchyard/db';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
-import { PrismaAgentTokens } from '../../runner/src/adapters/prisma-agent-tokens';
+import { SqlAgentTokens } from '../../runner/src/adapters/sql-agent-tokens';
 import { callTool, connectMcp } from './mcp-client';
 
 type Api = ReturnType<typeof apiClient>;
@@ -19,7 +19,7 @@ describe('agent tokens', () => {
   let platform: TestPlatform;
   let pg: Client;
   let sql: SqlPool;
-  let tokens: PrismaAgentTokens;
+  let tokens: SqlAgentTokens;
   let admin: Api;
   let other: Api;
   let acmeId: string;
@@ -65,7 +65,7 @@ describe('agent tokens', () => {
     await pg.connect();
     // The pool the runner's stores run on (decision 0015).
     sql = new SqlPool({ databaseUrl: platform.db.url, poolMax: 2 });
-    tokens = new PrismaAgentTokens(sql);
+    tokens = new SqlAgentTokens(sql);
     acmeId = (await pg.query(`SELECT id::text FROM workspaces WHERE slug = 'acme'`)).rows[0].id;
     agentId = (await admin('POST', '/v1/workspaces/acme/agents', spec('reviewer'))).body.id;
     otherAgentId = (await other('POST', '/v1/workspaces/other/agents', spec('theirs'))).body.id;

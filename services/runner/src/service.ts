@@ -11,7 +11,7 @@ import type { RunnerConfig } from './config';
 import { Runner } from './runner';
 import { secretBoxOf } from '@switchyard/config';
 import { resolveOutboundUrl } from '@switchyard/core';
-import { PrismaAgentTokens } from './adapters/prisma-agent-tokens';
+import { SqlAgentTokens } from './adapters/sql-agent-tokens';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { SqlRunContextStore } from './adapters/sql-run-context';
 import { SqlSecretReader } from './adapters/sql-secret-reader';
@@ -46,7 +46,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     prices: createPriceTable(config.MODEL_PRICES),
     model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl }),
     tools: (input) => connectTools({ ...input, options: tools, log }),
-    platform: { url: config.PLATFORM_MCP_URL, tokens: new PrismaAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
+    platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     log,
   });
 }

@@ -1,4 +1,4 @@
-import { mailboxStream, type MailboxEnvelope } from '@switchyard/contracts';
+import { MAILBOX_FIELD, mailboxStream, type MailboxEnvelope } from '@switchyard/contracts';
 import { toKey, type Redis } from '@switchyard/redis';
 import type { Mailbox } from '../ports';
 
@@ -20,6 +20,6 @@ export class RedisMailbox implements Mailbox {
 
   async post(envelope: MailboxEnvelope): Promise<void> {
     const key = toKey(this.options.prefix, ...mailboxStream(envelope.sessionId));
-    await this.options.redis.xadd(key, 'MAXLEN', '~', this.options.maxLen ?? 1000, '*', 'envelope', JSON.stringify(envelope));
+    await this.options.redis.xadd(key, 'MAXLEN', '~', this.options.maxLen ?? 1000, '*', MAILBOX_FIELD, JSON.stringify(envelope));
   }
 }

@@ -1,4 +1,4 @@
-import { mailboxStream, MailboxEnvelopeSchema, type MailboxEnvelope } from '@switchyard/contracts';
+import { MAILBOX_FIELD, mailboxStream, MailboxEnvelopeSchema, type MailboxEnvelope } from '@switchyard/contracts';
 import { toKey, type Redis } from '@switchyard/redis';
 import type { Mailbox, MailboxDrain } from '../loop/loop-ports';
 
@@ -23,7 +23,7 @@ export class RedisMailbox implements Mailbox {
     const envelopes: MailboxEnvelope[] = [];
     let invalid = 0;
     for (const [, fields] of entries) {
-      const raw = fieldValue(fields, 'envelope');
+      const raw = fieldValue(fields, MAILBOX_FIELD);
       const parsed = raw === undefined ? undefined : MailboxEnvelopeSchema.safeParse(safeJson(raw));
       if (parsed?.success && parsed.data.sessionId === sessionId) envelopes.push(parsed.data);
       else invalid += 1;

@@ -10,7 +10,7 @@ import type { AgentTokens, MintAgentTokenInput } from '../agent-token-port';
  * row, so a token never exists for an agent of another workspace. Expiry is
  * computed by the database clock, the one the gateway compares it with.
  */
-export class PrismaAgentTokens implements AgentTokens {
+export class SqlAgentTokens implements AgentTokens {
   constructor(private readonly sql: SqlRunner) {}
 
   async mint(input: MintAgentTokenInput): Promise<{ token: string }> {
