@@ -61,6 +61,7 @@ async function main(): Promise<void> {
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
     EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0',
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   const redis = createRedis(REDIS_URL);
   const pg = new Client({ connectionString: dbUrl });
@@ -198,7 +199,7 @@ async function main(): Promise<void> {
     const single = (kind: string) => (i: number) => JSON.stringify({ kind, subject: { type: 'bench', id: String(i) }, payload: { i } });
     /** Waits (at most `timeoutMs`) until `n` runs of facts of `kind` started; a saturated pipeline is reported, not waited out. */
     const allStarted = async (kind: string, n: number, timeoutMs: number) => {
-      await waitUntil(`${kind} runs started`, async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND started_at IS NOT NULL`, [kind])).rows[0].count) >= n, timeoutMs, 50).catch(() => undefined);
+      await waitUntil(`${kind} runs started`, async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND started_at IS NOT NULL`, [kind])).rows[0].count) >= n, timeoutMs, 250).catch(() => undefined);
     };
     const factsKey = `${prefix}:${STREAMS.facts}`;
     /** Posts `rate` facts/s for SECONDS and measures published → queued → started for each. */

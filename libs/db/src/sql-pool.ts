@@ -1,4 +1,5 @@
-import { Pool } from 'pg';
+import { createHash } from 'node:crypto';
+import { Pool, type PoolClient, type QueryConfig } from 'pg';
 import type { CreatePrismaClientOptions } from './prisma-client';
 
 /**
@@ -12,6 +13,9 @@ export interface SqlRunner {
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
 
+/** Distinct statement texts a pool prepares; the stores have a few dozen. */
+export const MAX_PREPARED = 256;
+
 /**
  * Raw SQL on a plain `pg` pool, for hot paths. Prisma's client runs every
  * raw query through its WebAssembly query compiler: about 1 ms of CPU per
@@ -19,12 +23,21 @@ export interface SqlRunner {
  * in decision 0015). The matcher and the runner make a few queries per fact
  * and per run, so that difference is most of their CPU at load.
  *
+ * Statements are prepared: each distinct text gets a name (a hash of it), so
+ * a connection parses and plans it once and then only binds and executes —
+ * planning was about half of the database's time on the runner's queries
+ * (decision 0017). The texts are the stores' fixed templates; past
+ * {@link MAX_PREPARED} distinct texts the rest go unnamed, so a caller that
+ * built texts from data could not grow every connection's statement cache
+ * without bound.
+ *
  * Same value mapping as `pg`: `bigint` columns and `count(*)` arrive as
  * strings (callers wrap them in `Number()`), timestamps as Date, json as
  * values, arrays as arrays.
  */
 export class SqlPool implements SqlRunner {
   private readonly pool: Pool;
+  private readonly names = new Map<string, string>();
 
   constructor(options: CreatePrismaClientOptions) {
     if (!options.databaseUrl) throw new Error('SqlPool: databaseUrl is required');
@@ -40,11 +53,55 @@ export class SqlPool implements SqlRunner {
   }
 
   async $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T> {
-    return (await this.pool.query(query, values)).rows as T;
+    return (await this.pool.query(this.statement(query, values))).rows as T;
   }
 
   async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
-    return (await this.pool.query(query, values)).rowCount ?? 0;
+    return (await this.pool.query(this.statement(query, values))).rowCount ?? 0;
+  }
+
+  /**
+   * Runs `fn` in one transaction on one connection: committed when it
+   * resolves, rolled back when it throws. Each statement in it may run at
+   * most `statementTimeoutMs` (set with BEGIN, in the same round trip), so a
+   * transaction stuck behind a lock fails instead of hanging its caller.
+   */
+  async $transaction<T>(fn: (tx: SqlRunner) => Promise<T>, options: { statementTimeoutMs?: number } = {}): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const timeout = options.statementTimeoutMs;
+      // A simple-protocol query may hold two statements; the timeout is an integer we made.
+      await client.query(timeout === undefined ? 'BEGIN' : `BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}`);
+      const result = await fn(this.runnerOn(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        // The connection is in an unknown state: it is closed, not reused.
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private runnerOn(client: PoolClient): SqlRunner {
+    return {
+      $queryRawUnsafe: async <T>(query: string, ...values: unknown[]) => (await client.query(this.statement(query, values))).rows as T,
+      $executeRawUnsafe: async (query: string, ...values: unknown[]) => (await client.query(this.statement(query, values))).rowCount ?? 0,
+    };
+  }
+
+  /** The query as a named (prepared) statement while fewer than MAX_PREPARED texts are named. */
+  private statement(text: string, values: unknown[]): QueryConfig {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < MAX_PREPARED) {
+      name = `sy_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+      this.names.set(text, name);
+    }
+    return name === undefined ? { text, values } : { name, text, values };
   }
 
   /** Ends the pool (waits for checked-out clients). */

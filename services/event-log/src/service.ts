@@ -1,5 +1,5 @@
 import { GROUPS, IngestMessageSchema, STREAMS } from '@switchyard/contracts';
-import { createPrismaClient } from '@switchyard/db';
+import { SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { createRedis, deadLetterKeys, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
 import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
@@ -7,7 +7,7 @@ import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventLogConfig } from './config';
 import { EventLog } from './event-log';
 import { IngestTrimmer } from './ingest-trimmer';
-import { PrismaFactStore } from './adapters/prisma-fact-store';
+import { SqlFactStore } from './adapters/sql-fact-store';
 import { RedisFactPublisher } from './adapters/redis-fact-publisher';
 
 /** A running event-log: its health port and how to stop it. */
@@ -16,13 +16,13 @@ export interface RunningEventLog extends Closable {
 }
 
 /**
- * Wires the event-log from its config: Redis, Prisma, the `ingest` consumer,
+ * Wires the event-log from its config: Redis, PostgreSQL, the `ingest` consumer,
  * the ingest trimmer and the health server. Used by main.ts and by the
  * one-process `npm start`.
  */
 export async function startEventLog(config: EventLogConfig, log: Logger): Promise<RunningEventLog> {
   const redis = createRedis(config.REDIS_URL, { connectionName: 'event-log' });
-  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
+  const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'event-log' });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const stored = new Counter({ name: 'switchyard_facts_stored_total', help: 'Facts persisted', registers: [registry] });
@@ -30,7 +30,7 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
 
   const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
   const eventLog = new EventLog({
-    store: new PrismaFactStore(prisma),
+    store: new SqlFactStore(sql),
     publisher: new RedisFactPublisher(redis, toKey(config.REDIS_PREFIX, STREAMS.facts), config.FACTS_MAXLEN),
     log,
     metrics: { stored: (n) => stored.inc(n), duplicates: (n) => duplicates.inc(n) },
@@ -56,11 +56,11 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
     port: config.EVENT_LOG_HEALTH_PORT,
     host: config.HOST,
     registry,
-    checks: storeChecks(redis, prisma),
+    checks: storeChecks(redis, sql),
   });
   log.info({ consumer: config.EVENT_LOG_CONSUMER, healthPort: health.port }, 'event-log started');
   return {
     healthPort: health.port,
-    close: () => closeAll([consumer, trimmer, health, () => prisma.$disconnect(), () => closeRedis(redis)]),
+    close: () => closeAll([consumer, trimmer, health, () => sql.$disconnect(), () => closeRedis(redis)]),
   };
 }

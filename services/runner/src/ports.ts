@@ -60,8 +60,12 @@ export type StopReason = 'stopped' | 'agents_paused';
 export interface RunStore {
   /** The run and its place in its agent's line. */
   load(runId: string): Promise<RunPosition | null>;
-  /** The agent's oldest queued runs (up to `limit`, loaded like `load`), and the ids of its runs `running`. */
-  queuedCandidates(agentId: string, limit: number): Promise<{ candidates: LoadedRun[]; running: string[] }>;
+  /**
+   * The agent's oldest queued runs (up to `limit`, loaded like `load`), and the
+   * ids of its runs `running` since longer than `lostAfterMs` (only those can
+   * have lost their slot: a slot's lease outlives its run's start by that much).
+   */
+  queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[] }>;
   /**
    * `queued → running` with started_at; null when the run was no longer
    * queued. Returns what its executor needs too (its context, and whether it

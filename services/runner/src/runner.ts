@@ -1,6 +1,7 @@
-import { AgentSpecSchema, type ActivationJob, type AgentSpec } from '@switchyard/contracts';
+import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { runFact } from './run-facts';
+import { SpecCache } from './spec-cache';
 import type { AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from './ports';
 
 /** What to do with an activation job after one attempt. */
@@ -49,6 +50,7 @@ export const RUNNER_LOST = 'runner_lost';
 export class Runner {
   private readonly random: () => number;
   private readonly controllers = new Set<AbortController>();
+  private readonly specs = new SpecCache();
   private stopping = false;
 
   private readonly options: RunnerOptions & { chainMax: number };
@@ -117,9 +119,10 @@ export class Runner {
   private async claimNext(agentId: string): Promise<{ run: LoadedRun; spec: AgentSpec; lease: SlotLease; othersWaiting: boolean } | null> {
     const { store, slots } = this.options;
     for (;;) {
-      const { candidates, running } = await store.queuedCandidates(agentId, MAX_CANDIDATES);
+      const { candidates, running } = await store.queuedCandidates(agentId, MAX_CANDIDATES, this.options.leaseMs);
       if (candidates.length === 0 && running.length === 0) return null;
-      const concurrency = AgentSpecSchema.safeParse(candidates[0]?.spec).data?.flow.concurrency ?? 1;
+      const first = candidates[0];
+      const concurrency = (first && this.specs.parse(first.agentId, first.agentVersion, first.spec)?.flow.concurrency) ?? 1;
       const claim = await slots.claim(agentId, concurrency, candidates.map((run) => run.id), this.options.leaseMs);
       // Read before the claim: a run running then and named by no slot now either ended in
       // between (its slot is released only after its ending is written: the update below
@@ -127,10 +130,10 @@ export class Runner {
       for (const id of running) if (!claim.held.has(id)) await this.failLost(id);
       if (!claim.granted) return null;
       const { run, lease } = { run: candidates.find((candidate) => candidate.id === claim.granted!.runId)!, lease: claim.granted.lease };
-      const spec = AgentSpecSchema.safeParse(run.spec);
+      const spec = this.specs.parse(run.agentId, run.agentVersion, run.spec);
       // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
       const othersWaiting = candidates.some((candidate) => candidate.id !== run.id && !claim.held.has(candidate.id));
-      if (spec.success) return { run, spec: spec.data, lease, othersWaiting };
+      if (spec) return { run, spec, lease, othersWaiting };
       await this.end(run, ['queued'], { status: 'failed', reason: 'spec_invalid', outcome: null, error: { code: 'spec_invalid', message: 'the stored agent spec does not parse' } });
       await lease.release();
     }

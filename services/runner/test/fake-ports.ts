@@ -31,7 +31,8 @@ export class FakeRunStore implements RunStore {
     return run ? { ...run, ahead: this.ahead(run) } : null;
   }
 
-  async queuedCandidates(agentId: string, limit: number): Promise<{ candidates: LoadedRun[]; running: string[] }> {
+  /** Every running run counts as possibly lost here (the fake's clock is a counter, not milliseconds). */
+  async queuedCandidates(agentId: string, limit: number, _lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[] }> {
     const ids = await this.nextQueued(agentId, limit);
     const candidates = ids.map((id) => ({ ...this.runs.get(id)! }));
     return { candidates, running: [...this.runs.values()].filter((r) => r.agentId === agentId && r.status === 'running').map((r) => r.id) };

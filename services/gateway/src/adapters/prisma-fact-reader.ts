@@ -6,7 +6,7 @@ import type { FactReader } from '../ports';
 /**
  * Reads platform_events. Every query is scoped by workspace id. Paging by
  * `seq > after` is safe because a workspace's facts commit in seq order
- * (see the event-log's PrismaFactStore).
+ * (see the event-log's SqlFactStore).
  */
 export class PrismaFactReader implements FactReader {
   constructor(private readonly prisma: PrismaClient) {}

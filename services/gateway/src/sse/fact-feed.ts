@@ -65,8 +65,14 @@ export class FactFeed {
   }
 
   private dispatch(fields: string[]): void {
+    // Facts nobody here listens to are not decoded: every fact of every workspace passes by,
+    // and the feed's cost should follow its sessions, not the platform's fact rate.
+    if (this.listeners.size === 0) return;
     const index = fields.indexOf(MESSAGE_FIELD);
-    const parsed = FactsMessageSchema.safeParse(index >= 0 ? safeJson(fields[index + 1]) : undefined);
+    const raw = index >= 0 ? safeJson(fields[index + 1]) : undefined;
+    const workspaceId = (raw as { workspaceId?: unknown } | undefined)?.workspaceId;
+    if (typeof workspaceId === 'string' && !this.listeners.has(workspaceId)) return;
+    const parsed = FactsMessageSchema.safeParse(raw);
     if (!parsed.success) {
       this.log.warn('undecodable entry on facts skipped by the feed');
       return;

@@ -39,20 +39,24 @@ function toRef(row: RefRow): RunRef {
 export class SqlRunStore implements RunStore {
   constructor(private readonly prisma: SqlRunner) {}
 
-  async queuedCandidates(agentId: string, limit: number): Promise<{ candidates: LoadedRun[]; running: string[] }> {
-    // One row at least (the running ids), joined with the oldest queued runs and their specs.
+  async queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[] }> {
+    // One row at least (the running ids old enough to be lost), joined with the oldest queued runs and their specs.
+    // The line is cut first (LIMIT over the (agent_id, status, queued_at, id) index, no sort),
+    // then joined: the cost stays that of `limit` rows however long the line grows. Sorting
+    // the joined line instead made each claim O(backlog) and a backlog feed on itself.
     const rows = await this.prisma.$queryRawUnsafe<Array<Partial<RefRow> & { spec: unknown; q_at: Date | null; running: string[] }>>(
       `SELECT run.*, running.ids AS running
-         FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids FROM runs WHERE agent_id = $1::uuid AND status = 'running') running
+         FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids FROM runs
+                WHERE agent_id = $1::uuid AND status = 'running' AND started_at < now() - make_interval(secs => $3::double precision / 1000)) running
          LEFT JOIN LATERAL (
            SELECT ${REF_COLUMNS}, v.spec, r.queued_at AS q_at
-             FROM runs r JOIN workspaces w ON w.id = r.workspace_id
-             LEFT JOIN agent_versions v ON v.agent_id = r.agent_id AND v.version = r.agent_version
-            WHERE r.agent_id = $1::uuid AND r.status = 'queued'
-            ORDER BY r.queued_at, r.id LIMIT $2) run ON true
+             FROM (SELECT * FROM runs WHERE agent_id = $1::uuid AND status = 'queued' ORDER BY queued_at, id LIMIT $2) r
+             JOIN workspaces w ON w.id = r.workspace_id
+             LEFT JOIN agent_versions v ON v.agent_id = r.agent_id AND v.version = r.agent_version) run ON true
         ORDER BY run.q_at, run.id`,
       agentId,
       limit,
+      lostAfterMs,
     );
     const running = rows[0]?.running ?? [];
     const candidates = rows
@@ -61,7 +65,7 @@ export class SqlRunStore implements RunStore {
     return { candidates, running };
   }
 
-  /** The count uses the (agent_id, status, queued_at) index; `id` breaks queued_at ties (UUIDv7, so creation order). */
+  /** The count uses the (agent_id, status, queued_at, id) index; `id` breaks queued_at ties (UUIDv7, so creation order). */
   async load(runId: string): Promise<RunPosition | null> {
     const [row] = await this.prisma.$queryRawUnsafe<Array<RefRow & { ahead: string | bigint }>>(
       `SELECT ${REF_COLUMNS},

@@ -1,8 +1,9 @@
 import type { AcceptedFact, Fact } from '@switchyard/contracts';
-import { FACT_COLUMNS, factFromRow, type FactRow, type PrismaClient } from '@switchyard/db';
+import { FACT_COLUMNS, factFromRow, type FactRow, type SqlPool, type SqlRunner } from '@switchyard/db';
 import type { AppendOutcome, FactStore } from '../ports';
 
-type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+/** Longest a statement of the batch's transaction may wait or run (a lock held by a stuck writer). */
+const STATEMENT_TIMEOUT_MS = 30_000;
 
 /**
  * FactStore on PostgreSQL. One transaction per batch:
@@ -12,19 +13,20 @@ type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
  * 2. find facts already stored by id or by (workspace, idempotencyKey);
  * 3. insert the new ones with the next seqs, in one INSERT … SELECT unnest;
  * 4. advance the seq rows.
- * Raw SQL because this is the hot path (one statement per step, not per row).
+ * Raw SQL on a plain `pg` pool because this is the hot path (one statement
+ * per step, not per row; no query compiler in between — decision 0015).
  */
-export class PrismaFactStore implements FactStore {
-  constructor(private readonly prisma: PrismaClient) {}
+export class SqlFactStore implements FactStore {
+  constructor(private readonly sql: SqlPool) {}
 
   async append(facts: readonly AcceptedFact[]): Promise<AppendOutcome[]> {
     if (facts.length === 0) return [];
-    return this.prisma.$transaction((tx) => this.appendIn(tx, facts), { maxWait: 10_000, timeout: 30_000 });
+    return this.sql.$transaction((tx) => this.appendIn(tx, facts), { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
   }
 
-  private async appendIn(tx: Tx, facts: readonly AcceptedFact[]): Promise<AppendOutcome[]> {
+  private async appendIn(tx: SqlRunner, facts: readonly AcceptedFact[]): Promise<AppendOutcome[]> {
     const workspaceIds = [...new Set(facts.map((fact) => fact.workspaceId))].sort();
-    const seqRows = await tx.$queryRawUnsafe<Array<{ workspace_id: string; last_seq: bigint }>>(
+    const seqRows = await tx.$queryRawUnsafe<Array<{ workspace_id: string; last_seq: string }>>(
       `SELECT workspace_id::text AS workspace_id, last_seq FROM workspace_event_seq
         WHERE workspace_id = ANY($1::uuid[]) ORDER BY workspace_id FOR UPDATE`,
       workspaceIds,
@@ -70,7 +72,7 @@ export class PrismaFactStore implements FactStore {
     return outcomes;
   }
 
-  private async findExisting(tx: Tx, facts: readonly AcceptedFact[]) {
+  private async findExisting(tx: SqlRunner, facts: readonly AcceptedFact[]) {
     const keyed = facts.filter((fact) => fact.idempotencyKey !== undefined);
     const found = await tx.$queryRawUnsafe<FactRow[]>(
       `SELECT ${FACT_COLUMNS} FROM platform_events WHERE id = ANY($1::uuid[])
@@ -90,7 +92,7 @@ export class PrismaFactStore implements FactStore {
     return { byId, byKey };
   }
 
-  private async insert(tx: Tx, rows: Array<{ fact: AcceptedFact; seq: bigint }>): Promise<void> {
+  private async insert(tx: SqlRunner, rows: Array<{ fact: AcceptedFact; seq: bigint }>): Promise<void> {
     const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
     await tx.$executeRawUnsafe(
       `INSERT INTO platform_events
