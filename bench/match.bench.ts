@@ -33,6 +33,8 @@ const FACTS = Number(process.env.BENCH_FACTS ?? 2000);
 const RATES = (process.env.BENCH_RATES ?? '200,40').split(',').map(Number);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const MATCHING = 3;
+/** Runner processes of the latency runs. */
+const RUNNERS = Number(process.env.BENCH_RUNNERS ?? 2);
 /** Longest wait for the latency runs to start after the load ends. */
 const WAIT_MS = Number(process.env.BENCH_WAIT_MS ?? 30_000);
 
@@ -194,7 +196,7 @@ async function main(): Promise<void> {
     }]);
     await startMatcher();
     const runners: ServiceProcess[] = [];
-    for (let r = 0; r < 2; r++) runners.push(await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/ }));
+    for (let r = 0; r < RUNNERS; r++) runners.push(await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/ }));
     procs.push(...runners);
     const single = (kind: string) => (i: number) => JSON.stringify({ kind, subject: { type: 'bench', id: String(i) }, payload: { i } });
     /** Waits (at most `timeoutMs`) until `n` runs of facts of `kind` started; a saturated pipeline is reported, not waited out. */
