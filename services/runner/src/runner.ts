@@ -65,13 +65,15 @@ export class Runner {
    * first: it starts the agent's oldest unclaimed queued run — its own, or one
    * ahead of it whose job sleeps — while a slot is free, and goes on down the
    * line. Start order stays queue order, and a free slot is used as soon as
-   * any job of the agent comes round. Only when its own run did not go with
-   * the lane is the run read, to decide what the job does next.
+   * any job of the agent comes round. Only when the lane cannot tell where
+   * its own run went is the run read, to decide what the job does next.
    */
   async handle(job: ActivationJob): Promise<JobDecision> {
     const { store, log } = this.options;
-    const ran = await this.lane(job.agentId);
-    if (ran.has(job.runId)) return { action: 'done' };
+    const lane = await this.lane(job.agentId);
+    // The lane's last claim saw every queued run held by a slot: its own run, queued before
+    // this job ran, was running, ended or held by a lane that will start it (decision 0009).
+    if (lane.ran.has(job.runId) || lane.lineHeld) return { action: 'done' };
     const run = await store.load(job.runId);
     if (!run) {
       log.warn({ runId: job.runId }, 'activation job for an unknown run; dropped');
@@ -90,12 +92,14 @@ export class Runner {
    * saves the next one a queue round trip. Several lanes of one agent (up to
    * `flow.concurrency`) run side by side without racing, since each claim is
    * atomic (AgentSlots.claim). Then wakes the jobs of the runs still waiting.
-   * Returns the ids of the runs it executed.
+   * Returns the ids of the runs it executed, and whether its last claim found
+   * the whole line held (no queued run left without a slot).
    */
-  private async lane(agentId: string): Promise<Set<string>> {
+  private async lane(agentId: string): Promise<{ ran: Set<string>; lineHeld: boolean }> {
     const ran = new Set<string>();
     let concurrency = 1;
     let waiting = false;
+    let lineHeld = false;
     for (let n = 0; n < this.options.chainMax && !this.stopping; n++) {
       const claimed = await this.claimNext(agentId);
       if (!claimed) break;
@@ -104,10 +108,13 @@ export class Runner {
       if (await this.execute(claimed.run, claimed.spec, claimed.lease)) ran.add(claimed.run.id);
       // Nothing else was waiting when this run was claimed: runs queued since have fresh jobs
       // of their own, so the lane need not look again (a query saved per run on a quiet agent).
-      if (!waiting) break;
+      if (!waiting) {
+        lineHeld = true;
+        break;
+      }
     }
     if (waiting) await this.wakeNext(agentId, concurrency);
-    return ran;
+    return { ran, lineHeld };
   }
 
   /**

@@ -26,7 +26,11 @@ export class FakeRunStore implements RunStore {
     return stored;
   }
 
+  /** Runs read with load(), in order. */
+  readonly loaded: string[] = [];
+
   async load(runId: string): Promise<RunPosition | null> {
+    this.loaded.push(runId);
     const run = this.runs.get(runId);
     return run ? { ...run, ahead: this.ahead(run) } : null;
   }

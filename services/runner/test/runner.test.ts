@@ -65,6 +65,22 @@ describe('Runner', () => {
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
   });
 
+  it('a job whose run another lane holds runs the line ahead of it and ends without reading its run', async () => {
+    const { store, slots, runner, add, job } = setup(undefined, 20);
+    add(1, spec('scripted', 2));
+    add(2, spec('scripted', 2));
+    // Another lane claimed run 2 (it starts it next); run 1's job sleeps.
+    await slots.acquire(AGENT, 2, runId(2));
+    expect(await runner.handle(job(2))).toEqual({ action: 'done' });
+    expect(store.runs.get(runId(1))!.status).toBe('completed');
+    expect(store.runs.get(runId(2))!.status).toBe('queued');
+    expect(store.loaded).toEqual([]);
+    // When its claim finds no free slot, the lane cannot tell: the job reads its run.
+    await slots.acquire(AGENT, 2, runId(9));
+    expect(await runner.handle(job(2))).toEqual({ action: 'later', delayMs: 10 });
+    expect(store.loaded).toEqual([runId(2)]);
+  });
+
   it('with every slot held, a job waits, longer the further back its run is', async () => {
     const { store, slots, runner, add, job } = setup();
     add(1);
