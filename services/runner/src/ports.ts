@@ -1,4 +1,4 @@
-import type { AgentSpec, Fact, RunOrigin, RunOutcome, RunStatus } from '@switchyard/contracts';
+import type { ActivationJob, AgentSpec, Fact, RunOrigin, RunOutcome, RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
 
 /** What the runner needs to know of a run to schedule, execute and announce it. */
@@ -79,6 +79,8 @@ export interface RunStore {
   runningSince(olderThanMs: number): Promise<Array<{ id: string; agentId: string }>>;
   /** The oldest queued runs of an agent, to wake their jobs when a slot frees. */
   nextQueued(agentId: string, limit: number): Promise<string[]>;
+  /** Runs `queued` since longer than `olderThanMs`, oldest first (candidates for the revival sweep). */
+  queuedSince(olderThanMs: number): Promise<Array<{ id: string; workspaceId: string; agentId: string }>>;
 }
 
 /** A held agent slot: renew it while the run executes, release it once the run ended. */
@@ -112,9 +114,15 @@ export interface FactEmitter {
   accept(items: readonly IngestItem[]): Promise<unknown>;
 }
 
-/** Makes the waiting jobs of some runs eligible now (a slot just freed). */
+/** Makes the waiting jobs of some runs eligible now (a slot just freed), or gives a run a job again. */
 export interface JobWaker {
   wake(runIds: readonly string[]): Promise<void>;
+  /**
+   * Gives each run a live job again where it has none (gone, or finished
+   * while its run stayed queued); a job that waits, sleeps or runs is left
+   * alone. Returns how many jobs it added.
+   */
+  revive(jobs: readonly ActivationJob[]): Promise<number>;
 }
 
 /** What an executor is given besides the run. */

@@ -36,6 +36,21 @@ export interface RunnerOptions {
 /** Queued runs read per claim: enough that one no slot holds is among them (slots ≤ 10). */
 const MAX_CANDIDATES = 11;
 
+/** A run a lane claimed, with what it needs to execute it. */
+interface Claimed {
+  run: LoadedRun;
+  spec: AgentSpec;
+  lease: SlotLease;
+  /** Queued runs besides this one that no slot held at the claim. */
+  othersWaiting: boolean;
+}
+
+/** A claim that got no slot: the oldest queued runs it saw (in order) and the runs the slots held. */
+interface Refusal {
+  line: readonly string[];
+  held: ReadonlySet<string>;
+}
+
 /** Error code of a run whose runner died (or lost its slot) mid-run. */
 export const RUNNER_LOST = 'runner_lost';
 
@@ -74,6 +89,12 @@ export class Runner {
     // The lane's last claim saw every queued run held by a slot: its own run, queued before
     // this job ran, was running, ended or held by a lane that will start it (decision 0009).
     if (lane.ran.has(job.runId) || lane.lineHeld) return { action: 'done' };
+    if (lane.refused) {
+      // No slot was free. The claim saw the line: a run a slot holds is about to start, and
+      // one still waiting has its place in line, so neither needs a read of the run.
+      const place = lane.refused.line.indexOf(job.runId);
+      if (place >= 0) return lane.refused.held.has(job.runId) ? { action: 'done' } : this.later(place);
+    }
     const run = await store.load(job.runId);
     if (!run) {
       log.warn({ runId: job.runId }, 'activation job for an unknown run; dropped');
@@ -92,17 +113,22 @@ export class Runner {
    * saves the next one a queue round trip. Several lanes of one agent (up to
    * `flow.concurrency`) run side by side without racing, since each claim is
    * atomic (AgentSlots.claim). Then wakes the jobs of the runs still waiting.
-   * Returns the ids of the runs it executed, and whether its last claim found
-   * the whole line held (no queued run left without a slot).
+   * Returns the ids of the runs it executed; whether its last claim found the
+   * whole line held (no queued run left without a slot); and, when its last
+   * claim got no slot, the line and the slots that claim saw.
    */
-  private async lane(agentId: string): Promise<{ ran: Set<string>; lineHeld: boolean }> {
+  private async lane(agentId: string): Promise<{ ran: Set<string>; lineHeld: boolean; refused?: Refusal }> {
     const ran = new Set<string>();
     let concurrency = 1;
     let waiting = false;
     let lineHeld = false;
+    let refused: Refusal | undefined;
     for (let n = 0; n < this.options.chainMax && !this.stopping; n++) {
       const claimed = await this.claimNext(agentId);
-      if (!claimed) break;
+      if ('line' in claimed) {
+        refused = claimed;
+        break;
+      }
       concurrency = claimed.spec.flow.concurrency;
       waiting = claimed.othersWaiting;
       if (await this.execute(claimed.run, claimed.spec, claimed.lease)) ran.add(claimed.run.id);
@@ -114,20 +140,20 @@ export class Runner {
       }
     }
     if (waiting) await this.wakeNext(agentId, concurrency);
-    return { ran, lineHeld };
+    return { ran, lineHeld, refused };
   }
 
   /**
    * Claims the agent's oldest queued run that no slot holds, with a free slot
    * (one Redis script: the slot names the run before the run is `running`).
-   * Null when every slot is held or nothing is queued. On the way it fails the
-   * runs the ledger says are running but no slot names: their runner died.
+   * A Refusal when every slot is held or nothing is queued. On the way it fails
+   * the runs the ledger says are running but no slot names: their runner died.
    */
-  private async claimNext(agentId: string): Promise<{ run: LoadedRun; spec: AgentSpec; lease: SlotLease; othersWaiting: boolean } | null> {
+  private async claimNext(agentId: string): Promise<Claimed | Refusal> {
     const { store, slots } = this.options;
     for (;;) {
       const { candidates, running } = await store.queuedCandidates(agentId, MAX_CANDIDATES, this.options.leaseMs);
-      if (candidates.length === 0 && running.length === 0) return null;
+      if (candidates.length === 0 && running.length === 0) return { line: [], held: new Set() };
       const first = candidates[0];
       const concurrency = (first && this.specs.parse(first.agentId, first.agentVersion, first.spec)?.flow.concurrency) ?? 1;
       const claim = await slots.claim(agentId, concurrency, candidates.map((run) => run.id), this.options.leaseMs);
@@ -135,7 +161,7 @@ export class Runner {
       // between (its slot is released only after its ending is written: the update below
       // finds it ended and does nothing) or lost its runner.
       for (const id of running) if (!claim.held.has(id)) await this.failLost(id);
-      if (!claim.granted) return null;
+      if (!claim.granted) return { line: candidates.map((candidate) => candidate.id), held: claim.held };
       const { run, lease } = { run: candidates.find((candidate) => candidate.id === claim.granted!.runId)!, lease: claim.granted.lease };
       const spec = this.specs.parse(run.agentId, run.agentVersion, run.spec);
       // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
@@ -147,20 +173,34 @@ export class Runner {
   }
 
   /**
-   * Fails the runs left `running` with no slot holder. A stalled job normally
-   * brings its run back (see recoverRunning), but a job can be gone too (Redis
-   * lost it, or BullMQ failed it after too many stalls): this periodic sweep
-   * keeps such a run from staying `running` for ever. Returns how many it failed.
+   * The periodic sweep. Fails the runs left `running` with no slot holder: a
+   * stalled job normally brings its run back (see recoverRunning), but a job
+   * can be gone too (Redis lost it, or BullMQ failed it after too many
+   * stalls), and this keeps such a run from staying `running` for ever. Then
+   * gives a job again to the runs `queued` since longer than a lease that no
+   * slot holds and that have no live job: a run claimed by a lane that died
+   * before starting it, whose own job had already ended (its lane saw the
+   * run held, decision 0009), would otherwise wait for the next job of its
+   * agent. Returns how many runs it failed and how many it gave a job.
    */
-  async sweep(): Promise<number> {
-    const candidates = await this.options.store.runningSince(this.options.leaseMs);
-    let failed = 0;
+  async sweep(): Promise<{ failed: number; revived: number }> {
+    const { store, slots, waker, leaseMs } = this.options;
     const holders = new Map<string, Set<string>>();
-    for (const { id, agentId } of candidates) {
-      if (!holders.has(agentId)) holders.set(agentId, await this.options.slots.holders(agentId));
-      if (!holders.get(agentId)!.has(id) && (await this.failLost(id))) failed += 1;
+    const held = async (agentId: string, runId: string) => {
+      if (!holders.has(agentId)) holders.set(agentId, await slots.holders(agentId));
+      return holders.get(agentId)!.has(runId);
+    };
+    let failed = 0;
+    for (const { id, agentId } of await store.runningSince(leaseMs)) {
+      if (!(await held(agentId, id)) && (await this.failLost(id))) failed += 1;
     }
-    return failed;
+    const orphans: ActivationJob[] = [];
+    for (const run of await store.queuedSince(leaseMs)) {
+      if (!(await held(run.agentId, run.id))) orphans.push({ schemaVersion: 1, runId: run.id, workspaceId: run.workspaceId, agentId: run.agentId });
+    }
+    const revived = orphans.length > 0 ? await waker.revive(orphans) : 0;
+    if (revived > 0) this.options.log.warn({ revived }, 'queued runs without a job were given one again');
+    return { failed, revived };
   }
 
   /** Starts no further chained run (the process is stopping). */
@@ -241,9 +281,9 @@ export class Runner {
       clearInterval(renewal);
       this.controllers.delete(controller);
     }
-    await this.end(started, ['running'], toEnding(result, lost || controller.signal.aborted));
-    // Ledger first, then the slot: another runner never sees the slot free while the run is `running`.
-    await lease.release();
+    // Ledger first, then the slot: another runner never sees the slot free while the run is
+    // `running`. The fact and the release are sent together (one Redis round trip, pipelined).
+    await this.end(started, ['running'], toEnding(result, lost || controller.signal.aborted), () => lease.release());
     return true;
   }
 
@@ -270,10 +310,11 @@ export class Runner {
     return ended !== null;
   }
 
-  private async end(run: RunRef, from: readonly RunRef['status'][], ending: RunEnding): Promise<void> {
+  /** Writes the ending, then records its fact alongside `after` (what may happen once the ledger has it). */
+  private async end(run: RunRef, from: readonly RunRef['status'][], ending: RunEnding, after?: () => Promise<unknown>): Promise<void> {
     const ended = await this.options.store.finish(run.id, from, ending);
-    if (ended) await this.announce(ended, ending.status, ending.reason);
-    else this.options.log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
+    if (!ended) this.options.log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
+    await Promise.all([ended ? this.announce(ended, ending.status, ending.reason) : undefined, after?.()]);
   }
 
   private async announce(run: RunRef, status: RunRef['status'], reason: string | null): Promise<void> {

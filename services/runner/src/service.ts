@@ -115,7 +115,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     checks: storeChecks(redis, sql),
   });
   const sweeper = setInterval(() => {
-    runner.sweep().catch((error: unknown) => log.warn({ err: error }, 'lost-run sweep failed'));
+    runner.sweep().catch((error: unknown) => log.warn({ err: error }, 'run sweep failed'));
   }, config.RUNNER_SWEEP_INTERVAL_MS);
   sweeper.unref();
   log.info({ runner: config.RUNNER_NAME, concurrency: config.RUNNER_CONCURRENCY, healthPort: health.port }, 'runner started');

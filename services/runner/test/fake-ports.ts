@@ -1,4 +1,4 @@
-import type { RunStatus } from '@switchyard/contracts';
+import type { ActivationJob, RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
 import type { AgentSlots, RunPosition, SlotClaim, StartedRun, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
@@ -72,6 +72,10 @@ export class FakeRunStore implements RunStore {
     return [...this.runs.values()].filter((r) => r.status === 'running').map((r) => ({ id: r.id, agentId: r.agentId }));
   }
 
+  async queuedSince(): Promise<Array<{ id: string; workspaceId: string; agentId: string }>> {
+    return [...this.runs.values()].filter((r) => r.status === 'queued').map((r) => ({ id: r.id, workspaceId: r.workspaceId, agentId: r.agentId }));
+  }
+
   async nextQueued(agentId: string, limit: number): Promise<string[]> {
     return [...this.runs.values()]
       .filter((r) => r.agentId === agentId && r.status === 'queued')
@@ -131,7 +135,18 @@ export class FakeEmitter implements FactEmitter {
 /** Records which runs' jobs were woken. */
 export class FakeWaker implements JobWaker {
   readonly woken: string[][] = [];
+  readonly revived: string[] = [];
+  /** Runs that have a live job (revive leaves them alone). */
+  readonly live = new Set<string>();
   async wake(runIds: readonly string[]): Promise<void> {
     this.woken.push([...runIds]);
+  }
+  async revive(jobs: readonly ActivationJob[]): Promise<number> {
+    const added = jobs.filter((job) => !this.live.has(job.runId));
+    for (const job of added) {
+      this.revived.push(job.runId);
+      this.live.add(job.runId);
+    }
+    return added.length;
   }
 }

@@ -1,4 +1,7 @@
+import { Queue } from 'bullmq';
 import { Client } from 'pg';
+import { QUEUES } from '@switchyard/contracts';
+import { newId } from '@switchyard/core';
 import { apiClient, postFactsConcurrently, startTestPlatform, streamGroupStatsOf, waitFor, type TestPlatform } from './runner-test-helpers';
 
 /**
@@ -123,6 +126,40 @@ describe('runner (real processes)', () => {
     const facts = await terminalFacts();
     expect(facts).toHaveLength(30);
     expect(facts.every((f) => f.n === 1)).toBe(true);
+  });
+
+  it('the sweep gives queued runs without a live job a job again: one never had one, one whose job failed', async () => {
+    await start(1, { RUNNER_LEASE_MS: '500', RUNNER_SWEEP_INTERVAL_MS: '300' });
+    const token = await platform.createWorkspace('orphans');
+    const api = apiClient(platform.gatewayUrl, token);
+    const agent = (await api('POST', '/v1/workspaces/orphans/agents', scripted('orphans', 'load.fact', 1, 0))).body.id as string;
+    await postFactsConcurrently({ baseUrl: platform.gatewayUrl, workspace: 'orphans', token, count: 1, concurrency: 1, batchSize: 1 });
+    await allEnded(1, agent);
+    // Two copies of the finished run, queued a while ago as a lost claim would leave them
+    // (manual runs, so the trigger dedup index allows them): the first has no job at all;
+    // the second has a job that failed (its data does not parse), added first so that the
+    // sweep cannot give it a good one before.
+    const copies = [newId(), newId()];
+    const connection = platform.redis.redis.duplicate({ maxRetriesPerRequest: null });
+    const queue = new Queue(QUEUES.activations, { connection, prefix: platform.redis.prefix });
+    try {
+      await queue.add('run', { broken: true }, { jobId: copies[1] });
+      await waitFor(async () => (await queue.getJobState(copies[1]!)) === 'failed', { timeoutMs: 10_000, intervalMs: 50, what: 'the broken job failed' });
+      for (const id of copies) {
+        await pg.query(
+          `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, status, depth, session_id, queued_at)
+           SELECT $1::uuid, workspace_id, agent_id, agent_version, 'manual', origin, event_id, event_kind, 'queued', depth, $2::uuid, now() - interval '5 seconds'
+             FROM runs WHERE agent_id = $3::uuid LIMIT 1`,
+          [id, newId(), agent],
+        );
+      }
+      const statuses = async () => (await pg.query<{ status: string }>(`SELECT status::text FROM runs WHERE id = ANY($1::uuid[])`, [copies])).rows.map((r) => r.status);
+      await waitFor(async () => (await statuses()).join() === 'completed,completed', { timeoutMs: 20_000, intervalMs: 100, what: 'the revived runs completed' });
+      expect(platform.runners[0]!.output()).toContain('queued runs without a job were given one again');
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
   });
 
   it('a stop request cancels a running run; the kill switch cancels one at its next step', async () => {

@@ -75,10 +75,14 @@ describe('Runner', () => {
     expect(store.runs.get(runId(1))!.status).toBe('completed');
     expect(store.runs.get(runId(2))!.status).toBe('queued');
     expect(store.loaded).toEqual([]);
-    // When its claim finds no free slot, the lane cannot tell: the job reads its run.
+    // When its claim finds no free slot, the line it saw still says where its run is: held
+    // (about to start) → done; waiting → later, by its place in line. Neither reads the run.
     await slots.acquire(AGENT, 2, runId(9));
-    expect(await runner.handle(job(2))).toEqual({ action: 'later', delayMs: 10 });
-    expect(store.loaded).toEqual([runId(2)]);
+    expect(await runner.handle(job(2))).toEqual({ action: 'done' });
+    add(3, spec('scripted', 2));
+    add(4, spec('scripted', 2));
+    expect(await runner.handle(job(4))).toEqual({ action: 'later', delayMs: 30 }); // runs 2 and 3 ahead
+    expect(store.loaded).toEqual([]);
   });
 
   it('with every slot held, a job waits, longer the further back its run is', async () => {
@@ -130,8 +134,27 @@ describe('Runner', () => {
     const { store, runner, add } = setup();
     add(1);
     store.runs.get(runId(1))!.status = 'running';
-    expect(await runner.sweep()).toBe(1);
-    expect(await runner.sweep()).toBe(0);
+    expect(await runner.sweep()).toEqual({ failed: 1, revived: 0 });
+    expect(await runner.sweep()).toEqual({ failed: 0, revived: 0 });
+  });
+
+  it('the sweep gives a job again to a queued run no slot holds and no live job carries', async () => {
+    const { store, slots, waker, runner, add, job } = setup(undefined, 20);
+    add(1, spec('scripted', 2));
+    add(2, spec('scripted', 2));
+    // A lane claimed run 2, then died before starting it; run 2's own job saw it held and ended.
+    await slots.acquire(AGENT, 2, runId(2));
+    expect(await runner.handle(job(2))).toEqual({ action: 'done' });
+    expect(store.runs.get(runId(2))!.status).toBe('queued');
+    // While the dead lane's lease lasts, the run is someone's: nothing to revive.
+    expect(await runner.sweep()).toEqual({ failed: 0, revived: 0 });
+    slots.expire(runId(2));
+    expect(await runner.sweep()).toEqual({ failed: 0, revived: 1 });
+    expect(waker.revived).toEqual([runId(2)]);
+    // Its new job runs it; a run that has a live job is not given another.
+    expect(await runner.sweep()).toEqual({ failed: 0, revived: 0 });
+    expect(await runner.handle(job(2))).toEqual({ action: 'done' });
+    expect(store.runs.get(runId(2))!.status).toBe('completed');
   });
 
   it('a stop request or the kill switch cancels the run at its next step', async () => {

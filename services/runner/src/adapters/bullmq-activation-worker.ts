@@ -1,7 +1,7 @@
 import { DelayedError, Job, UnrecoverableError, Worker, type Queue } from 'bullmq';
 import { ActivationJobSchema, QUEUES, type ActivationJob } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
-import type { Redis } from '@switchyard/redis';
+import { enqueueActivations, type Redis } from '@switchyard/redis';
 import type { JobWaker } from '../ports';
 import type { JobDecision } from '../runner';
 
@@ -80,5 +80,21 @@ export class BullmqJobWaker implements JobWaker {
         await job?.promote().catch(() => undefined);
       }),
     );
+  }
+
+  async revive(jobs: readonly ActivationJob[]): Promise<number> {
+    let added = 0;
+    for (const data of jobs) {
+      const job = await Job.fromId<ActivationJob>(this.queue, data.runId);
+      if (job) {
+        const state = await job.getState();
+        if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
+        // The job id is the run id: a finished job must go before a new one can take it.
+        await job.remove();
+      }
+      await enqueueActivations(this.queue, [data]);
+      added += 1;
+    }
+    return added;
   }
 }

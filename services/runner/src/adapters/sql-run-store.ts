@@ -137,6 +137,16 @@ export class SqlRunStore implements RunStore {
     return rows.map((row) => ({ id: row.id, agentId: row.agent_id }));
   }
 
+  async queuedSince(olderThanMs: number): Promise<Array<{ id: string; workspaceId: string; agentId: string }>> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string; workspace_id: string; agent_id: string }>>(
+      `SELECT id::text AS id, workspace_id::text AS workspace_id, agent_id::text AS agent_id FROM runs
+        WHERE status = 'queued' AND queued_at < now() - make_interval(secs => $1::double precision / 1000)
+        ORDER BY queued_at LIMIT 1000`,
+      olderThanMs,
+    );
+    return rows.map((row) => ({ id: row.id, workspaceId: row.workspace_id, agentId: row.agent_id }));
+  }
+
   async nextQueued(agentId: string, limit: number): Promise<string[]> {
     const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
       `SELECT id::text AS id FROM runs WHERE agent_id = $1::uuid AND status = 'queued' ORDER BY queued_at, id LIMIT $2`,

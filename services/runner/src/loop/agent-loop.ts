@@ -113,11 +113,17 @@ export class AgentLoop implements Executor {
       transcript.add('user', { text: first, from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
       // A model without a price costs nothing: its runs need not read the day's spend.
       let dayTotal = options.prices.priceOf(run.spec.model.name) ? await options.spend.spentToday(run.agentId) : 0;
-      for (;;) {
+      for (let boundary = 0; ; boundary++) {
         // The step boundary, in one round of independent I/O: write what the last step added to
         // the transcript, ask whether the run must stop, and drain the mailbox (messages sent
-        // before the run started are read before its first turn).
-        const [, stop, drain] = await Promise.all([transcript.flush(), context.shouldStop(), options.mailbox.drain(runContext.sessionId, mailbox.cursor)]);
+        // before the run started are read before its first turn). The prompt alone is not
+        // written before the first model call: it goes with the first answer, one INSERT less
+        // per run (decision 0016).
+        const [, stop, drain] = await Promise.all([
+          boundary === 0 ? undefined : transcript.flush(),
+          context.shouldStop(),
+          options.mailbox.drain(runContext.sessionId, mailbox.cursor),
+        ]);
         // The previous drain's envelopes are in the transcript now: they may leave the mailbox.
         await mailbox.settle();
         if (context.signal.aborted) return tally.failed(LOOP_ERRORS.aborted, String(context.signal.reason ?? 'aborted'));
