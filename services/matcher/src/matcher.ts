@@ -21,6 +21,11 @@ export interface MatcherOptions {
   log: Logger;
   /** The consumer name cursors are saved under. @defaultValue 'matcher' */
   consumer?: string;
+  /**
+   * Longest a cursor advanced only by facts that matched nothing waits to be
+   * saved (see handle). @defaultValue 1000
+   */
+  cursorLingerMs?: number;
   metrics?: MatcherMetrics;
   clock?: () => number;
 }
@@ -43,6 +48,9 @@ export interface MatcherFact {
  */
 export class Matcher {
   private readonly cursors = new Map<string, number>();
+  /** Cursors advanced by facts that matched nothing, not saved yet. */
+  private readonly unsaved = new Map<string, number>();
+  private lingering: NodeJS.Timeout | undefined;
   private readonly lastDebounceArrival = new Map<string, number>();
   private paused = new Set<string>();
   private readonly consumer: string;
@@ -84,10 +92,11 @@ export class Matcher {
   async handle(batch: readonly MatcherFact[]): Promise<void> {
     const advanced = new Map<string, number>();
     const candidates: Candidate[] = [];
+    let reloaded = false;
     for (const { fact, workspaceId } of batch) {
       // Already processed (a redelivery after the cursor was saved): decisions are not re-taken.
       if (fact.seq <= this.cursor(workspaceId)) continue;
-      await this.reloadFor(fact, workspaceId);
+      reloaded = (await this.reloadFor(fact, workspaceId)) || reloaded;
       const paused = this.paused.has(workspaceId);
       for (const match of this.options.index.match(workspaceId, fact)) candidates.push({ match, fact, workspaceId, paused });
       this.cursors.set(workspaceId, fact.seq);
@@ -103,7 +112,39 @@ export class Matcher {
     }
     await this.options.activations.enqueue(jobs);
     await this.options.emitter.accept(emitted);
-    if (advanced.size > 0) await this.options.store.saveCursors(this.consumer, advanced);
+    if (advanced.size === 0) return;
+    if (candidates.length > 0 || reloaded) {
+      // A batch that decided something, or changed what later facts match, is saved now.
+      for (const [workspaceId, seq] of this.unsaved) if (!advanced.has(workspaceId)) advanced.set(workspaceId, seq);
+      this.unsaved.clear();
+      await this.options.store.saveCursors(this.consumer, advanced);
+      return;
+    }
+    // Facts that matched nothing (most are the platform's own agent.run.* facts): their cursor
+    // waits up to cursorLingerMs to be saved with a later batch. Processing them again after a
+    // crash decides nothing (decision 0010), so the write per batch is not needed.
+    for (const [workspaceId, seq] of advanced) this.unsaved.set(workspaceId, seq);
+    this.lingering ??= setTimeout(() => {
+      this.lingering = undefined;
+      this.saveUnsaved().catch((error: unknown) => this.options.log.warn({ err: error }, 'saving the matcher cursors failed; saved with a later batch'));
+    }, this.options.cursorLingerMs ?? 1000);
+    this.lingering.unref();
+  }
+
+  /** Saves the cursors not saved yet (the linger ran out, or the matcher stops). */
+  async saveUnsaved(): Promise<void> {
+    if (this.lingering) clearTimeout(this.lingering);
+    this.lingering = undefined;
+    if (this.unsaved.size === 0) return;
+    const cursors = new Map(this.unsaved);
+    this.unsaved.clear();
+    try {
+      await this.options.store.saveCursors(this.consumer, cursors);
+    } catch (error) {
+      // Kept for the next save; a newer seq of the same workspace wins.
+      for (const [workspaceId, seq] of cursors) if (!this.unsaved.has(workspaceId)) this.unsaved.set(workspaceId, seq);
+      throw error;
+    }
   }
 
   /** Decides every candidate in order and records the runs; returns the slot of each run recorded. */
@@ -175,13 +216,18 @@ export class Matcher {
     return recorded;
   }
 
-  private async reloadFor(fact: Fact, workspaceId: string): Promise<void> {
+  /** Applies an agent or settings change the fact announces; true when it was one. */
+  private async reloadFor(fact: Fact, workspaceId: string): Promise<boolean> {
     if (fact.kind.startsWith('agent.') && fact.subject.type === 'agent') {
       await this.reloadAgent(fact);
-    } else if (fact.kind === 'workspace.settings_changed') {
+      return true;
+    }
+    if (fact.kind === 'workspace.settings_changed') {
       if (await this.options.store.isPaused(workspaceId)) this.paused.add(workspaceId);
       else this.paused.delete(workspaceId);
+      return true;
     }
+    return false;
   }
 
   /**

@@ -89,6 +89,6 @@ export async function startMatcher(config: MatcherConfig, log: Logger): Promise<
   log.info({ consumer: config.MATCHER_CONSUMER, healthPort: health.port }, 'matcher started');
   return {
     healthPort: health.port,
-    close: () => closeAll([consumer, health, () => queue.close(), () => closeRedis(queueConnection), () => prisma.$disconnect(), () => closeRedis(redis)]),
+    close: () => closeAll([consumer, () => matcher.saveUnsaved(), health, () => queue.close(), () => closeRedis(queueConnection), () => prisma.$disconnect(), () => closeRedis(redis)]),
   };
 }

@@ -11,8 +11,8 @@ const STATEMENT_TIMEOUT_MS = 30_000;
  *    event-log processes never deadlock) — this serializes the writers of a
  *    workspace, so rows commit in seq order and `after=<seq>` paging is safe;
  * 2. find facts already stored by id or by (workspace, idempotencyKey);
- * 3. insert the new ones with the next seqs, in one INSERT … SELECT unnest;
- * 4. advance the seq rows.
+ * 3. insert the new ones with the next seqs, in one INSERT … SELECT unnest,
+ *    and advance the seq rows in the same statement.
  * Raw SQL on a plain `pg` pool because this is the hot path (one statement
  * per step, not per row; no query compiler in between — decision 0015).
  */
@@ -59,16 +59,7 @@ export class SqlFactStore implements FactStore {
         outcomes.push({ status: 'inserted', fact: { ...withoutWorkspaceId(fact), seq: Number(seq) }, workspaceId: fact.workspaceId });
       }
     }
-    if (rows.length > 0) {
-      await this.insert(tx, rows);
-      await tx.$executeRawUnsafe(
-        `UPDATE workspace_event_seq s SET last_seq = v.last_seq
-           FROM unnest($1::uuid[], $2::bigint[]) AS v(workspace_id, last_seq)
-          WHERE s.workspace_id = v.workspace_id`,
-        [...lastSeq.keys()],
-        [...lastSeq.values()],
-      );
-    }
+    if (rows.length > 0) await this.insert(tx, rows, lastSeq);
     return outcomes;
   }
 
@@ -92,15 +83,20 @@ export class SqlFactStore implements FactStore {
     return { byId, byKey };
   }
 
-  private async insert(tx: SqlRunner, rows: Array<{ fact: AcceptedFact; seq: bigint }>): Promise<void> {
+  /** Inserts the rows and advances the seq rows, in one statement (one round trip less per batch). */
+  private async insert(tx: SqlRunner, rows: Array<{ fact: AcceptedFact; seq: bigint }>, lastSeq: ReadonlyMap<string, bigint>): Promise<void> {
     const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
     await tx.$executeRawUnsafe(
-      `INSERT INTO platform_events
-         (id, workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts)
-       SELECT id, workspace_id, seq, kind, subject_type, subject_id, actor::jsonb, payload::jsonb, caused_by::jsonb, idempotency_key, ts
-         FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[],
-                     $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
-           AS v(id, workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts)`,
+      `WITH inserted AS (
+         INSERT INTO platform_events
+           (id, workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts)
+         SELECT id, workspace_id, seq, kind, subject_type, subject_id, actor::jsonb, payload::jsonb, caused_by::jsonb, idempotency_key, ts
+           FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[],
+                       $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
+             AS v(id, workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts))
+       UPDATE workspace_event_seq s SET last_seq = v.last_seq
+         FROM unnest($12::uuid[], $13::bigint[]) AS v(workspace_id, last_seq)
+        WHERE s.workspace_id = v.workspace_id`,
       rows.map((r) => r.fact.id),
       rows.map((r) => r.fact.workspaceId),
       rows.map((r) => r.seq),
@@ -112,6 +108,8 @@ export class SqlFactStore implements FactStore {
       rows.map((r) => json(r.fact.causedBy)),
       rows.map((r) => r.fact.idempotencyKey ?? null),
       rows.map((r) => r.fact.ts),
+      [...lastSeq.keys()],
+      [...lastSeq.values()],
     );
   }
 }

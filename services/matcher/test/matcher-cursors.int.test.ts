@@ -1,0 +1,102 @@
+import { Client } from 'pg';
+import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema, STREAMS, type Fact } from '@switchyard/contracts';
+import { newId } from '@switchyard/core';
+import { SqlPool } from '@switchyard/db';
+import { createLogger } from '@switchyard/logging';
+import { createActivationQueue, enqueueActivations, RedisIngestWriter, toKey, type ActivationQueue, type Redis } from '@switchyard/redis';
+import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@switchyard/testing';
+import { ActivationGuards } from '../src/activation-guards';
+import { AgentIndex } from '../src/agent-index';
+import { Matcher } from '../src/matcher';
+import { SqlMatcherStore } from '../src/adapters/sql-matcher-store';
+
+/**
+ * When the matcher saves its cursors (decision 0010): at once after a batch
+ * that decided something or changed the index; after a short linger, or with
+ * the next such batch, when its facts matched nothing (the platform's own
+ * agent.run.* facts, mostly) — on the real PostgreSQL store, BullMQ queue and
+ * ingest stream.
+ */
+describe('matcher cursor saves', () => {
+  let db: TestDatabase;
+  let redis: TestRedis;
+  let sql: SqlPool;
+  let pg: Client;
+  let queueConnection: Redis;
+  let queue: ActivationQueue;
+  const workspaceId = newId();
+  const agentId = newId();
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    redis = await createTestRedis();
+    sql = new SqlPool({ databaseUrl: db.url, poolMax: 2 });
+    pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    queueConnection = redis.redis.duplicate({ maxRetriesPerRequest: null });
+    queue = createActivationQueue(queueConnection, redis.prefix);
+    const user = newId();
+    await pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, 'cursors')`, [workspaceId]);
+    await pg.query(`INSERT INTO agents (id, workspace_id, name, latest_version, enabled, created_by, updated_at) VALUES ($1, $2, 'a', 1, true, $3, now())`, [agentId, workspaceId, user]);
+    const spec = AgentSpecSchema.parse({ name: 'a', instructions: 'x', model: { provider: 'scripted', name: 's' }, script: [{ say: 'ok' }], triggers: [{ kind: 'hit.*' }] });
+    await pg.query(`INSERT INTO agent_versions (agent_id, version, schema_version, spec, created_by) VALUES ($1, 1, $2, $3::jsonb, $4)`, [agentId, AGENT_SPEC_SCHEMA_VERSION, JSON.stringify(spec), user]);
+  });
+
+  afterAll(async () => {
+    await queue?.close();
+    queueConnection?.disconnect();
+    await pg?.end();
+    await sql?.$disconnect();
+    await redis?.cleanup();
+    await db?.drop();
+  });
+
+  const matcher = async (cursorLingerMs: number) => {
+    const log = createLogger({ service: 'test', level: 'silent' });
+    const created = new Matcher({
+      store: new SqlMatcherStore(sql, log),
+      index: new AgentIndex(),
+      guards: new ActivationGuards({ maxCausationDepth: 5 }),
+      activations: { enqueue: (jobs) => enqueueActivations(queue, jobs) },
+      emitter: new RedisIngestWriter(redis.redis, redis.prefix, toKey(redis.prefix, STREAMS.ingest), 60),
+      log,
+      consumer: `c${cursorLingerMs}`,
+      cursorLingerMs,
+    });
+    await created.load();
+    return created;
+  };
+  let seq = 0;
+  const fact = (kind: string): { fact: Fact; workspaceId: string } => ({
+    workspaceId,
+    fact: { id: newId(), seq: ++seq, workspace: 'cursors', kind, subject: { type: 't', id: String(seq) }, payload: {}, ts: new Date().toISOString() },
+  });
+  const saved = async (consumer: string) =>
+    Number((await pg.query(`SELECT last_seq FROM consumer_cursors WHERE consumer = $1 AND workspace_id = $2`, [consumer, workspaceId])).rows[0]?.last_seq ?? 0);
+
+  it('facts that match nothing are saved with the next deciding batch, or when the matcher stops', async () => {
+    const m = await matcher(60_000);
+    const miss = fact('miss.one');
+    await m.handle([miss]);
+    expect(await saved('c60000')).toBe(0);
+    await m.handle([fact('miss.two')]);
+    expect(await saved('c60000')).toBe(0);
+    const hit = fact('hit.one');
+    await m.handle([hit]);
+    // The deciding batch saved every cursor, and its run is recorded.
+    expect(await saved('c60000')).toBe(hit.fact.seq);
+    expect((await pg.query(`SELECT count(*)::int AS n FROM runs WHERE event_id = $1`, [hit.fact.id])).rows[0].n).toBe(1);
+    const last = fact('miss.three');
+    await m.handle([last]);
+    expect(await saved('c60000')).toBe(hit.fact.seq);
+    await m.saveUnsaved();
+    expect(await saved('c60000')).toBe(last.fact.seq);
+  });
+
+  it('an unsaved cursor is saved once the linger runs out', async () => {
+    const m = await matcher(50);
+    const miss = fact('miss.four');
+    await m.handle([miss]);
+    await waitFor(async () => (await saved('c50')) === miss.fact.seq, { timeoutMs: 5000, intervalMs: 10, what: 'the lingering cursor saved' });
+  });
+});
