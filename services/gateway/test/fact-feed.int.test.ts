@@ -1,0 +1,67 @@
+import type { Fact, FactPublishedMessage } from '@switchyard/contracts';
+import { newId } from '@switchyard/core';
+import { createLogger } from '@switchyard/logging';
+import { appendMessages } from '@switchyard/redis';
+import { createTestRedis, waitFor, type TestRedis } from '@switchyard/testing';
+import { FactFeed } from '../src/sse/fact-feed';
+
+/**
+ * The gateway's live feed on a real Redis stream: it reads nothing while no
+ * session listens, and a first subscriber gets every fact published from the
+ * feed's last look at the stream on — including those published while it
+ * was idle — with no new fact needed to move it.
+ */
+describe('FactFeed', () => {
+  let redis: TestRedis;
+  let feed: FactFeed;
+  const workspaceId = newId();
+  let seq = 0;
+
+  beforeEach(async () => {
+    redis = await createTestRedis();
+  });
+  afterEach(async () => {
+    await feed?.close();
+    await redis?.cleanup();
+  });
+
+  const key = () => `${redis.prefix}:facts`;
+  const publish = async (kind: string) => {
+    const fact: Fact = { id: newId(), seq: ++seq, workspace: 'feed', kind, subject: { type: 't', id: String(seq) }, payload: {}, ts: new Date().toISOString() };
+    const message: FactPublishedMessage = { id: fact.id, type: 'fact_published', occurredAt: fact.ts, correlationId: fact.id, schemaVersion: 1, workspaceId, fact };
+    await appendMessages(redis.redis, key(), [message], { maxLen: 10_000 });
+    return fact;
+  };
+
+  it('while idle, then for a first subscriber, delivers each fact from its last look at the stream on, once and in order', async () => {
+    await publish('before.start');
+    feed = new FactFeed(redis.redis, key(), createLogger({ service: 'test', level: 'silent' }));
+    feed.start();
+    // Idle for over one look at the stream: facts published now are read once someone listens.
+    await publish('while.idle.1');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const idleFact = await publish('while.idle.2');
+    const got: string[] = [];
+    feed.subscribe(workspaceId, (fact) => got.push(fact.kind));
+    await waitFor(async () => got.includes(idleFact.kind), { timeoutMs: 5000, intervalMs: 10, what: 'the fact published while idle' });
+    const live = await publish('live');
+    await waitFor(async () => got.includes(live.kind), { timeoutMs: 5000, intervalMs: 10, what: 'a live fact' });
+    // Each fact once, in order; nothing from before the feed started.
+    expect(got.filter((kind) => kind === idleFact.kind)).toHaveLength(1);
+    expect(got.indexOf(idleFact.kind)).toBeLessThan(got.indexOf(live.kind));
+    expect(got).not.toContain('before.start');
+  });
+
+  it('a listener of another workspace gets nothing', async () => {
+    feed = new FactFeed(redis.redis, key(), createLogger({ service: 'test', level: 'silent' }));
+    feed.start();
+    const other: string[] = [];
+    const mine: string[] = [];
+    feed.subscribe(newId(), (fact) => other.push(fact.kind));
+    feed.subscribe(workspaceId, (fact) => mine.push(fact.kind));
+    // Published at once: the subscriptions raced the feed's first look at the stream.
+    const fact = await publish('scoped');
+    await waitFor(async () => mine.includes(fact.kind), { timeoutMs: 5000, intervalMs: 10, what: 'the fact' });
+    expect(other).toEqual([]);
+  });
+});
