@@ -45,6 +45,16 @@ export interface RunEnding {
   reason: string | null;
   outcome: RunOutcome | null;
   error: { code: string; message: string } | null;
+  /** Transcript entries not written yet, written with the ending (one statement). */
+  transcript?: TranscriptTail;
+}
+
+/** A run's last transcript entries, ready to store (content redacted and serialized). */
+export interface TranscriptTail {
+  sessionId: string;
+  workspaceId: string;
+  runId: string;
+  entries: ReadonlyArray<{ seq: number; type: string; content: string }>;
 }
 
 /** A run just moved to `running`, with its context and the stop reason as of that moment. */
@@ -133,11 +143,15 @@ export interface ExecutionContext {
   shouldStop(): Promise<StopReason | null>;
 }
 
-/** What an executor returns: the run's ending, before it is written. */
-export type ExecutionResult =
+/**
+ * What an executor returns: the run's ending, before it is written, and the
+ * transcript entries it left for the runner to write with that ending.
+ */
+export type ExecutionResult = (
   | { status: 'completed'; outcome: RunOutcome }
   | { status: 'cancelled'; reason: StopReason; outcome: RunOutcome }
-  | { status: 'failed'; error: { code: string; message: string }; outcome?: RunOutcome };
+  | { status: 'failed'; error: { code: string; message: string }; outcome?: RunOutcome }
+) & { transcript?: TranscriptTail };
 
 /** The run being executed, with its parsed spec. */
 export interface ExecutableRun extends RunRef {

@@ -247,7 +247,9 @@ export class Runner {
       return false;
     }
     log.info({ runId: run.id, agentId: run.agentId }, 'run started');
-    await this.announce(started, 'running', null);
+    // Not awaited before the executor starts: its first Redis command (the mailbox drain) goes
+    // out in the same pipelined write. Awaited before the ending, so `started` precedes it.
+    const announced = this.announce(started, 'running', null);
     const controller = new AbortController();
     this.controllers.add(controller);
     let lost = false;
@@ -281,6 +283,7 @@ export class Runner {
       clearInterval(renewal);
       this.controllers.delete(controller);
     }
+    await announced;
     // Ledger first, then the slot: another runner never sees the slot free while the run is
     // `running`. The fact and the release are sent together (one Redis round trip, pipelined).
     await this.end(started, ['running'], toEnding(result, lost || controller.signal.aborted), () => lease.release());
@@ -330,15 +333,16 @@ export class Runner {
 
 /** The ledger ending of an executor's result; an aborted run (slot lost, process stopping) is runner_lost. */
 function toEnding(result: ExecutionResult, lost: boolean): RunEnding {
+  const { transcript } = result;
   if (lost) {
-    return { status: 'failed', reason: RUNNER_LOST, outcome: result.outcome ?? null, error: { code: RUNNER_LOST, message: 'the run lost its agent slot' } };
+    return { status: 'failed', reason: RUNNER_LOST, outcome: result.outcome ?? null, error: { code: RUNNER_LOST, message: 'the run lost its agent slot' }, transcript };
   }
   switch (result.status) {
     case 'completed':
-      return { status: 'completed', reason: null, outcome: result.outcome, error: null };
+      return { status: 'completed', reason: null, outcome: result.outcome, error: null, transcript };
     case 'cancelled':
-      return { status: 'cancelled', reason: result.reason, outcome: result.outcome, error: null };
+      return { status: 'cancelled', reason: result.reason, outcome: result.outcome, error: null, transcript };
     case 'failed':
-      return { status: 'failed', reason: result.error.code, outcome: result.outcome ?? null, error: result.error };
+      return { status: 'failed', reason: result.error.code, outcome: result.outcome ?? null, error: result.error, transcript };
   }
 }

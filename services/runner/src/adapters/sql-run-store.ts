@@ -2,6 +2,7 @@ import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
 import type { LoadedRun, RunEnding, RunPosition, RunRef, RunStore, StartedRun, StopReason } from '../ports';
 import { RUN_CONTEXT_COLUMNS, runContextFromRow, type RunContextRow } from './sql-run-context';
+import { transcriptTailParams } from './sql-transcript-store';
 
 interface RefRow {
   id: string;
@@ -100,8 +101,14 @@ export class SqlRunStore implements RunStore {
   }
 
   async finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null> {
+    // The run's last transcript entries (if it left any) go in the same statement: written
+    // whether or not the update applies — they record what the run did either way.
     const [row] = await this.prisma.$queryRawUnsafe<RefRow[]>(
-      `UPDATE runs r SET status = $3::"RunStatus", reason = $4, outcome = $5::jsonb, error = $6::jsonb, ended_at = now()
+      `WITH tail AS (
+         INSERT INTO transcript_entries (session_id, seq, workspace_id, run_id, type, content)
+         SELECT $7::uuid, seq, $8::uuid, $9::uuid, type, content
+           FROM unnest($10::int[], $11::text[], $12::jsonb[]) AS t(seq, type, content))
+       UPDATE runs r SET status = $3::"RunStatus", reason = $4, outcome = $5::jsonb, error = $6::jsonb, ended_at = now()
          FROM workspaces w
         WHERE r.id = $1::uuid AND r.status::text = ANY($2::text[]) AND w.id = r.workspace_id
         RETURNING ${REF_COLUMNS}`,
@@ -111,6 +118,7 @@ export class SqlRunStore implements RunStore {
       ending.reason,
       ending.outcome ? JSON.stringify(ending.outcome) : null,
       ending.error ? JSON.stringify(ending.error) : null,
+      ...transcriptTailParams(ending.transcript),
     );
     return row ? toRef(row) : null;
   }

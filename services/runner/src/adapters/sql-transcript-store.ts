@@ -1,6 +1,6 @@
 import type { TranscriptEntryType } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { TranscriptStore, TranscriptWriter } from '../loop/loop-ports';
+import type { TranscriptStore, TranscriptTail, TranscriptWriter } from '../loop/loop-ports';
 
 /**
  * The transcript in `transcript_entries`, append-only (a trigger refuses
@@ -38,19 +38,37 @@ class SqlTranscriptWriter implements TranscriptWriter {
   }
 
   async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
+    const tail = this.take();
+    if (!tail) return;
     await this.sql.$executeRawUnsafe(
       `INSERT INTO transcript_entries (session_id, seq, workspace_id, run_id, type, content)
        SELECT $1::uuid, seq, $2::uuid, $3::uuid, type, content
          FROM unnest($4::int[], $5::text[], $6::jsonb[]) AS t(seq, type, content)`,
-      this.run.sessionId,
-      this.run.workspaceId,
-      this.run.runId,
-      batch.map((entry) => entry.seq),
-      batch.map((entry) => entry.type),
-      batch.map((entry) => entry.content),
+      ...transcriptTailParams(tail),
     );
   }
+
+  take(): TranscriptTail | null {
+    if (this.pending.length === 0) return null;
+    const entries = this.pending;
+    this.pending = [];
+    return { ...this.run, entries };
+  }
+}
+
+/**
+ * The parameters, in order, of an INSERT of a tail into `transcript_entries`
+ * (session, workspace, run, then the seq, type and content arrays), also
+ * used by SqlRunStore.finish to write a run's last entries with its ending.
+ */
+export function transcriptTailParams(tail: TranscriptTail | undefined): [string | null, string | null, string | null, number[], string[], string[]] {
+  const entries = tail?.entries ?? [];
+  return [
+    tail?.sessionId ?? null,
+    tail?.workspaceId ?? null,
+    tail?.runId ?? null,
+    entries.map((entry) => entry.seq),
+    entries.map((entry) => entry.type),
+    entries.map((entry) => entry.content),
+  ];
 }

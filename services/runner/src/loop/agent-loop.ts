@@ -150,6 +150,9 @@ export class AgentLoop implements Executor {
           await callTools({ calls: response.toolCalls, host, tools, spec: run.spec, signal: context.signal, messages, transcript, tally, redact });
         }
         if (response.final ?? response.toolCalls.length === 0) {
+          // The last entries go with the run's ending, in the runner's one statement — unless
+          // mailbox entries wait to be deleted: those must be in the transcript first.
+          if (mailbox.settled) return { status: 'completed', outcome: tally.outcome(), transcript: transcript.take() ?? undefined };
           await transcript.flush();
           return { status: 'completed', outcome: tally.outcome() };
         }
@@ -204,6 +207,7 @@ function redactingWriter(writer: TranscriptWriter, redact: (text: string) => str
     add: (type, content) =>
       writer.add(type, secretValues.length === 0 ? content : (JSON.parse(redact(JSON.stringify(content))) as Record<string, unknown>)),
     flush: () => writer.flush(),
+    take: () => writer.take(),
   };
 }
 

@@ -1,11 +1,15 @@
 import type { MailboxEnvelope, TranscriptEntryType } from '@switchyard/contracts';
 
-export type { RunContext, RunContextStore } from '../ports';
+import type { TranscriptTail } from '../ports';
+
+export type { RunContext, RunContextStore, TranscriptTail } from '../ports';
 
 /** Appends a run's transcript entries, buffered: `flush` writes what was added since the last flush, in order. */
 export interface TranscriptWriter {
   add(type: TranscriptEntryType, content: Record<string, unknown>): void;
   flush(): Promise<void>;
+  /** Hands over the entries not flushed yet (null when none): whoever takes them writes them. */
+  take(): TranscriptTail | null;
 }
 
 export interface TranscriptStore {

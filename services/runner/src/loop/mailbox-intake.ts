@@ -32,6 +32,11 @@ export class MailboxIntake {
     if (drain.envelopes.length + drain.invalid > 0) this.unsettled.push(drain.ack);
   }
 
+  /** True when no drained entry waits to be deleted (nothing depends on the next flush). */
+  get settled(): boolean {
+    return this.unsettled.length === 0;
+  }
+
   /** Deletes from the mailbox what earlier drains took (they are in the transcript by now). */
   async settle(): Promise<void> {
     const acks = this.unsettled;
