@@ -68,6 +68,8 @@ export class StreamConsumer<T> {
   private closing = false;
   private loop: Promise<void> | undefined;
   private nextClaimAt = 0;
+  /** Ids of a handled live batch whose XACK goes out with the next read (one round trip for both). */
+  private unacked: string[] = [];
 
   constructor(private readonly options: StreamConsumerOptions<T>) {
     this.batchSize = options.batchSize ?? 100;
@@ -101,6 +103,9 @@ export class StreamConsumer<T> {
     // Disconnect first to interrupt a blocking XREADGROUP; acks use the other connection.
     this.blocking.disconnect();
     await this.loop;
+    // The last batch's ack had no next read to ride with.
+    const acks = this.takeUnacked();
+    if (acks.length > 0) await this.options.redis.xack(this.options.stream, this.options.group, ...acks);
   });
 
   private async run(): Promise<void> {
@@ -157,8 +162,25 @@ export class StreamConsumer<T> {
     const args: (string | number)[] = ['GROUP', group, consumer, 'COUNT', this.batchSize];
     if (block) args.push('BLOCK', this.blockMs);
     args.push('STREAMS', stream, id);
-    const reply = (await this.blocking.call('XREADGROUP', ...args)) as [string, RawEntry[]][] | null;
+    const acks = this.takeUnacked();
+    if (acks.length === 0) {
+      const reply = (await this.blocking.call('XREADGROUP', ...args)) as [string, RawEntry[]][] | null;
+      return reply?.[0]?.[1] ?? [];
+    }
+    // The previous batch's ack and this read in one write: Redis runs them in order.
+    const results = (await this.blocking.pipeline().xack(stream, group, ...acks).call('XREADGROUP', ...args).exec()) ?? [];
+    const ackError = results[0]?.[0];
+    const [readError, reply] = (results[1] ?? [new Error('no reply to XREADGROUP'), null]) as [Error | null, [string, RawEntry[]][] | null];
+    // Unacked entries stay pending and are claimed again after claimIdleMs: handlers are idempotent.
+    if (ackError) this.options.log.warn({ err: ackError, stream, entries: acks.length }, 'ack failed; the entries will be delivered again');
+    if (readError) throw readError;
     return reply?.[0]?.[1] ?? [];
+  }
+
+  private takeUnacked(): string[] {
+    const acks = this.unacked;
+    this.unacked = [];
+    return acks;
   }
 
   /** Takes over entries idle longer than claimIdleMs, from any consumer (this one included). */
@@ -204,7 +226,9 @@ export class StreamConsumer<T> {
     if (decoded.length === 0) return;
     try {
       await this.options.handle(decoded.map(({ id, message }) => ({ id, message })));
-      await this.ack(decoded.map((entry) => entry.id), redelivered);
+      // A live batch is acked with the next read; a redelivered one also clears its errors, now.
+      if (redelivered) await this.ack(decoded.map((entry) => entry.id), true);
+      else this.unacked.push(...decoded.map((entry) => entry.id));
     } catch (error) {
       if (decoded.length === 1) return this.fail(raw.find((r) => r[0] === decoded[0]!.id)!, decoded[0]!.deliveries, error);
       // Retry one by one: the entries that succeed are acked, only the poison ones stay behind.
