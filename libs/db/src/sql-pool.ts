@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Pool, type PoolClient, type QueryConfig } from 'pg';
+import { Pool, type QueryConfig } from 'pg';
 import type { CreatePrismaClientOptions } from './prisma-client';
 
 /**
@@ -58,40 +58,6 @@ export class SqlPool implements SqlRunner {
 
   async $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number> {
     return (await this.pool.query(this.statement(query, values))).rowCount ?? 0;
-  }
-
-  /**
-   * Runs `fn` in one transaction on one connection: committed when it
-   * resolves, rolled back when it throws. Each statement in it may run at
-   * most `statementTimeoutMs` (set with BEGIN, in the same round trip), so a
-   * transaction stuck behind a lock fails instead of hanging its caller.
-   */
-  async $transaction<T>(fn: (tx: SqlRunner) => Promise<T>, options: { statementTimeoutMs?: number } = {}): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      const timeout = options.statementTimeoutMs;
-      // A simple-protocol query may hold two statements; the timeout is an integer we made.
-      await client.query(timeout === undefined ? 'BEGIN' : `BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}`);
-      const result = await fn(this.runnerOn(client));
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-        // The connection is in an unknown state: it is closed, not reused.
-        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-      });
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  }
-
-  private runnerOn(client: PoolClient): SqlRunner {
-    return {
-      $queryRawUnsafe: async <T>(query: string, ...values: unknown[]) => (await client.query(this.statement(query, values))).rows as T,
-      $executeRawUnsafe: async (query: string, ...values: unknown[]) => (await client.query(this.statement(query, values))).rowCount ?? 0,
-    };
   }
 
   /** The query as a named (prepared) statement while fewer than MAX_PREPARED texts are named. */

@@ -1,71 +1,62 @@
 import type { AcceptedFact, Fact } from '@switchyard/contracts';
-import { FACT_COLUMNS, factFromRow, type FactRow, type SqlPool, type SqlRunner } from '@switchyard/db';
+import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
 import type { AppendOutcome, FactStore } from '../ports';
 
-/** Longest a statement of the batch's transaction may wait or run (a lock held by a stuck writer). */
-const STATEMENT_TIMEOUT_MS = 30_000;
-
 /**
- * FactStore on PostgreSQL. One transaction per batch:
- * 1. lock each workspace's seq row (`FOR UPDATE`, in workspace order, so two
- *    event-log processes never deadlock) — this serializes the writers of a
- *    workspace, so rows commit in seq order and `after=<seq>` paging is safe;
- * 2. find facts already stored by id or by (workspace, idempotencyKey);
- * 3. insert the new ones with the next seqs, in one INSERT … SELECT unnest,
- *    and advance the seq rows in the same statement.
- * Raw SQL on a plain `pg` pool because this is the hot path (one statement
- * per step, not per row; no query compiler in between — decision 0015).
+ * FactStore on PostgreSQL, in two statements per batch and no explicit
+ * transaction:
+ * 1. find facts already stored by id or by (workspace, idempotencyKey); the
+ *    batch's own repeats are resolved here too;
+ * 2. one statement that locks each workspace's seq row (`FOR UPDATE`, in
+ *    workspace order, so two event-log processes never deadlock), numbers the
+ *    new facts from it, inserts them and advances the seq rows. The lock
+ *    serializes the writers of a workspace until the statement commits, so
+ *    seqs are dense and commit in order and `after=<seq>` paging is safe.
+ * A fact a concurrent writer stored between the two statements makes the
+ * second one fail on a unique index (nothing is written); the batch is then
+ * handled again and finds it in step 1. Raw SQL on a plain `pg` pool because
+ * this is the hot path (decision 0015); two round trips instead of five
+ * (BEGIN, lock, find, insert, COMMIT) was a fifth of the event-log's work at
+ * load (bench:match, 2026-11-30).
  */
 export class SqlFactStore implements FactStore {
-  constructor(private readonly sql: SqlPool) {}
+  constructor(private readonly sql: SqlRunner) {}
 
   async append(facts: readonly AcceptedFact[]): Promise<AppendOutcome[]> {
     if (facts.length === 0) return [];
-    return this.sql.$transaction((tx) => this.appendIn(tx, facts), { statementTimeoutMs: STATEMENT_TIMEOUT_MS });
-  }
-
-  private async appendIn(tx: SqlRunner, facts: readonly AcceptedFact[]): Promise<AppendOutcome[]> {
-    const workspaceIds = [...new Set(facts.map((fact) => fact.workspaceId))].sort();
-    const seqRows = await tx.$queryRawUnsafe<Array<{ workspace_id: string; last_seq: string }>>(
-      `SELECT workspace_id::text AS workspace_id, last_seq FROM workspace_event_seq
-        WHERE workspace_id = ANY($1::uuid[]) ORDER BY workspace_id FOR UPDATE`,
-      workspaceIds,
-    );
-    const lastSeq = new Map(seqRows.map((row) => [row.workspace_id, BigInt(row.last_seq)]));
-    const existing = await this.findExisting(tx, facts);
-
-    const outcomes: AppendOutcome[] = [];
-    const rows: Array<{ fact: AcceptedFact; seq: bigint }> = [];
+    const existing = await this.findExisting(this.sql, facts);
+    const outcomes: Array<AppendOutcome | undefined> = [];
+    const fresh: Array<{ fact: AcceptedFact; index: number }> = [];
     const claimedKeys = new Map<string, string>();
     const claimedIds = new Set<string>();
-    for (const fact of facts) {
-      const current = lastSeq.get(fact.workspaceId);
+    facts.forEach((fact, index) => {
       const keyRef = fact.idempotencyKey === undefined ? undefined : `${fact.workspaceId}\u0000${fact.idempotencyKey}`;
       const byId = existing.byId.get(fact.id);
-      if (current === undefined) {
-        outcomes.push({ status: 'unknown_workspace' });
-      } else if (byId) {
+      if (byId) {
         outcomes.push({ status: 'existing', fact: factFromRow(byId, fact.workspace), workspaceId: fact.workspaceId });
       } else if (keyRef && (existing.byKey.has(keyRef) || claimedKeys.has(keyRef))) {
         outcomes.push({ status: 'duplicate', originalId: existing.byKey.get(keyRef) ?? claimedKeys.get(keyRef)! });
       } else if (claimedIds.has(fact.id)) {
         outcomes.push({ status: 'duplicate', originalId: fact.id });
       } else {
-        const seq = current + 1n;
-        lastSeq.set(fact.workspaceId, seq);
-        rows.push({ fact, seq });
         claimedIds.add(fact.id);
         if (keyRef) claimedKeys.set(keyRef, fact.id);
-        outcomes.push({ status: 'inserted', fact: { ...withoutWorkspaceId(fact), seq: Number(seq) }, workspaceId: fact.workspaceId });
+        fresh.push({ fact, index });
+        outcomes.push(undefined);
       }
+    });
+    const seqs = fresh.length > 0 ? await this.insert(fresh.map(({ fact }) => fact)) : new Map<string, number>();
+    for (const { fact, index } of fresh) {
+      const seq = seqs.get(fact.id);
+      // Not numbered: its workspace has no seq row (it does not exist).
+      outcomes[index] = seq === undefined ? { status: 'unknown_workspace' } : { status: 'inserted', fact: { ...withoutWorkspaceId(fact), seq }, workspaceId: fact.workspaceId };
     }
-    if (rows.length > 0) await this.insert(tx, rows, lastSeq);
-    return outcomes;
+    return outcomes as AppendOutcome[];
   }
 
-  private async findExisting(tx: SqlRunner, facts: readonly AcceptedFact[]) {
+  private async findExisting(sql: SqlRunner, facts: readonly AcceptedFact[]) {
     const keyed = facts.filter((fact) => fact.idempotencyKey !== undefined);
-    const found = await tx.$queryRawUnsafe<FactRow[]>(
+    const found = await sql.$queryRawUnsafe<FactRow[]>(
       `SELECT ${FACT_COLUMNS} FROM platform_events WHERE id = ANY($1::uuid[])
        UNION ALL
        SELECT ${FACT_COLUMNS} FROM platform_events
@@ -83,34 +74,47 @@ export class SqlFactStore implements FactStore {
     return { byId, byKey };
   }
 
-  /** Inserts the rows and advances the seq rows, in one statement (one round trip less per batch). */
-  private async insert(tx: SqlRunner, rows: Array<{ fact: AcceptedFact; seq: bigint }>, lastSeq: ReadonlyMap<string, bigint>): Promise<void> {
+  /**
+   * Locks the seq rows, numbers and inserts the facts (in order, per
+   * workspace) and advances the seq rows, in one statement. Returns the seq
+   * of each fact inserted; facts of a workspace without a seq row are not.
+   */
+  private async insert(facts: readonly AcceptedFact[]): Promise<Map<string, number>> {
     const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
-    await tx.$executeRawUnsafe(
-      `WITH inserted AS (
+    const rows = await this.sql.$queryRawUnsafe<Array<{ id: string; seq: string }>>(
+      `WITH v AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[],
+                              $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
+           WITH ORDINALITY AS v(id, workspace_id, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts, ord)),
+       locked AS (
+         SELECT workspace_id, last_seq FROM workspace_event_seq
+          WHERE workspace_id IN (SELECT workspace_id FROM v) ORDER BY workspace_id FOR UPDATE),
+       numbered AS (
+         SELECT v.*, l.last_seq + row_number() OVER (PARTITION BY v.workspace_id ORDER BY v.ord) AS seq
+           FROM v JOIN locked l ON l.workspace_id = v.workspace_id),
+       inserted AS (
          INSERT INTO platform_events
            (id, workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts)
          SELECT id, workspace_id, seq, kind, subject_type, subject_id, actor::jsonb, payload::jsonb, caused_by::jsonb, idempotency_key, ts
-           FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[],
-                       $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
-             AS v(id, workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts))
-       UPDATE workspace_event_seq s SET last_seq = v.last_seq
-         FROM unnest($12::uuid[], $13::bigint[]) AS v(workspace_id, last_seq)
-        WHERE s.workspace_id = v.workspace_id`,
-      rows.map((r) => r.fact.id),
-      rows.map((r) => r.fact.workspaceId),
-      rows.map((r) => r.seq),
-      rows.map((r) => r.fact.kind),
-      rows.map((r) => r.fact.subject.type),
-      rows.map((r) => r.fact.subject.id),
-      rows.map((r) => json(r.fact.actor)),
-      rows.map((r) => JSON.stringify(r.fact.payload)),
-      rows.map((r) => json(r.fact.causedBy)),
-      rows.map((r) => r.fact.idempotencyKey ?? null),
-      rows.map((r) => r.fact.ts),
-      [...lastSeq.keys()],
-      [...lastSeq.values()],
+           FROM numbered ORDER BY ord
+         RETURNING id, seq),
+       advanced AS (
+         UPDATE workspace_event_seq s SET last_seq = n.last
+           FROM (SELECT workspace_id, max(seq) AS last FROM numbered GROUP BY workspace_id) n
+          WHERE s.workspace_id = n.workspace_id)
+       SELECT id::text AS id, seq FROM inserted`,
+      facts.map((fact) => fact.id),
+      facts.map((fact) => fact.workspaceId),
+      facts.map((fact) => fact.kind),
+      facts.map((fact) => fact.subject.type),
+      facts.map((fact) => fact.subject.id),
+      facts.map((fact) => json(fact.actor)),
+      facts.map((fact) => JSON.stringify(fact.payload)),
+      facts.map((fact) => json(fact.causedBy)),
+      facts.map((fact) => fact.idempotencyKey ?? null),
+      facts.map((fact) => fact.ts),
     );
+    return new Map(rows.map((row) => [row.id, Number(row.seq)]));
   }
 }
 
