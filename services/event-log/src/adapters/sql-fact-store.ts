@@ -3,58 +3,42 @@ import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switch
 import type { AppendOutcome, FactStore } from '../ports';
 
 /**
- * FactStore on PostgreSQL, in two statements per batch and no explicit
- * transaction:
- * 1. find facts already stored by id or by (workspace, idempotencyKey); the
- *    batch's own repeats are resolved here too;
- * 2. one statement that locks each workspace's seq row (`FOR UPDATE`, in
- *    workspace order, so two event-log processes never deadlock), numbers the
- *    new facts from it, inserts them and advances the seq rows. The lock
- *    serializes the writers of a workspace until the statement commits, so
- *    seqs are dense and commit in order and `after=<seq>` paging is safe.
- * A fact a concurrent writer stored between the two statements makes the
- * second one fail on a unique index (nothing is written); the batch is then
- * handled again and finds it in step 1. Raw SQL on a plain `pg` pool because
- * this is the hot path (decision 0015); two round trips instead of five
- * (BEGIN, lock, find, insert, COMMIT) was a fifth of the event-log's work at
- * load (bench:match, 2026-11-30).
+ * FactStore on PostgreSQL, with no explicit transaction. A batch is written
+ * by one statement that locks each workspace's seq row (`FOR UPDATE`, in
+ * workspace order, so two event-log processes never deadlock), numbers the
+ * new facts from it, inserts them and advances the seq rows. The lock
+ * serializes the writers of a workspace until the statement commits, so seqs
+ * are dense and commit in order and `after=<seq>` paging is safe.
+ * The write is tried first as if every fact were new (nearly always true).
+ * A fact stored before — a redelivered entry, an idempotency key Redis no
+ * longer remembered, a concurrent writer's — fails it on a unique index with
+ * nothing written; then the facts already stored are looked up by id and by
+ * (workspace, idempotencyKey), and only the others are written. Raw SQL on a
+ * plain `pg` pool: the hot path (decision 0015). One round trip per batch
+ * instead of five (BEGIN, lock, find, insert, COMMIT) — decision 0002.
  */
 export class SqlFactStore implements FactStore {
   constructor(private readonly sql: SqlRunner) {}
 
   async append(facts: readonly AcceptedFact[]): Promise<AppendOutcome[]> {
     if (facts.length === 0) return [];
-    const existing = await this.findExisting(this.sql, facts);
-    const outcomes: Array<AppendOutcome | undefined> = [];
-    const fresh: Array<{ fact: AcceptedFact; index: number }> = [];
-    const claimedKeys = new Map<string, string>();
-    const claimedIds = new Set<string>();
-    facts.forEach((fact, index) => {
-      const keyRef = fact.idempotencyKey === undefined ? undefined : `${fact.workspaceId}\u0000${fact.idempotencyKey}`;
-      const byId = existing.byId.get(fact.id);
-      if (byId) {
-        outcomes.push({ status: 'existing', fact: factFromRow(byId, fact.workspace), workspaceId: fact.workspaceId });
-      } else if (keyRef && (existing.byKey.has(keyRef) || claimedKeys.has(keyRef))) {
-        outcomes.push({ status: 'duplicate', originalId: existing.byKey.get(keyRef) ?? claimedKeys.get(keyRef)! });
-      } else if (claimedIds.has(fact.id)) {
-        outcomes.push({ status: 'duplicate', originalId: fact.id });
-      } else {
-        claimedIds.add(fact.id);
-        if (keyRef) claimedKeys.set(keyRef, fact.id);
-        fresh.push({ fact, index });
-        outcomes.push(undefined);
+    // Optimistic first: nearly every batch is new facts, written in one statement. A repeat
+    // (a redelivered entry, a key already stored) fails it on a unique index, writing nothing;
+    // the batch is then resolved against what is stored.
+    const optimistic = resolve(facts, NOTHING_STORED);
+    if (optimistic.fresh.length === facts.length) {
+      try {
+        return complete(optimistic, await this.insert(facts));
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
       }
-    });
-    const seqs = fresh.length > 0 ? await this.insert(fresh.map(({ fact }) => fact)) : new Map<string, number>();
-    for (const { fact, index } of fresh) {
-      const seq = seqs.get(fact.id);
-      // Not numbered: its workspace has no seq row (it does not exist).
-      outcomes[index] = seq === undefined ? { status: 'unknown_workspace' } : { status: 'inserted', fact: { ...withoutWorkspaceId(fact), seq }, workspaceId: fact.workspaceId };
     }
-    return outcomes as AppendOutcome[];
+    const checked = resolve(facts, await this.findExisting(this.sql, facts));
+    const fresh = checked.fresh.map(({ fact }) => fact);
+    return complete(checked, fresh.length > 0 ? await this.insert(fresh) : new Map());
   }
 
-  private async findExisting(sql: SqlRunner, facts: readonly AcceptedFact[]) {
+  private async findExisting(sql: SqlRunner, facts: readonly AcceptedFact[]): Promise<Stored> {
     const keyed = facts.filter((fact) => fact.idempotencyKey !== undefined);
     const found = await sql.$queryRawUnsafe<FactRow[]>(
       `SELECT ${FACT_COLUMNS} FROM platform_events WHERE id = ANY($1::uuid[])
@@ -116,6 +100,59 @@ export class SqlFactStore implements FactStore {
     );
     return new Map(rows.map((row) => [row.id, Number(row.seq)]));
   }
+}
+
+/** PostgreSQL's unique_violation. */
+const UNIQUE_VIOLATION = '23505';
+
+/** What the store holds of a batch's ids and keys. */
+interface Stored {
+  byId: ReadonlyMap<string, FactRow>;
+  /** `workspaceId \0 idempotencyKey` → the id that holds it. */
+  byKey: ReadonlyMap<string, string>;
+}
+
+const NOTHING_STORED: Stored = { byId: new Map(), byKey: new Map() };
+
+/** A batch with each fact's outcome decided, except the fresh ones (still to insert). */
+interface Resolution {
+  outcomes: Array<AppendOutcome | undefined>;
+  fresh: Array<{ fact: AcceptedFact; index: number }>;
+}
+
+/** Decides each fact against what is stored and against the batch's earlier facts. */
+function resolve(facts: readonly AcceptedFact[], stored: Stored): Resolution {
+  const outcomes: Array<AppendOutcome | undefined> = [];
+  const fresh: Array<{ fact: AcceptedFact; index: number }> = [];
+  const claimedKeys = new Map<string, string>();
+  const claimedIds = new Set<string>();
+  facts.forEach((fact, index) => {
+    const keyRef = fact.idempotencyKey === undefined ? undefined : `${fact.workspaceId}\u0000${fact.idempotencyKey}`;
+    const byId = stored.byId.get(fact.id);
+    if (byId) {
+      outcomes.push({ status: 'existing', fact: factFromRow(byId, fact.workspace), workspaceId: fact.workspaceId });
+    } else if (keyRef && (stored.byKey.has(keyRef) || claimedKeys.has(keyRef))) {
+      outcomes.push({ status: 'duplicate', originalId: stored.byKey.get(keyRef) ?? claimedKeys.get(keyRef)! });
+    } else if (claimedIds.has(fact.id)) {
+      outcomes.push({ status: 'duplicate', originalId: fact.id });
+    } else {
+      claimedIds.add(fact.id);
+      if (keyRef) claimedKeys.set(keyRef, fact.id);
+      fresh.push({ fact, index });
+      outcomes.push(undefined);
+    }
+  });
+  return { outcomes, fresh };
+}
+
+/** The outcomes once the fresh facts were inserted with these seqs. */
+function complete({ outcomes, fresh }: Resolution, seqs: ReadonlyMap<string, number>): AppendOutcome[] {
+  for (const { fact, index } of fresh) {
+    const seq = seqs.get(fact.id);
+    // Not numbered: its workspace has no seq row (it does not exist).
+    outcomes[index] = seq === undefined ? { status: 'unknown_workspace' } : { status: 'inserted', fact: { ...withoutWorkspaceId(fact), seq }, workspaceId: fact.workspaceId };
+  }
+  return outcomes as AppendOutcome[];
 }
 
 function withoutWorkspaceId(fact: AcceptedFact): Omit<Fact, 'seq'> {
