@@ -28,13 +28,19 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const AGENT_COUNTS = (process.env.BENCH_AGENTS ?? '10,1000,10000').split(',').map(Number);
 /** Facts per throughput scenario, posted in batches of 100. */
 const FACTS = Number(process.env.BENCH_FACTS ?? 2000);
-/** Offered load and duration of the latency runs. */
-/** Offered rates of the latency phase: the target's, then one this machine sustains. */
-const RATES = (process.env.BENCH_RATES ?? '200,40').split(',').map(Number);
+/**
+ * Offered loads of the latency phase, in facts/s: `200` posts each fact in a request of its
+ * own, `200x10` posts them 10 to a request (`/events:batch`). The target's first, then
+ * producers that batch, then lighter loads.
+ */
+const LOADS = (process.env.BENCH_RATES ?? '200,200x10,100,40').split(',').map((spec) => {
+  const [rate, perRequest] = spec.split('x').map(Number);
+  return { rate: rate!, perRequest: perRequest ?? 1, label: perRequest ? `${rate}/s, ${perRequest} per request` : `${rate}/s` };
+});
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const MATCHING = 3;
-/** Runner processes of the latency runs. */
-const RUNNERS = Number(process.env.BENCH_RUNNERS ?? 2);
+/** Runner processes of the latency runs: one per two cores (see the section's text). */
+const RUNNERS = Number(process.env.BENCH_RUNNERS ?? 1);
 /** Longest wait for the latency runs to start after the load ends. */
 const WAIT_MS = Number(process.env.BENCH_WAIT_MS ?? 30_000);
 
@@ -180,7 +186,7 @@ async function main(): Promise<void> {
       await settle();
     }
 
-    // 2. Fact published → run started at each of RATES facts/s, one matching scripted agent, 2 runners.
+    // 2. Fact published → run started at each of LOADS, one matching scripted agent, RUNNERS runners.
     await stopMatcher();
     await resetAgents();
     await insertAgents([{
@@ -198,21 +204,27 @@ async function main(): Promise<void> {
     const runners: ServiceProcess[] = [];
     for (let r = 0; r < RUNNERS; r++) runners.push(await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/ }));
     procs.push(...runners);
-    const single = (kind: string) => (i: number) => JSON.stringify({ kind, subject: { type: 'bench', id: String(i) }, payload: { i } });
+    const event = (kind: string, i: number) => ({ kind, subject: { type: 'bench', id: String(i) }, payload: { i } });
+    /** Posts `count` facts of `kind` at `rate` facts/s, `perRequest` to a request, on schedule. */
+    const offer = (rate: number, perRequest: number, count: number, kind: string) =>
+      perRequest === 1
+        ? load!.openLoop(rate, count, '/v1/workspaces/bench/events', (i) => JSON.stringify(event(kind, i)), expect202)
+        : load!.openLoop(rate / perRequest, Math.ceil(count / perRequest), '/v1/workspaces/bench/events:batch', (r) =>
+            JSON.stringify({ events: Array.from({ length: perRequest }, (_, k) => event(kind, r * perRequest + k)) }), expect202);
     /** Waits (at most `timeoutMs`) until `n` runs of facts of `kind` started; a saturated pipeline is reported, not waited out. */
     const allStarted = async (kind: string, n: number, timeoutMs: number) => {
       await waitUntil(`${kind} runs started`, async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND started_at IS NOT NULL`, [kind])).rows[0].count) >= n, timeoutMs, 250).catch(() => undefined);
     };
     const factsKey = `${prefix}:${STREAMS.facts}`;
     /** Posts `rate` facts/s for SECONDS and measures published → queued → started for each. */
-    const measureAt = async (rate: number) => {
-      const warm = `lat.warm${rate}`;
-      const kind = `lat.fact${rate}`;
-      await load!.openLoop(rate, rate, '/v1/workspaces/bench/events', single(warm), expect202);
+    const measureAt = async ({ rate, perRequest, label }: (typeof LOADS)[number], n: number) => {
+      const warm = `lat.warm${n}`;
+      const kind = `lat.fact${n}`;
+      await offer(rate, perRequest, rate, warm);
       await allStarted(warm, rate, 30_000);
       const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
       const total = rate * SECONDS;
-      await load!.openLoop(rate, total, '/v1/workspaces/bench/events', single(kind), expect202);
+      await offer(rate, perRequest, total, kind);
       await allStarted(kind, total, WAIT_MS);
       const measuredAt = Date.now();
       const published = new Map<string, { xadd: number; ts: number }>();
@@ -253,10 +265,10 @@ async function main(): Promise<void> {
       // A backlog left by a saturating rate is cancelled (it was measured), so the next rate starts clean.
       await pg.query(`UPDATE runs SET status = 'cancelled', reason = 'bench', ended_at = now() WHERE status = 'queued'`);
       await waitUntil('running runs ended', async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE status = 'running'`)).rows[0].count) === 0, 60_000, 100);
-      return { rate, total, published: published.size, started, toStart, fromAccept, toQueued };
+      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued };
     };
     const measured = [];
-    for (const rate of RATES) measured.push(await measureAt(rate));
+    for (const [n, spec] of LOADS.entries()) measured.push(await measureAt(spec, n));
     load.close();
     load = undefined;
 
@@ -268,8 +280,9 @@ async function main(): Promise<void> {
     }
     await stopMatcher();
     await persisted();
+    // One baseline per rate (a batched load of the same rate shares it).
     const baselines = new Map<number, number[]>();
-    for (const m of measured) baselines.set(m.rate, await bullmqBaseline(`${prefix}:base${m.rate}`, m.rate, m.total));
+    for (const m of measured) if (!baselines.has(m.rate)) baselines.set(m.rate, await bullmqBaseline(`${prefix}:base${m.rate}`, m.rate, m.total));
 
     const q = (values: number[]) => ({ p50: quantile(values, 0.5), p99: quantile(values, 0.99) });
     const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
@@ -279,7 +292,7 @@ async function main(): Promise<void> {
 
 - Date: ${new Date().toISOString().slice(0, 10)}
 - Machine: ${machineLine(`Redis ${redisVersion}, PostgreSQL ${pgVersion}`)}
-- Command: \`npm run bench:match\` (gateway, event-log, matcher and 2 runners as separate processes on the same cores as the load generator, Redis and PostgreSQL)
+- Command: \`npm run bench:match\` (gateway, event-log, matcher and ${RUNNERS === 1 ? 'a runner' : `${RUNNERS} runners`} as separate processes on the same cores as the load generator, Redis and PostgreSQL)
 
 Matcher throughput: enabled agents inserted with SQL before the matcher starts; ${MATCHING} of them match every fact (\`load.fact\`, \`load.*\`, \`*.fact\`), the rest have triggers on other kinds (\`other<i>.done\`, \`other<i>.*\`, \`*.x<i>\`). The matcher is SIGSTOPped, ${fmt(FACTS)} facts are posted in batches of 100 and persisted by the event-log, then it is SIGCONTed and timed until its saved cursor (\`consumer_cursors\`) reaches the last seq. Each fact makes ${MATCHING} runs (the matcher's history check, run INSERT, BullMQ job and \`agent.run.queued\` fact for each).
 
@@ -287,23 +300,26 @@ Matcher throughput: enabled agents inserted with SQL before the matcher starts; 
 |---:|---:|---:|---:|---:|
 ${throughput.map((t) => `| ${fmt(t.agents)} | ${fmt(t.factsPerSecond)} | ${fmt(t.runs)} | ${fmt(t.factsPerSecond / first.factsPerSecond, 2)} | ${fmt(t.loadMs)} ms |`).join('\n')}
 
-Fact published → run started, open loop for ${SECONDS} s at each rate (one request per fact), one matching scripted agent (\`stepMs\` 0, \`flow.concurrency\` 10), 2 runners; each run goes through the agent loop (a one-step script). "Published" is the XADD time of the fact's \`facts\` entry (its id's milliseconds); "started" is \`runs.started_at\` (PostgreSQL \`now()\` of the runner's claim); same machine clock, millisecond resolution. Each run also records \`agent.run.queued|started|completed\`, which go through the event-log and the matcher too: 4 facts per posted fact.
+Fact published → run started, open loop for ${SECONDS} s at each load (a fact to a request, unless it says how many to a request), one matching scripted agent (\`stepMs\` 0, \`flow.concurrency\` 10), ${RUNNERS === 1 ? 'one runner process' : `${RUNNERS} runner processes`}; each run goes through the agent loop (a one-step script). "Published" is the XADD time of the fact's \`facts\` entry (its id's milliseconds); "started" is \`runs.started_at\` (PostgreSQL \`now()\` of the runner's claim); same machine clock, millisecond resolution. Each run also records \`agent.run.queued|started|completed\`, which go through the event-log and the matcher too: 4 facts per posted fact.
 
 | rate | path | measured | p50 | p99 |
 |---:|---|---:|---:|---:|
 ${measured.map((m) => {
   const lat = { start: q(m.toStart), accept: q(m.fromAccept), queued: q(m.toQueued), base: q(baselines.get(m.rate)!) };
   return [
-    `| ${fmt(m.rate)}/s | fact published on \`facts\` → run started (${fmt(m.started)} of ${fmt(m.published)} started within ${fmt(WAIT_MS / 1000)} s of the load's end${m.started < m.published ? '; the others count as started then, so these are lower bounds' : ''}) | ${fmt(m.toStart.length)} | ${fmt(lat.start.p50)} ms | ${fmt(lat.start.p99)} ms |`,
+    `| ${m.label} | fact published on \`facts\` → run started (${fmt(m.started)} of ${fmt(m.published)} started within ${fmt(WAIT_MS / 1000)} s of the load's end${m.started < m.published ? '; the others count as started then, so these are lower bounds' : ''}) | ${fmt(m.toStart.length)} | ${fmt(lat.start.p50)} ms | ${fmt(lat.start.p99)} ms |`,
     `| | of which published → run queued (\`runs.queued_at\`, matcher) | ${fmt(m.toQueued.length)} | ${fmt(lat.queued.p50)} ms | ${fmt(lat.queued.p99)} ms |`,
     `| | gateway accept (\`fact.ts\`) → run started | ${fmt(m.fromAccept.length)} | ${fmt(lat.accept.p50)} ms | ${fmt(lat.accept.p99)} ms |`,
     `| | baseline, same run (runners and matcher stopped): bare BullMQ \`queue.add\` → Worker process start, in-process worker, concurrency 10 | ${fmt(baselines.get(m.rate)!.length)} | ${fmt(lat.base.p50, 1)} ms | ${fmt(lat.base.p99, 1)} ms |`,
   ].join('\n');
 }).join('\n')}
 
-Ratios: throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throughput.at(-1)!.factsPerSecond / first.factsPerSecond, 2)} of that with ${fmt(first.agents)}; ${measured.map((m) => `at ${fmt(m.rate)}/s published → started p50 is ${fmt(q(m.toStart).p50 / Math.max(q(baselines.get(m.rate)!).p50, 0.1), 1)}× the bare BullMQ pickup`).join('; ')}.
+Ratios: throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throughput.at(-1)!.factsPerSecond / first.factsPerSecond, 2)} of that with ${fmt(first.agents)}; ${measured.map((m) => `at ${m.label} published → started p50 is ${fmt(q(m.toStart).p50 / Math.max(q(baselines.get(m.rate)!).p50, 0.1), 1)}× the bare BullMQ pickup`).join('; ')}.
 
-Targets (issue 3): throughput nearly independent of the number of non-matching agents; fact → run started p50 ≤ 10 ms and p99 ≤ 100 ms at 200 facts/s.
+Targets (issue 3): throughput nearly independent of the number of non-matching agents; fact → run started p50 ≤ 10 ms and p99 ≤ 100 ms at 200 facts/s. ${measured.map((m) => {
+  const { p50, p99 } = q(m.toStart);
+  return `At ${m.label}: p50 ${p50 <= 10 ? 'met' : 'not met'}, p99 ${p99 <= 100 ? 'met' : 'not met'}.`;
+}).join(' ')}
 `;
     if (process.env.BENCH_WRITE !== '0') writeSection('bench:match', body);
     console.log(body);
