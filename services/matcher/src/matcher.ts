@@ -151,10 +151,10 @@ export class Matcher {
   private async activate(candidates: readonly Candidate[]): Promise<Array<{ slot: TriggerRunSlot; candidate: Candidate; reason: string | undefined }>> {
     const { store } = this.options;
     const now = this.clock();
-    const [histories, existing] = await Promise.all([
-      store.histories(historyQueries(candidates, now)),
-      store.existingRuns(candidates.map(({ match, fact }) => ({ agentId: match.agent.agentId, eventId: fact.id }))),
-    ]);
+    const { histories, existing } = await store.batchHistory(
+      historyQueries(candidates, now),
+      candidates.map(({ match, fact }) => ({ agentId: match.agent.agentId, eventId: fact.id })),
+    );
     const runs: NewTriggerRun[] = [];
     const decided: Candidate[] = [];
     const recorded: Array<{ slot: TriggerRunSlot; candidate: Candidate; reason: string | undefined }> = [];

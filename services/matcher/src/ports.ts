@@ -58,8 +58,15 @@ export interface MatcherStore {
   /** Workspaces whose kill switch is on. */
   pausedWorkspaces(): Promise<Set<string>>;
   isPaused(workspaceId: string): Promise<boolean>;
-  /** What the guards need to know of these agents' activations (debounce excepted), in one round trip. */
-  histories(queries: readonly AgentHistoryQuery[]): Promise<Map<string, AgentHistory>>;
+  /**
+   * In one round trip: what the guards need to know of these agents'
+   * activations (debounce excepted), and the trigger runs that exist for
+   * these (agent, fact) pairs, keyed by `pairKey`.
+   */
+  batchHistory(
+    queries: readonly AgentHistoryQuery[],
+    pairs: ReadonlyArray<{ agentId: string; eventId: string }>,
+  ): Promise<{ histories: Map<string, AgentHistory>; existing: Map<string, TriggerRunSlot> }>;
   /** The trigger runs that exist for these (agent, fact) pairs, keyed by `pairKey`. */
   existingRuns(pairs: ReadonlyArray<{ agentId: string; eventId: string }>): Promise<Map<string, TriggerRunSlot>>;
   /** Inserts trigger runs, in order, except where one exists for (agent, fact); returns the slot of each, in order. */

@@ -12,6 +12,20 @@ interface SlotRow {
   depth: number;
 }
 
+/** One agent's queued count and recent activations, as `batchHistory` reads them (JSON). */
+interface PerAgentRow {
+  agent_id: string;
+  queued: number | string;
+  recent: string[] | null;
+}
+
+/** One agent's last activation for a kind (JSON). */
+interface LastByKindRow {
+  agent_id: string;
+  kind: string;
+  last: string | null;
+}
+
 function toSlot(row: SlotRow, created: boolean): TriggerRunSlot {
   return { created, runId: row.id, status: row.status, depth: Number(row.depth) };
 }
@@ -85,44 +99,50 @@ export class SqlMatcherStore implements MatcherStore {
     return rows[0]?.agents_paused ?? false;
   }
 
-  async histories(queries: readonly AgentHistoryQuery[]): Promise<Map<string, AgentHistory>> {
-    const result = new Map<string, AgentHistory>(
+  async batchHistory(
+    queries: readonly AgentHistoryQuery[],
+    pairs: ReadonlyArray<{ agentId: string; eventId: string }>,
+  ): Promise<{ histories: Map<string, AgentHistory>; existing: Map<string, TriggerRunSlot> }> {
+    const histories = new Map<string, AgentHistory>(
       queries.map((query) => [query.agentId, { lastActivationOfKindAt: new Map(), recentActivationsAt: [], queuedRuns: 0 }]),
     );
-    if (queries.length === 0) return result;
     const kinds = queries.flatMap((query) => query.cooldownKinds.map((kind) => [query.agentId, kind] as const));
-    // One statement per guard family, each over all agents (unnest): a guard that is off is not
-    // asked (no kinds, no throttleSince), and the queued count stops at the cap.
-    const [perAgent, lastByKind] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<{ agent_id: string; queued: bigint; recent: Date[] | null }>>(
-        `SELECT q.a::text AS agent_id,
-           (SELECT count(*) FROM (SELECT 1 FROM runs WHERE agent_id = q.a AND status = 'queued' LIMIT q.cap) c) AS queued,
-           (SELECT array_agg(queued_at) FROM runs WHERE q.since IS NOT NULL AND agent_id = q.a
-               AND origin_type = 'trigger' AND status <> 'dropped' AND queued_at > q.since) AS recent
-         FROM unnest($1::uuid[], $2::int[], $3::timestamptz[]) AS q(a, cap, since)`,
-        queries.map((query) => query.agentId),
-        queries.map((query) => query.queueCap),
-        queries.map((query) => query.throttleSince?.toISOString() ?? null),
-      ),
-      kinds.length === 0
-        ? Promise.resolve([])
-        : this.prisma.$queryRawUnsafe<Array<{ agent_id: string; kind: string; last: Date | null }>>(
-            `SELECT k.a::text AS agent_id, k.kind,
-               (SELECT max(queued_at) FROM runs WHERE agent_id = k.a AND event_kind = k.kind AND origin_type = 'trigger' AND status <> 'dropped') AS last
-             FROM unnest($1::uuid[], $2::text[]) AS k(a, kind)`,
-            kinds.map(([agentId]) => agentId),
-            kinds.map(([, kind]) => kind),
-          ),
-    ]);
-    for (const row of perAgent) {
-      const history = result.get(row.agent_id)!;
-      history.queuedRuns = Number(row.queued);
-      history.recentActivationsAt = (row.recent ?? []).map((at) => new Date(at).getTime());
+    // One round trip for the batch: each part over all agents (unnest), as JSON. A guard that is
+    // off is not asked (no kinds, no throttleSince), and the queued count stops at the cap.
+    const [row] = await this.prisma.$queryRawUnsafe<Array<{ per_agent: PerAgentRow[]; last_by_kind: LastByKindRow[]; existing: SlotRow[] }>>(
+      `SELECT
+         (SELECT coalesce(json_agg(h), '[]') FROM (
+            SELECT q.a::text AS agent_id,
+              (SELECT count(*) FROM (SELECT 1 FROM runs WHERE agent_id = q.a AND status = 'queued' LIMIT q.cap) c) AS queued,
+              (SELECT array_agg(queued_at) FROM runs WHERE q.since IS NOT NULL AND agent_id = q.a
+                  AND origin_type = 'trigger' AND status <> 'dropped' AND queued_at > q.since) AS recent
+            FROM unnest($1::uuid[], $2::int[], $3::timestamptz[]) AS q(a, cap, since)) h) AS per_agent,
+         (SELECT coalesce(json_agg(k), '[]') FROM (
+            SELECT k.a::text AS agent_id, k.kind,
+              (SELECT max(queued_at) FROM runs WHERE agent_id = k.a AND event_kind = k.kind AND origin_type = 'trigger' AND status <> 'dropped') AS last
+            FROM unnest($4::uuid[], $5::text[]) AS k(a, kind)) k) AS last_by_kind,
+         (SELECT coalesce(json_agg(e), '[]') FROM (
+            SELECT r.id::text AS id, r.agent_id::text AS agent_id, r.event_id::text AS event_id, r.status::text AS status, r.depth
+              FROM unnest($6::uuid[], $7::uuid[]) AS p(a, e)
+              JOIN runs r ON r.agent_id = p.a AND r.event_id = p.e AND r.origin_type = 'trigger') e) AS existing`,
+      queries.map((query) => query.agentId),
+      queries.map((query) => query.queueCap),
+      queries.map((query) => query.throttleSince?.toISOString() ?? null),
+      kinds.map(([agentId]) => agentId),
+      kinds.map(([, kind]) => kind),
+      pairs.map((pair) => pair.agentId),
+      pairs.map((pair) => pair.eventId),
+    );
+    for (const agent of row?.per_agent ?? []) {
+      const history = histories.get(agent.agent_id)!;
+      history.queuedRuns = Number(agent.queued);
+      history.recentActivationsAt = (agent.recent ?? []).map((at) => new Date(at).getTime());
     }
-    for (const row of lastByKind) {
-      if (row.last) result.get(row.agent_id)!.lastActivationOfKindAt.set(row.kind, new Date(row.last).getTime());
+    for (const kind of row?.last_by_kind ?? []) {
+      if (kind.last) histories.get(kind.agent_id)!.lastActivationOfKindAt.set(kind.kind, new Date(kind.last).getTime());
     }
-    return result;
+    const existing = new Map((row?.existing ?? []).map((slot) => [pairKey(slot.agent_id, slot.event_id), toSlot(slot, false)]));
+    return { histories, existing };
   }
 
   async existingRuns(pairs: ReadonlyArray<{ agentId: string; eventId: string }>): Promise<Map<string, TriggerRunSlot>> {
