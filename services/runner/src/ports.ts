@@ -71,11 +71,12 @@ export interface RunStore {
   /** The run and its place in its agent's line. */
   load(runId: string): Promise<RunPosition | null>;
   /**
-   * The agent's oldest queued runs (up to `limit`, loaded like `load`), and the
+   * The agent's oldest queued runs (up to `limit`, loaded like `load`); the
    * ids of its runs `running` since longer than `lostAfterMs` (only those can
-   * have lost their slot: a slot's lease outlives its run's start by that much).
+   * have lost their slot: a slot's lease outlives its run's start by that
+   * much); and the ids of all its runs `running`.
    */
-  queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[] }>;
+  queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[]; active: string[] }>;
   /**
    * `queued → running` with started_at; null when the run was no longer
    * queued. Returns what its executor needs too (its context, and whether it
@@ -133,6 +134,8 @@ export interface JobWaker {
    * alone. Returns how many jobs it added.
    */
   revive(jobs: readonly ActivationJob[]): Promise<number>;
+  /** Removes a run's job if it waits or sleeps (its run was started by another job's lane); else leaves it. */
+  withdraw(runId: string): Promise<void>;
 }
 
 /** What an executor is given besides the run. */

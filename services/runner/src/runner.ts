@@ -36,19 +36,22 @@ export interface RunnerOptions {
 /** Queued runs read per claim: enough that one no slot holds is among them (slots ≤ 10). */
 const MAX_CANDIDATES = 11;
 
-/** A run a lane claimed, with what it needs to execute it. */
-interface Claimed {
-  run: LoadedRun;
-  spec: AgentSpec;
-  lease: SlotLease;
-  /** Queued runs besides this one that no slot held at the claim. */
-  othersWaiting: boolean;
+/** What a claim saw of the agent's runs, right after it. */
+interface Look {
+  /** The oldest queued runs, in line order (up to MAX_CANDIDATES). */
+  line: readonly string[];
+  /** The line had MAX_CANDIDATES runs: there may be more behind. */
+  lineFull: boolean;
+  /** The runs the agent's slots held after the claim (the granted one included). */
+  held: ReadonlySet<string>;
+  /** The agent's runs `running` when the line was read. */
+  active: ReadonlySet<string>;
 }
 
-/** A claim that got no slot: the oldest queued runs it saw (in order) and the runs the slots held. */
-interface Refusal {
-  line: readonly string[];
-  held: ReadonlySet<string>;
+/** A claim: the run it got a slot for (with what executing it needs), if any, and what it saw. */
+interface Claim {
+  granted: { run: LoadedRun; spec: AgentSpec; lease: SlotLease } | null;
+  look: Look;
 }
 
 /** Error code of a run whose runner died (or lost its slot) mid-run. */
@@ -80,21 +83,16 @@ export class Runner {
    * first: it starts the agent's oldest unclaimed queued run — its own, or one
    * ahead of it whose job sleeps — while a slot is free, and goes on down the
    * line. Start order stays queue order, and a free slot is used as soon as
-   * any job of the agent comes round. Only when the lane cannot tell where
-   * its own run went is the run read, to decide what the job does next.
+   * any job of the agent comes round. What the lane's last claim saw tells
+   * the job where its own run is; only when it cannot (the run is further
+   * back than the claim looked) is the run read.
    */
   async handle(job: ActivationJob): Promise<JobDecision> {
     const { store, log } = this.options;
-    const lane = await this.lane(job.agentId);
-    // The lane's last claim saw every queued run held by a slot: its own run, queued before
-    // this job ran, was running, ended or held by a lane that will start it (decision 0009).
-    if (lane.ran.has(job.runId) || lane.lineHeld) return { action: 'done' };
-    if (lane.refused) {
-      // No slot was free. The claim saw the line: a run a slot holds is about to start, and
-      // one still waiting has its place in line, so neither needs a read of the run.
-      const place = lane.refused.line.indexOf(job.runId);
-      if (place >= 0) return lane.refused.held.has(job.runId) ? { action: 'done' } : this.later(place);
-    }
+    const lane = await this.lane(job.agentId, job.runId);
+    if (lane.ran.has(job.runId)) return { action: 'done' };
+    const decided = lane.look && this.decideFrom(lane.look, job.runId);
+    if (decided) return decided;
     const run = await store.load(job.runId);
     if (!run) {
       log.warn({ runId: job.runId }, 'activation job for an unknown run; dropped');
@@ -108,52 +106,64 @@ export class Runner {
   }
 
   /**
+   * Where the job's run is, as the lane's last claim saw it (the run was
+   * queued before the job ran, so it is in the line, running or ended).
+   * Held by a slot → its lane starts it; running → its runner ends it (a
+   * runner that died leaves it to a later claim or the sweep, once its lease
+   * lapsed: runner_lost); waiting in line → put back by its place; in
+   * neither and the line was read to its end → it ended. Undefined when the
+   * line was cut before it. Decision 0009.
+   */
+  private decideFrom(look: Look, runId: string): JobDecision | undefined {
+    const place = look.line.indexOf(runId);
+    if (place >= 0) return look.held.has(runId) ? { action: 'done' } : this.later(place);
+    if (look.active.has(runId) || look.held.has(runId) || !look.lineFull) return { action: 'done' };
+    return undefined;
+  }
+
+  /**
    * Executes the agent's queued runs in line order, one after the other, for
    * as long as it can claim one (up to `chainMax`): each run that ends here
    * saves the next one a queue round trip. Several lanes of one agent (up to
    * `flow.concurrency`) run side by side without racing, since each claim is
    * atomic (AgentSlots.claim). Then wakes the jobs of the runs still waiting.
-   * Returns the ids of the runs it executed; whether its last claim found the
-   * whole line held (no queued run left without a slot); and, when its last
-   * claim got no slot, the line and the slots that claim saw.
+   * Returns the ids of the runs it executed and what its last claim saw.
    */
-  private async lane(agentId: string): Promise<{ ran: Set<string>; lineHeld: boolean; refused?: Refusal }> {
+  private async lane(agentId: string, ownRunId: string): Promise<{ ran: Set<string>; look?: Look }> {
     const ran = new Set<string>();
     let concurrency = 1;
     let waiting = false;
-    let lineHeld = false;
-    let refused: Refusal | undefined;
+    let look: Look | undefined;
     for (let n = 0; n < this.options.chainMax && !this.stopping; n++) {
-      const claimed = await this.claimNext(agentId);
-      if ('line' in claimed) {
-        refused = claimed;
-        break;
-      }
-      concurrency = claimed.spec.flow.concurrency;
-      waiting = claimed.othersWaiting;
-      if (await this.execute(claimed.run, claimed.spec, claimed.lease)) ran.add(claimed.run.id);
+      const claim = await this.claimNext(agentId);
+      look = claim.look;
+      if (!claim.granted) break;
+      const { run, spec, lease } = claim.granted;
+      concurrency = spec.flow.concurrency;
+      // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
+      waiting = look.line.some((id) => id !== run.id && !look!.held.has(id));
+      if (await this.execute(run, spec, lease, run.id !== ownRunId)) ran.add(run.id);
       // Nothing else was waiting when this run was claimed: runs queued since have fresh jobs
       // of their own, so the lane need not look again (a query saved per run on a quiet agent).
-      if (!waiting) {
-        lineHeld = true;
-        break;
-      }
+      if (!waiting) break;
     }
     if (waiting) await this.wakeNext(agentId, concurrency);
-    return { ran, lineHeld, refused };
+    return { ran, look };
   }
 
   /**
    * Claims the agent's oldest queued run that no slot holds, with a free slot
    * (one Redis script: the slot names the run before the run is `running`).
-   * A Refusal when every slot is held or nothing is queued. On the way it fails
+   * No grant when every slot is held or nothing is queued. On the way it fails
    * the runs the ledger says are running but no slot names: their runner died.
    */
-  private async claimNext(agentId: string): Promise<Claimed | Refusal> {
+  private async claimNext(agentId: string): Promise<Claim> {
     const { store, slots } = this.options;
     for (;;) {
-      const { candidates, running } = await store.queuedCandidates(agentId, MAX_CANDIDATES, this.options.leaseMs);
-      if (candidates.length === 0 && running.length === 0) return { line: [], held: new Set() };
+      const { candidates, running, active } = await store.queuedCandidates(agentId, MAX_CANDIDATES, this.options.leaseMs);
+      const line = candidates.map((candidate) => candidate.id);
+      const seen = { line, lineFull: line.length >= MAX_CANDIDATES, active: new Set(active) };
+      if (candidates.length === 0 && running.length === 0) return { granted: null, look: { ...seen, held: new Set() } };
       const first = candidates[0];
       const concurrency = (first && this.specs.parse(first.agentId, first.agentVersion, first.spec)?.flow.concurrency) ?? 1;
       const claim = await slots.claim(agentId, concurrency, candidates.map((run) => run.id), this.options.leaseMs);
@@ -161,12 +171,11 @@ export class Runner {
       // between (its slot is released only after its ending is written: the update below
       // finds it ended and does nothing) or lost its runner.
       for (const id of running) if (!claim.held.has(id)) await this.failLost(id);
-      if (!claim.granted) return { line: candidates.map((candidate) => candidate.id), held: claim.held };
+      const look = { ...seen, held: claim.held };
+      if (!claim.granted) return { granted: null, look };
       const { run, lease } = { run: candidates.find((candidate) => candidate.id === claim.granted!.runId)!, lease: claim.granted.lease };
       const spec = this.specs.parse(run.agentId, run.agentVersion, run.spec);
-      // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
-      const othersWaiting = candidates.some((candidate) => candidate.id !== run.id && !claim.held.has(candidate.id));
-      if (spec) return { run, spec, lease, othersWaiting };
+      if (spec) return { granted: { run, spec, lease }, look };
       await this.end(run, ['queued'], { status: 'failed', reason: 'spec_invalid', outcome: null, error: { code: 'spec_invalid', message: 'the stored agent spec does not parse' } });
       await lease.release();
     }
@@ -238,8 +247,12 @@ export class Runner {
     return { action: 'later', delayMs: Math.round(Math.min(jittered * (1 + ahead), capMs)) };
   }
 
-  /** Runs it; false when it was no longer queued (another runner took it first). */
-  private async execute(run: RunRef, spec: AgentSpec, lease: SlotLease): Promise<boolean> {
+  /**
+   * Runs it; false when it was no longer queued (another runner took it
+   * first). A run of another job's (`othersJob`) has that job withdrawn once
+   * it is `running`: the job would only find it taken.
+   */
+  private async execute(run: RunRef, spec: AgentSpec, lease: SlotLease, othersJob: boolean): Promise<boolean> {
     const { store, executor, log } = this.options;
     const started = await store.markRunning(run.id);
     if (!started) {
@@ -250,6 +263,8 @@ export class Runner {
     // Not awaited before the executor starts: its first Redis command (the mailbox drain) goes
     // out in the same pipelined write. Awaited before the ending, so `started` precedes it.
     const announced = this.announce(started, 'running', null);
+    // Sent with the fact (same tick, one pipelined write); a job already picked up stays, harmlessly.
+    if (othersJob) this.options.waker.withdraw(run.id).catch((error: unknown) => log.debug({ err: error, runId: run.id }, 'job not withdrawn'));
     const controller = new AbortController();
     this.controllers.add(controller);
     let lost = false;

@@ -36,10 +36,11 @@ export class FakeRunStore implements RunStore {
   }
 
   /** Every running run counts as possibly lost here (the fake's clock is a counter, not milliseconds). */
-  async queuedCandidates(agentId: string, limit: number, _lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[] }> {
+  async queuedCandidates(agentId: string, limit: number, _lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[]; active: string[] }> {
     const ids = await this.nextQueued(agentId, limit);
     const candidates = ids.map((id) => ({ ...this.runs.get(id)! }));
-    return { candidates, running: [...this.runs.values()].filter((r) => r.agentId === agentId && r.status === 'running').map((r) => r.id) };
+    const running = [...this.runs.values()].filter((r) => r.agentId === agentId && r.status === 'running').map((r) => r.id);
+    return { candidates, running, active: running };
   }
 
   private ahead(me: FakeRun): number {
@@ -140,6 +141,10 @@ export class FakeWaker implements JobWaker {
   readonly live = new Set<string>();
   async wake(runIds: readonly string[]): Promise<void> {
     this.woken.push([...runIds]);
+  }
+  readonly withdrawn: string[] = [];
+  async withdraw(runId: string): Promise<void> {
+    this.withdrawn.push(runId);
   }
   async revive(jobs: readonly ActivationJob[]): Promise<number> {
     const added = jobs.filter((job) => !this.live.has(job.runId));

@@ -54,13 +54,15 @@ describe('Runner', () => {
   });
 
   it('FIFO: a later run’s job starts the oldest queued run first, then goes down the line', async () => {
-    const { store, runner, add, job } = setup();
+    const { store, waker, runner, add, job } = setup();
     add(1);
     add(2);
     add(3);
     expect(await runner.handle(job(3))).toEqual({ action: 'done' });
     const started = [1, 2, 3].map((n) => store.runs.get(runId(n))!.startedAt!);
     expect(started).toEqual([...started].sort((a, b) => a - b));
+    // The jobs of the runs it started for them are withdrawn; its own is the one running.
+    expect(waker.withdrawn).toEqual([runId(1), runId(2)]);
     // The jobs of the runs it went through find them ended.
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
   });
@@ -121,7 +123,10 @@ describe('Runner', () => {
     add(2);
     store.runs.get(runId(1))!.status = 'running';
     await slots.acquire(AGENT, 1, runId(1));
-    expect(await runner.handle(job(1))).toEqual({ action: 'later', delayMs: 1000 }); // its runner may be alive
+    // A repeated job of a run that is running: its runner ends it, or, dead, leaves it to a claim
+    // or the sweep once its lease lapsed — this job has nothing to do.
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+    expect(store.runs.get(runId(1))!.status).toBe('running');
     slots.expire(runId(1));
     expect(await runner.handle(job(2))).toEqual({ action: 'done' });
     expect(store.runs.get(runId(1))).toMatchObject({ status: 'failed', ending: { error: { code: 'runner_lost' } } });

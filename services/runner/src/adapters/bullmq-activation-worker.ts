@@ -82,6 +82,11 @@ export class BullmqJobWaker implements JobWaker {
     );
   }
 
+  async withdraw(runId: string): Promise<void> {
+    // BullMQ leaves a job that is being processed (locked) where it is.
+    await this.queue.remove(runId);
+  }
+
   async revive(jobs: readonly ActivationJob[]): Promise<number> {
     let added = 0;
     for (const data of jobs) {

@@ -40,15 +40,16 @@ function toRef(row: RefRow): RunRef {
 export class SqlRunStore implements RunStore {
   constructor(private readonly prisma: SqlRunner) {}
 
-  async queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[] }> {
-    // One row at least (the running ids old enough to be lost), joined with the oldest queued runs and their specs.
+  async queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[]; active: string[] }> {
+    // One row at least (the running ids, and those old enough to be lost), joined with the oldest queued runs and their specs.
     // The line is cut first (LIMIT over the (agent_id, status, queued_at, id) index, no sort),
     // then joined: the cost stays that of `limit` rows however long the line grows. Sorting
     // the joined line instead made each claim O(backlog) and a backlog feed on itself.
-    const rows = await this.prisma.$queryRawUnsafe<Array<Partial<RefRow> & { spec: unknown; q_at: Date | null; running: string[] }>>(
-      `SELECT run.*, running.ids AS running
-         FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids FROM runs
-                WHERE agent_id = $1::uuid AND status = 'running' AND started_at < now() - make_interval(secs => $3::double precision / 1000)) running
+    const rows = await this.prisma.$queryRawUnsafe<Array<Partial<RefRow> & { spec: unknown; q_at: Date | null; running: string[]; active: string[] }>>(
+      `SELECT run.*, running.old AS running, running.ids AS active
+         FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids,
+                      coalesce(array_agg(id::text) FILTER (WHERE started_at < now() - make_interval(secs => $3::double precision / 1000)), '{}') AS old
+                 FROM runs WHERE agent_id = $1::uuid AND status = 'running') running
          LEFT JOIN LATERAL (
            SELECT ${REF_COLUMNS}, v.spec, r.queued_at AS q_at
              FROM (SELECT * FROM runs WHERE agent_id = $1::uuid AND status = 'queued' ORDER BY queued_at, id LIMIT $2) r
@@ -60,10 +61,11 @@ export class SqlRunStore implements RunStore {
       lostAfterMs,
     );
     const running = rows[0]?.running ?? [];
+    const active = rows[0]?.active ?? [];
     const candidates = rows
-      .filter((row): row is RefRow & { spec: unknown; q_at: Date; running: string[] } => row.id != null)
+      .filter((row): row is RefRow & { spec: unknown; q_at: Date; running: string[]; active: string[] } => row.id != null)
       .map((row) => ({ ...toRef(row), spec: row.spec }));
-    return { candidates, running };
+    return { candidates, running, active };
   }
 
   /** The count uses the (agent_id, status, queued_at, id) index; `id` breaks queued_at ties (UUIDv7, so creation order). */
