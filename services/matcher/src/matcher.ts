@@ -113,16 +113,21 @@ export class Matcher {
     await this.options.activations.enqueue(jobs);
     await this.options.emitter.accept(emitted);
     if (advanced.size === 0) return;
-    if (candidates.length > 0 || reloaded) {
-      // A batch that decided something, or changed what later facts match, is saved now.
+    // Every match either has its run recorded (a repeat finds it: nothing is decided again) or
+    // was skipped, which is recorded nowhere but in the cursor.
+    const skipped = candidates.length - slots.length;
+    if (skipped > 0 || reloaded) {
+      // A batch that skipped a match (cooldown, throttle… would decide anew on a later clock),
+      // or changed what later facts match, is saved now.
       for (const [workspaceId, seq] of this.unsaved) if (!advanced.has(workspaceId)) advanced.set(workspaceId, seq);
       this.unsaved.clear();
       await this.options.store.saveCursors(this.consumer, advanced);
       return;
     }
-    // Facts that matched nothing (most are the platform's own agent.run.* facts): their cursor
-    // waits up to cursorLingerMs to be saved with a later batch. Processing them again after a
-    // crash decides nothing (decision 0010), so the write per batch is not needed.
+    // Facts that matched nothing (most are the platform's own agent.run.* facts) or whose runs
+    // are all recorded: their cursor waits up to cursorLingerMs to be saved with a later batch.
+    // Processing them again after a crash decides nothing new (decision 0010), so the write per
+    // batch is not needed.
     for (const [workspaceId, seq] of advanced) this.unsaved.set(workspaceId, seq);
     this.lingering ??= setTimeout(() => {
       this.lingering = undefined;

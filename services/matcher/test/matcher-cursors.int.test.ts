@@ -74,21 +74,24 @@ describe('matcher cursor saves', () => {
   const saved = async (consumer: string) =>
     Number((await pg.query(`SELECT last_seq FROM consumer_cursors WHERE consumer = $1 AND workspace_id = $2`, [consumer, workspaceId])).rows[0]?.last_seq ?? 0);
 
-  it('facts that match nothing are saved with the next deciding batch, or when the matcher stops', async () => {
+  it('a batch whose matches all have runs waits like one that matched nothing; a skip saves at once; stop saves the rest', async () => {
     const m = await matcher(60_000);
-    const miss = fact('miss.one');
-    await m.handle([miss]);
-    expect(await saved('c60000')).toBe(0);
-    await m.handle([fact('miss.two')]);
+    await m.handle([fact('miss.one')]);
     expect(await saved('c60000')).toBe(0);
     const hit = fact('hit.one');
     await m.handle([hit]);
-    // The deciding batch saved every cursor, and its run is recorded.
-    expect(await saved('c60000')).toBe(hit.fact.seq);
+    // Its run is recorded (a repeat would find it), so its cursor may wait.
     expect((await pg.query(`SELECT count(*)::int AS n FROM runs WHERE event_id = $1`, [hit.fact.id])).rows[0].n).toBe(1);
-    const last = fact('miss.three');
+    expect(await saved('c60000')).toBe(0);
+    // A fact the agent caused itself is skipped (self-cause): recorded nowhere but in the cursor.
+    const self = fact('hit.self');
+    self.fact.causedBy = { runId: newId(), agentId, depth: 1 };
+    await m.handle([self]);
+    expect(await saved('c60000')).toBe(self.fact.seq);
+    expect((await pg.query(`SELECT count(*)::int AS n FROM runs WHERE event_id = $1`, [self.fact.id])).rows[0].n).toBe(0);
+    const last = fact('miss.two');
     await m.handle([last]);
-    expect(await saved('c60000')).toBe(hit.fact.seq);
+    expect(await saved('c60000')).toBe(self.fact.seq);
     await m.saveUnsaved();
     expect(await saved('c60000')).toBe(last.fact.seq);
   });
