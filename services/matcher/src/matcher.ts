@@ -110,8 +110,8 @@ export class Matcher {
       if (slot.status === 'queued') jobs.push({ schemaVersion: 1, runId: slot.runId, workspaceId: candidate.workspaceId, agentId: agent.agentId });
       if (slot.status === 'queued' || slot.status === 'dropped') emitted.push(runQueuedFact(candidate, slot, reason));
     }
-    await this.options.activations.enqueue(jobs);
-    await this.options.emitter.accept(emitted);
+    // Independent (their own keys, their own connections) and both idempotent on a repeat.
+    await Promise.all([this.options.activations.enqueue(jobs), this.options.emitter.accept(emitted)]);
     if (advanced.size === 0) return;
     // Every match either has its run recorded (a repeat finds it: nothing is decided again) or
     // was skipped, which is recorded nowhere but in the cursor.
