@@ -178,8 +178,12 @@ async function main(): Promise<void> {
       const target = await lastSeq();
       const started = performance.now();
       matcher!.child.kill('SIGCONT');
-      await waitUntil('matcher cursor at the last seq', async () => (await cursor()) >= target, 300_000, 5);
+      // Done when every run is recorded (the cursor of such batches is saved lazily, up to 1 s
+      // later: decision 0010), and the cursor then confirms every fact was processed.
+      const runsNow = async () => Number((await pg.query('SELECT count(*) FROM runs')).rows[0].count) - before;
+      await waitUntil('every run recorded', async () => (await runsNow()) >= FACTS * MATCHING, 300_000, 5);
       const elapsed = performance.now() - started;
+      await waitUntil('matcher cursor at the last seq', async () => (await cursor()) >= target, 300_000, 5);
       const runs = Number((await pg.query('SELECT count(*) FROM runs')).rows[0].count) - before;
       throughput.push({ agents: count, factsPerSecond: (FACTS * 1000) / elapsed, runs, loadMs });
       console.log(`${count} agents: ${fmt((FACTS * 1000) / elapsed)} facts/s (${runs} runs; matcher start ${fmt(loadMs)} ms)`);
@@ -200,6 +204,9 @@ async function main(): Promise<void> {
         flow: { concurrency: 10, queueCap: 10_000 },
       }),
     }]);
+    // The throughput scenarios left thousands of deleted runs and agents: vacuum now, so that
+    // autovacuum does not take its turn on the two cores in the middle of a latency run.
+    for (const table of ['runs', 'agents', 'agent_versions', 'platform_events', 'transcript_entries']) await pg.query(`VACUUM ANALYZE ${table}`);
     await startMatcher();
     const runners: ServiceProcess[] = [];
     for (let r = 0; r < RUNNERS; r++) runners.push(await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/ }));
@@ -294,7 +301,7 @@ async function main(): Promise<void> {
 - Machine: ${machineLine(`Redis ${redisVersion}, PostgreSQL ${pgVersion}`)}
 - Command: \`npm run bench:match\` (gateway, event-log, matcher and ${RUNNERS === 1 ? 'a runner' : `${RUNNERS} runners`} as separate processes on the same cores as the load generator, Redis and PostgreSQL)
 
-Matcher throughput: enabled agents inserted with SQL before the matcher starts; ${MATCHING} of them match every fact (\`load.fact\`, \`load.*\`, \`*.fact\`), the rest have triggers on other kinds (\`other<i>.done\`, \`other<i>.*\`, \`*.x<i>\`). The matcher is SIGSTOPped, ${fmt(FACTS)} facts are posted in batches of 100 and persisted by the event-log, then it is SIGCONTed and timed until its saved cursor (\`consumer_cursors\`) reaches the last seq. Each fact makes ${MATCHING} runs (the matcher's history check, run INSERT, BullMQ job and \`agent.run.queued\` fact for each).
+Matcher throughput: enabled agents inserted with SQL before the matcher starts; ${MATCHING} of them match every fact (\`load.fact\`, \`load.*\`, \`*.fact\`), the rest have triggers on other kinds (\`other<i>.done\`, \`other<i>.*\`, \`*.x<i>\`). The matcher is SIGSTOPped, ${fmt(FACTS)} facts are posted in batches of 100 and persisted by the event-log, then it is SIGCONTed and timed until every run is recorded (then its saved cursor, \`consumer_cursors\`, is checked to reach the last seq). Each fact makes ${MATCHING} runs (the matcher's history check, run INSERT, BullMQ job and \`agent.run.queued\` fact for each).
 
 | enabled agents | facts/s matched | runs created | ratio to ${fmt(first.agents)} agents | matcher start (load agents → ready) |
 |---:|---:|---:|---:|---:|
