@@ -182,9 +182,9 @@ export class Runner {
   }
 
   /**
-   * The periodic sweep. Fails the runs left `running` with no slot holder: a
-   * stalled job normally brings its run back (see recoverRunning), but a job
-   * can be gone too (Redis lost it, or BullMQ failed it after too many
+   * The periodic sweep. Fails the runs left `running` with no slot holder:
+   * the agent's next claim does the same, but no job of the agent may come
+   * by (a quiet agent, a job Redis lost or BullMQ failed after too many
    * stalls), and this keeps such a run from staying `running` for ever. Then
    * gives a job again to the runs `queued` since longer than a lease that no
    * slot holds and that have no live job: a run claimed by a lane that died
@@ -223,10 +223,10 @@ export class Runner {
   }
 
   /**
-   * A job whose run is already `running` was picked again: its runner died
-   * (BullMQ moved the stalled job back) or the job is a duplicate. While some
-   * runner still holds the run's slot it is alive: look again later. Else the
-   * run is lost: failed visibly, never executed a second time.
+   * A job whose run it had to read (further back than its lane's claim
+   * looked) found it `running`. While some runner holds the run's slot it is
+   * alive: look again later. Else the run is lost: failed visibly, never
+   * executed a second time.
    */
   private async recoverRunning(run: RunRef): Promise<JobDecision> {
     if ((await this.options.slots.holders(run.agentId)).has(run.id)) return { action: 'later', delayMs: this.options.leaseMs };
