@@ -13,11 +13,6 @@ export interface RunRef {
   depth: number;
 }
 
-/** A run with the spec of its agent version (raw: parsed by the runner at its boundary). */
-export interface LoadedRun extends RunRef {
-  spec: unknown;
-}
-
 /** A run as a job that did not start it sees it: its status and, if queued, how many queued runs of its agent are ahead. */
 export interface RunPosition extends RunRef {
   /** Queued runs of the agent ahead of this one (`ORDER BY queued_at, id`). */
@@ -71,12 +66,14 @@ export interface RunStore {
   /** The run and its place in its agent's line. */
   load(runId: string): Promise<RunPosition | null>;
   /**
-   * The agent's oldest queued runs (up to `limit`, loaded like `load`); the
+   * The agent's oldest queued runs (up to `limit`); the
    * ids of its runs `running` since longer than `lostAfterMs` (only those can
    * have lost their slot: a slot's lease outlives its run's start by that
    * much); and the ids of all its runs `running`.
    */
-  queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[]; active: string[] }>;
+  queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: RunRef[]; running: string[]; active: string[] }>;
+  /** The stored spec of an agent version (raw: parsed by the runner at its boundary); null when absent. */
+  specOf(agentId: string, version: number): Promise<unknown>;
   /**
    * `queued → running` with started_at; null when the run was no longer
    * queued. Returns what its executor needs too (its context, and whether it

@@ -2,7 +2,7 @@ import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { runFact } from './run-facts';
 import { SpecCache } from './spec-cache';
-import type { AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from './ports';
+import type { AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from './ports';
 
 /** What to do with an activation job after one attempt. */
 export type JobDecision = { action: 'done' } | { action: 'later'; delayMs: number };
@@ -50,7 +50,7 @@ interface Look {
 
 /** A claim: the run it got a slot for (with what executing it needs), if any, and what it saw. */
 interface Claim {
-  granted: { run: LoadedRun; spec: AgentSpec; lease: SlotLease } | null;
+  granted: { run: RunRef; spec: AgentSpec; lease: SlotLease } | null;
   look: Look;
 }
 
@@ -68,13 +68,14 @@ export const RUNNER_LOST = 'runner_lost';
 export class Runner {
   private readonly random: () => number;
   private readonly controllers = new Set<AbortController>();
-  private readonly specs = new SpecCache();
+  private readonly specs: SpecCache;
   private stopping = false;
 
   private readonly options: RunnerOptions & { chainMax: number };
 
   constructor(options: RunnerOptions) {
     this.options = { chainMax: 20, ...options };
+    this.specs = new SpecCache((agentId, version) => options.store.specOf(agentId, version));
     this.random = options.random ?? Math.random;
   }
 
@@ -165,8 +166,8 @@ export class Runner {
       const seen = { line, lineFull: line.length >= MAX_CANDIDATES, active: new Set(active) };
       if (candidates.length === 0 && running.length === 0) return { granted: null, look: { ...seen, held: new Set() } };
       const first = candidates[0];
-      const concurrency = (first && this.specs.parse(first.agentId, first.agentVersion, first.spec)?.flow.concurrency) ?? 1;
-      const claim = await slots.claim(agentId, concurrency, candidates.map((run) => run.id), this.options.leaseMs);
+      const concurrency = (first && (await this.specs.get(first.agentId, first.agentVersion))?.flow.concurrency) ?? 1;
+      const claim = await slots.claim(agentId, concurrency, line, this.options.leaseMs);
       // Read before the claim: a run running then and named by no slot now either ended in
       // between (its slot is released only after its ending is written: the update below
       // finds it ended and does nothing) or lost its runner.
@@ -174,7 +175,7 @@ export class Runner {
       const look = { ...seen, held: claim.held };
       if (!claim.granted) return { granted: null, look };
       const { run, lease } = { run: candidates.find((candidate) => candidate.id === claim.granted!.runId)!, lease: claim.granted.lease };
-      const spec = this.specs.parse(run.agentId, run.agentVersion, run.spec);
+      const spec = await this.specs.get(run.agentId, run.agentVersion);
       if (spec) return { granted: { run, spec, lease }, look };
       await this.end(run, ['queued'], { status: 'failed', reason: 'spec_invalid', outcome: null, error: { code: 'spec_invalid', message: 'the stored agent spec does not parse' } });
       await lease.release();

@@ -1,9 +1,10 @@
 import type { ActivationJob, RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
-import type { AgentSlots, RunPosition, SlotClaim, StartedRun, FactEmitter, JobWaker, LoadedRun, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
+import type { AgentSlots, RunPosition, SlotClaim, StartedRun, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
-/** A run as the fake ledger keeps it. */
-export interface FakeRun extends LoadedRun {
+/** A run as the fake ledger keeps it, with the spec of its agent version. */
+export interface FakeRun extends RunRef {
+  spec: unknown;
   queuedAt: number;
   stopRequested: boolean;
   paused: boolean;
@@ -36,7 +37,11 @@ export class FakeRunStore implements RunStore {
   }
 
   /** Every running run counts as possibly lost here (the fake's clock is a counter, not milliseconds). */
-  async queuedCandidates(agentId: string, limit: number, _lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[]; active: string[] }> {
+  async specOf(agentId: string, version: number): Promise<unknown> {
+    return [...this.runs.values()].find((r) => r.agentId === agentId && r.agentVersion === version)?.spec ?? null;
+  }
+
+  async queuedCandidates(agentId: string, limit: number, _lostAfterMs: number): Promise<{ candidates: RunRef[]; running: string[]; active: string[] }> {
     const ids = await this.nextQueued(agentId, limit);
     const candidates = ids.map((id) => ({ ...this.runs.get(id)! }));
     const running = [...this.runs.values()].filter((r) => r.agentId === agentId && r.status === 'running').map((r) => r.id);

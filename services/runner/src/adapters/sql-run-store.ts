@@ -1,6 +1,6 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { LoadedRun, RunEnding, RunPosition, RunRef, RunStore, StartedRun, StopReason } from '../ports';
+import type { RunEnding, RunPosition, RunRef, RunStore, StartedRun, StopReason } from '../ports';
 import { RUN_CONTEXT_COLUMNS, runContextFromRow, type RunContextRow } from './sql-run-context';
 import { transcriptTailParams } from './sql-transcript-store';
 
@@ -40,21 +40,21 @@ function toRef(row: RefRow): RunRef {
 export class SqlRunStore implements RunStore {
   constructor(private readonly prisma: SqlRunner) {}
 
-  async queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: LoadedRun[]; running: string[]; active: string[] }> {
-    // One row at least (the running ids, and those old enough to be lost), joined with the oldest queued runs and their specs.
+  async queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: RunRef[]; running: string[]; active: string[] }> {
+    // One row at least (the running ids, and those old enough to be lost), joined with the oldest
+    // queued runs. No specs: a version's spec never changes, and the runner keeps what it read.
     // The line is cut first (LIMIT over the (agent_id, status, queued_at, id) index, no sort),
     // then joined: the cost stays that of `limit` rows however long the line grows. Sorting
     // the joined line instead made each claim O(backlog) and a backlog feed on itself.
-    const rows = await this.prisma.$queryRawUnsafe<Array<Partial<RefRow> & { spec: unknown; q_at: Date | null; running: string[]; active: string[] }>>(
+    const rows = await this.prisma.$queryRawUnsafe<Array<Partial<RefRow> & { q_at: Date | null; running: string[]; active: string[] }>>(
       `SELECT run.*, running.old AS running, running.ids AS active
          FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids,
                       coalesce(array_agg(id::text) FILTER (WHERE started_at < now() - make_interval(secs => $3::double precision / 1000)), '{}') AS old
                  FROM runs WHERE agent_id = $1::uuid AND status = 'running') running
          LEFT JOIN LATERAL (
-           SELECT ${REF_COLUMNS}, v.spec, r.queued_at AS q_at
+           SELECT ${REF_COLUMNS}, r.queued_at AS q_at
              FROM (SELECT * FROM runs WHERE agent_id = $1::uuid AND status = 'queued' ORDER BY queued_at, id LIMIT $2) r
-             JOIN workspaces w ON w.id = r.workspace_id
-             LEFT JOIN agent_versions v ON v.agent_id = r.agent_id AND v.version = r.agent_version) run ON true
+             JOIN workspaces w ON w.id = r.workspace_id) run ON true
         ORDER BY run.q_at, run.id`,
       agentId,
       limit,
@@ -63,9 +63,18 @@ export class SqlRunStore implements RunStore {
     const running = rows[0]?.running ?? [];
     const active = rows[0]?.active ?? [];
     const candidates = rows
-      .filter((row): row is RefRow & { spec: unknown; q_at: Date; running: string[]; active: string[] } => row.id != null)
-      .map((row) => ({ ...toRef(row), spec: row.spec }));
+      .filter((row): row is RefRow & { q_at: Date; running: string[]; active: string[] } => row.id != null)
+      .map(toRef);
     return { candidates, running, active };
+  }
+
+  async specOf(agentId: string, version: number): Promise<unknown> {
+    const [row] = await this.prisma.$queryRawUnsafe<Array<{ spec: unknown }>>(
+      'SELECT spec FROM agent_versions WHERE agent_id = $1::uuid AND version = $2',
+      agentId,
+      version,
+    );
+    return row?.spec ?? null;
   }
 
   /** The count uses the (agent_id, status, queued_at, id) index; `id` breaks queued_at ties (UUIDv7, so creation order). */
