@@ -27,6 +27,16 @@ describe('TokenRateLimiter (real Redis)', () => {
     expect(l.take('tok', now + 1000)).toBe(0);
   });
 
+  it('keeps counting requests whose sync is in flight', async () => {
+    const l = limiter(2);
+    expect(l.take('tok', now)).toBe(0);
+    const syncing = l.sync(); // the INCRBY of the first request is on its way
+    expect(l.take('tok', now)).toBe(0);
+    expect(l.take('tok', now)).toBeGreaterThan(0);
+    await syncing;
+    expect(l.take('tok', now)).toBeGreaterThan(0);
+  });
+
   it('counts what other replicas admitted once synced', async () => {
     const a = limiter(10);
     const b = limiter(10);

@@ -17,6 +17,8 @@ interface Window {
   second: number;
   /** Requests counted here and not yet added to Redis. */
   unsynced: number;
+  /** Requests counted here whose INCRBY is in flight: counted until its reply is in `shared`. */
+  sending: number;
   /** The shared count (all replicas) as of the last sync, including what this replica sent. */
   shared: number;
 }
@@ -47,10 +49,10 @@ export class TokenRateLimiter {
     const second = Math.floor(now / 1000);
     let window = this.windows.get(tokenId);
     if (!window || window.second !== second) {
-      window = { second, unsynced: 0, shared: 0 };
+      window = { second, unsynced: 0, sending: 0, shared: 0 };
       this.windows.set(tokenId, window);
     }
-    if (window.shared + window.unsynced >= this.options.perSecond) return (second + 1) * 1000 - now;
+    if (window.shared + window.sending + window.unsynced >= this.options.perSecond) return (second + 1) * 1000 - now;
     window.unsynced += 1;
     return 0;
   }
@@ -69,16 +71,22 @@ export class TokenRateLimiter {
       const key = toKey(this.options.prefix, 'rl', tokenId, String(window.second));
       pipeline.incrby(key, delta).pexpire(key, 2000);
       window.unsynced -= delta;
+      window.sending += delta;
     }
     try {
       const results = (await pipeline.exec()) ?? [];
-      batch.forEach(([, window], index) => {
+      batch.forEach(([, window, delta], index) => {
         const [error, total] = results[index * 2] ?? [];
-        if (!error) window.shared = Math.max(window.shared, Number(total));
+        window.sending -= delta;
+        if (error) window.unsynced += delta;
+        else window.shared = Math.max(window.shared, Number(total));
       });
     } catch {
       // Redis unreachable: keep limiting on local counts; they are re-sent next time.
-      for (const [, window, delta] of batch) window.unsynced += delta;
+      for (const [, window, delta] of batch) {
+        window.sending -= delta;
+        window.unsynced += delta;
+      }
     }
   }
 
