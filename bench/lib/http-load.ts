@@ -14,8 +14,22 @@ export class HttpLoad {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   }
 
-  /** POSTs a JSON body; resolves with the status and the response text. */
-  post(path: string, body: string): Promise<{ status: number; text: string }> {
+  /**
+   * POSTs a JSON body; resolves with the status and the response text. A
+   * keep-alive socket the server closed just as it was reused fails with
+   * ECONNRESET before the request reached the server: sent again, once, as
+   * Node's documentation advises (`req.reusedSocket`).
+   */
+  async post(path: string, body: string): Promise<{ status: number; text: string }> {
+    try {
+      return await this.send(path, body);
+    } catch (error) {
+      if ((error as { reusedSocket?: boolean; code?: string }).reusedSocket && (error as { code?: string }).code === 'ECONNRESET') return this.send(path, body);
+      throw error;
+    }
+  }
+
+  private send(path: string, body: string): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -33,7 +47,7 @@ export class HttpLoad {
           res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
         },
       );
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) => reject(Object.assign(error, { reusedSocket: req.reusedSocket })));
       req.end(body);
     });
   }

@@ -41,6 +41,13 @@ export interface StreamConsumerOptions<T> {
   claimIdleMs?: number;
   /** After this many deliveries without ack, an entry goes to the dead-letter stream. @defaultValue 5 */
   maxDeliveries?: number;
+  /**
+   * After a live batch smaller than `batchSize`, wait this long before the
+   * next read, so that it collects what arrived meanwhile: fewer, larger
+   * batches (each a wake-up of this process, of Redis and of the handler's
+   * stores) for at most this much added latency. @defaultValue 0
+   */
+  lingerMs?: number;
   /** Where a group created by this consumer starts. @defaultValue '0' (the whole stream) */
   startId?: string;
   /**
@@ -65,19 +72,25 @@ export class StreamConsumer<T> {
   private readonly blockMs: number;
   private readonly claimIdleMs: number;
   private readonly maxDeliveries: number;
+  private readonly lingerMs: number;
   private closing = false;
   private loop: Promise<void> | undefined;
   private nextClaimAt = 0;
   /** Ids of a handled live batch whose XACK goes out with the next read (one round trip for both). */
   private unacked: string[] = [];
+  /** Ends a linger in progress (close() calls it). */
+  private endLinger: (() => void) | undefined;
 
   constructor(private readonly options: StreamConsumerOptions<T>) {
     this.batchSize = options.batchSize ?? 100;
     this.blockMs = options.blockMs ?? 1000;
     this.claimIdleMs = options.claimIdleMs ?? 30_000;
     this.maxDeliveries = options.maxDeliveries ?? 5;
+    this.lingerMs = options.lingerMs ?? 0;
     if (this.maxDeliveries < 1) throw new Error('maxDeliveries must be at least 1');
     if (this.blockMs >= this.claimIdleMs) throw new Error('blockMs must be below claimIdleMs');
+    // A lingering batch's ack waits for the next read: it must not look abandoned meanwhile.
+    if (this.lingerMs * 2 >= this.claimIdleMs) throw new Error('lingerMs must be below half of claimIdleMs');
     // A dedicated connection: a blocking read holds its connection for up to blockMs.
     this.blocking = options.redis.duplicate({ maxRetriesPerRequest: null, connectionName: `${options.group}:read` });
   }
@@ -100,6 +113,7 @@ export class StreamConsumer<T> {
   /** Stops reading, lets the batch in hand finish and be acked, then disconnects. */
   readonly close = once(async () => {
     this.closing = true;
+    this.endLinger?.();
     // Disconnect first to interrupt a blocking XREADGROUP; acks use the other connection.
     this.blocking.disconnect();
     await this.loop;
@@ -121,6 +135,7 @@ export class StreamConsumer<T> {
         const entries = await this.read('>');
         if (entries.length > 0) await this.process(entries);
         failures = 0;
+        if (entries.length > 0 && entries.length < this.batchSize && this.lingerMs > 0) await this.linger();
       } catch (error) {
         if (this.closing) break;
         if (String(error).includes('NOGROUP')) {
@@ -133,6 +148,21 @@ export class StreamConsumer<T> {
         await sleep(Math.min(100 * 2 ** failures, 5000));
       }
     }
+  }
+
+  /** Waits lingerMs, or less if close() comes first. */
+  private linger(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.endLinger = undefined;
+        resolve();
+      }, this.lingerMs);
+      this.endLinger = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   private async recoverGroup(): Promise<void> {

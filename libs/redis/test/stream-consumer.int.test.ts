@@ -140,4 +140,43 @@ describe('StreamConsumer (real Redis)', () => {
     await closing;
     expect(((await t.redis.xpending(stream, 'g')) as [number])[0]).toBe(0);
   });
+
+  it('lingerMs: entries that arrive while it lingers after a small batch come as one batch', async () => {
+    const batches: number[][] = [];
+    await consumer('a', async (entries) => void batches.push(entries.map((e) => e.message.n)), { lingerMs: 400, claimIdleMs: 5000 }).start();
+    await appendMessages(t.redis, stream, [{ n: 0 }]);
+    await waitFor(async () => batches.length === 1, { what: 'the first batch' });
+    // Five separate appends, 20 ms apart, all within the linger: one batch.
+    for (let n = 1; n <= 5; n++) {
+      await appendMessages(t.redis, stream, [{ n }]);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await waitFor(async () => batches.flat().length === 6, { what: 'all six entries' });
+    expect(batches).toEqual([[0], [1, 2, 3, 4, 5]]);
+  });
+
+  it('refuses a lingerMs that would make a lingering batch look abandoned', () => {
+    expect(() => consumer('a', async () => undefined, { lingerMs: 150 })).toThrow(/lingerMs/);
+  });
+
+  it('without lingerMs each entry that finds the consumer waiting is a batch of its own', async () => {
+    const batches: number[][] = [];
+    await consumer('a', async (entries) => void batches.push(entries.map((e) => e.message.n))).start();
+    for (let n = 0; n < 3; n++) {
+      await appendMessages(t.redis, stream, [{ n }]);
+      await waitFor(async () => batches.flat().length === n + 1, { what: `entry ${n}` });
+    }
+    expect(batches).toEqual([[0], [1], [2]]);
+  });
+
+  it('lingerMs: a full batch is followed by the next read at once', async () => {
+    const batches: number[][] = [];
+    const started = Date.now();
+    await consumer('a', async (entries) => void batches.push(entries.map((e) => e.message.n)), { batchSize: 3, lingerMs: 1000, claimIdleMs: 5000 }).start();
+    await appendMessages(t.redis, stream, Array.from({ length: 7 }, (_, n) => ({ n })));
+    await waitFor(async () => batches.flat().length === 7, { what: 'seven entries' });
+    expect(batches).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
+    // Two full batches then the last: no linger in between (it would take a second each).
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
 });

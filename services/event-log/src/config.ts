@@ -7,6 +7,14 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
   FACTS_MAXLEN: z.coerce.number().int().min(1000).default(1_000_000),
   /** Ingest entries persisted per transaction. */
   EVENT_LOG_BATCH: z.coerce.number().int().min(1).max(1000).default(500),
+  /**
+   * After a batch smaller than EVENT_LOG_BATCH, wait this long before the next
+   * read: what arrived meanwhile is persisted and published as one batch. A
+   * fact may be published up to this much later; the event-log, PostgreSQL,
+   * Redis and the consumers of `facts` wake up less often (decision 0017).
+   * 0 reads again at once.
+   */
+  EVENT_LOG_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
   /** This process's consumer name in the `event-log` group. */
   EVENT_LOG_CONSUMER: z.string().min(1).default(`${hostname()}-${process.pid}`),
   /** Pending entries idle this long are taken over from a dead consumer. */

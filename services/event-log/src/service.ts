@@ -45,6 +45,7 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
     handle: (entries) => eventLog.handle(entries),
     log,
     batchSize: config.EVENT_LOG_BATCH,
+    lingerMs: config.EVENT_LOG_LINGER_MS,
     claimIdleMs: config.CLAIM_IDLE_MS,
     blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
     maxDeliveries: config.MAX_DELIVERIES,
