@@ -20,6 +20,7 @@ import { spawnService, type ServiceProcess } from '@switchyard/testing';
 import { HttpLoad } from './lib/http-load';
 import { fmt, quantile } from './lib/stats';
 import { machineLine, writeSection } from './lib/report';
+import { roundTripCost } from './lib/wakeup-probe';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -291,6 +292,9 @@ async function main(): Promise<void> {
     const baselines = new Map<number, number[]>();
     for (const m of measured) if (!baselines.has(m.rate)) baselines.set(m.rate, await bullmqBaseline(`${prefix}:base${m.rate}`, m.rate, m.total));
 
+    // 4. What a wake-up costs on this machine: CPU per Redis round trip, back to back and after idleness.
+    const wakeups = await roundTripCost(redis);
+
     const q = (values: number[]) => ({ p50: quantile(values, 0.5), p99: quantile(values, 0.99) });
     const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
     const pgVersion = (await pg.query('SHOW server_version')).rows[0].server_version;
@@ -322,6 +326,12 @@ ${measured.map((m) => {
 }).join('\n')}
 
 Ratios: throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throughput.at(-1)!.factsPerSecond / first.factsPerSecond, 2)} of that with ${fmt(first.agents)}; ${measured.map((m) => `at ${m.label} published → started p50 is ${fmt(q(m.toStart).p50 / Math.max(q(baselines.get(m.rate)!).p50, 0.1), 1)}× the bare BullMQ pickup`).join('; ')}.
+
+CPU time of one Redis \`PING\` round trip, same run (the load stopped), by the idle time before it — the price of waking a process up on this machine, paid by every hop of a fact through the services when they are not already busy:
+
+| idle before each round trip | client CPU per round trip | Redis CPU per round trip |
+|---:|---:|---:|
+${wakeups.map((w) => `| ${w.gapMs === 0 ? 'none (back to back)' : `${w.gapMs} ms`} | ${fmt(w.clientUs)} µs | ${fmt(w.serverUs)} µs |`).join('\n')}
 
 Targets (issue 3): throughput nearly independent of the number of non-matching agents; fact → run started p50 ≤ 10 ms and p99 ≤ 100 ms at 200 facts/s. ${measured.map((m) => {
   const { p50, p99 } = q(m.toStart);
