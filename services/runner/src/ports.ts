@@ -61,17 +61,31 @@ export interface StartedRun extends RunRef {
 /** Why a run should stop at its next step: a person asked, or the workspace kill switch is on. */
 export type StopReason = 'stopped' | 'agents_paused';
 
+/**
+ * What a claim reads of an agent's runs: its oldest queued runs (up to a
+ * limit), the ids of its runs `running` since longer than the lost-run age
+ * (only those can have lost their slot: a slot's lease outlives its run's
+ * start by that much), and the ids of all its runs `running`.
+ */
+export interface AgentLine {
+  candidates: RunRef[];
+  running: string[];
+  active: string[];
+}
+
+/** Which agent's line to read, how much of it, and from what age a running run may be lost. */
+export interface LineQuery {
+  agentId: string;
+  limit: number;
+  lostAfterMs: number;
+}
+
 /** The runner's reads and conditional writes on the run ledger. */
 export interface RunStore {
   /** The run and its place in its agent's line. */
   load(runId: string): Promise<RunPosition | null>;
-  /**
-   * The agent's oldest queued runs (up to `limit`); the
-   * ids of its runs `running` since longer than `lostAfterMs` (only those can
-   * have lost their slot: a slot's lease outlives its run's start by that
-   * much); and the ids of all its runs `running`.
-   */
-  queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: RunRef[]; running: string[]; active: string[] }>;
+  /** The agent's line (AgentLine). */
+  queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<AgentLine>;
   /** The stored spec of an agent version (raw: parsed by the runner at its boundary); null when absent. */
   specOf(agentId: string, version: number): Promise<unknown>;
   /**
@@ -82,6 +96,12 @@ export interface RunStore {
   markRunning(runId: string): Promise<StartedRun | null>;
   /** Moves a run from one of `from` to its ending; null when it was in none of them (someone else ended it). */
   finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null>;
+  /**
+   * finish(), and the line of `look.agentId` as it was just before (the
+   * ending run left out), in one round trip: a lane that goes on down the
+   * line claims its next run without reading the line again.
+   */
+  finishAndLook(runId: string, from: readonly RunStatus[], ending: RunEnding, look: LineQuery): Promise<{ ended: RunRef | null; line: AgentLine }>;
   stopReason(runId: string): Promise<StopReason | null>;
   /** Runs `running` since longer than `olderThanMs` (candidates for the lost-run sweep). */
   runningSince(olderThanMs: number): Promise<Array<{ id: string; agentId: string }>>;

@@ -2,7 +2,7 @@ import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { runFact } from './run-facts';
 import { SpecCache } from './spec-cache';
-import type { AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from './ports';
+import type { AgentLine, AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, LineQuery, RunEnding, RunRef, RunStore, SlotLease, StopReason } from './ports';
 
 /** What to do with an activation job after one attempt. */
 export type JobDecision = { action: 'done' } | { action: 'later'; delayMs: number };
@@ -135,17 +135,23 @@ export class Runner {
     let concurrency = 1;
     let waiting = false;
     let look: Look | undefined;
+    // The line as the previous run's ending read it: the next claim need not read it again.
+    let known: AgentLine | undefined;
     for (let n = 0; n < this.options.chainMax && !this.stopping; n++) {
-      const claim = await this.claimNext(agentId);
+      const claim = await this.claimNext(agentId, known);
       look = claim.look;
       if (!claim.granted) break;
       const { run, spec, lease } = claim.granted;
       concurrency = spec.flow.concurrency;
       // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
       waiting = look.line.some((id) => id !== run.id && !look!.held.has(id));
-      if (await this.execute(run, spec, lease, run.id !== ownRunId)) ran.add(run.id);
       // Nothing else was waiting when this run was claimed: runs queued since have fresh jobs
       // of their own, so the lane need not look again (a query saved per run on a quiet agent).
+      // Else the run's ending reads the line for the next claim, in the same statement.
+      const goesOn = waiting && n + 1 < this.options.chainMax;
+      const executed = await this.execute(run, spec, lease, run.id !== ownRunId, goesOn ? { agentId, limit: MAX_CANDIDATES, lostAfterMs: this.options.leaseMs } : undefined);
+      if (executed.ran) ran.add(run.id);
+      known = executed.line;
       if (!waiting) break;
     }
     if (waiting) await this.wakeNext(agentId, concurrency);
@@ -158,10 +164,10 @@ export class Runner {
    * No grant when every slot is held or nothing is queued. On the way it fails
    * the runs the ledger says are running but no slot names: their runner died.
    */
-  private async claimNext(agentId: string): Promise<Claim> {
+  private async claimNext(agentId: string, known?: AgentLine): Promise<Claim> {
     const { store, slots } = this.options;
-    for (;;) {
-      const { candidates, running, active } = await store.queuedCandidates(agentId, MAX_CANDIDATES, this.options.leaseMs);
+    for (let given = known; ; given = undefined) {
+      const { candidates, running, active } = given ?? (await store.queuedCandidates(agentId, MAX_CANDIDATES, this.options.leaseMs));
       const line = candidates.map((candidate) => candidate.id);
       const seen = { line, lineFull: line.length >= MAX_CANDIDATES, active: new Set(active) };
       if (candidates.length === 0 && running.length === 0) return { granted: null, look: { ...seen, held: new Set() } };
@@ -249,16 +255,17 @@ export class Runner {
   }
 
   /**
-   * Runs it; false when it was no longer queued (another runner took it
+   * Runs it; `ran` false when it was no longer queued (another runner took it
    * first). A run of another job's (`othersJob`) has that job withdrawn once
-   * it is `running`: the job would only find it taken.
+   * it is `running`: the job would only find it taken. With `lookAfter`, the
+   * run's ending also reads that line (`line`), for the lane's next claim.
    */
-  private async execute(run: RunRef, spec: AgentSpec, lease: SlotLease, othersJob: boolean): Promise<boolean> {
+  private async execute(run: RunRef, spec: AgentSpec, lease: SlotLease, othersJob: boolean, lookAfter?: LineQuery): Promise<{ ran: boolean; line?: AgentLine }> {
     const { store, executor, log } = this.options;
     const started = await store.markRunning(run.id);
     if (!started) {
       await lease.release();
-      return false;
+      return { ran: false };
     }
     log.info({ runId: run.id, agentId: run.agentId }, 'run started');
     // Not awaited before the executor starts: its first Redis command (the mailbox drain) goes
@@ -302,8 +309,8 @@ export class Runner {
     await announced;
     // Ledger first, then the slot: another runner never sees the slot free while the run is
     // `running`. The fact and the release are sent together (one Redis round trip, pipelined).
-    await this.end(started, ['running'], toEnding(result, lost || controller.signal.aborted), () => lease.release());
-    return true;
+    const line = await this.end(started, ['running'], toEnding(result, lost || controller.signal.aborted), () => lease.release(), lookAfter);
+    return { ran: true, line };
   }
 
   private async wakeNext(agentId: string, concurrency: number): Promise<void> {
@@ -329,11 +336,17 @@ export class Runner {
     return ended !== null;
   }
 
-  /** Writes the ending, then records its fact alongside `after` (what may happen once the ledger has it). */
-  private async end(run: RunRef, from: readonly RunRef['status'][], ending: RunEnding, after?: () => Promise<unknown>): Promise<void> {
-    const ended = await this.options.store.finish(run.id, from, ending);
+  /**
+   * Writes the ending, then records its fact alongside `after` (what may
+   * happen once the ledger has it). With `look`, returns that line as the
+   * ending's statement read it.
+   */
+  private async end(run: RunRef, from: readonly RunRef['status'][], ending: RunEnding, after?: () => Promise<unknown>, look?: LineQuery): Promise<AgentLine | undefined> {
+    const { store } = this.options;
+    const { ended, line } = look ? await store.finishAndLook(run.id, from, ending, look) : { ended: await store.finish(run.id, from, ending), line: undefined };
     if (!ended) this.options.log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
     await Promise.all([ended ? this.announce(ended, ending.status, ending.reason) : undefined, after?.()]);
+    return line;
   }
 
   private async announce(run: RunRef, status: RunRef['status'], reason: string | null): Promise<void> {

@@ -1,6 +1,6 @@
 import type { ActivationJob, RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
-import type { AgentSlots, RunPosition, SlotClaim, StartedRun, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
+import type { AgentLine, AgentSlots, LineQuery, RunPosition, SlotClaim, StartedRun, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
 /** A run as the fake ledger keeps it, with the spec of its agent version. */
 export interface FakeRun extends RunRef {
@@ -41,7 +41,15 @@ export class FakeRunStore implements RunStore {
     return [...this.runs.values()].find((r) => r.agentId === agentId && r.agentVersion === version)?.spec ?? null;
   }
 
-  async queuedCandidates(agentId: string, limit: number, _lostAfterMs: number): Promise<{ candidates: RunRef[]; running: string[]; active: string[] }> {
+  /** Line reads of queuedCandidates, by agent, in order. */
+  readonly lineReads: string[] = [];
+
+  async queuedCandidates(agentId: string, limit: number, _lostAfterMs: number): Promise<AgentLine> {
+    this.lineReads.push(agentId);
+    return this.line(agentId, limit);
+  }
+
+  private async line(agentId: string, limit: number): Promise<AgentLine> {
     const ids = await this.nextQueued(agentId, limit);
     const candidates = ids.map((id) => ({ ...this.runs.get(id)! }));
     const running = [...this.runs.values()].filter((r) => r.agentId === agentId && r.status === 'running').map((r) => r.id);
@@ -67,6 +75,18 @@ export class FakeRunStore implements RunStore {
     run.status = ending.status;
     run.ending = ending;
     return { ...run };
+  }
+
+  /** Runs whose ending also read the line (finishAndLook), in order. */
+  readonly finishedAndLooked: string[] = [];
+
+  async finishAndLook(runId: string, from: readonly RunStatus[], ending: RunEnding, look: LineQuery): Promise<{ ended: RunRef | null; line: AgentLine }> {
+    this.finishedAndLooked.push(runId);
+    // As the SQL: the line as it was before the ending, the ending run left out.
+    const line = await this.line(look.agentId, look.limit);
+    const others = (ids: string[]) => ids.filter((id) => id !== runId);
+    const ended = await this.finish(runId, from, ending);
+    return { ended, line: { candidates: line.candidates, running: others(line.running), active: others(line.active) } };
   }
 
   async stopReason(runId: string): Promise<StopReason | null> {

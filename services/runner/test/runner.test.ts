@@ -53,6 +53,28 @@ describe('Runner', () => {
     for (let n = 1; n <= 5; n++) expect(emitter.kinds(runId(n))).toEqual(['agent.run.started', 'agent.run.completed']);
   });
 
+  it('a lane going down the line reads it once: each chained claim takes the line its previous run\'s ending read', async () => {
+    const { store, runner, add, job } = setup(undefined, 20);
+    for (let n = 1; n <= 4; n++) add(n);
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+    expect([1, 2, 3, 4].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
+    const started = [1, 2, 3, 4].map((n) => store.runs.get(runId(n))!.startedAt!);
+    expect(started).toEqual([...started].sort((a, b) => a - b));
+    // One read for the first claim; runs 1–3 ended with something behind them, so their endings
+    // read the line; run 4 was the last in line, so its ending read nothing.
+    expect(store.lineReads).toEqual([AGENT]);
+    expect(store.finishedAndLooked).toEqual([runId(1), runId(2), runId(3)]);
+  });
+
+  it('a quiet agent\'s run ends without reading the line', async () => {
+    const { store, runner, add, job } = setup();
+    add(1);
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+    expect(store.runs.get(runId(1))!.status).toBe('completed');
+    expect(store.lineReads).toEqual([AGENT]);
+    expect(store.finishedAndLooked).toEqual([]);
+  });
+
   it('FIFO: a later run’s job starts the oldest queued run first, then goes down the line', async () => {
     const { store, waker, runner, add, job } = setup();
     add(1);

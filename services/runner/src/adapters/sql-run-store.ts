@@ -1,6 +1,6 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { RunEnding, RunPosition, RunRef, RunStore, StartedRun, StopReason } from '../ports';
+import type { AgentLine, LineQuery, RunEnding, RunPosition, RunRef, RunStore, StartedRun, StopReason } from '../ports';
 import { RUN_CONTEXT_COLUMNS, runContextFromRow, type RunContextRow } from './sql-run-context';
 import { transcriptTailParams } from './sql-transcript-store';
 
@@ -32,6 +32,64 @@ function toRef(row: RefRow): RunRef {
   };
 }
 
+/** A row of a line read: one of the oldest queued runs (or none), with the running ids on each. */
+type LineRow = Partial<RefRow> & { q_at: Date | null; running: string[]; active: string[] };
+
+/**
+ * The select list and FROM of a line read, given the placeholders of the
+ * agent, the limit, the lost-run age and (optionally) a run left out of the
+ * running ones. One row at least (the running ids, and those old enough to be
+ * lost), joined with the oldest queued runs. No specs: a version's spec never
+ * changes, and the runner keeps what it read. The line is cut first (LIMIT
+ * over the (agent_id, status, queued_at, id) index, no sort), then joined:
+ * the cost stays that of `limit` rows however long the line grows. Sorting
+ * the joined line instead made each claim O(backlog) and a backlog feed on itself.
+ */
+function lineSql(agent: string, limit: string, lostAfterMs: string, leaveOut?: string): string {
+  return `run.*, running.old AS running, running.ids AS active
+    FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids,
+                 coalesce(array_agg(id::text) FILTER (WHERE started_at < now() - make_interval(secs => ${lostAfterMs}::double precision / 1000)), '{}') AS old
+            FROM runs WHERE agent_id = ${agent}::uuid AND status = 'running'${leaveOut ? ` AND id <> ${leaveOut}::uuid` : ''}) running
+    LEFT JOIN LATERAL (
+      SELECT ${REF_COLUMNS}, r.queued_at AS q_at
+        FROM (SELECT * FROM runs WHERE agent_id = ${agent}::uuid AND status = 'queued' ORDER BY queued_at, id LIMIT ${limit}) r
+        JOIN workspaces w ON w.id = r.workspace_id) run ON true
+   ORDER BY run.q_at, run.id`;
+}
+
+function lineFromRows(rows: LineRow[]): AgentLine {
+  const candidates = rows.filter((row): row is LineRow & RefRow => row.id != null).map(toRef);
+  return { candidates, running: rows[0]?.running ?? [], active: rows[0]?.active ?? [] };
+}
+
+/**
+ * A run's ending, as CTEs (`ended` returns the RefRow): its last transcript
+ * entries (if it left any) go in the same statement, written whether or not
+ * the update applies — they record what the run did either way.
+ */
+const finishSql = `WITH tail AS (
+    INSERT INTO transcript_entries (session_id, seq, workspace_id, run_id, type, content)
+    SELECT $7::uuid, seq, $8::uuid, $9::uuid, type, content
+      FROM unnest($10::int[], $11::text[], $12::jsonb[]) AS t(seq, type, content)),
+  ended AS (
+    UPDATE runs r SET status = $3::"RunStatus", reason = $4, outcome = $5::jsonb, error = $6::jsonb, ended_at = now()
+      FROM workspaces w
+     WHERE r.id = $1::uuid AND r.status::text = ANY($2::text[]) AND w.id = r.workspace_id
+     RETURNING ${REF_COLUMNS})`;
+
+/** Parameters $1–$12 of finishSql. */
+function finishParams(runId: string, from: readonly RunStatus[], ending: RunEnding): unknown[] {
+  return [
+    runId,
+    [...from],
+    ending.status,
+    ending.reason,
+    ending.outcome ? JSON.stringify(ending.outcome) : null,
+    ending.error ? JSON.stringify(ending.error) : null,
+    ...transcriptTailParams(ending.transcript),
+  ];
+}
+
 /**
  * The runner's queries on the run ledger. Every status change is one
  * conditional UPDATE (`WHERE status = …`), so two runners, or a runner and
@@ -40,32 +98,9 @@ function toRef(row: RefRow): RunRef {
 export class SqlRunStore implements RunStore {
   constructor(private readonly prisma: SqlRunner) {}
 
-  async queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<{ candidates: RunRef[]; running: string[]; active: string[] }> {
-    // One row at least (the running ids, and those old enough to be lost), joined with the oldest
-    // queued runs. No specs: a version's spec never changes, and the runner keeps what it read.
-    // The line is cut first (LIMIT over the (agent_id, status, queued_at, id) index, no sort),
-    // then joined: the cost stays that of `limit` rows however long the line grows. Sorting
-    // the joined line instead made each claim O(backlog) and a backlog feed on itself.
-    const rows = await this.prisma.$queryRawUnsafe<Array<Partial<RefRow> & { q_at: Date | null; running: string[]; active: string[] }>>(
-      `SELECT run.*, running.old AS running, running.ids AS active
-         FROM (SELECT coalesce(array_agg(id::text), '{}') AS ids,
-                      coalesce(array_agg(id::text) FILTER (WHERE started_at < now() - make_interval(secs => $3::double precision / 1000)), '{}') AS old
-                 FROM runs WHERE agent_id = $1::uuid AND status = 'running') running
-         LEFT JOIN LATERAL (
-           SELECT ${REF_COLUMNS}, r.queued_at AS q_at
-             FROM (SELECT * FROM runs WHERE agent_id = $1::uuid AND status = 'queued' ORDER BY queued_at, id LIMIT $2) r
-             JOIN workspaces w ON w.id = r.workspace_id) run ON true
-        ORDER BY run.q_at, run.id`,
-      agentId,
-      limit,
-      lostAfterMs,
-    );
-    const running = rows[0]?.running ?? [];
-    const active = rows[0]?.active ?? [];
-    const candidates = rows
-      .filter((row): row is RefRow & { q_at: Date; running: string[]; active: string[] } => row.id != null)
-      .map(toRef);
-    return { candidates, running, active };
+  async queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<AgentLine> {
+    const rows = await this.prisma.$queryRawUnsafe<LineRow[]>(`SELECT ${lineSql('$1', '$2', '$3')}`, agentId, limit, lostAfterMs);
+    return lineFromRows(rows);
   }
 
   async specOf(agentId: string, version: number): Promise<unknown> {
@@ -112,26 +147,22 @@ export class SqlRunStore implements RunStore {
   }
 
   async finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null> {
-    // The run's last transcript entries (if it left any) go in the same statement: written
-    // whether or not the update applies — they record what the run did either way.
-    const [row] = await this.prisma.$queryRawUnsafe<RefRow[]>(
-      `WITH tail AS (
-         INSERT INTO transcript_entries (session_id, seq, workspace_id, run_id, type, content)
-         SELECT $7::uuid, seq, $8::uuid, $9::uuid, type, content
-           FROM unnest($10::int[], $11::text[], $12::jsonb[]) AS t(seq, type, content))
-       UPDATE runs r SET status = $3::"RunStatus", reason = $4, outcome = $5::jsonb, error = $6::jsonb, ended_at = now()
-         FROM workspaces w
-        WHERE r.id = $1::uuid AND r.status::text = ANY($2::text[]) AND w.id = r.workspace_id
-        RETURNING ${REF_COLUMNS}`,
-      runId,
-      [...from],
-      ending.status,
-      ending.reason,
-      ending.outcome ? JSON.stringify(ending.outcome) : null,
-      ending.error ? JSON.stringify(ending.error) : null,
-      ...transcriptTailParams(ending.transcript),
-    );
+    const [row] = await this.prisma.$queryRawUnsafe<RefRow[]>(`${finishSql} SELECT * FROM ended`, ...finishParams(runId, from, ending));
     return row ? toRef(row) : null;
+  }
+
+  async finishAndLook(runId: string, from: readonly RunStatus[], ending: RunEnding, look: LineQuery): Promise<{ ended: RunRef | null; line: AgentLine }> {
+    // The line is read from the statement's snapshot, in which the ending run is still
+    // `running`: it is left out, as it will have ended (or was not ours to end).
+    const rows = await this.prisma.$queryRawUnsafe<Array<LineRow & { ended: RefRow | null }>>(
+      `${finishSql} SELECT (SELECT row_to_json(e) FROM ended e) AS ended, ${lineSql('$13', '$14', '$15', '$1')}`,
+      ...finishParams(runId, from, ending),
+      look.agentId,
+      look.limit,
+      look.lostAfterMs,
+    );
+    const ended = rows[0]?.ended;
+    return { ended: ended ? toRef(ended) : null, line: lineFromRows(rows) };
   }
 
   async stopReason(runId: string): Promise<StopReason | null> {
