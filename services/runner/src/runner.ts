@@ -69,6 +69,8 @@ export class Runner {
   private readonly random: () => number;
   private readonly controllers = new Set<AbortController>();
   private readonly specs: SpecCache;
+  /** Per agent: the slots this process's lanes hold now, of how many, and the length of the line the latest of them claimed from (its run included). */
+  private readonly holding = new Map<string, { held: number; concurrency: number; line: number }>();
   private stopping = false;
 
   private readonly options: RunnerOptions & { chainMax: number };
@@ -90,6 +92,12 @@ export class Runner {
    */
   async handle(job: ActivationJob): Promise<JobDecision> {
     const { store, log } = this.options;
+    // Every slot of the agent is held by a lane of this process: no claim could be granted,
+    // so the job waits without reading the line — the lanes go on down it, withdraw the jobs
+    // of the runs they start and wake the next ones when they stop (a backlog's arriving jobs
+    // cost no query). Another process's lanes are not known here: its jobs look as usual.
+    const mine = this.holding.get(job.agentId);
+    if (mine && mine.held >= mine.concurrency) return this.later(Math.max(0, mine.line - 1));
     const lane = await this.lane(job.agentId, job.runId);
     if (lane.ran.has(job.runId)) return { action: 'done' };
     const decided = lane.look && this.decideFrom(lane.look, job.runId);
@@ -149,13 +157,27 @@ export class Runner {
       // of their own, so the lane need not look again (a query saved per run on a quiet agent).
       // Else the run's ending reads the line for the next claim, in the same statement.
       const goesOn = waiting && n + 1 < this.options.chainMax;
-      const executed = await this.execute(run, spec, lease, run.id !== ownRunId, goesOn ? { agentId, limit: MAX_CANDIDATES, lostAfterMs: this.options.leaseMs } : undefined);
+      const release = this.hold(agentId, concurrency, look.line.length);
+      const executed = await this.execute(run, spec, lease, run.id !== ownRunId, goesOn ? { agentId, limit: MAX_CANDIDATES, lostAfterMs: this.options.leaseMs } : undefined).finally(release);
       if (executed.ran) ran.add(run.id);
       known = executed.line;
       if (!waiting) break;
     }
     if (waiting) await this.wakeNext(agentId, concurrency);
     return { ran, look };
+  }
+
+  /** Counts a slot of the agent as held by this process until the returned function is called. */
+  private hold(agentId: string, concurrency: number, line: number): () => void {
+    const mine = this.holding.get(agentId) ?? { held: 0, concurrency, line };
+    mine.held += 1;
+    mine.concurrency = concurrency;
+    mine.line = line;
+    this.holding.set(agentId, mine);
+    return () => {
+      mine.held -= 1;
+      if (mine.held === 0) this.holding.delete(agentId);
+    };
   }
 
   /**

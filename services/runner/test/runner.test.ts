@@ -28,6 +28,11 @@ function setup(executor: Executor = new StepExecutor(), chainMax = 20) {
   return { store, slots, emitter, waker, runner, add, job };
 }
 
+async function waitUntil(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!check()) throw new Error('condition not reached');
+}
+
 describe('Runner', () => {
   it('runs the first queued run, records started then completed, frees the slot and wakes the next', async () => {
     const { store, slots, emitter, waker, runner, add, job } = setup(undefined, 1);
@@ -128,6 +133,26 @@ describe('Runner', () => {
     store.runs.get(runId(1))!.status = 'running';
     await slots.acquire(AGENT, 1, runId(1));
     expect(await runner.handle(job(2))).toEqual({ action: 'later', delayMs: 10 });
+  });
+
+  it('while its lanes hold every slot of the agent, a job waits without reading the line, and is run by them', async () => {
+    const { store, waker, runner, add, job } = setup();
+    const slow = { ...spec(), model: { provider: 'scripted' as const, name: 'm', params: { stepMs: 50 } } };
+    add(1, slow);
+    const first = runner.handle(job(1));
+    await waitUntil(() => store.runs.get(runId(1))!.status === 'running');
+    add(2, slow);
+    add(3, slow);
+    const reads = store.lineReads.length;
+    // Run 2 is next in line (nothing waited behind run 1 when its lane claimed it): the shortest wait.
+    expect(await runner.handle(job(2))).toEqual({ action: 'later', delayMs: 10 });
+    expect(await runner.handle(job(3))).toEqual({ action: 'later', delayMs: 10 });
+    expect(store.lineReads.length).toBe(reads);
+    expect(await first).toEqual({ action: 'done' });
+    // The slot is free again: the woken job claims as usual, and its lane goes on down the line.
+    expect(await runner.handle(job(2))).toEqual({ action: 'done' });
+    expect([1, 2, 3].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(waker.withdrawn).toEqual([runId(3)]);
   });
 
   it('a job whose run already ended does nothing (at-least-once delivery)', async () => {
