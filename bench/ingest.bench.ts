@@ -39,6 +39,8 @@ async function main(): Promise<void> {
   const pg = new Client({ connectionString: dbUrl });
   await pg.connect();
   const procs: ServiceProcess[] = [];
+  // A crash (an error nothing catches) skips the finally below: the services must not outlive it.
+  process.on('exit', () => procs.forEach((p) => p.child.kill('SIGKILL')));
   try {
     const token = (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', 'bench'], { cwd: ROOT, env: { ...process.env, ...env } })).stdout.trim().split('\n').at(-1)!;
     procs.push(await spawnService('event-log', { ...env, LOG_LEVEL: 'info' }));

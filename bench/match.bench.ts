@@ -2,7 +2,7 @@
  * `npm run bench:match`: matcher throughput (facts/s) with 10, 1,000 and
  * 10,000 enabled agents in one workspace (3 of them match each fact), and
  * fact published → run started latency at a fixed open-loop load with a
- * scripted agent and 2 runners. Baseline in the same run: a bare BullMQ
+ * scripted agent and `BENCH_RUNNERS` runners (one by default). Baseline in the same run: a bare BullMQ
  * `queue.add` → Worker pickup on the same Redis at the same rate. Writes its
  * section of BENCHMARKS.md.
  */
@@ -76,14 +76,16 @@ async function main(): Promise<void> {
   const pg = new Client({ connectionString: dbUrl });
   await pg.connect();
   const procs: ServiceProcess[] = [];
+  // A crash (an error nothing catches) skips the finally below: the services must not outlive it.
+  process.on('exit', () => procs.forEach((p) => p.child.kill('SIGKILL')));
   let matcher: ServiceProcess | undefined;
   let load: HttpLoad | undefined;
   try {
     const token = (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', 'bench'], { cwd: ROOT, env: { ...process.env, ...env } })).stdout.trim().split('\n').at(-1)!;
     const workspaceId = (await pg.query('SELECT id::text AS id FROM workspaces WHERE slug = $1', ['bench'])).rows[0].id as string;
     const createdBy = newId();
-    procs.push(await spawnService('event-log', { ...env, EVENT_LOG_CONSUMER: 'el-bench' }));
-    const gateway = await spawnService('gateway', env, { readyPattern: /gateway listening/ });
+    procs.push(await spawnService('event-log', { ...env, EVENT_LOG_CONSUMER: 'el-bench' }, { output: 'file' }));
+    const gateway = await spawnService('gateway', env, { readyPattern: /gateway listening/, output: 'file' });
     procs.push(gateway);
     const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1] ?? /"port":(\d+)/.exec(gateway.output())![1];
     load = new HttpLoad(`http://127.0.0.1:${port}`, { authorization: `Bearer ${token}` }, 16);
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
       if (status !== 202) throw new Error(`unexpected status ${status}`);
     };
     const startMatcher = async () => {
-      matcher = await spawnService('matcher', { ...env, MATCHER_CONSUMER: 'm-bench' }, { readyPattern: /matcher started/, timeoutMs: 120_000 });
+      matcher = await spawnService('matcher', { ...env, MATCHER_CONSUMER: 'm-bench' }, { readyPattern: /matcher started/, timeoutMs: 120_000, output: 'file' });
       procs.push(matcher);
     };
     const stopMatcher = async () => {
@@ -210,7 +212,7 @@ async function main(): Promise<void> {
     for (const table of ['runs', 'agents', 'agent_versions', 'platform_events', 'transcript_entries']) await pg.query(`VACUUM ANALYZE ${table}`);
     await startMatcher();
     const runners: ServiceProcess[] = [];
-    for (let r = 0; r < RUNNERS; r++) runners.push(await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/ }));
+    for (let r = 0; r < RUNNERS; r++) runners.push(await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/, output: 'file' }));
     procs.push(...runners);
     const event = (kind: string, i: number) => ({ kind, subject: { type: 'bench', id: String(i) }, payload: { i } });
     /** Posts `count` facts of `kind` at `rate` facts/s, `perRequest` to a request, on schedule. */
@@ -303,7 +305,7 @@ async function main(): Promise<void> {
 
 - Date: ${new Date().toISOString().slice(0, 10)}
 - Machine: ${machineLine(`Redis ${redisVersion}, PostgreSQL ${pgVersion}`)}
-- Command: \`npm run bench:match\` (gateway, event-log, matcher and ${RUNNERS === 1 ? 'a runner' : `${RUNNERS} runners`} as separate processes on the same cores as the load generator, Redis and PostgreSQL)
+- Command: \`npm run bench:match\` (gateway, event-log, matcher and ${RUNNERS === 1 ? 'a runner' : `${RUNNERS} runners`} as separate processes, each logging to a file, on the same cores as the load generator, Redis and PostgreSQL)
 
 Matcher throughput: enabled agents inserted with SQL before the matcher starts; ${MATCHING} of them match every fact (\`load.fact\`, \`load.*\`, \`*.fact\`), the rest have triggers on other kinds (\`other<i>.done\`, \`other<i>.*\`, \`*.x<i>\`). The matcher is SIGSTOPped, ${fmt(FACTS)} facts are posted in batches of 100 and persisted by the event-log, then it is SIGCONTed and timed until every run is recorded (then its saved cursor, \`consumer_cursors\`, is checked to reach the last seq). Each fact makes ${MATCHING} runs (the matcher's history check, run INSERT, BullMQ job and \`agent.run.queued\` fact for each).
 

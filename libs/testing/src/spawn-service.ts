@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** A service running as its own OS process. */
@@ -22,32 +24,56 @@ const ROOT = path.resolve(__dirname, '../../..');
 export async function spawnService(
   service: string,
   env: Record<string, string>,
-  options: { readyPattern?: RegExp; timeoutMs?: number } = {},
+  options: {
+    readyPattern?: RegExp;
+    timeoutMs?: number;
+    /**
+     * Where the output goes: through a pipe into this process (the default),
+     * or into a file read only when output() is called — a benchmark's load
+     * generator is then not woken by every line its services log.
+     */
+    output?: 'pipe' | 'file';
+  } = {},
 ): Promise<ServiceProcess> {
+  const toFile = options.output === 'file' ? path.join(mkdtempSync(path.join(os.tmpdir(), `sy-${service}-`)), 'output.log') : undefined;
+  const fd = toFile ? openSync(toFile, 'a') : undefined;
   // `node --import tsx` runs the service in this one process (the tsx CLI would put it in a
   // child process, and a SIGKILL of the CLI would leave the service running).
   const child = spawn(process.execPath, ['--import', 'tsx', `services/${service}/src/main.ts`], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'],
   });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  if (fd !== undefined) closeSync(fd);
+  let piped = '';
+  child.stdout?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (piped += chunk.toString()));
+  let fileGone = false;
+  const readOutput = () => (toFile && !fileGone ? readFileSync(toFile, 'utf8') : piped);
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (code, signal) => {
+      if (toFile) {
+        // What it wrote is kept in memory, and the file goes.
+        piped = readFileSync(toFile, 'utf8');
+        fileGone = true;
+        rmSync(path.dirname(toFile), { recursive: true, force: true });
+      }
+      resolve(signal ?? code);
+    }),
+  );
   const ready = options.readyPattern ?? /"msg":"[^"]*(started|listening)/;
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  while (!ready.test(output)) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${service} exited before it was ready:\n${output}`);
+  while (!ready.test(readOutput())) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${service} exited before it was ready:\n${readOutput()}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${service} was not ready in time:\n${output}`);
+      throw new Error(`${service} was not ready in time:\n${readOutput()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
     child,
-    output: () => output,
+    output: readOutput,
     exited,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

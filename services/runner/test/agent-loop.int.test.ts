@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -98,6 +98,7 @@ describe('agent loop (real processes, real openai client, real MCP servers)', ()
     await platform?.stop();
     await mcp?.close();
     await openai?.close();
+    rmSync(path.dirname(stdioLog), { recursive: true, force: true });
   });
 
   const stdio = testMcpStdioCommand(stdioLog);
