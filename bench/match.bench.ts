@@ -4,10 +4,12 @@
  * fact published → run started latency at a fixed open-loop load with a
  * scripted agent and `BENCH_RUNNERS` runners (one by default). Baseline in the same run: a bare BullMQ
  * `queue.add` → Worker pickup on the same Redis at the same rate. Writes its
- * section of BENCHMARKS.md.
+ * section of BENCHMARKS.md, with the CPU each group of processes took while
+ * each load was offered and what a wake-up costs on the machine.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Queue, Worker } from 'bullmq';
@@ -21,6 +23,7 @@ import { HttpLoad } from './lib/http-load';
 import { fmt, quantile } from './lib/stats';
 import { machineLine, writeSection } from './lib/report';
 import { roundTripCost } from './lib/wakeup-probe';
+import { CpuWindow } from './lib/process-cpu';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -84,7 +87,8 @@ async function main(): Promise<void> {
     const token = (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', 'bench'], { cwd: ROOT, env: { ...process.env, ...env } })).stdout.trim().split('\n').at(-1)!;
     const workspaceId = (await pg.query('SELECT id::text AS id FROM workspaces WHERE slug = $1', ['bench'])).rows[0].id as string;
     const createdBy = newId();
-    procs.push(await spawnService('event-log', { ...env, EVENT_LOG_CONSUMER: 'el-bench' }, { output: 'file' }));
+    const eventLog = await spawnService('event-log', { ...env, EVENT_LOG_CONSUMER: 'el-bench' }, { output: 'file' });
+    procs.push(eventLog);
     const gateway = await spawnService('gateway', env, { readyPattern: /gateway listening/, output: 'file' });
     procs.push(gateway);
     const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1] ?? /"port":(\d+)/.exec(gateway.output())![1];
@@ -226,6 +230,17 @@ async function main(): Promise<void> {
       await waitUntil(`${kind} runs started`, async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND started_at IS NOT NULL`, [kind])).rows[0].count) >= n, timeoutMs, 250).catch(() => undefined);
     };
     const factsKey = `${prefix}:${STREAMS.facts}`;
+    const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1] ?? 0);
+    /** The processes whose CPU the latency phase reports, by group. */
+    const cpuGroups = async (): Promise<Record<string, number[]>> => ({
+      gateway: [gateway.child.pid!],
+      'event-log': [eventLog.child.pid!],
+      matcher: matcher?.child.pid ? [matcher.child.pid] : [],
+      runner: runners.map((r) => r.child.pid!),
+      PostgreSQL: (await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid),
+      Redis: redisPid ? [redisPid] : [],
+      'load generator': [process.pid],
+    });
     /** Posts `rate` facts/s for SECONDS and measures published → queued → started for each. */
     const measureAt = async ({ rate, perRequest, label }: (typeof LOADS)[number], n: number) => {
       const warm = `lat.warm${n}`;
@@ -234,7 +249,9 @@ async function main(): Promise<void> {
       await allStarted(warm, rate, 30_000);
       const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
       const total = rate * SECONDS;
+      const cpuWindow = await new CpuWindow(cpuGroups).start();
       await offer(rate, perRequest, total, kind);
+      const cpu = await cpuWindow.end();
       await allStarted(kind, total, WAIT_MS);
       const measuredAt = Date.now();
       const published = new Map<string, { xadd: number; ts: number }>();
@@ -275,7 +292,7 @@ async function main(): Promise<void> {
       // A backlog left by a saturating rate is cancelled (it was measured), so the next rate starts clean.
       await pg.query(`UPDATE runs SET status = 'cancelled', reason = 'bench', ended_at = now() WHERE status = 'queued'`);
       await waitUntil('running runs ended', async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE status = 'running'`)).rows[0].count) === 0, 60_000, 100);
-      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued };
+      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu };
     };
     const measured = [];
     for (const [n, spec] of LOADS.entries()) measured.push(await measureAt(spec, n));
@@ -328,6 +345,12 @@ ${measured.map((m) => {
 }).join('\n')}
 
 Ratios: throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throughput.at(-1)!.factsPerSecond / first.factsPerSecond, 2)} of that with ${fmt(first.agents)}; ${measured.map((m) => `at ${m.label} published → started p50 is ${fmt(q(m.toStart).p50 / Math.max(q(baselines.get(m.rate)!).p50, 0.1), 1)}× the bare BullMQ pickup`).join('; ')}.
+
+CPU while each load was offered, in % of one core (of ${os.cpus().length}), per process group (read from \`/proc\`; PostgreSQL is the bench database's backends, the load generator is this process):
+
+| rate | ${Object.keys(measured[0]?.cpu ?? {}).join(' | ')} | total |
+|---:|${Object.keys(measured[0]?.cpu ?? {}).map(() => '---:').join('|')}|---:|
+${measured.map((m) => `| ${m.label} | ${Object.values(m.cpu).map((v) => `${fmt(v)} %`).join(' | ')} | ${fmt(Object.values(m.cpu).reduce((a, b) => a + b, 0))} % |`).join('\n')}
 
 CPU time of one Redis \`PING\` round trip, same run (the load stopped), by the idle time before it — the price of waking a process up on this machine, paid by every hop of a fact through the services when they are not already busy:
 
