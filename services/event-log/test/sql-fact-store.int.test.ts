@@ -1,8 +1,7 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import type { AcceptedFact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import { SqlPool } from '@switchyard/db';
-import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
+import { createTestSql, type TestSql } from '@switchyard/testing';
 import { SqlFactStore } from '../src/adapters/sql-fact-store';
 
 /**
@@ -12,25 +11,20 @@ import { SqlFactStore } from '../src/adapters/sql-fact-store';
  * what is stored) — seqs stay dense either way.
  */
 describe('SqlFactStore', () => {
-  let db: TestDatabase;
-  let sql: SqlPool;
+  let t: TestSql;
   let pg: Client;
   let store: SqlFactStore;
   const workspaceId = newId();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    sql = new SqlPool({ databaseUrl: db.url, poolMax: 2 });
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
+    t = await createTestSql();
+    pg = t.pg;
     await pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, 'store')`, [workspaceId]);
     await pg.query(`INSERT INTO workspace_event_seq (workspace_id, last_seq) VALUES ($1, 0)`, [workspaceId]);
-    store = new SqlFactStore(sql);
+    store = new SqlFactStore(t.sql);
   });
   afterAll(async () => {
-    await pg?.end();
-    await sql?.$disconnect();
-    await db?.drop();
+    await t?.close();
   });
 
   const fact = (overrides: Partial<AcceptedFact> = {}): AcceptedFact => ({

@@ -1,10 +1,9 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema, STREAMS, type Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import { SqlPool } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
 import { createActivationQueue, enqueueActivations, RedisIngestWriter, toKey, type ActivationQueue, type Redis } from '@switchyard/redis';
-import { createTestDatabase, createTestRedis, waitFor, type TestDatabase, type TestRedis } from '@switchyard/testing';
+import { createTestRedis, createTestSql, waitFor, type TestRedis, type TestSql } from '@switchyard/testing';
 import { ActivationGuards } from '../src/activation-guards';
 import { AgentIndex } from '../src/agent-index';
 import { Matcher } from '../src/matcher';
@@ -18,9 +17,8 @@ import { SqlMatcherStore } from '../src/adapters/sql-matcher-store';
  * ingest stream.
  */
 describe('matcher cursor saves', () => {
-  let db: TestDatabase;
+  let t: TestSql;
   let redis: TestRedis;
-  let sql: SqlPool;
   let pg: Client;
   let queueConnection: Redis;
   let queue: ActivationQueue;
@@ -28,11 +26,9 @@ describe('matcher cursor saves', () => {
   const agentId = newId();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    t = await createTestSql();
     redis = await createTestRedis();
-    sql = new SqlPool({ databaseUrl: db.url, poolMax: 2 });
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
+    pg = t.pg;
     queueConnection = redis.redis.duplicate({ maxRetriesPerRequest: null });
     queue = createActivationQueue(queueConnection, redis.prefix);
     const user = newId();
@@ -45,16 +41,14 @@ describe('matcher cursor saves', () => {
   afterAll(async () => {
     await queue?.close();
     queueConnection?.disconnect();
-    await pg?.end();
-    await sql?.$disconnect();
     await redis?.cleanup();
-    await db?.drop();
+    await t?.close();
   });
 
   const matcher = async (cursorLingerMs: number) => {
     const log = createLogger({ service: 'test', level: 'silent' });
     const created = new Matcher({
-      store: new SqlMatcherStore(sql, log),
+      store: new SqlMatcherStore(t.sql, log),
       index: new AgentIndex(),
       guards: new ActivationGuards({ maxCausationDepth: 5 }),
       activations: { enqueue: (jobs) => enqueueActivations(queue, jobs) },

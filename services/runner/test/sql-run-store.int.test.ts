@@ -1,7 +1,6 @@
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { newId } from '@switchyard/core';
-import { SqlPool } from '@switchyard/db';
-import { createTestDatabase, type TestDatabase } from '@switchyard/testing';
+import { createTestSql, type TestSql } from '@switchyard/testing';
 import { SqlRunStore } from '../src/adapters/sql-run-store';
 
 /**
@@ -11,25 +10,20 @@ import { SqlRunStore } from '../src/adapters/sql-run-store';
  * ending run left out.
  */
 describe('SqlRunStore line reads', () => {
-  let db: TestDatabase;
-  let sql: SqlPool;
+  let t: TestSql;
   let pg: Client;
   let store: SqlRunStore;
   const workspaceId = newId();
   const agentId = newId();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    sql = new SqlPool({ databaseUrl: db.url, poolMax: 2 });
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
+    t = await createTestSql();
+    pg = t.pg;
     await pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, 'runs')`, [workspaceId]);
-    store = new SqlRunStore(sql);
+    store = new SqlRunStore(t.sql);
   });
   afterAll(async () => {
-    await pg?.end();
-    await sql?.$disconnect();
-    await db?.drop();
+    await t?.close();
   });
 
   /** Inserts runs of the agent in line order (ids are UUIDv7: creation order breaks queued_at ties). */
