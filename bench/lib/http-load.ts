@@ -20,16 +20,7 @@ export class HttpLoad {
    * ECONNRESET before the request reached the server: sent again, once, as
    * Node's documentation advises (`req.reusedSocket`).
    */
-  async post(path: string, body: string): Promise<{ status: number; text: string }> {
-    try {
-      return await this.send(path, body);
-    } catch (error) {
-      if ((error as { reusedSocket?: boolean; code?: string }).reusedSocket && (error as { code?: string }).code === 'ECONNRESET') return this.send(path, body);
-      throw error;
-    }
-  }
-
-  private send(path: string, body: string): Promise<{ status: number; text: string }> {
+  post(path: string, body: string, resend = true): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -47,7 +38,10 @@ export class HttpLoad {
           res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
         },
       );
-      req.on('error', (error: NodeJS.ErrnoException) => reject(Object.assign(error, { reusedSocket: req.reusedSocket })));
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (resend && req.reusedSocket && error.code === 'ECONNRESET') resolve(this.post(path, body, false));
+        else reject(error);
+      });
       req.end(body);
     });
   }
