@@ -1,6 +1,8 @@
 export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, databaseServerUrl, redisUrl, templateDatabase, withDatabase } from './infra';
-export { adminQuery, createTestDatabase, createTestSql } from './test-database';
-export type { TestDatabase, TestSql } from './test-database';
+export { adminQuery, createTestDatabase } from './test-database';
+export type { TestDatabase } from './test-database';
+export { createTestSql } from './test-sql';
+export type { TestSql } from './test-sql';
 export { createTestRedis, deleteKeys } from './test-redis';
 export type { TestRedis } from './test-redis';
 export { waitFor } from './wait-for';
