@@ -15,7 +15,12 @@ export function runService<C extends { LOG_LEVEL: string }>(
   const main = async () => {
     const config = loadConfig();
     const log = createLogger({ service: name, level: config.LOG_LEVEL });
-    closeOnSignals(await start(config, log), log);
+    const service = start(config, log);
+    // Wired before start-up ends: a signal that comes as the service says it is up (a
+    // supervisor or a test may act on that line at once) closes it once it started, where
+    // the default action of SIGTERM would kill it without closing anything.
+    closeOnSignals({ close: async () => (await service).close() }, log);
+    await service;
   };
   main().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
