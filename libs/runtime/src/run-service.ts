@@ -15,12 +15,13 @@ export function runService<C extends { LOG_LEVEL: string }>(
   const main = async () => {
     const config = loadConfig();
     const log = createLogger({ service: name, level: config.LOG_LEVEL });
-    const service = start(config, log);
-    // Wired before start-up ends: a signal that comes as the service says it is up (a
-    // supervisor or a test may act on that line at once) closes it once it started, where
-    // the default action of SIGTERM would kill it without closing anything.
-    closeOnSignals({ close: async () => (await service).close() }, log);
-    await service;
+    // Wired before start-up begins: a signal that comes while the service starts, or as it
+    // says it is up (a supervisor or a test may act on any line at once), closes it once it
+    // started, where the default action of SIGTERM would kill it without closing anything.
+    const started: { service?: Promise<Closable> } = {};
+    closeOnSignals({ close: async () => (await started.service)?.close() }, log);
+    started.service = start(config, log);
+    await started.service;
   };
   main().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
