@@ -42,6 +42,7 @@ const LOADS = (process.env.BENCH_RATES ?? '200,200x10,100,40').split(',').map((s
   return { rate: rate!, perRequest: perRequest ?? 1, label: perRequest ? `${rate}/s, ${perRequest} per request` : `${rate}/s` };
 });
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 1);
 const MATCHING = 3;
 /** Runner processes of the latency runs: one per two cores (see the section's text). */
 const RUNNERS = Number(process.env.BENCH_RUNNERS ?? 1);
@@ -245,8 +246,8 @@ async function main(): Promise<void> {
     const measureAt = async ({ rate, perRequest, label }: (typeof LOADS)[number], n: number) => {
       const warm = `lat.warm${n}`;
       const kind = `lat.fact${n}`;
-      await offer(rate, perRequest, rate, warm);
-      await allStarted(warm, rate, 30_000);
+      await offer(rate, perRequest, rate * WARM_SECONDS, warm);
+      await allStarted(warm, rate * WARM_SECONDS, 30_000);
       const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
       const total = rate * SECONDS;
       const cpuWindow = await new CpuWindow(cpuGroups).start();
@@ -373,7 +374,9 @@ Targets (issue 3): throughput nearly independent of the number of non-matching a
     const keys = await redis.keys(`${prefix}:*`);
     for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
     await closeRedis(redis);
-    await dropDatabase(dbUrl);
+    // BENCH_KEEP_DB=1 leaves the database for a look at its runs (drop it by hand after).
+    if (process.env.BENCH_KEEP_DB === '1') console.log(`kept database ${dbUrl}`);
+    else await dropDatabase(dbUrl);
   }
 }
 
