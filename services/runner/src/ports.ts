@@ -80,6 +80,21 @@ export interface LineQuery {
   lostAfterMs: number;
 }
 
+/** Which run a lane that ends one goes on with: the agent's oldest queued run, as a LineQuery reads the line. */
+export interface NextQuery extends LineQuery {
+  /** Runs the agent's other slots hold: their lanes start them. */
+  skip: readonly string[];
+  /** The only version started (one whose spec the lane knows parses); another ends the hand-off. */
+  version: number;
+}
+
+/** What finishAndStartNext did: the ending (null: someone else ended the run), the next run it started, and the line. */
+export interface HandOff {
+  ended: RunRef | null;
+  started: StartedRun | null;
+  line: AgentLine;
+}
+
 /** The runner's reads and conditional writes on the run ledger. */
 export interface RunStore {
   /** The run and its place in its agent's line. */
@@ -97,11 +112,15 @@ export interface RunStore {
   /** Moves a run from one of `from` to its ending; null when it was in none of them (someone else ended it). */
   finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null>;
   /**
-   * finish(), and the line of `look.agentId` as it was just before (the
-   * ending run left out), in one round trip: a lane that goes on down the
-   * line claims its next run without reading the line again.
+   * finish(), then — only when the ending applied — the agent's next run
+   * started (`queued → running`, read as markRunning reads it), and the line
+   * as it was just before (the ending and the started run left out), in one
+   * round trip: the lane that ended a run goes on with the next without a
+   * claim of its own. The next run is the oldest queued one not in
+   * `next.skip` and not being started by someone else right now; none is
+   * started when that run is of another version than `next.version`.
    */
-  finishAndLook(runId: string, from: readonly RunStatus[], ending: RunEnding, look: LineQuery): Promise<{ ended: RunRef | null; line: AgentLine }>;
+  finishAndStartNext(runId: string, from: readonly RunStatus[], ending: RunEnding, next: NextQuery): Promise<HandOff>;
   stopReason(runId: string): Promise<StopReason | null>;
   /** Runs `running` since longer than `olderThanMs` (candidates for the lost-run sweep). */
   runningSince(olderThanMs: number): Promise<Array<{ id: string; agentId: string }>>;
@@ -133,6 +152,13 @@ export interface AgentSlots {
    * such slot is held or every candidate is.
    */
   claim(agentId: string, concurrency: number, candidates: readonly string[], leaseMs: number): Promise<SlotClaim>;
+  /**
+   * Atomically: moves the slot that holds `fromRunId` to `toRunId` with a
+   * fresh lease, or, when no slot holds `fromRunId` any more (its lease
+   * lapsed), takes a free one among the first `concurrency` for `toRunId`.
+   * No grant when neither could be done.
+   */
+  handOver(agentId: string, concurrency: number, fromRunId: string, toRunId: string, leaseMs: number): Promise<SlotClaim>;
   /** The run ids holding any slot of the agent now. */
   holders(agentId: string): Promise<Set<string>>;
 }

@@ -2,7 +2,7 @@ import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { runFact } from './run-facts';
 import { SpecCache } from './spec-cache';
-import type { AgentLine, AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, LineQuery, RunEnding, RunRef, RunStore, SlotLease, StopReason } from './ports';
+import type { AgentLine, AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StartedRun, StopReason } from './ports';
 
 /** What to do with an activation job after one attempt. */
 export type JobDecision = { action: 'done' } | { action: 'later'; delayMs: number };
@@ -46,6 +46,19 @@ interface Look {
   held: ReadonlySet<string>;
   /** The agent's runs `running` when the line was read. */
   active: ReadonlySet<string>;
+}
+
+/** A run a lane moved to `running`: what executing it needs, its slot, and its `started` fact on the way. */
+interface Begun {
+  run: StartedRun;
+  spec: AgentSpec;
+  lease: SlotLease;
+  announced: Promise<void>;
+}
+
+/** Queued runs in the line that no slot holds, besides `runId`: they wait for a slot. */
+function othersWaiting(look: Look, runId?: string): boolean {
+  return look.line.some((id) => id !== runId && !look.held.has(id));
 }
 
 /** A claim: the run it got a slot for (with what executing it needs), if any, and what it saw. */
@@ -135,8 +148,10 @@ export class Runner {
    * as long as it can claim one (up to `chainMax`): each run that ends here
    * saves the next one a queue round trip. Several lanes of one agent (up to
    * `flow.concurrency`) run side by side without racing, since each claim is
-   * atomic (AgentSlots.claim). Then wakes the jobs of the runs still waiting.
-   * Returns the ids of the runs it executed and what its last claim saw.
+   * atomic (AgentSlots.claim). A run that ends while others wait hands its
+   * slot to the next in line (handOff): one statement ends it and starts the
+   * next, one Redis write moves the slot. Then wakes the jobs of the runs
+   * still waiting. Returns the ids of the runs it executed and what it last saw.
    */
   private async lane(agentId: string, ownRunId: string): Promise<{ ran: Set<string>; look?: Look }> {
     const ran = new Set<string>();
@@ -145,23 +160,44 @@ export class Runner {
     let look: Look | undefined;
     // The line as the previous run's ending read it: the next claim need not read it again.
     let known: AgentLine | undefined;
-    for (let n = 0; n < this.options.chainMax && !this.stopping; n++) {
-      const claim = await this.claimNext(agentId, known);
-      look = claim.look;
-      if (!claim.granted) break;
-      const { run, spec, lease } = claim.granted;
-      concurrency = spec.flow.concurrency;
-      // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
-      waiting = look.line.some((id) => id !== run.id && !look!.held.has(id));
+    // The run the previous run's ending started, holding the slot it handed over.
+    let next: Begun | null = null;
+    // A run handed over is executed even when the process is stopping: it is `running` already.
+    for (let n = 0; n < this.options.chainMax && (next || !this.stopping); n++) {
+      let current = next;
+      next = null;
+      if (!current) {
+        const claim = await this.claimNext(agentId, known);
+        known = undefined;
+        look = claim.look;
+        if (!claim.granted) break;
+        // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
+        waiting = othersWaiting(look, claim.granted.run.id);
+        current = await this.begin(claim.granted, ownRunId);
+        if (!current) {
+          if (!waiting) break;
+          continue;
+        }
+      }
+      concurrency = current.spec.flow.concurrency;
       // Nothing else was waiting when this run was claimed: runs queued since have fresh jobs
       // of their own, so the lane need not look again (a query saved per run on a quiet agent).
-      // Else the run's ending reads the line for the next claim, in the same statement.
-      const goesOn = waiting && n + 1 < this.options.chainMax;
-      const release = this.hold(agentId, concurrency, look.line.length);
-      const executed = await this.execute(run, spec, lease, run.id !== ownRunId, goesOn ? { agentId, limit: MAX_CANDIDATES, lostAfterMs: this.options.leaseMs } : undefined).finally(release);
-      if (executed.ran) ran.add(run.id);
-      known = executed.line;
-      if (!waiting) break;
+      const goesOn = waiting && n + 1 < this.options.chainMax && !this.stopping;
+      const release = this.hold(agentId, concurrency, look!.line.length);
+      const ending = await this.execute(current).finally(release);
+      ran.add(current.run.id);
+      if (!goesOn) {
+        // Ledger first, then the slot: another runner never sees the slot free while the run is `running`.
+        const { lease } = current;
+        await this.end(current.run, ['running'], ending, () => lease.release());
+        if (!waiting) break;
+        continue;
+      }
+      const handed = await this.handOff(current, ending, look!.held, ownRunId);
+      ({ look, next } = handed);
+      known = handed.line;
+      waiting = othersWaiting(look, next?.run.id);
+      if (!next && !waiting) break;
     }
     if (waiting) await this.wakeNext(agentId, concurrency);
     return { ran, look };
@@ -199,7 +235,7 @@ export class Runner {
       // Read before the claim: a run running then and named by no slot now either ended in
       // between (its slot is released only after its ending is written: the update below
       // finds it ended and does nothing) or lost its runner.
-      for (const id of running) if (!claim.held.has(id)) await this.failLost(id);
+      await this.failUnheld(running, claim.held);
       const look = { ...seen, held: claim.held };
       if (!claim.granted) return { granted: null, look };
       const { run, lease } = { run: candidates.find((candidate) => candidate.id === claim.granted!.runId)!, lease: claim.granted.lease };
@@ -276,25 +312,36 @@ export class Runner {
     return { action: 'later', delayMs: Math.round(Math.min(jittered * (1 + ahead), capMs)) };
   }
 
-  /**
-   * Runs it; `ran` false when it was no longer queued (another runner took it
-   * first). A run of another job's (`othersJob`) has that job withdrawn once
-   * it is `running`: the job would only find it taken. With `lookAfter`, the
-   * run's ending also reads that line (`line`), for the lane's next claim.
-   */
-  private async execute(run: RunRef, spec: AgentSpec, lease: SlotLease, othersJob: boolean, lookAfter?: LineQuery): Promise<{ ran: boolean; line?: AgentLine }> {
-    const { store, executor, log } = this.options;
-    const started = await store.markRunning(run.id);
+  /** Moves a claimed run to `running`; null when it was no longer queued (another runner took it first), its slot released. */
+  private async begin(granted: NonNullable<Claim['granted']>, ownRunId: string): Promise<Begun | null> {
+    const started = await this.options.store.markRunning(granted.run.id);
     if (!started) {
-      await lease.release();
-      return { ran: false };
+      await granted.lease.release();
+      return null;
     }
+    return this.began(started, granted.spec, granted.lease, ownRunId);
+  }
+
+  /**
+   * A run this lane just moved to `running`. Its `started` fact is not
+   * awaited here: the executor's first Redis command (the mailbox drain) goes
+   * out in the same pipelined write; execute() awaits it before the ending,
+   * so `started` precedes it. A run of another job's has that job withdrawn:
+   * the job would only find it taken (sent with the fact; a job already
+   * picked up stays, harmlessly).
+   */
+  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string): Begun {
+    const { log } = this.options;
     log.info({ runId: run.id, agentId: run.agentId }, 'run started');
-    // Not awaited before the executor starts: its first Redis command (the mailbox drain) goes
-    // out in the same pipelined write. Awaited before the ending, so `started` precedes it.
-    const announced = this.announce(started, 'running', null);
-    // Sent with the fact (same tick, one pipelined write); a job already picked up stays, harmlessly.
-    if (othersJob) this.options.waker.withdraw(run.id).catch((error: unknown) => log.debug({ err: error, runId: run.id }, 'job not withdrawn'));
+    const announced = this.announce(run, 'running', null);
+    if (run.id !== ownRunId) this.options.waker.withdraw(run.id).catch((error: unknown) => log.debug({ err: error, runId: run.id }, 'job not withdrawn'));
+    return { run, spec, lease, announced };
+  }
+
+  /** Executes a started run, renewing its slot meanwhile; returns the ending to write. */
+  private async execute(current: Begun): Promise<RunEnding> {
+    const { store, executor, log } = this.options;
+    const { run, spec, lease } = current;
     const controller = new AbortController();
     this.controllers.add(controller);
     let lost = false;
@@ -312,7 +359,7 @@ export class Runner {
     let result: ExecutionResult;
     try {
       // The first stop check is the one read as the run started; later ones ask the ledger.
-      const { stop, ...startedRun } = started;
+      const { stop, ...startedRun } = run;
       let firstCheck: StopReason | null | undefined = stop;
       const shouldStop = async () => {
         if (firstCheck === undefined) return store.stopReason(run.id);
@@ -328,11 +375,54 @@ export class Runner {
       clearInterval(renewal);
       this.controllers.delete(controller);
     }
-    await announced;
-    // Ledger first, then the slot: another runner never sees the slot free while the run is
-    // `running`. The fact and the release are sent together (one Redis round trip, pipelined).
-    const line = await this.end(started, ['running'], toEnding(result, lost || controller.signal.aborted), () => lease.release(), lookAfter);
-    return { ran: true, line };
+    await current.announced;
+    return toEnding(result, lost || controller.signal.aborted);
+  }
+
+  /**
+   * Ends a run and goes on with the agent's next without a claim: one
+   * statement writes the ending and starts the oldest queued run that no
+   * other slot holds (finishAndStartNext), then one Redis write records the
+   * ending's fact and moves the run's slot to the started run (handOver).
+   * The slot is never free in between, so no other lane can start a run of
+   * the agent meanwhile, and a runner that dies in between leaves the started
+   * run `running` with no slot naming it: failed runner_lost once the slot's
+   * lease lapses, like any run of a dead runner. When nothing was started
+   * (nothing queued, the next run is being started by someone else or is of
+   * another version) the slot is released and the lane claims as usual.
+   */
+  private async handOff(current: Begun, ending: RunEnding, held: ReadonlySet<string>, ownRunId: string): Promise<{ next: Begun | null; look: Look; line: AgentLine }> {
+    const { store, slots, leaseMs, log } = this.options;
+    const { run, spec, lease } = current;
+    const skip = [...held].filter((id) => id !== run.id);
+    const { ended, started, line } = await store.finishAndStartNext(run.id, ['running'], ending, {
+      agentId: run.agentId,
+      limit: MAX_CANDIDATES,
+      lostAfterMs: leaseMs,
+      skip,
+      version: run.agentVersion,
+    });
+    if (!ended) log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
+    const seen = { line: line.candidates.map((candidate) => candidate.id), lineFull: line.candidates.length >= MAX_CANDIDATES, active: new Set(line.active) };
+    // Sent together: one Redis round trip, pipelined.
+    const announced = ended ? this.announce(ended, ending.status, ending.reason) : undefined;
+    if (!started) {
+      await Promise.all([announced, lease.release()]);
+      return { next: null, line, look: { ...seen, held: new Set(skip) } };
+    }
+    const [, claim] = await Promise.all([announced, slots.handOver(run.agentId, spec.flow.concurrency, run.id, started.id, leaseMs)]);
+    seen.active.add(started.id);
+    const look = { ...seen, held: claim.held };
+    await this.failUnheld(line.running, claim.held);
+    if (!claim.granted) {
+      // The run's slot lapsed and none was free: the started run never executes; failed visibly
+      // (after its `started` fact, as the ledger saw it start).
+      await this.announce(started, 'running', null);
+      await this.failLost(started.id);
+      return { next: null, line, look };
+    }
+    // Same version as the run that ended: same spec.
+    return { next: this.began(started, spec, claim.granted.lease, ownRunId), line, look };
   }
 
   private async wakeNext(agentId: string, concurrency: number): Promise<void> {
@@ -358,17 +448,16 @@ export class Runner {
     return ended !== null;
   }
 
-  /**
-   * Writes the ending, then records its fact alongside `after` (what may
-   * happen once the ledger has it). With `look`, returns that line as the
-   * ending's statement read it.
-   */
-  private async end(run: RunRef, from: readonly RunRef['status'][], ending: RunEnding, after?: () => Promise<unknown>, look?: LineQuery): Promise<AgentLine | undefined> {
-    const { store } = this.options;
-    const { ended, line } = look ? await store.finishAndLook(run.id, from, ending, look) : { ended: await store.finish(run.id, from, ending), line: undefined };
+  /** Writes the ending, then records its fact alongside `after` (what may happen once the ledger has it). */
+  private async end(run: RunRef, from: readonly RunRef['status'][], ending: RunEnding, after?: () => Promise<unknown>): Promise<void> {
+    const ended = await this.options.store.finish(run.id, from, ending);
     if (!ended) this.options.log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
     await Promise.all([ended ? this.announce(ended, ending.status, ending.reason) : undefined, after?.()]);
-    return line;
+  }
+
+  /** Fails the runs the ledger said were running (since longer than a lease) that no slot names: their runner died. */
+  private async failUnheld(running: readonly string[], held: ReadonlySet<string>): Promise<void> {
+    for (const id of running) if (!held.has(id)) await this.failLost(id);
   }
 
   private async announce(run: RunRef, status: RunRef['status'], reason: string | null): Promise<void> {

@@ -1,6 +1,6 @@
 import type { ActivationJob, RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
-import type { AgentLine, AgentSlots, LineQuery, RunPosition, SlotClaim, StartedRun, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
+import type { AgentLine, AgentSlots, HandOff, NextQuery, RunPosition, SlotClaim, StartedRun, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
 /** A run as the fake ledger keeps it, with the spec of its agent version. */
 export interface FakeRun extends RunRef {
@@ -77,16 +77,19 @@ export class FakeRunStore implements RunStore {
     return { ...run };
   }
 
-  /** Runs whose ending also read the line (finishAndLook), in order. */
-  readonly finishedAndLooked: string[] = [];
+  /** Runs whose ending started the next in line (finishAndStartNext), in order. */
+  readonly handedOff: string[] = [];
 
-  async finishAndLook(runId: string, from: readonly RunStatus[], ending: RunEnding, look: LineQuery): Promise<{ ended: RunRef | null; line: AgentLine }> {
-    this.finishedAndLooked.push(runId);
-    // As the SQL: the line as it was before the ending, the ending run left out.
-    const line = await this.line(look.agentId, look.limit);
-    const others = (ids: string[]) => ids.filter((id) => id !== runId);
+  async finishAndStartNext(runId: string, from: readonly RunStatus[], ending: RunEnding, next: NextQuery): Promise<HandOff> {
+    this.handedOff.push(runId);
+    // As the SQL: the line as it was before the statement, the ending and the started run left out.
+    const before = await this.line(next.agentId, next.limit + 1);
     const ended = await this.finish(runId, from, ending);
-    return { ended, line: { candidates: line.candidates, running: others(line.running), active: others(line.active) } };
+    const head = ended ? (await this.nextQueued(next.agentId, this.runs.size)).find((id) => !next.skip.includes(id)) : undefined;
+    const started = head && this.runs.get(head)!.agentVersion === next.version ? await this.markRunning(head) : null;
+    const others = (ids: string[]) => ids.filter((id) => id !== runId);
+    const candidates = before.candidates.filter((run) => run.id !== started?.id).slice(0, next.limit);
+    return { ended, started, line: { candidates, running: others(before.running), active: others(before.active) } };
   }
 
   async stopReason(runId: string): Promise<StopReason | null> {
@@ -115,7 +118,11 @@ export class FakeRunStore implements RunStore {
 export class FakeAgentSlots implements AgentSlots {
   readonly held = new Map<string, string>();
 
+  /** Claims made (claim()), whether granted or not. */
+  claims = 0;
+
   async claim(agentId: string, concurrency: number, candidates: readonly string[]): Promise<SlotClaim> {
+    this.claims += 1;
     const held = await this.holders(agentId);
     const runId = candidates.find((id) => !held.has(id));
     const lease = runId === undefined ? null : await this.acquire(agentId, concurrency, runId);
@@ -127,15 +134,25 @@ export class FakeAgentSlots implements AgentSlots {
     for (let i = 0; i < concurrency; i++) {
       const key = `${agentId}:${i}`;
       if (this.held.has(key)) continue;
-      this.held.set(key, runId);
-      return {
-        renew: async () => this.held.get(key) === runId,
-        release: async () => {
-          if (this.held.get(key) === runId) this.held.delete(key);
-        },
-      };
+      return this.take(key, runId);
     }
     return null;
+  }
+
+  async handOver(agentId: string, concurrency: number, fromRunId: string, toRunId: string): Promise<SlotClaim> {
+    const key = [...this.held].find(([slot, holder]) => slot.startsWith(`${agentId}:`) && holder === fromRunId)?.[0];
+    const lease = key ? this.take(key, toRunId) : await this.acquire(agentId, concurrency, toRunId);
+    return { granted: lease ? { runId: toRunId, lease } : null, held: await this.holders(agentId) };
+  }
+
+  private take(key: string, runId: string): SlotLease {
+    this.held.set(key, runId);
+    return {
+      renew: async () => this.held.get(key) === runId,
+      release: async () => {
+        if (this.held.get(key) === runId) this.held.delete(key);
+      },
+    };
   }
 
   async holders(agentId: string): Promise<Set<string>> {

@@ -58,17 +58,55 @@ describe('Runner', () => {
     for (let n = 1; n <= 5; n++) expect(emitter.kinds(runId(n))).toEqual(['agent.run.started', 'agent.run.completed']);
   });
 
-  it('a lane going down the line reads it once: each chained claim takes the line its previous run\'s ending read', async () => {
-    const { store, runner, add, job } = setup(undefined, 20);
+  it('a lane going down the line hands its slot on: one line read and one claim, then each ending starts the next', async () => {
+    const { store, slots, emitter, runner, add, job } = setup(undefined, 20);
     for (let n = 1; n <= 4; n++) add(n);
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
     expect([1, 2, 3, 4].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
     const started = [1, 2, 3, 4].map((n) => store.runs.get(runId(n))!.startedAt!);
     expect(started).toEqual([...started].sort((a, b) => a - b));
-    // One read for the first claim; runs 1–3 ended with something behind them, so their endings
-    // read the line; run 4 was the last in line, so its ending read nothing.
+    // One read and one claim for the first run; runs 1–3 ended with something behind them, so
+    // their endings started the next; run 4 was the last in line, so its ending started nothing.
     expect(store.lineReads).toEqual([AGENT]);
-    expect(store.finishedAndLooked).toEqual([runId(1), runId(2), runId(3)]);
+    expect(slots.claims).toBe(1);
+    expect(store.handedOff).toEqual([runId(1), runId(2), runId(3)]);
+    expect(slots.held.size).toBe(0);
+    for (let n = 1; n <= 4; n++) expect(emitter.kinds(runId(n))).toEqual(['agent.run.started', 'agent.run.completed']);
+  });
+
+  it('a hand-off passes over the runs other slots hold, and stops at a run of another version', async () => {
+    const { store, slots, runner, add, job } = setup(undefined, 20);
+    add(1, spec('scripted', 2));
+    add(2, spec('scripted', 2));
+    add(3, spec('scripted', 2));
+    store.add({ id: runId(4), workspaceId: WS, workspaceSlug: 'ws', agentId: AGENT, agentVersion: 2, status: 'queued', eventId: null, depth: 0, spec: spec('scripted', 2) });
+    // Another lane claimed run 2 (it starts it next).
+    await slots.acquire(AGENT, 2, runId(2));
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+    expect([1, 2, 3].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'queued', 'completed']);
+    // Run 3 was handed over; run 4 (version 2) was not: the lane claimed it as usual.
+    expect(store.handedOff).toEqual([runId(1), runId(3)]);
+    expect(store.runs.get(runId(4))!.status).toBe('completed');
+    expect(slots.claims).toBe(2);
+  });
+
+  it('a hand-off whose slot lapsed fails the started run visibly when no slot is free', async () => {
+    const { store, slots, emitter, runner, add, job } = setup(undefined, 20);
+    const slow = { ...spec(), model: { provider: 'scripted' as const, name: 'm', params: { stepMs: 30 } } };
+    add(1, slow);
+    add(2, slow);
+    add(3, slow);
+    const lane = runner.handle(job(1));
+    await waitUntil(() => store.runs.get(runId(1))!.status === 'running');
+    // Run 1's lease lapses and another runner takes the agent's only slot: the hand-off finds none.
+    slots.expire(runId(1));
+    await slots.acquire(AGENT, 1, runId(9));
+    expect(await lane).toEqual({ action: 'done' });
+    // Run 1 ended before its renewal came round (every third of the lease) to notice.
+    expect(store.runs.get(runId(1))!.status).toBe('completed');
+    expect(store.runs.get(runId(2))).toMatchObject({ status: 'failed', ending: { reason: 'runner_lost' } });
+    expect(emitter.kinds(runId(2))).toEqual(['agent.run.started', 'agent.run.failed']);
+    expect(store.runs.get(runId(3))!.status).toBe('queued');
   });
 
   it('a quiet agent\'s run ends without reading the line', async () => {
@@ -77,7 +115,7 @@ describe('Runner', () => {
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
     expect(store.runs.get(runId(1))!.status).toBe('completed');
     expect(store.lineReads).toEqual([AGENT]);
-    expect(store.finishedAndLooked).toEqual([]);
+    expect(store.handedOff).toEqual([]);
   });
 
   it('FIFO: a later run’s job starts the oldest queued run first, then goes down the line', async () => {

@@ -49,8 +49,38 @@ end
 return {'', -1, unpack(holders)}
 `;
 
+/**
+ * Moves the slot holding one run to another. KEYS: every slot of the agent;
+ * ARGV: concurrency, leaseMs, from run id, to run id. The slot that holds
+ * `from` now holds `to` (a fresh lease); when none holds `from` (its lease
+ * lapsed), a free slot among the first `concurrency` is taken. Returns
+ * [slot index or -1, ...held run ids].
+ */
+const HAND_OVER_SCRIPT = `
+local concurrency = tonumber(ARGV[1])
+local holders, mine, free = {}, nil, nil
+for i = 1, #KEYS do
+  local value = redis.call('GET', KEYS[i])
+  if value == ARGV[3] and not mine then
+    mine = i
+  elseif value then
+    holders[#holders + 1] = value
+  elseif i <= concurrency and not free then
+    free = i
+  end
+end
+local slot = mine or free
+if slot then
+  redis.call('SET', KEYS[slot], ARGV[4], 'PX', ARGV[2])
+  holders[#holders + 1] = ARGV[4]
+  return {slot - 1, unpack(holders)}
+end
+return {-1, unpack(holders)}
+`;
+
 interface SlotCommands {
   switchyardClaimSlot(...args: Array<string | number>): Promise<[string, number, ...string[]]>;
+  switchyardHandOverSlot(...args: Array<string | number>): Promise<[number, ...string[]]>;
   switchyardRenewSlot(key: string, runId: string, leaseMs: number): Promise<number>;
   switchyardReleaseSlot(key: string, runId: string): Promise<number>;
 }
@@ -71,6 +101,7 @@ export class RedisAgentSlots implements AgentSlots {
     private readonly prefix: string,
   ) {
     redis.defineCommand('switchyardClaimSlot', { numberOfKeys: MAX_SLOTS, lua: CLAIM_SCRIPT });
+    redis.defineCommand('switchyardHandOverSlot', { numberOfKeys: MAX_SLOTS, lua: HAND_OVER_SCRIPT });
     redis.defineCommand('switchyardRenewSlot', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     redis.defineCommand('switchyardReleaseSlot', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     this.commands = redis as unknown as SlotCommands;
@@ -80,11 +111,23 @@ export class RedisAgentSlots implements AgentSlots {
     return toKey(this.prefix, 'agent-slot', agentId, String(index));
   }
 
+  /** Every slot key the agent may have (MAX_SLOTS): the scripts read them all. */
+  private keys(agentId: string): string[] {
+    return Array.from({ length: MAX_SLOTS }, (_, index) => this.key(agentId, index));
+  }
+
   async claim(agentId: string, concurrency: number, candidates: readonly string[], leaseMs: number): Promise<SlotClaim> {
-    const keys = Array.from({ length: MAX_SLOTS }, (_, index) => this.key(agentId, index));
+    const keys = this.keys(agentId);
     const [runId, index, ...held] = await this.commands.switchyardClaimSlot(...keys, Math.min(concurrency, MAX_SLOTS), leaseMs, ...candidates);
     if (!runId) return { granted: null, held: new Set(held) };
     return { granted: { runId, lease: this.lease(this.key(agentId, Number(index)), runId, leaseMs) }, held: new Set(held) };
+  }
+
+  async handOver(agentId: string, concurrency: number, fromRunId: string, toRunId: string, leaseMs: number): Promise<SlotClaim> {
+    const keys = this.keys(agentId);
+    const [index, ...held] = await this.commands.switchyardHandOverSlot(...keys, Math.min(concurrency, MAX_SLOTS), leaseMs, fromRunId, toRunId);
+    if (Number(index) < 0) return { granted: null, held: new Set(held) };
+    return { granted: { runId: toRunId, lease: this.lease(this.key(agentId, Number(index)), toRunId, leaseMs) }, held: new Set(held) };
   }
 
   private lease(key: string, runId: string, leaseMs: number): SlotLease {
@@ -95,7 +138,7 @@ export class RedisAgentSlots implements AgentSlots {
   }
 
   async holders(agentId: string): Promise<Set<string>> {
-    const keys = Array.from({ length: MAX_SLOTS }, (_, index) => this.key(agentId, index));
+    const keys = this.keys(agentId);
     const values = await this.redis.mget(...keys);
     return new Set(values.filter((value): value is string => value !== null));
   }

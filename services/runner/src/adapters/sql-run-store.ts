@@ -1,7 +1,7 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { AgentLine, LineQuery, RunEnding, RunPosition, RunRef, RunStore, StartedRun, StopReason } from '../ports';
-import { RUN_CONTEXT_COLUMNS, runContextFromRow, type RunContextRow } from './sql-run-context';
+import type { AgentLine, HandOff, NextQuery, RunEnding, RunPosition, RunRef, RunStore, StartedRun, StopReason } from '../ports';
+import { RUN_CONTEXT_COLUMNS, runContextColumns, runContextFromRow, type RunContextRow } from './sql-run-context';
 import { transcriptTailParams } from './sql-transcript-store';
 
 interface RefRow {
@@ -90,6 +90,23 @@ function finishParams(runId: string, from: readonly RunStatus[], ending: RunEndi
   ];
 }
 
+/** A run just moved to `running` (from `started r`), with its context and stop flags, as StartedRow. */
+function startedSelect(contextColumns: string): string {
+  return `SELECT ${REF_COLUMNS}, ${contextColumns}, r.stop_requested, coalesce(s.agents_paused, false) AS paused
+         FROM started r JOIN workspaces w ON w.id = r.workspace_id
+         LEFT JOIN workspace_settings s ON s.workspace_id = r.workspace_id`;
+}
+
+type StartedRow = RefRow & RunContextRow & { stop_requested: boolean; paused: boolean };
+
+function startedFromRow(row: StartedRow): StartedRun {
+  return {
+    ...toRef(row),
+    context: runContextFromRow(row, row.slug),
+    stop: row.stop_requested ? 'stopped' : row.paused ? 'agents_paused' : null,
+  };
+}
+
 /**
  * The runner's queries on the run ledger. Every status change is one
  * conditional UPDATE (`WHERE status = …`), so two runners, or a runner and
@@ -128,22 +145,15 @@ export class SqlRunStore implements RunStore {
   async markRunning(runId: string): Promise<StartedRun | null> {
     // One statement: the conditional update, and what the executor needs of the run (its
     // context, the stop flags) read alongside, so a run's first step costs no extra query.
-    const [row] = await this.prisma.$queryRawUnsafe<Array<RefRow & RunContextRow & { stop_requested: boolean; paused: boolean }>>(
-      `WITH r AS (
+    const [row] = await this.prisma.$queryRawUnsafe<StartedRow[]>(
+      `WITH started AS (
          UPDATE runs SET status = 'running', started_at = now()
           WHERE id = $1::uuid AND status = 'queued'
           RETURNING *)
-       SELECT ${REF_COLUMNS}, ${RUN_CONTEXT_COLUMNS}, r.stop_requested, coalesce(s.agents_paused, false) AS paused
-         FROM r JOIN workspaces w ON w.id = r.workspace_id
-         LEFT JOIN workspace_settings s ON s.workspace_id = r.workspace_id`,
+       ${startedSelect(RUN_CONTEXT_COLUMNS)}`,
       runId,
     );
-    if (!row) return null;
-    return {
-      ...toRef(row),
-      context: runContextFromRow(row, row.slug),
-      stop: row.stop_requested ? 'stopped' : row.paused ? 'agents_paused' : null,
-    };
+    return row ? startedFromRow(row) : null;
   }
 
   async finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null> {
@@ -151,18 +161,38 @@ export class SqlRunStore implements RunStore {
     return row ? toRef(row) : null;
   }
 
-  async finishAndLook(runId: string, from: readonly RunStatus[], ending: RunEnding, look: LineQuery): Promise<{ ended: RunRef | null; line: AgentLine }> {
-    // The line is read from the statement's snapshot, in which the ending run is still
-    // `running`: it is left out, as it will have ended (or was not ours to end).
-    const rows = await this.prisma.$queryRawUnsafe<Array<LineRow & { ended: RefRow | null }>>(
-      `${finishSql} SELECT (SELECT row_to_json(e) FROM ended e) AS ended, ${lineSql('$13', '$14', '$15', '$1')}`,
+  async finishAndStartNext(runId: string, from: readonly RunStatus[], ending: RunEnding, next: NextQuery): Promise<HandOff> {
+    // The next run is taken as a queue takes its head: FOR UPDATE SKIP LOCKED passes over a
+    // run another runner is moving to `running` right now, and the recheck of `status` under
+    // the lock over one it just did. All parts read the statement's snapshot, in which the
+    // ending run is still `running` and the started one still `queued`: the line leaves both
+    // out (one more row is read so that the line is still `limit` long without the started run).
+    const rows = await this.prisma.$queryRawUnsafe<Array<LineRow & { ended: RefRow | null; started: StartedRow | null }>>(
+      `${finishSql},
+       next AS (
+         SELECT id, agent_version FROM runs
+          WHERE agent_id = $13::uuid AND status = 'queued' AND NOT (id = ANY($14::uuid[])) AND EXISTS (SELECT 1 FROM ended)
+          ORDER BY queued_at, id LIMIT 1
+          FOR UPDATE OF runs SKIP LOCKED),
+       started AS (
+         UPDATE runs r SET status = 'running', started_at = now()
+           FROM next WHERE r.id = next.id AND next.agent_version = $15 AND r.status = 'queued'
+          RETURNING r.*)
+       SELECT (SELECT row_to_json(e) FROM ended e) AS ended,
+              (SELECT row_to_json(b) FROM (${startedSelect(runContextColumns({ session: '$7', seqs: '$10' }))}) b) AS started,
+              ${lineSql('$13', '$16', '$17', '$1')}`,
       ...finishParams(runId, from, ending),
-      look.agentId,
-      look.limit,
-      look.lostAfterMs,
+      next.agentId,
+      [...next.skip],
+      next.version,
+      next.limit + 1,
+      next.lostAfterMs,
     );
-    const ended = rows[0]?.ended;
-    return { ended: ended ? toRef(ended) : null, line: lineFromRows(rows) };
+    const first = rows[0];
+    const started = first?.started ? startedFromRow(first.started) : null;
+    const line = lineFromRows(rows);
+    const candidates = line.candidates.filter((run) => run.id !== started?.id).slice(0, next.limit);
+    return { ended: first?.ended ? toRef(first.ended) : null, started, line: { ...line, candidates } };
   }
 
   async stopReason(runId: string): Promise<StopReason | null> {
