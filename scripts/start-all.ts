@@ -47,18 +47,31 @@ async function main(): Promise<void> {
   ];
   const log = createLogger({ service: 'start-all', level: loadConfig(BaseEnvSchema).LOG_LEVEL });
   const started: Closable[] = [];
+  let stopping = false;
+  let starting: Promise<unknown> = Promise.resolve();
   // Stop in reverse order: the gateway stops taking requests before the services behind it go.
-  const all: Closable = { close: () => closeAll([...started].reverse()) };
+  // A stop during start-up starts nothing more and waits for the service being started.
+  const all: Closable = {
+    close: async () => {
+      stopping = true;
+      await starting.catch(() => undefined);
+      await closeAll([...started].reverse());
+    },
+  };
+  // Wired before the first start, as runService does: a signal during start-up closes what
+  // started, where the default action of SIGTERM would kill the process without closing anything.
+  closeOnSignals(all, log);
   for (const { name, start } of services) {
+    if (stopping) return;
     try {
-      started.push(await start());
+      starting = start().then((service) => started.push(service));
+      await starting;
     } catch (error) {
       log.error({ err: error, failed: name }, 'a service failed to start; stopping the others');
       await all.close().catch(() => undefined);
       throw error;
     }
   }
-  closeOnSignals(all, log);
   log.info({ services: services.map(({ name }) => name) }, 'all services started');
 }
 
