@@ -33,9 +33,10 @@ export interface RunningMatcher extends Closable {
 export async function startMatcher(config: MatcherConfig, log: Logger): Promise<RunningMatcher> {
   const redis = createRedis(config.REDIS_URL, { connectionName: 'matcher' });
   const prisma = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'matcher' });
-  // BullMQ does not close a connection it was given: this one is closed below.
-  const queueConnection = redis.duplicate({ maxRetriesPerRequest: null });
-  const queue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
+  // The queue adds jobs on the matcher's one connection (it never blocks): a batch's jobs and
+  // its `agent.run.queued` facts go out in one pipelined write (decision 0017). BullMQ does not
+  // close a connection it was given: it is closed below.
+  const queue = createActivationQueue(redis, config.REDIS_PREFIX);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const decisions = new Counter({
@@ -89,6 +90,6 @@ export async function startMatcher(config: MatcherConfig, log: Logger): Promise<
   log.info({ consumer: config.MATCHER_CONSUMER, healthPort: health.port }, 'matcher started');
   return {
     healthPort: health.port,
-    close: () => closeAll([consumer, () => matcher.saveUnsaved(), health, () => queue.close(), () => closeRedis(queueConnection), () => prisma.$disconnect(), () => closeRedis(redis)]),
+    close: () => closeAll([consumer, () => matcher.saveUnsaved(), health, () => queue.close(), () => prisma.$disconnect(), () => closeRedis(redis)]),
   };
 }

@@ -70,8 +70,10 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
   }
   // BullMQ blocks on its connection (maxRetriesPerRequest null) and does not close one it was given.
   const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
-  const queueConnection = redis.duplicate({ maxRetriesPerRequest: null });
-  const queue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
+  // The queue (withdrawing, waking and reviving jobs; it never blocks) shares the runner's
+  // connection: a withdrawal goes out in the same pipelined write as the run's `started` fact
+  // and its slot hand-over (decision 0017).
+  const queue = createActivationQueue(redis, config.REDIS_PREFIX);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const transitions = new Counter({
@@ -86,7 +88,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     slots: new RedisAgentSlots(redis, config.REDIS_PREFIX),
     executor: agentLoop(config, sql, redis, log),
     emitter: new RedisIngestWriter(redis, config.REDIS_PREFIX, toKey(config.REDIS_PREFIX, STREAMS.ingest), config.IDEMPOTENCY_TTL_SECONDS),
-    waker: new BullmqJobWaker(queue),
+    waker: new BullmqJobWaker(queue, redis),
     log,
     leaseMs: config.RUNNER_LEASE_MS,
     backoff: {
@@ -132,7 +134,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     healthPort: health.port,
     // Memoised: a second SIGTERM or an error path may call it again.
     close: once(() =>
-      closeAll([closeWorker, health, () => queue.close(), () => closeRedis(workerConnection), () => closeRedis(queueConnection), () => sql.$disconnect(), () => closeRedis(redis)]),
+      closeAll([closeWorker, health, () => queue.close(), () => closeRedis(workerConnection), () => sql.$disconnect(), () => closeRedis(redis)]),
     ),
   };
 }

@@ -70,15 +70,25 @@ export function createActivationWorker(options: ActivationWorkerOptions): Worker
  * backoff. A job that is not delayed (waiting, active, gone) is left alone.
  */
 export class BullmqJobWaker implements JobWaker {
-  constructor(private readonly queue: Queue<ActivationJob>) {}
+  constructor(
+    private readonly queue: Queue<ActivationJob>,
+    /** A connection to the queue's Redis, for the read of its delayed set. */
+    private readonly redis: Redis,
+  ) {}
 
   async wake(runIds: readonly string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    // Only a delayed job can be promoted, and most of these wait already or are gone: one read
+    // of the delayed set says which are, before reading and promoting them one by one.
+    const scores = await this.redis.zmscore(this.queue.keys.delayed!, ...runIds);
     await Promise.all(
-      runIds.map(async (runId) => {
-        const job = await Job.fromId<ActivationJob>(this.queue, runId);
-        // promote() refuses a job that is not delayed: that race is harmless.
-        await job?.promote().catch(() => undefined);
-      }),
+      runIds
+        .filter((_, index) => scores[index] !== null)
+        .map(async (runId) => {
+          const job = await Job.fromId<ActivationJob>(this.queue, runId);
+          // promote() refuses a job that is not delayed (any more): that race is harmless.
+          await job?.promote().catch(() => undefined);
+        }),
     );
   }
 
