@@ -15,6 +15,7 @@ import { newId } from '@switchyard/core';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
 import { closeRedis, createRedis } from '@switchyard/redis';
 import { spawnService, type ServiceProcess } from '@switchyard/testing';
+import { benchServices } from './lib/bench-services';
 import { HttpLoad } from './lib/http-load';
 import { fmt, quantile } from './lib/stats';
 import { machineLine, writeSection } from './lib/report';
@@ -38,9 +39,7 @@ async function main(): Promise<void> {
   const redis = createRedis(REDIS_URL);
   const pg = new Client({ connectionString: dbUrl });
   await pg.connect();
-  const procs: ServiceProcess[] = [];
-  // A crash (an error nothing catches) skips the finally below: the services must not outlive it.
-  process.on('exit', () => procs.forEach((p) => p.child.kill('SIGKILL')));
+  const procs = benchServices(`database ${dbUrl}, Redis keys ${prefix}:*`);
   try {
     const token = (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', 'bench'], { cwd: ROOT, env: { ...process.env, ...env } })).stdout.trim().split('\n').at(-1)!;
     procs.push(await spawnService('event-log', { ...env, LOG_LEVEL: 'info' }));
