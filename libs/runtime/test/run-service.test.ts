@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+import { spawnScript } from '@switchyard/testing';
 
 /**
  * runService in a real process: a SIGTERM that arrives while the service is
@@ -9,18 +8,9 @@ import path from 'node:path';
  */
 describe('runService', () => {
   it('a SIGTERM during start-up closes the service once it started, and exits 0', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'fixtures/slow-start-service.ts')], {
-      cwd: path.resolve(__dirname, '../../..'),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
-    for (let i = 0; i < 600 && !output.includes('"msg":"starting"'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(output).toContain('"msg":"starting"');
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    const service = await spawnScript('libs/runtime/test/fixtures/slow-start-service.ts', {}, { readyPattern: /"msg":"starting"/ });
+    expect(await service.stop('SIGTERM')).toBe(0);
+    const output = service.output();
     const order = ['"msg":"starting"', '"msg":"shutting down"', '"msg":"slow-start started"', '"msg":"closed"'].map((line) => output.indexOf(line));
     expect(order.every((at) => at >= 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));

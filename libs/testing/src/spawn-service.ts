@@ -16,30 +16,39 @@ export interface ServiceProcess {
 
 const ROOT = path.resolve(__dirname, '../../..');
 
+/** Options of spawnService and spawnScript. */
+export interface SpawnOptions {
+  /** The line that says it is up. @defaultValue a `"msg"` ending in started or listening */
+  readyPattern?: RegExp;
+  timeoutMs?: number;
+  /**
+   * Where the output goes: through a pipe into this process (the default),
+   * or into a file read only when output() is called — a benchmark's load
+   * generator is then not woken by every line its services log.
+   */
+  output?: 'pipe' | 'file';
+}
+
 /**
  * Why this exists: the crash guarantees are about processes. A test that
  * kills a service with SIGKILL must run it as a real child process, exactly
  * as `main.ts` runs in production, and wait until it says it is up.
  */
-export async function spawnService(
-  service: string,
-  env: Record<string, string>,
-  options: {
-    readyPattern?: RegExp;
-    timeoutMs?: number;
-    /**
-     * Where the output goes: through a pipe into this process (the default),
-     * or into a file read only when output() is called — a benchmark's load
-     * generator is then not woken by every line its services log.
-     */
-    output?: 'pipe' | 'file';
-  } = {},
-): Promise<ServiceProcess> {
-  const toFile = options.output === 'file' ? path.join(mkdtempSync(path.join(os.tmpdir(), `sy-${service}-`)), 'output.log') : undefined;
+export async function spawnService(service: string, env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
+  return spawnScript(`services/${service}/src/main.ts`, env, options);
+}
+
+/**
+ * A TypeScript entry point of the repo (a path from its root) as its own
+ * process, like spawnService: for the one-process platform and test fixtures.
+ */
+export async function spawnScript(entry: string, env: Record<string, string>, options: SpawnOptions = {}): Promise<ServiceProcess> {
+  const name = path.basename(entry.replace(/\/src\/main\.ts$/, ''), '.ts');
+  const toFile = options.output === 'file' ? path.join(mkdtempSync(path.join(os.tmpdir(), `sy-${name}-`)), 'output.log') : undefined;
   const fd = toFile ? openSync(toFile, 'a') : undefined;
   // `node --import tsx` runs the service in this one process (the tsx CLI would put it in a
   // child process, and a SIGKILL of the CLI would leave the service running).
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${service}/src/main.ts`], {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'],
@@ -64,12 +73,13 @@ export async function spawnService(
   const ready = options.readyPattern ?? /"msg":"[^"]*(started|listening)/;
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   while (!ready.test(readOutput())) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${service} exited before it was ready:\n${readOutput()}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited before it was ready:\n${readOutput()}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${service} was not ready in time:\n${readOutput()}`);
+      throw new Error(`${name} was not ready in time:\n${readOutput()}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Soon after the line: a test may act at once on it (a signal while the rest starts).
+    await new Promise((resolve) => setTimeout(resolve, toFile ? 50 : 10));
   }
   return {
     child,
