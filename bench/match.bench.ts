@@ -71,6 +71,12 @@ async function main(): Promise<void> {
   const dbUrl = withDatabaseName(SERVER_URL, `sy_bench_${Date.now()}`);
   await ensureDatabase(dbUrl);
   await applyMigrations(dbUrl);
+  if (process.env.BENCH_AUTO_EXPLAIN) {
+    const c = new Client({ connectionString: dbUrl }); await c.connect();
+    const name = new URL(dbUrl).pathname.slice(1);
+    for (const q of [`ALTER DATABASE ${name} SET session_preload_libraries = 'auto_explain'`, `ALTER DATABASE ${name} SET auto_explain.log_min_duration = 0`, `ALTER DATABASE ${name} SET auto_explain.sample_rate = 0.05`]) await c.query(q);
+    await c.end();
+  }
   const prefix = `bench${randomUUID().slice(0, 8)}`;
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
@@ -247,6 +253,10 @@ async function main(): Promise<void> {
       const kind = `lat.fact${n}`;
       await offer(rate, perRequest, rate * WARM_SECONDS, warm);
       await allStarted(warm, rate * WARM_SECONDS, 30_000);
+      // Statistics as autovacuum keeps them on a live system: the VACUUM ANALYZE above saw the
+      // tables nearly empty, and autovacuum (a minute apart) would not look again during a load,
+      // so the planner took the runs table for a few rows and scanned it whole (auto_explain).
+      await pg.query('ANALYZE runs, platform_events, transcript_entries');
       const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
       const total = rate * SECONDS;
       const cpuWindow = await new CpuWindow(cpuGroups).start();

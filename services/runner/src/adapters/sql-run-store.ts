@@ -167,6 +167,8 @@ export class SqlRunStore implements RunStore {
     // the lock over one it just did. All parts read the statement's snapshot, in which the
     // ending run is still `running` and the started one still `queued`: the line leaves both
     // out (one more row is read so that the line is still `limit` long without the started run).
+    // The started run is updated by its id (a scalar subquery): a join with `next` let the
+    // planner scan the whole table when its statistics were stale (auto_explain in bench:match).
     const rows = await this.prisma.$queryRawUnsafe<Array<LineRow & { ended: RefRow | null; started: StartedRow | null }>>(
       `${finishSql},
        next AS (
@@ -176,7 +178,7 @@ export class SqlRunStore implements RunStore {
           FOR UPDATE OF runs SKIP LOCKED),
        started AS (
          UPDATE runs r SET status = 'running', started_at = now()
-           FROM next WHERE r.id = next.id AND next.agent_version = $15 AND r.status = 'queued'
+          WHERE r.id = (SELECT id FROM next WHERE agent_version = $15) AND r.status = 'queued'
           RETURNING r.*)
        SELECT (SELECT row_to_json(e) FROM ended e) AS ended,
               (SELECT row_to_json(b) FROM (${startedSelect(runContextColumns({ session: '$7', seqs: '$10' }))}) b) AS started,
