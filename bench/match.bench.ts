@@ -71,12 +71,9 @@ async function main(): Promise<void> {
   const dbUrl = withDatabaseName(SERVER_URL, `sy_bench_${Date.now()}`);
   await ensureDatabase(dbUrl);
   await applyMigrations(dbUrl);
-  if (process.env.BENCH_AUTO_EXPLAIN) {
-    const c = new Client({ connectionString: dbUrl }); await c.connect();
-    const name = new URL(dbUrl).pathname.slice(1);
-    for (const q of [`ALTER DATABASE ${name} SET session_preload_libraries = 'auto_explain'`, `ALTER DATABASE ${name} SET auto_explain.log_min_duration = 0`, `ALTER DATABASE ${name} SET auto_explain.sample_rate = 0.05`]) await c.query(q);
-    await c.end();
-  }
+  // BENCH_AUTO_EXPLAIN=1: the plans of a twentieth of the services' statements go to the
+  // PostgreSQL server's log (settings of this database only, which is dropped at the end).
+  if (process.env.BENCH_AUTO_EXPLAIN === '1') await explainStatements(dbUrl);
   const prefix = `bench${randomUUID().slice(0, 8)}`;
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
@@ -387,6 +384,17 @@ Targets (issue 3): throughput nearly independent of the number of non-matching a
     if (process.env.BENCH_KEEP_DB === '1') console.log(`kept database ${dbUrl}`);
     else await dropDatabase(dbUrl);
   }
+}
+
+/** Loads auto_explain in every new session of the database, for a sample of its statements. */
+async function explainStatements(dbUrl: string): Promise<void> {
+  const client = new Client({ connectionString: dbUrl });
+  await client.connect();
+  const name = new URL(dbUrl).pathname.slice(1);
+  for (const setting of ["session_preload_libraries = 'auto_explain'", 'auto_explain.log_min_duration = 0', 'auto_explain.sample_rate = 0.05']) {
+    await client.query(`ALTER DATABASE "${name}" SET ${setting}`);
+  }
+  await client.end();
 }
 
 /** add → process-start latencies (ms) of a bare BullMQ queue and worker at `perSecond`, open loop. */
