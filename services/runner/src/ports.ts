@@ -181,8 +181,16 @@ export interface JobWaker {
   withdraw(runId: string): Promise<void>;
 }
 
+/**
+ * Reads an executor started for a run before the runner gave it its slot
+ * (Executor.headStart), handed back to execute(). Opaque to the runner.
+ */
+export type HeadStart = Promise<unknown>;
+
 /** What an executor is given besides the run. */
 export interface ExecutionContext {
+  /** What headStart() returned for this run, when the runner asked for it. */
+  headStart?: HeadStart;
   /** Aborted when the run must end now (its slot was lost, the process stops). */
   signal: AbortSignal;
   /** Asked between steps: a reason means end the run `cancelled` now. */
@@ -209,4 +217,10 @@ export interface ExecutableRun extends RunRef {
 /** Executes one run of an agent: the port the agent loop (issue 4) plugs into. */
 export interface Executor {
   execute(run: ExecutableRun, context: ExecutionContext): Promise<ExecutionResult>;
+  /**
+   * Optional: starts the reads the run's first step needs — reads only, no
+   * effects, as the run may yet not execute — so that they go out with the
+   * runner's own writes for the run (one round trip instead of two).
+   */
+  headStart?(run: StartedRun): HeadStart;
 }

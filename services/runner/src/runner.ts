@@ -2,7 +2,7 @@ import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { runFact } from './run-facts';
 import { SpecCache } from './spec-cache';
-import type { AgentLine, AgentSlots, Executor, ExecutionResult, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StartedRun, StopReason } from './ports';
+import type { AgentLine, AgentSlots, Executor, ExecutionResult, FactEmitter, HeadStart, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StartedRun, StopReason } from './ports';
 
 /** What to do with an activation job after one attempt. */
 export type JobDecision = { action: 'done' } | { action: 'later'; delayMs: number };
@@ -54,6 +54,8 @@ interface Begun {
   spec: AgentSpec;
   lease: SlotLease;
   announced: Promise<void>;
+  /** The executor's head start, when the run was handed over. */
+  headStart?: HeadStart;
 }
 
 /** Queued runs in the line that no slot holds, besides `runId`: they wait for a slot. */
@@ -330,12 +332,12 @@ export class Runner {
    * the job would only find it taken (sent with the fact; a job already
    * picked up stays, harmlessly).
    */
-  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string): Begun {
+  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string, headStart?: HeadStart): Begun {
     const { log } = this.options;
     log.info({ runId: run.id, agentId: run.agentId }, 'run started');
     const announced = this.announce(run, 'running', null);
     if (run.id !== ownRunId) this.options.waker.withdraw(run.id).catch((error: unknown) => log.debug({ err: error, runId: run.id }, 'job not withdrawn'));
-    return { run, spec, lease, announced };
+    return { run, spec, lease, announced, headStart };
   }
 
   /** Executes a started run, renewing its slot meanwhile; returns the ending to write. */
@@ -367,7 +369,7 @@ export class Runner {
         firstCheck = undefined;
         return reason;
       };
-      result = await executor.execute({ ...startedRun, spec }, { signal: controller.signal, shouldStop });
+      result = await executor.execute({ ...startedRun, spec }, { signal: controller.signal, shouldStop, headStart: current.headStart });
     } catch (error) {
       log.error({ err: error, runId: run.id }, 'executor threw');
       result = { status: 'failed', error: { code: 'executor_error', message: error instanceof Error ? error.message : String(error) } };
@@ -387,7 +389,9 @@ export class Runner {
    * The slot is never free in between, so no other lane can start a run of
    * the agent meanwhile, and a runner that dies in between leaves the started
    * run `running` with no slot naming it: failed runner_lost once the slot's
-   * lease lapses, like any run of a dead runner. When nothing was started
+   * lease lapses, like any run of a dead runner. The executor's head start
+   * (the reads of the started run's first step) goes out in that Redis write
+   * too. When nothing was started
    * (nothing queued, the next run is being started by someone else or is of
    * another version) the slot is released and the lane claims as usual.
    */
@@ -410,7 +414,11 @@ export class Runner {
       await Promise.all([announced, lease.release()]);
       return { next: null, line, look: { ...seen, held: new Set(skip) } };
     }
-    const [, claim] = await Promise.all([announced, slots.handOver(run.agentId, spec.flow.concurrency, run.id, started.id, leaseMs)]);
+    const handed = slots.handOver(run.agentId, spec.flow.concurrency, run.id, started.id, leaseMs);
+    // The started run's first reads go out in the same write; a run that does not execute drops them.
+    const headStart = this.options.executor.headStart?.(started);
+    headStart?.catch(() => undefined);
+    const [, claim] = await Promise.all([announced, handed]);
     seen.active.add(started.id);
     const look = { ...seen, held: claim.held };
     await this.failUnheld(line.running, claim.held);
@@ -422,7 +430,7 @@ export class Runner {
       return { next: null, line, look };
     }
     // Same version as the run that ended: same spec.
-    return { next: this.began(started, spec, claim.granted.lease, ownRunId), line, look };
+    return { next: this.began(started, spec, claim.granted.lease, ownRunId, headStart), line, look };
   }
 
   private async wakeNext(agentId: string, concurrency: number): Promise<void> {

@@ -235,6 +235,41 @@ describe('agent loop (real processes, real openai client, real MCP servers)', ()
     expect(await platform.redis.redis.xlen(`${platform.redis.prefix}:mailbox:${running.sessionId}`)).toBe(0);
   });
 
+  it('a message posted to the session of a run waiting behind its agent\'s running run reaches that run\'s first turn, read once', async () => {
+    const id = await agent('m-handoff', 'ticket.handoff');
+    router.script('m-handoff', [
+      message(null, [{ id: 'h1', name: 'web__slow', arguments: { ms: 700 } }]),
+      message(null, [{ id: 'h2', name: 'web__slow', arguments: { ms: 700 } }]),
+      message('first done'),
+      message('second done'),
+    ]);
+    // Both facts at once: the first run's lane sees the second waiting as it claims, so when the
+    // first run ends it hands its slot to the second (concurrency 1), whose first mailbox read
+    // goes out with the hand-over.
+    const both = await api('POST', '/v1/workspaces/loop/events:batch', {
+      events: ['H-1', 'H-2'].map((ticket) => ({ kind: 'ticket.handoff', subject: { type: 'ticket', id: ticket }, payload: { title: 'Printer on fire' } })),
+    });
+    expect(both.status).toBe(202);
+    // The first run running (its tools take 1.4 s), the second queued behind it.
+    let waiting: any;
+    await waitFor(
+      async () => {
+        const runs = (await api('GET', `/v1/workspaces/loop/runs?agentId=${id}`)).body.runs ?? [];
+        waiting = runs.find((run: any) => run.status === 'queued');
+        return runs.length === 2 && runs.some((run: any) => run.status === 'running') && waiting !== undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 20, what: 'one run running, the other queued' },
+    );
+    expect((await api('POST', `/v1/workspaces/loop/sessions/${waiting.sessionId}/messages`, { content: 'Mind the second printer.' })).status).toBe(202);
+    await waitFor(async () => (await api('GET', `/v1/workspaces/loop/runs/${waiting.id}`)).body.status === 'completed', { timeoutMs: 60_000, intervalMs: 100, what: 'the second run completed' });
+    const requests = router.of('m-handoff');
+    expect(requests).toHaveLength(4);
+    const secondFirstTurn = requests[3]!.body!.messages;
+    expect(secondFirstTurn.filter((m) => m.content === 'Mind the second printer.')).toHaveLength(1);
+    expect(requests.slice(0, 3).some((request) => request.body!.messages.some((m) => m.content === 'Mind the second printer.'))).toBe(false);
+    expect(await platform.redis.redis.xlen(`${platform.redis.prefix}:mailbox:${waiting.sessionId}`)).toBe(0);
+  });
+
   it('a server that is down, a slow tool, a malformed result, an unknown tool and arguments that are not JSON: recorded, and the run goes on', async () => {
     const id = await agent('m-faults', 'ticket.faults', {
       tools: { mcpServers: [{ ...servers.web, url: mcp.url }, { name: 'down', transport: 'http', url: 'http://127.0.0.1:9/mcp' }] },

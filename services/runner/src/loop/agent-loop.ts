@@ -4,9 +4,9 @@ import type { Logger } from '@switchyard/logging';
 import type { AgentTokens } from '../agent-token-port';
 import { ModelError, type ChatMessage, type Model, type ModelTool } from '../model/model';
 import type { PriceTable } from '../model/prices';
-import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor } from '../ports';
+import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor, HeadStart, StartedRun } from '../ports';
 import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
-import type { RunContextStore, SecretReader, SpendLedger, TranscriptStore, TranscriptWriter, Mailbox } from './loop-ports';
+import type { RunContextStore, SecretReader, SpendLedger, TranscriptStore, TranscriptWriter, Mailbox, MailboxDrain } from './loop-ports';
 import { firstMessage, systemPrompt, type RunTrigger } from './render';
 import { RunTally } from './run-tally';
 import { callTools } from './tool-calls';
@@ -59,6 +59,15 @@ export const LOOP_ERRORS = {
  */
 export class AgentLoop implements Executor {
   constructor(private readonly options: AgentLoopOptions) {}
+
+  /**
+   * The first step's mailbox drain, started before the run holds its slot: a
+   * read, whose entries leave the mailbox only once the run recorded them
+   * (MailboxIntake), so a run that then does not execute loses nothing.
+   */
+  headStart(run: StartedRun): HeadStart {
+    return this.options.mailbox.drain(run.context.sessionId, undefined);
+  }
 
   async execute(run: ExecutableRun, context: ExecutionContext): Promise<ExecutionResult> {
     const { options } = this;
@@ -122,7 +131,8 @@ export class AgentLoop implements Executor {
         const [, stop, drain] = await Promise.all([
           boundary === 0 ? undefined : transcript.flush(),
           context.shouldStop(),
-          options.mailbox.drain(runContext.sessionId, mailbox.cursor),
+          // The head start is this very drain (the session's, from its start), read already.
+          boundary === 0 && context.headStart ? (context.headStart as Promise<MailboxDrain>) : options.mailbox.drain(runContext.sessionId, mailbox.cursor),
         ]);
         // The previous drain's envelopes are in the transcript now: they may leave the mailbox.
         await mailbox.settle();
