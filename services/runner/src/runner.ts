@@ -1,8 +1,9 @@
 import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { runFact } from './run-facts';
+import { executeUnderLease, RUNNER_LOST } from './run-execution';
 import { SpecCache } from './spec-cache';
-import type { AgentLine, AgentSlots, Executor, ExecutionResult, FactEmitter, HeadStart, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StartedRun, StopReason } from './ports';
+import type { AgentLine, AgentSlots, Executor, FactEmitter, HeadStart, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StartedRun } from './ports';
 
 /** What to do with an activation job after one attempt. */
 export type JobDecision = { action: 'done' } | { action: 'later'; delayMs: number };
@@ -69,8 +70,6 @@ interface Claim {
   look: Look;
 }
 
-/** Error code of a run whose runner died (or lost its slot) mid-run. */
-export const RUNNER_LOST = 'runner_lost';
 
 /**
  * Executes activation jobs, serialized per agent across every runner process.
@@ -340,45 +339,12 @@ export class Runner {
     return { run, spec, lease, announced, headStart };
   }
 
-  /** Executes a started run, renewing its slot meanwhile; returns the ending to write. */
+  /** Executes a started run under its slot's lease; returns the ending to write, once its `started` fact is out. */
   private async execute(current: Begun): Promise<RunEnding> {
-    const { store, executor, log } = this.options;
-    const { run, spec, lease } = current;
-    const controller = new AbortController();
-    this.controllers.add(controller);
-    let lost = false;
-    const renewal = setInterval(() => {
-      lease.renew().then(
-        (held) => {
-          if (!held && !lost) {
-            lost = true;
-            controller.abort(RUNNER_LOST);
-          }
-        },
-        (error: unknown) => log.warn({ err: error, runId: run.id }, 'slot renewal failed'),
-      );
-    }, Math.max(50, Math.floor(this.options.leaseMs / 3)));
-    let result: ExecutionResult;
-    try {
-      // The first stop check is the one read as the run started; later ones ask the ledger.
-      const { stop, ...startedRun } = run;
-      let firstCheck: StopReason | null | undefined = stop;
-      const shouldStop = async () => {
-        if (firstCheck === undefined) return store.stopReason(run.id);
-        const reason = firstCheck;
-        firstCheck = undefined;
-        return reason;
-      };
-      result = await executor.execute({ ...startedRun, spec }, { signal: controller.signal, shouldStop, headStart: current.headStart });
-    } catch (error) {
-      log.error({ err: error, runId: run.id }, 'executor threw');
-      result = { status: 'failed', error: { code: 'executor_error', message: error instanceof Error ? error.message : String(error) } };
-    } finally {
-      clearInterval(renewal);
-      this.controllers.delete(controller);
-    }
+    const { store, executor, log, leaseMs } = this.options;
+    const ending = await executeUnderLease({ store, executor, log, leaseMs, controllers: this.controllers }, current.run, current.spec, current.lease, current.headStart);
     await current.announced;
-    return toEnding(result, lost || controller.signal.aborted);
+    return ending;
   }
 
   /**
@@ -476,21 +442,5 @@ export class Runner {
       // As in 0007: the ledger row is the truth; a lost fact is logged, not retried here.
       this.options.log.error({ err: error, runId: run.id, status }, 'could not record run fact');
     }
-  }
-}
-
-/** The ledger ending of an executor's result; an aborted run (slot lost, process stopping) is runner_lost. */
-function toEnding(result: ExecutionResult, lost: boolean): RunEnding {
-  const { transcript } = result;
-  if (lost) {
-    return { status: 'failed', reason: RUNNER_LOST, outcome: result.outcome ?? null, error: { code: RUNNER_LOST, message: 'the run lost its agent slot' }, transcript };
-  }
-  switch (result.status) {
-    case 'completed':
-      return { status: 'completed', reason: null, outcome: result.outcome, error: null, transcript };
-    case 'cancelled':
-      return { status: 'cancelled', reason: result.reason, outcome: result.outcome, error: null, transcript };
-    case 'failed':
-      return { status: 'failed', reason: result.error.code, outcome: result.outcome ?? null, error: result.error, transcript };
   }
 }
