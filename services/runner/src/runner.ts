@@ -64,6 +64,12 @@ function othersWaiting(look: Look, runId?: string): boolean {
   return look.line.some((id) => id !== runId && !look.held.has(id));
 }
 
+/** What a line read tells of the agent's runs, before the slots are asked who holds them. */
+function seenOf(line: AgentLine): Omit<Look, 'held' | 'active'> & { active: Set<string> } {
+  const ids = line.candidates.map((candidate) => candidate.id);
+  return { line: ids, lineFull: ids.length >= MAX_CANDIDATES, active: new Set(line.active) };
+}
+
 /** A claim: the run it got a slot for (with what executing it needs), if any, and what it saw. */
 interface Claim {
   granted: { run: RunRef; spec: AgentSpec; lease: SlotLease } | null;
@@ -226,9 +232,10 @@ export class Runner {
   private async claimNext(agentId: string, known?: AgentLine): Promise<Claim> {
     const { store, slots } = this.options;
     for (let given = known; ; given = undefined) {
-      const { candidates, running, active } = given ?? (await store.queuedCandidates(agentId, MAX_CANDIDATES, this.options.leaseMs));
-      const line = candidates.map((candidate) => candidate.id);
-      const seen = { line, lineFull: line.length >= MAX_CANDIDATES, active: new Set(active) };
+      const agentLine = given ?? (await store.queuedCandidates(agentId, MAX_CANDIDATES, this.options.leaseMs));
+      const { candidates, running } = agentLine;
+      const seen = seenOf(agentLine);
+      const { line } = seen;
       if (candidates.length === 0 && running.length === 0) return { granted: null, look: { ...seen, held: new Set() } };
       const first = candidates[0];
       const concurrency = (first && (await this.specs.get(first.agentId, first.agentVersion))?.flow.concurrency) ?? 1;
@@ -373,7 +380,7 @@ export class Runner {
       version: run.agentVersion,
     });
     if (!ended) log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
-    const seen = { line: line.candidates.map((candidate) => candidate.id), lineFull: line.candidates.length >= MAX_CANDIDATES, active: new Set(line.active) };
+    const seen = seenOf(line);
     // Sent together: one Redis round trip, pipelined.
     const announced = ended ? this.announce(ended, ending.status, ending.reason) : undefined;
     if (!started) {
