@@ -7,7 +7,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/scripts'],
+  roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/scripts', '<rootDir>/bench'],
   testMatch: ['**/test/**/*.test.ts'],
   transform: {
     '^.+\\.(t|j)s$': [

@@ -50,6 +50,27 @@ const RUNNERS = Number(process.env.BENCH_RUNNERS ?? 1);
 /** Longest wait for the latency runs to start after the load ends. */
 const WAIT_MS = Number(process.env.BENCH_WAIT_MS ?? 30_000);
 
+/**
+ * CPU priorities (nice values) of services, e.g. `runner=-8,matcher=-8` (negative ones need
+ * the privilege to raise a priority): what a deployment's CPU weights do (decision 0017).
+ */
+const NICE = new Map(
+  (process.env.BENCH_NICE ?? '').split(',').filter(Boolean).map((pair) => {
+    const [name, value] = pair.split('=');
+    if (!name || !/^-?\d+$/.test(value ?? '')) throw new Error(`BENCH_NICE: expected service=nice, got ${pair}`);
+    return [name, Number(value)] as const;
+  }),
+);
+/** Extra settings of the bench database for the services' sessions, `;`-separated (e.g. `plan_cache_mode=force_generic_plan`). */
+const PG_SETTINGS = (process.env.BENCH_PG_SETTINGS ?? '').split(';').filter(Boolean);
+
+/** A spawned service, at its BENCH_NICE priority if it has one. */
+function niced(name: string, service: ServiceProcess): ServiceProcess {
+  const nice = NICE.get(name);
+  if (nice !== undefined) os.setPriority(service.child.pid!, nice);
+  return service;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 120_000, intervalMs = 10): Promise<void> {
@@ -72,8 +93,8 @@ async function main(): Promise<void> {
   await ensureDatabase(dbUrl);
   await applyMigrations(dbUrl);
   // BENCH_AUTO_EXPLAIN=1: the plans of a twentieth of the services' statements go to the
-  // PostgreSQL server's log (settings of this database only, which is dropped at the end).
-  if (process.env.BENCH_AUTO_EXPLAIN === '1') await explainStatements(dbUrl);
+  // PostgreSQL server's log. Settings of this database only, which is dropped at the end.
+  await setDatabase(dbUrl, [...(process.env.BENCH_AUTO_EXPLAIN === '1' ? EXPLAIN_SETTINGS : []), ...PG_SETTINGS]);
   const prefix = `bench${randomUUID().slice(0, 8)}`;
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
@@ -90,9 +111,9 @@ async function main(): Promise<void> {
     const token = (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', 'bench'], { cwd: ROOT, env: { ...process.env, ...env } })).stdout.trim().split('\n').at(-1)!;
     const workspaceId = (await pg.query('SELECT id::text AS id FROM workspaces WHERE slug = $1', ['bench'])).rows[0].id as string;
     const createdBy = newId();
-    const eventLog = await spawnService('event-log', { ...env, EVENT_LOG_CONSUMER: 'el-bench' }, { output: 'file' });
+    const eventLog = niced('event-log', await spawnService('event-log', { ...env, EVENT_LOG_CONSUMER: 'el-bench' }, { output: 'file' }));
     procs.push(eventLog);
-    const gateway = await spawnService('gateway', env, { readyPattern: /gateway listening/, output: 'file' });
+    const gateway = niced('gateway', await spawnService('gateway', env, { readyPattern: /gateway listening/, output: 'file' }));
     procs.push(gateway);
     const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1] ?? /"port":(\d+)/.exec(gateway.output())![1];
     load = new HttpLoad(`http://127.0.0.1:${port}`, { authorization: `Bearer ${token}` }, 16);
@@ -100,7 +121,7 @@ async function main(): Promise<void> {
       if (status !== 202) throw new Error(`unexpected status ${status}`);
     };
     const startMatcher = async () => {
-      matcher = await spawnService('matcher', { ...env, MATCHER_CONSUMER: 'm-bench' }, { readyPattern: /matcher started/, timeoutMs: 120_000, output: 'file' });
+      matcher = niced('matcher', await spawnService('matcher', { ...env, MATCHER_CONSUMER: 'm-bench' }, { readyPattern: /matcher started/, timeoutMs: 120_000, output: 'file' }));
       procs.push(matcher);
     };
     const stopMatcher = async () => {
@@ -219,7 +240,7 @@ async function main(): Promise<void> {
     for (const table of ['runs', 'agents', 'agent_versions', 'platform_events', 'transcript_entries']) await pg.query(`VACUUM ANALYZE ${table}`);
     await startMatcher();
     const runners: ServiceProcess[] = [];
-    for (let r = 0; r < RUNNERS; r++) runners.push(await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/, output: 'file' }));
+    for (let r = 0; r < RUNNERS; r++) runners.push(niced('runner', await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/, output: 'file' })));
     procs.push(...runners);
     const event = (kind: string, i: number) => ({ kind, subject: { type: 'bench', id: String(i) }, payload: { i } });
     /** Posts `count` facts of `kind` at `rate` facts/s, `perRequest` to a request, on schedule. */
@@ -329,7 +350,7 @@ async function main(): Promise<void> {
 
 - Date: ${new Date().toISOString().slice(0, 10)}
 - Machine: ${machineLine(`Redis ${redisVersion}, PostgreSQL ${pgVersion}`)}
-- Command: \`npm run bench:match\` (gateway, event-log, matcher and ${RUNNERS === 1 ? 'a runner' : `${RUNNERS} runners`} as separate processes, each logging to a file, on the same cores as the load generator, Redis and PostgreSQL)
+- Command: \`npm run bench:match\` (gateway, event-log, matcher and ${RUNNERS === 1 ? 'a runner' : `${RUNNERS} runners`} as separate processes, each logging to a file, on the same cores as the load generator, Redis and PostgreSQL${NICE.size > 0 ? `; priorities BENCH_NICE=${process.env.BENCH_NICE}` : ''}${PG_SETTINGS.length > 0 ? `; database settings BENCH_PG_SETTINGS=${process.env.BENCH_PG_SETTINGS}` : ''})
 
 Matcher throughput: enabled agents inserted with SQL before the matcher starts; ${MATCHING} of them match every fact (\`load.fact\`, \`load.*\`, \`*.fact\`), the rest have triggers on other kinds (\`other<i>.done\`, \`other<i>.*\`, \`*.x<i>\`). The matcher is SIGSTOPped, ${fmt(FACTS)} facts are posted in batches of 100 and persisted by the event-log, then it is SIGCONTed and timed until every run is recorded (then its saved cursor, \`consumer_cursors\`, is checked to reach the last seq). Each fact makes ${MATCHING} runs (the matcher's history check, run INSERT, BullMQ job and \`agent.run.queued\` fact for each).
 
@@ -386,15 +407,20 @@ Targets (issue 3): throughput nearly independent of the number of non-matching a
   }
 }
 
-/** Loads auto_explain in every new session of the database, for a sample of its statements. */
-async function explainStatements(dbUrl: string): Promise<void> {
+/** auto_explain in every new session of the database, for a sample of its statements. */
+const EXPLAIN_SETTINGS = ["session_preload_libraries = 'auto_explain'", 'auto_explain.log_min_duration = 0', 'auto_explain.sample_rate = 0.05'];
+
+/** Sets `settings` on the database for every new session of it. */
+async function setDatabase(dbUrl: string, settings: readonly string[]): Promise<void> {
+  if (settings.length === 0) return;
   const client = new Client({ connectionString: dbUrl });
   await client.connect();
   const name = new URL(dbUrl).pathname.slice(1);
-  for (const setting of ["session_preload_libraries = 'auto_explain'", 'auto_explain.log_min_duration = 0', 'auto_explain.sample_rate = 0.05']) {
-    await client.query(`ALTER DATABASE "${name}" SET ${setting}`);
+  try {
+    for (const setting of settings) await client.query(`ALTER DATABASE "${name}" SET ${setting}`);
+  } finally {
+    await client.end();
   }
-  await client.end();
 }
 
 /** add → process-start latencies (ms) of a bare BullMQ queue and worker at `perSecond`, open loop. */

@@ -1,49 +1,98 @@
-import http from 'node:http';
+import net from 'node:net';
+
+/** A request on its way: what was sent (to send it again) and who waits for the answer. */
+interface Pending {
+  bytes: Buffer;
+  resend: boolean;
+  resolve: (response: { status: number; text: string }) => void;
+  reject: (error: Error) => void;
+}
 
 /**
- * A light HTTP load generator on node:http with keep-alive sockets: the
- * generator shares the machine's 2 cores with what it measures, so it must
- * cost far less per request than fetch does.
+ * One keep-alive HTTP/1.1 connection, one request at a time. It reads only
+ * what a load generator needs of a response: the status, and the body by its
+ * `Content-Length` (the gateway and the bare server answer JSON with one).
  */
-export class HttpLoad {
-  private readonly agent: http.Agent;
-  private readonly url: URL;
+class Connection {
+  private readonly socket: net.Socket;
+  private buffered: Buffer = Buffer.alloc(0);
+  private inFlight: Pending | undefined;
+  /** Whether a response arrived on this socket (a reset after one means the server closed an idle socket). */
+  private reused = false;
+  closed = false;
 
-  constructor(baseUrl: string, private readonly headers: Record<string, string>, sockets: number) {
-    this.url = new URL(baseUrl);
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  constructor(host: string, port: number, private readonly onIdle: (connection: Connection) => void, private readonly onClosed: (connection: Connection, unanswered?: Pending) => void) {
+    this.socket = net.connect({ host, port, noDelay: true });
+    this.socket.on('data', (chunk: Buffer) => this.read(chunk));
+    this.socket.on('error', () => undefined);
+    this.socket.on('close', () => {
+      this.closed = true;
+      const unanswered = this.inFlight;
+      this.inFlight = undefined;
+      this.onClosed(this, unanswered && this.reused && unanswered.resend ? unanswered : undefined);
+      if (unanswered && !(this.reused && unanswered.resend)) unanswered.reject(new Error('connection closed before the response'));
+    });
   }
 
-  /**
-   * POSTs a JSON body; resolves with the status and the response text. A
-   * keep-alive socket the server closed just as it was reused fails with
-   * ECONNRESET before the request reached the server: sent again, once, as
-   * Node's documentation advises (`req.reusedSocket`).
-   */
-  post(path: string, body: string, resend = true): Promise<{ status: number; text: string }> {
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: this.url.hostname,
-          port: this.url.port,
-          path,
-          method: 'POST',
-          agent: this.agent,
-          headers: { ...this.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        },
-      );
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        if (resend && req.reusedSocket && error.code === 'ECONNRESET') resolve(this.post(path, body, false));
-        else reject(error);
-      });
-      req.end(body);
-    });
+  send(pending: Pending): void {
+    this.inFlight = pending;
+    this.socket.write(pending.bytes);
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  private read(chunk: Buffer): void {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    const headEnd = this.buffered.indexOf('\r\n\r\n');
+    if (headEnd < 0) return;
+    const head = this.buffered.subarray(0, headEnd).toString('latin1');
+    const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
+    if (this.buffered.length < headEnd + 4 + length) return;
+    const text = this.buffered.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
+    this.buffered = this.buffered.subarray(headEnd + 4 + length);
+    const pending = this.inFlight!;
+    this.inFlight = undefined;
+    this.reused = true;
+    pending.resolve({ status: Number(head.slice(9, 12)), text });
+    this.onIdle(this);
+  }
+}
+
+/**
+ * A load generator on raw keep-alive sockets. It shares the machine's cores
+ * with what it measures, so it must cost as little per request as it can:
+ * the request's head is built once per path, and a response is read for its
+ * status and length only (node:http's client took about 14 % of a core at
+ * 200 requests/s in bench:match, which left that much less to the platform).
+ * A request that finds every socket busy waits for one; at most `sockets` are
+ * open. A keep-alive socket the server closed just as it was reused loses its
+ * request before the server read it: sent again, once.
+ */
+export class HttpLoad {
+  private readonly url: URL;
+  private readonly heads = new Map<string, string>();
+  private readonly idle: Connection[] = [];
+  private readonly waiting: Pending[] = [];
+  private open = 0;
+  private closing = false;
+  private readonly all = new Set<Connection>();
+
+  constructor(baseUrl: string, private readonly headers: Record<string, string>, private readonly sockets: number) {
+    this.url = new URL(baseUrl);
+  }
+
+  /** POSTs a JSON body; resolves with the status and the response text. */
+  post(path: string, body: string): Promise<{ status: number; text: string }> {
+    let head = this.heads.get(path);
+    if (head === undefined) {
+      const lines = [`POST ${path} HTTP/1.1`, `host: ${this.url.host}`, 'content-type: application/json', ...Object.entries(this.headers).map(([name, value]) => `${name}: ${value}`)];
+      head = `${lines.join('\r\n')}\r\ncontent-length: `;
+      this.heads.set(path, head);
+    }
+    const bytes = Buffer.from(`${head}${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    return new Promise((resolve, reject) => this.dispatch({ bytes, resend: true, resolve, reject }));
   }
 
   /** `clients` loops each posting bodies from `next()` until it returns undefined; returns elapsed ms. */
@@ -71,6 +120,38 @@ export class HttpLoad {
   }
 
   close(): void {
-    this.agent.destroy();
+    this.closing = true;
+    for (const connection of this.all) connection.destroy();
+    for (const pending of this.waiting.splice(0)) pending.reject(new Error('load closed'));
+  }
+
+  private dispatch(pending: Pending): void {
+    if (this.closing) return pending.reject(new Error('load closed'));
+    let connection = this.idle.pop();
+    while (connection?.closed) connection = this.idle.pop();
+    if (connection) return connection.send(pending);
+    if (this.open < this.sockets) {
+      this.open += 1;
+      const fresh = new Connection(this.url.hostname, Number(this.url.port), (c) => this.release(c), (c, unanswered) => this.lost(c, unanswered));
+      this.all.add(fresh);
+      return fresh.send(pending);
+    }
+    this.waiting.push(pending);
+  }
+
+  private release(connection: Connection): void {
+    const next = this.waiting.shift();
+    if (next) connection.send(next);
+    else this.idle.push(connection);
+  }
+
+  private lost(connection: Connection, unanswered?: Pending): void {
+    this.open -= 1;
+    this.all.delete(connection);
+    if (unanswered) this.dispatch({ ...unanswered, resend: false });
+    else {
+      const next = this.closing ? undefined : this.waiting.shift();
+      if (next) this.dispatch(next);
+    }
   }
 }
