@@ -104,11 +104,15 @@ export interface RunStore {
   /** The stored spec of an agent version (raw: parsed by the runner at its boundary); null when absent. */
   specOf(agentId: string, version: number): Promise<unknown>;
   /**
-   * `queued → running` with started_at; null when the run was no longer
-   * queued. Returns what its executor needs too (its context, and whether it
-   * must stop right away), read in the same statement.
+   * `queued → running` with started_at. Returns what its executor needs too
+   * (its context, and whether it must stop right away), read in the same
+   * statement. When the run is no longer queued (another lane's hand-off
+   * started it since the claim) and `instead` is given, the agent's oldest
+   * queued run not in `instead.skip` and not being started by someone else
+   * right now is started in its place — only when it is of `instead.version`.
+   * Null when nothing was started.
    */
-  markRunning(runId: string): Promise<StartedRun | null>;
+  markRunning(runId: string, instead?: StartInstead): Promise<StartedRun | null>;
   /** Moves a run from one of `from` to its ending; null when it was in none of them (someone else ended it). */
   finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null>;
   /**
@@ -130,11 +134,26 @@ export interface RunStore {
   queuedSince(olderThanMs: number): Promise<Array<{ id: string; workspaceId: string; agentId: string }>>;
 }
 
+/** What markRunning starts when the claimed run was started by someone else meanwhile. */
+export interface StartInstead {
+  agentId: string;
+  /** Runs other slots hold: their lanes are starting them. */
+  skip: readonly string[];
+  version: number;
+}
+
 /** A held agent slot: renew it while the run executes, release it once the run ended. */
 export interface SlotLease {
   /** False when the slot is no longer ours (it expired and maybe someone else took it). */
   renew(): Promise<boolean>;
   release(): Promise<void>;
+  /**
+   * This very slot names `runId` from now on (a fresh lease), if it still
+   * names its run; null when it does not (it lapsed). Unlike AgentSlots.handOver,
+   * never another slot: two slots can name one run for a moment (a claim
+   * and a hand-off that raced for it), and each lane moves only its own.
+   */
+  pass(runId: string): Promise<SlotLease | null>;
 }
 
 /** What a claim found: the slot it took (if any) and the runs holding the agent's slots now. */

@@ -180,7 +180,7 @@ export class Runner {
         if (!claim.granted) break;
         // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
         waiting = othersWaiting(look, claim.granted.run.id);
-        current = await this.begin(claim.granted, ownRunId);
+        current = await this.begin(claim.granted, look.held, ownRunId);
         if (!current) {
           if (!waiting) break;
           continue;
@@ -320,14 +320,32 @@ export class Runner {
     return { action: 'later', delayMs: Math.round(Math.min(jittered * (1 + ahead), capMs)) };
   }
 
-  /** Moves a claimed run to `running`; null when it was no longer queued (another runner took it first), its slot released. */
-  private async begin(granted: NonNullable<Claim['granted']>, ownRunId: string): Promise<Begun | null> {
-    const started = await this.options.store.markRunning(granted.run.id);
+  /**
+   * Moves a claimed run to `running` — or, when another lane's hand-off
+   * started it since the claim (a hand-off takes the head of the line in
+   * SQL before its slot names it), the next run in line in its place, the
+   * claimed slot passed to it: the lane executes a run either way instead of
+   * releasing its slot and claiming again (at 200 facts/s that race left half
+   * an agent's slots idle). Null when nothing was started, its slot released.
+   */
+  private async begin(granted: NonNullable<Claim['granted']>, held: ReadonlySet<string>, ownRunId: string): Promise<Begun | null> {
+    const { run, spec, lease } = granted;
+    const skip = [...held].filter((id) => id !== run.id);
+    const started = await this.options.store.markRunning(run.id, { agentId: run.agentId, skip, version: run.agentVersion });
     if (!started) {
-      await granted.lease.release();
+      await lease.release();
       return null;
     }
-    return this.began(started, granted.spec, granted.lease, ownRunId);
+    if (started.id === run.id) return this.began(started, spec, lease, ownRunId);
+    const passed = await lease.pass(started.id);
+    if (!passed) {
+      // The claimed slot lapsed: the started run has none; failed visibly, as a hand-off's would be.
+      await this.announce(started, 'running', null);
+      await this.failLost(started.id);
+      return null;
+    }
+    // Same version as the claimed run: same spec.
+    return this.began(started, spec, passed, ownRunId);
   }
 
   /**
@@ -338,10 +356,11 @@ export class Runner {
    * the job would only find it taken (sent with the fact; a job already
    * picked up stays, harmlessly).
    */
-  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string, headStart?: HeadStart): Begun {
+  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string, handed?: { headStart?: HeadStart; announced: Promise<void> }): Begun {
     const { log } = this.options;
     log.info({ runId: run.id, agentId: run.agentId }, 'run started');
-    const announced = this.announce(run, 'running', null);
+    const announced = handed?.announced ?? this.announce(run, 'running', null);
+    const headStart = handed?.headStart;
     if (run.id !== ownRunId) this.options.waker.withdraw(run.id).catch((error: unknown) => log.debug({ err: error, runId: run.id }, 'job not withdrawn'));
     return { run, spec, lease, announced, headStart };
   }
@@ -388,7 +407,10 @@ export class Runner {
       return { next: null, line, look: { ...seen, held: new Set(skip) } };
     }
     const handed = slots.handOver(run.agentId, spec.flow.concurrency, run.id, started.id, leaseMs);
-    // The started run's first reads go out in the same write; a run that does not execute drops them.
+    // The started run's `started` fact and first reads go out in the same write, so its execution
+    // waits for one round trip, not two; a run that then does not execute drops the reads, and
+    // is failed after that fact (as the ledger saw it start).
+    const startedAnnounced = this.announce(started, 'running', null);
     const headStart = this.options.executor.headStart?.(started);
     headStart?.catch(() => undefined);
     const [, claim] = await Promise.all([announced, handed]);
@@ -396,14 +418,13 @@ export class Runner {
     const look = { ...seen, held: claim.held };
     await this.failUnheld(line.running, claim.held);
     if (!claim.granted) {
-      // The run's slot lapsed and none was free: the started run never executes; failed visibly
-      // (after its `started` fact, as the ledger saw it start).
-      await this.announce(started, 'running', null);
+      // The run's slot lapsed and none was free: the started run never executes; failed visibly.
+      await startedAnnounced;
       await this.failLost(started.id);
       return { next: null, line, look };
     }
     // Same version as the run that ended: same spec.
-    return { next: this.began(started, spec, claim.granted.lease, ownRunId, headStart), line, look };
+    return { next: this.began(started, spec, claim.granted.lease, ownRunId, { headStart, announced: startedAnnounced }), line, look };
   }
 
   private async wakeNext(agentId: string, concurrency: number): Promise<void> {

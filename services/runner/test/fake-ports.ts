@@ -1,6 +1,6 @@
 import type { ActivationJob, RunStatus } from '@switchyard/contracts';
 import type { IngestItem } from '@switchyard/redis';
-import type { AgentLine, AgentSlots, HandOff, NextQuery, RunPosition, SlotClaim, StartedRun, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
+import type { AgentLine, AgentSlots, HandOff, NextQuery, RunPosition, SlotClaim, StartedRun, StartInstead, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
 /** A run as the fake ledger keeps it, with the spec of its agent version. */
 export interface FakeRun extends RunRef {
@@ -60,7 +60,16 @@ export class FakeRunStore implements RunStore {
     return [...this.runs.values()].filter((r) => r.agentId === me.agentId && r.status === 'queued' && r.queuedAt < me.queuedAt).length;
   }
 
-  async markRunning(runId: string): Promise<StartedRun | null> {
+  /** Runs markRunning started in place of the claimed one, in order. */
+  readonly startedInstead: string[] = [];
+
+  async markRunning(runId: string, instead?: StartInstead): Promise<StartedRun | null> {
+    if (this.runs.get(runId)?.status !== 'queued' && instead) {
+      const head = (await this.nextQueued(instead.agentId, this.runs.size)).find((id) => !instead.skip.includes(id));
+      if (!head || this.runs.get(head)!.agentVersion !== instead.version) return null;
+      this.startedInstead.push(head);
+      return this.markRunning(head);
+    }
     const run = this.runs.get(runId);
     if (run?.status !== 'queued') return null;
     run.status = 'running';
@@ -152,6 +161,7 @@ export class FakeAgentSlots implements AgentSlots {
       release: async () => {
         if (this.held.get(key) === runId) this.held.delete(key);
       },
+      pass: async (toRunId) => (this.held.get(key) === runId ? this.take(key, toRunId) : null),
     };
   }
 

@@ -20,6 +20,15 @@ end
 return 0
 `;
 
+/** Names another run in the slot, only if it still holds this run (compare-and-set). KEYS: [slot]; ARGV: runId, toRunId, leaseMs. */
+const PASS_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0
+`;
+
 /**
  * Claims a slot for the oldest candidate no slot holds. KEYS: every slot of
  * the agent (MAX_SLOTS); ARGV: concurrency, leaseMs, candidate run ids
@@ -83,6 +92,7 @@ interface SlotCommands {
   switchyardHandOverSlot(...args: Array<string | number>): Promise<[number, ...string[]]>;
   switchyardRenewSlot(key: string, runId: string, leaseMs: number): Promise<number>;
   switchyardReleaseSlot(key: string, runId: string): Promise<number>;
+  switchyardPassSlot(key: string, runId: string, toRunId: string, leaseMs: number): Promise<number>;
 }
 
 /**
@@ -104,6 +114,7 @@ export class RedisAgentSlots implements AgentSlots {
     redis.defineCommand('switchyardHandOverSlot', { numberOfKeys: MAX_SLOTS, lua: HAND_OVER_SCRIPT });
     redis.defineCommand('switchyardRenewSlot', { numberOfKeys: 1, lua: RENEW_SCRIPT });
     redis.defineCommand('switchyardReleaseSlot', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
+    redis.defineCommand('switchyardPassSlot', { numberOfKeys: 1, lua: PASS_SCRIPT });
     this.commands = redis as unknown as SlotCommands;
   }
 
@@ -134,6 +145,7 @@ export class RedisAgentSlots implements AgentSlots {
     return {
       renew: async () => (await this.commands.switchyardRenewSlot(key, runId, leaseMs)) === 1,
       release: async () => void (await this.commands.switchyardReleaseSlot(key, runId)),
+      pass: async (toRunId) => ((await this.commands.switchyardPassSlot(key, runId, toRunId, leaseMs)) === 1 ? this.lease(key, toRunId, leaseMs) : null),
     };
   }
 

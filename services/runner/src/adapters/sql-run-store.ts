@@ -1,6 +1,6 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { AgentLine, HandOff, NextQuery, RunEnding, RunPosition, RunRef, RunStore, StartedRun, StopReason } from '../ports';
+import type { AgentLine, HandOff, NextQuery, RunEnding, RunPosition, RunRef, RunStore, StartedRun, StartInstead, StopReason } from '../ports';
 import { RUN_CONTEXT_COLUMNS, runContextColumns, runContextFromRow, type RunContextRow } from './sql-run-context';
 import { transcriptTailParams } from './sql-transcript-store';
 
@@ -149,16 +149,41 @@ export class SqlRunStore implements RunStore {
     return row ? { ...toRef(row), ahead: Number(row.ahead) } : null;
   }
 
-  async markRunning(runId: string): Promise<StartedRun | null> {
+  async markRunning(runId: string, instead?: StartInstead): Promise<StartedRun | null> {
     // One statement: the conditional update, and what the executor needs of the run (its
     // context, the stop flags) read alongside, so a run's first step costs no extra query.
+    if (!instead) {
+      const [row] = await this.prisma.$queryRawUnsafe<StartedRow[]>(
+        `WITH started AS (
+           UPDATE runs SET status = 'running', started_at = now()
+            WHERE id = $1::uuid AND status = 'queued'
+            RETURNING *)
+         ${startedSelect(RUN_CONTEXT_COLUMNS)}`,
+        runId,
+      );
+      return row ? startedFromRow(row) : null;
+    }
+    // The claimed run if it is still queued and nobody is starting it right now, else the head
+    // of the line as a hand-off takes it (FOR UPDATE SKIP LOCKED, past the runs other slots hold,
+    // only of the version named). COALESCE evaluates its second query only when the first is null.
     const [row] = await this.prisma.$queryRawUnsafe<StartedRow[]>(
       `WITH started AS (
-         UPDATE runs SET status = 'running', started_at = now()
-          WHERE id = $1::uuid AND status = 'queued'
-          RETURNING *)
+         UPDATE runs r SET status = 'running', started_at = now()
+          WHERE r.id = coalesce(
+                  (SELECT id FROM runs WHERE id = $1::uuid AND status = 'queued' FOR UPDATE SKIP LOCKED),
+                  (SELECT h.id FROM (
+                     SELECT id, agent_version FROM runs
+                      WHERE agent_id = $2::uuid AND status = 'queued' AND NOT (id = ANY($3::uuid[]))
+                      ORDER BY queued_at, id LIMIT 1
+                      FOR UPDATE SKIP LOCKED) h
+                    WHERE h.agent_version = $4))
+            AND r.status = 'queued'
+          RETURNING r.*)
        ${startedSelect(RUN_CONTEXT_COLUMNS)}`,
       runId,
+      instead.agentId,
+      [...instead.skip],
+      instead.version,
     );
     return row ? startedFromRow(row) : null;
   }
