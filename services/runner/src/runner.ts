@@ -352,7 +352,8 @@ export class Runner {
    * A run this lane just moved to `running`. Its `started` fact is not
    * awaited here: the executor's first Redis command (the mailbox drain) goes
    * out in the same pipelined write; execute() awaits it before the ending,
-   * so `started` precedes it. A run of another job's has that job withdrawn:
+   * so `started` precedes it. A handed-over run's fact and head start went
+   * out already, with its slot's hand-over (`handed`). A run of another job's has that job withdrawn:
    * the job would only find it taken (sent with the fact; a job already
    * picked up stays, harmlessly).
    */

@@ -53,6 +53,25 @@ describe('RedisAgentSlots hand-off', () => {
     expect(taken.held).toEqual(new Set(['x', 'b']));
   });
 
+  it('pass moves only its own slot, even when another slot names the same run', async () => {
+    const agent = newId();
+    const claimed = (await slots.claim(agent, 2, ['x'], LEASE)).granted!;
+    const ended = (await slots.claim(agent, 2, ['x', 'a'], LEASE)).granted!;
+    // A hand-off started x too: the other slot names it now as well.
+    await slots.handOver(agent, 2, 'a', 'x', LEASE);
+    expect(await slots.holders(agent)).toEqual(new Set(['x']));
+    const passed = await claimed.lease.pass('y');
+    expect(await slots.holders(agent)).toEqual(new Set(['x', 'y']));
+    expect(await passed!.renew()).toBe(true);
+    // The old lease names x no more in its slot: it can neither pass nor release it.
+    expect(await claimed.lease.pass('z')).toBeNull();
+    await claimed.lease.release();
+    expect(await slots.holders(agent)).toEqual(new Set(['x', 'y']));
+    await passed!.release();
+    expect(await slots.holders(agent)).toEqual(new Set(['x']));
+    expect(ended.runId).toBe('a');
+  });
+
   it('gives the moved slot a fresh lease', async () => {
     const agent = newId();
     await slots.claim(agent, 1, ['a'], 200);

@@ -131,6 +131,43 @@ describe('Runner', () => {
     expect(store.runs.get(runId(3))!.status).toBe('queued');
   });
 
+  /** Makes another lane's hand-off start `raced` (its slot naming it) between this lane's claim and its start. */
+  const raceFirstStart = (store: FakeRunStore, slots: FakeAgentSlots, raced: string, lapse = false) => {
+    const markRunning = store.markRunning.bind(store);
+    let done = false;
+    store.markRunning = async (id, instead) => {
+      if (!done) {
+        done = true;
+        await markRunning(raced);
+        await slots.acquire(AGENT, 2, raced);
+        if (lapse) slots.expire(raced);
+      }
+      return markRunning(id, instead);
+    };
+  };
+
+  it('a claim whose run another lane started meanwhile starts the next in line in its place, its slot passed on', async () => {
+    const { store, slots, emitter, runner, add, job } = setup(undefined, 1);
+    [1, 2, 3].forEach((n) => add(n, spec('scripted', 2)));
+    raceFirstStart(store, slots, runId(1));
+    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
+    expect(store.startedInstead).toEqual([runId(2)]);
+    expect([1, 2, 3].map((n) => store.runs.get(runId(n))!.status)).toEqual(['running', 'completed', 'queued']);
+    expect(emitter.kinds(runId(2))).toEqual(['agent.run.started', 'agent.run.completed']);
+    // One claim: no release and claim again. The other lane's slot still names its run.
+    expect(slots.claims).toBe(1);
+    expect(await slots.holders(AGENT)).toEqual(new Set([runId(1)]));
+  });
+
+  it('a claim that starts another run in its place, its slot lapsed, fails that run visibly', async () => {
+    const { store, slots, emitter, runner, add, job } = setup(undefined, 1);
+    [1, 2, 3].forEach((n) => add(n, spec('scripted', 2)));
+    raceFirstStart(store, slots, runId(1), true);
+    await runner.handle(job(1));
+    expect(store.runs.get(runId(2))).toMatchObject({ status: 'failed', ending: { reason: 'runner_lost' } });
+    expect(emitter.kinds(runId(2))).toEqual(['agent.run.started', 'agent.run.failed']);
+  });
+
   it('a quiet agent\'s run ends without reading the line', async () => {
     const { store, runner, add, job } = setup();
     add(1);

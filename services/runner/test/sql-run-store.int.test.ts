@@ -119,6 +119,43 @@ describe('SqlRunStore line reads and hand-offs', () => {
     await pg.query(`UPDATE runs SET status = 'cancelled' WHERE id = $1`, [next]);
   });
 
+  const instead = (skip: string[] = [], version = 1) => ({ agentId, skip, version });
+
+  it('markRunning starts the claimed run while it is queued', async () => {
+    const [claimed, other] = await insertRuns(['queued', 'queued']);
+    expect(await store.markRunning(claimed!, instead())).toMatchObject({ id: claimed, status: 'running', stop: null });
+    expect(await statusOf(other!)).toBe('queued');
+    await pg.query(`UPDATE runs SET status = 'cancelled' WHERE id = ANY($1::uuid[])`, [[claimed, other]]);
+  });
+
+  it('markRunning of a claimed run that was started meanwhile starts the head of the line past the held runs in its place', async () => {
+    const [claimed, held, head, later] = await insertRuns(['running', 'queued', 'queued', 'queued']);
+    // Without `instead`, as before: nothing.
+    expect(await store.markRunning(claimed!)).toBeNull();
+    const started = await store.markRunning(claimed!, instead([held!]));
+    expect(started).toMatchObject({ id: head, status: 'running', agentVersion: 1, context: { sessionId: head } });
+    expect([await statusOf(held!), await statusOf(later!)]).toEqual(['queued', 'queued']);
+    await pg.query(`UPDATE runs SET status = 'cancelled' WHERE id = ANY($1::uuid[])`, [[claimed, held, head, later]]);
+  });
+
+  it('markRunning passes over a claimed run being started by someone else (locked) without waiting, and starts nothing of another version', async () => {
+    const [claimed, next] = await insertRuns(['queued', 'queued']);
+    const other = new Client({ connectionString: t.db.url });
+    await other.connect();
+    try {
+      // A hand-off's `queued → running` of the claimed run, not committed yet.
+      await other.query('BEGIN');
+      await other.query(`UPDATE runs SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'`, [claimed]);
+      expect(await store.markRunning(claimed!, instead([], 2))).toBeNull();
+      expect((await store.markRunning(claimed!, instead()))?.id).toBe(next);
+      await other.query('COMMIT');
+    } finally {
+      await other.end();
+    }
+    expect(await statusOf(claimed!)).toBe('running');
+    await pg.query(`UPDATE runs SET status = 'cancelled' WHERE id = ANY($1::uuid[])`, [[claimed, next]]);
+  });
+
   it('an agent with nothing queued or running has an empty line', async () => {
     const line = await store.queuedCandidates(newId(), 11, 60_000);
     expect(line).toEqual({ candidates: [], running: [], active: [] });
