@@ -115,6 +115,59 @@ function startedFromRow(row: StartedRow): StartedRun {
 }
 
 /**
+ * The id of the agent's next run, taken as a queue takes its head (a scalar
+ * subquery): the oldest queued run not in `skip`, locked FOR UPDATE SKIP
+ * LOCKED so that a run another runner is moving to `running` right now is
+ * passed over, not waited for (and one it just did fails the recheck of
+ * `status`); null unless it is of `version` (its spec is the one the lane
+ * has). `condition` is ANDed into the search.
+ */
+function nextInLineSql(agent: string, skip: string, version: string, condition = ''): string {
+  return `(SELECT h.id FROM (
+             SELECT id, agent_version FROM runs
+              WHERE agent_id = ${agent}::uuid AND status = 'queued' AND NOT (id = ANY(${skip}::uuid[]))${condition}
+              ORDER BY queued_at, id LIMIT 1
+              FOR UPDATE SKIP LOCKED) h
+           WHERE h.agent_version = ${version})`;
+}
+
+/** The line read of queuedCandidates. */
+const LINE_SQL = `SELECT ${lineSql('$1', '$2', '$3')}`;
+
+/**
+ * markRunning: the run if it is still queued and nobody is starting it right
+ * now, else (when $2 names the agent) the next in line in its place. COALESCE
+ * evaluates its second query only when the first is null; with $2 null it
+ * finds nothing.
+ */
+const MARK_RUNNING_SQL = `WITH started AS (
+    UPDATE runs r SET status = 'running', started_at = now()
+     WHERE r.id = coalesce(
+             (SELECT id FROM runs WHERE id = $1::uuid AND status = 'queued' FOR UPDATE SKIP LOCKED),
+             ${nextInLineSql('$2', '$3', '$4')})
+       AND r.status = 'queued'
+     RETURNING r.*)
+  ${startedSelect(RUN_CONTEXT_COLUMNS)}`;
+
+/**
+ * finishAndStartNext. All parts read the statement's snapshot, in which the
+ * ending run is still `running` and the started one still `queued`: the line
+ * leaves both out (one more row is read so that the line is still `limit`
+ * long without the started run). The next run is looked for only if the
+ * ending applied, and updated by its id (a scalar subquery): a join with it
+ * let the planner scan the whole table when its statistics were stale
+ * (auto_explain in bench:match).
+ */
+const FINISH_AND_START_NEXT_SQL = `${finishSql},
+  started AS (
+    UPDATE runs r SET status = 'running', started_at = now()
+     WHERE r.id = ${nextInLineSql('$13', '$14', '$15', ' AND EXISTS (SELECT 1 FROM ended)')} AND r.status = 'queued'
+     RETURNING r.*)
+  SELECT (SELECT row_to_json(e) FROM ended e) AS ended,
+         (SELECT row_to_json(b) FROM (${startedSelect(runContextColumns({ session: '$7', seqs: '$10' }))}) b) AS started,
+         ${lineSql('$13', '$16', '$17', '$1')}`;
+
+/**
  * The runner's queries on the run ledger. Every status change is one
  * conditional UPDATE (`WHERE status = …`), so two runners, or a runner and
  * the gateway, never both move a run out of the same status.
@@ -123,7 +176,7 @@ export class SqlRunStore implements RunStore {
   constructor(private readonly prisma: SqlRunner) {}
 
   async queuedCandidates(agentId: string, limit: number, lostAfterMs: number): Promise<AgentLine> {
-    const [row] = await this.prisma.$queryRawUnsafe<LineRow[]>(`SELECT ${lineSql('$1', '$2', '$3')}`, agentId, limit, lostAfterMs);
+    const [row] = await this.prisma.$queryRawUnsafe<LineRow[]>(LINE_SQL, agentId, limit, lostAfterMs);
     return lineFromRow(row);
   }
 
@@ -152,39 +205,7 @@ export class SqlRunStore implements RunStore {
   async markRunning(runId: string, instead?: StartInstead): Promise<StartedRun | null> {
     // One statement: the conditional update, and what the executor needs of the run (its
     // context, the stop flags) read alongside, so a run's first step costs no extra query.
-    if (!instead) {
-      const [row] = await this.prisma.$queryRawUnsafe<StartedRow[]>(
-        `WITH started AS (
-           UPDATE runs SET status = 'running', started_at = now()
-            WHERE id = $1::uuid AND status = 'queued'
-            RETURNING *)
-         ${startedSelect(RUN_CONTEXT_COLUMNS)}`,
-        runId,
-      );
-      return row ? startedFromRow(row) : null;
-    }
-    // The claimed run if it is still queued and nobody is starting it right now, else the head
-    // of the line as a hand-off takes it (FOR UPDATE SKIP LOCKED, past the runs other slots hold,
-    // only of the version named). COALESCE evaluates its second query only when the first is null.
-    const [row] = await this.prisma.$queryRawUnsafe<StartedRow[]>(
-      `WITH started AS (
-         UPDATE runs r SET status = 'running', started_at = now()
-          WHERE r.id = coalesce(
-                  (SELECT id FROM runs WHERE id = $1::uuid AND status = 'queued' FOR UPDATE SKIP LOCKED),
-                  (SELECT h.id FROM (
-                     SELECT id, agent_version FROM runs
-                      WHERE agent_id = $2::uuid AND status = 'queued' AND NOT (id = ANY($3::uuid[]))
-                      ORDER BY queued_at, id LIMIT 1
-                      FOR UPDATE SKIP LOCKED) h
-                    WHERE h.agent_version = $4))
-            AND r.status = 'queued'
-          RETURNING r.*)
-       ${startedSelect(RUN_CONTEXT_COLUMNS)}`,
-      runId,
-      instead.agentId,
-      [...instead.skip],
-      instead.version,
-    );
+    const [row] = await this.prisma.$queryRawUnsafe<StartedRow[]>(MARK_RUNNING_SQL, runId, instead?.agentId ?? null, [...(instead?.skip ?? [])], instead?.version ?? 0);
     return row ? startedFromRow(row) : null;
   }
 
@@ -194,27 +215,8 @@ export class SqlRunStore implements RunStore {
   }
 
   async finishAndStartNext(runId: string, from: readonly RunStatus[], ending: RunEnding, next: NextQuery): Promise<HandOff> {
-    // The next run is taken as a queue takes its head: FOR UPDATE SKIP LOCKED passes over a
-    // run another runner is moving to `running` right now, and the recheck of `status` under
-    // the lock over one it just did. All parts read the statement's snapshot, in which the
-    // ending run is still `running` and the started one still `queued`: the line leaves both
-    // out (one more row is read so that the line is still `limit` long without the started run).
-    // The started run is updated by its id (a scalar subquery): a join with `next` let the
-    // planner scan the whole table when its statistics were stale (auto_explain in bench:match).
     const [row] = await this.prisma.$queryRawUnsafe<Array<LineRow & { ended: RefRow | null; started: StartedRow | null }>>(
-      `${finishSql},
-       next AS (
-         SELECT id, agent_version FROM runs
-          WHERE agent_id = $13::uuid AND status = 'queued' AND NOT (id = ANY($14::uuid[])) AND EXISTS (SELECT 1 FROM ended)
-          ORDER BY queued_at, id LIMIT 1
-          FOR UPDATE OF runs SKIP LOCKED),
-       started AS (
-         UPDATE runs r SET status = 'running', started_at = now()
-          WHERE r.id = (SELECT id FROM next WHERE agent_version = $15) AND r.status = 'queued'
-          RETURNING r.*)
-       SELECT (SELECT row_to_json(e) FROM ended e) AS ended,
-              (SELECT row_to_json(b) FROM (${startedSelect(runContextColumns({ session: '$7', seqs: '$10' }))}) b) AS started,
-              ${lineSql('$13', '$16', '$17', '$1')}`,
+      FINISH_AND_START_NEXT_SQL,
       ...finishParams(runId, from, ending),
       next.agentId,
       [...next.skip],
