@@ -29,8 +29,9 @@ class Connection {
       this.closed = true;
       const unanswered = this.inFlight;
       this.inFlight = undefined;
-      this.onClosed(this, unanswered && this.reused && unanswered.resend ? unanswered : undefined);
-      if (unanswered && !(this.reused && unanswered.resend)) unanswered.reject(new Error('connection closed before the response'));
+      const resend = unanswered && this.reused && unanswered.resend ? unanswered : undefined;
+      this.onClosed(this, resend);
+      if (unanswered && !resend) unanswered.reject(new Error('connection closed before the response'));
     });
   }
 
@@ -75,8 +76,8 @@ export class HttpLoad {
   private readonly heads = new Map<string, string>();
   private readonly idle: Connection[] = [];
   private readonly waiting: Pending[] = [];
-  private open = 0;
   private closing = false;
+  /** Every open connection, idle or busy. */
   private readonly all = new Set<Connection>();
 
   constructor(baseUrl: string, private readonly headers: Record<string, string>, private readonly sockets: number) {
@@ -130,8 +131,7 @@ export class HttpLoad {
     let connection = this.idle.pop();
     while (connection?.closed) connection = this.idle.pop();
     if (connection) return connection.send(pending);
-    if (this.open < this.sockets) {
-      this.open += 1;
+    if (this.all.size < this.sockets) {
       const fresh = new Connection(this.url.hostname, Number(this.url.port), (c) => this.release(c), (c, unanswered) => this.lost(c, unanswered));
       this.all.add(fresh);
       return fresh.send(pending);
@@ -146,7 +146,6 @@ export class HttpLoad {
   }
 
   private lost(connection: Connection, unanswered?: Pending): void {
-    this.open -= 1;
     this.all.delete(connection);
     if (unanswered) this.dispatch({ ...unanswered, resend: false });
     else {
