@@ -81,7 +81,8 @@ describe('agent loop (real processes, real openai client, real MCP servers)', ()
         RUNNER_MCP_ALLOW_PRIVATE: 'true',
         RUNNER_MCP_STDIO_COMMANDS: process.execPath,
         RUNNER_MCP_CALL_TIMEOUT_MS: '1000',
-        RUNNER_MCP_CONNECT_TIMEOUT_MS: '5000',
+        // The stdio server starts through tsx: under the other jest worker's load it took over 5 s.
+        RUNNER_MCP_CONNECT_TIMEOUT_MS: '20000',
       },
     });
     await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
