@@ -10,8 +10,11 @@ export interface AppendOptions {
 }
 
 /**
- * Appends messages to a stream in one pipeline, as JSON in the field `m`, and
- * returns the entry ids in order. A failed XADD rejects the whole call.
+ * Appends messages to a stream in one transaction, as JSON in the field `m`,
+ * and returns the entry ids in order. A failed XADD rejects the whole call.
+ * MULTI/EXEC rather than a bare pipeline: Redis serves a blocked XREADGROUP
+ * after each command of a pipeline, so a reader woke for the first entry of
+ * a batch and again for the rest; after EXEC it wakes once and reads all.
  */
 export async function appendMessages(
   redis: Redis,
@@ -20,7 +23,7 @@ export async function appendMessages(
   options: AppendOptions = {},
 ): Promise<string[]> {
   if (messages.length === 0) return [];
-  const pipeline = redis.pipeline();
+  const pipeline = redis.multi();
   for (const message of messages) {
     const json = JSON.stringify(message);
     if (options.maxLen === undefined) pipeline.xadd(stream, '*', MESSAGE_FIELD, json);
