@@ -28,6 +28,12 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
   RUNNER_BACKOFF_CAP_MS: z.coerce.number().int().min(1).default(5000),
   /** Most runs of one busy agent a job executes back to back before handing over to the queue. @defaultValue 20 */
   RUNNER_CHAIN_MAX: z.coerce.number().int().min(1).default(20),
+  /**
+   * Most lanes the process opens at once beside its jobs' when a claim sees
+   * more of the agent's runs waiting and free slots (a burst: their jobs
+   * arrive one by one); 0 opens none. @defaultValue 10
+   */
+  RUNNER_OPEN_LANES: z.coerce.number().int().min(0).max(200).default(10),
   /** How often this process looks for runs left `running` by a dead runner whose job is gone too. @defaultValue 30000 */
   RUNNER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   /** How long a SIGTERM waits for active runs before the process exits anyway. @defaultValue 10000 */

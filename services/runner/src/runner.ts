@@ -32,6 +32,12 @@ export interface RunnerOptions {
   metrics?: RunnerMetrics;
   /** Most runs of one agent executed back to back by one job (see chain). @defaultValue 20 */
   chainMax?: number;
+  /**
+   * Most lanes this process opens at once beside its jobs' for runs that wait
+   * behind a claimed one while their agent has free slots (openLanes); 0 opens
+   * none. @defaultValue 0
+   */
+  openLanes?: number;
 }
 
 /** Queued runs read per claim: enough that one no slot holds is among them (slots ≤ 10). */
@@ -91,12 +97,16 @@ export class Runner {
   private readonly specs: SpecCache;
   /** Per agent: the slots this process's lanes hold now, of how many, and the length of the line the latest of them claimed from (its run included). */
   private readonly holding = new Map<string, { held: number; concurrency: number; line: number }>();
+  /** The lanes opened beside the jobs' (openLanes), until they end. */
+  private readonly opened = new Set<Promise<void>>();
+  /** Per agent: opened lanes that have not claimed yet (a later claim counts their slots as taken). */
+  private readonly opening = new Map<string, number>();
   private stopping = false;
 
-  private readonly options: RunnerOptions & { chainMax: number };
+  private readonly options: RunnerOptions & { chainMax: number; openLanes: number };
 
   constructor(options: RunnerOptions) {
-    this.options = { chainMax: 20, ...options };
+    this.options = { chainMax: 20, openLanes: 0, ...options };
     this.specs = new SpecCache((agentId, version) => options.store.specOf(agentId, version));
     this.random = options.random ?? Math.random;
   }
@@ -160,7 +170,7 @@ export class Runner {
    * next, one Redis write moves the slot. Then wakes the jobs of the runs
    * still waiting. Returns the ids of the runs it executed and what it last saw.
    */
-  private async lane(agentId: string, ownRunId: string): Promise<{ ran: Set<string>; look?: Look }> {
+  private async lane(agentId: string, ownRunId: string | null, claimed?: () => void): Promise<{ ran: Set<string>; look?: Look }> {
     const ran = new Set<string>();
     let concurrency = 1;
     let waiting = false;
@@ -175,11 +185,13 @@ export class Runner {
       next = null;
       if (!current) {
         const claim = await this.claimNext(agentId, known);
+        claimed?.();
         known = undefined;
         look = claim.look;
         if (!claim.granted) break;
         // Queued runs no lane holds besides this one: they wait for a slot (their jobs may sleep).
         waiting = othersWaiting(look, claim.granted.run.id);
+        if (waiting && ownRunId !== null) this.openLanes(agentId, look, claim.granted.spec.flow.concurrency);
         current = await this.begin(claim.granted, look.held, ownRunId);
         if (!current) {
           if (!waiting) break;
@@ -208,6 +220,47 @@ export class Runner {
     }
     if (waiting) await this.wakeNext(agentId, concurrency);
     return { ran, look };
+  }
+
+  /**
+   * Opens lanes for the runs waiting behind a claimed one while their agent
+   * has free slots: a burst of facts queues several runs at once, and their
+   * jobs reach this process one by one (BullMQ fetches a job per round trip),
+   * so without them the burst's runs would start one after another. Each
+   * opened lane claims as a job's lane does (the oldest run no slot holds,
+   * FIFO) and goes down the line; the jobs of the runs it starts are
+   * withdrawn, and a job that comes round anyway finds its run held or ended.
+   * A process that dies with them leaves their runs to the lease, like any
+   * lane's. Only a job's lane opens lanes, at most `openLanes` at once.
+   */
+  private openLanes(agentId: string, look: Look, concurrency: number): void {
+    const { log, openLanes } = this.options;
+    const waitingRuns = look.line.filter((id) => !look.held.has(id)).length;
+    const free = concurrency - look.held.size - (this.opening.get(agentId) ?? 0);
+    const count = Math.min(waitingRuns, free, openLanes - this.opened.size);
+    for (let i = 0; i < count && !this.stopping; i++) {
+      this.opening.set(agentId, (this.opening.get(agentId) ?? 0) + 1);
+      let counted = true;
+      const claimed = () => {
+        if (!counted) return;
+        counted = false;
+        const left = this.opening.get(agentId)! - 1;
+        if (left > 0) this.opening.set(agentId, left);
+        else this.opening.delete(agentId);
+      };
+      const lane: Promise<void> = this.lane(agentId, null, claimed)
+        .then(() => undefined, (error: unknown) => log.warn({ err: error, agentId }, 'opened lane failed; its run is left to its lease'))
+        .finally(() => {
+          claimed();
+          this.opened.delete(lane);
+        });
+      this.opened.add(lane);
+    }
+  }
+
+  /** Resolves when the lanes opened beside the jobs' have ended (the process is stopping). */
+  async settled(): Promise<void> {
+    while (this.opened.size > 0) await Promise.allSettled([...this.opened]);
   }
 
   /** Counts a slot of the agent as held by this process until the returned function is called. */
@@ -328,7 +381,7 @@ export class Runner {
    * releasing its slot and claiming again (at 200 facts/s that race left half
    * an agent's slots idle). Null when nothing was started, its slot released.
    */
-  private async begin(granted: NonNullable<Claim['granted']>, held: ReadonlySet<string>, ownRunId: string): Promise<Begun | null> {
+  private async begin(granted: NonNullable<Claim['granted']>, held: ReadonlySet<string>, ownRunId: string | null): Promise<Begun | null> {
     const { run, spec, lease } = granted;
     const skip = [...held].filter((id) => id !== run.id);
     const started = await this.options.store.markRunning(run.id, { agentId: run.agentId, skip, version: run.agentVersion });
@@ -357,7 +410,7 @@ export class Runner {
    * the job would only find it taken (sent with the fact; a job already
    * picked up stays, harmlessly).
    */
-  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string, handed?: { headStart?: HeadStart; announced: Promise<void> }): Begun {
+  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string | null, handed?: { headStart?: HeadStart; announced: Promise<void> }): Begun {
     const { log } = this.options;
     log.info({ runId: run.id, agentId: run.agentId }, 'run started');
     const announced = handed?.announced ?? this.announce(run, 'running', null);
@@ -388,7 +441,7 @@ export class Runner {
    * (nothing queued, the next run is being started by someone else or is of
    * another version) the slot is released and the lane claims as usual.
    */
-  private async handOff(current: Begun, ending: RunEnding, held: ReadonlySet<string>, ownRunId: string): Promise<{ next: Begun | null; look: Look; line: AgentLine }> {
+  private async handOff(current: Begun, ending: RunEnding, held: ReadonlySet<string>, ownRunId: string | null): Promise<{ next: Begun | null; look: Look; line: AgentLine }> {
     const { store, slots, leaseMs, log } = this.options;
     const { run, spec, lease } = current;
     const skip = [...held].filter((id) => id !== run.id);

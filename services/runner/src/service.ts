@@ -97,6 +97,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
       capMs: Math.max(config.RUNNER_BACKOFF_MAX_MS, config.RUNNER_BACKOFF_CAP_MS),
     },
     chainMax: config.RUNNER_CHAIN_MAX,
+    openLanes: config.RUNNER_OPEN_LANES,
     metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }), delayed: () => delays.inc() },
   });
   const worker = createActivationWorker({
@@ -125,10 +126,12 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     clearInterval(sweeper);
     runner.stop();
     // worker.close() waits for active jobs with no deadline of its own: past ours, abort the
-    // runs (they end failed, runner_lost) and force the close.
-    await Promise.race([worker.close(), deadline(config.RUNNER_CLOSE_TIMEOUT_MS)]);
+    // runs (they end failed, runner_lost) and force the close. The lanes opened beside the
+    // jobs' are waited for alike, before the connections they use are closed.
+    await Promise.race([Promise.all([worker.close(), runner.settled()]), deadline(config.RUNNER_CLOSE_TIMEOUT_MS)]);
     runner.abortAll('runner stopping');
     await worker.close(true);
+    await Promise.race([runner.settled(), deadline(config.RUNNER_CLOSE_TIMEOUT_MS)]);
   };
   return {
     healthPort: health.port,

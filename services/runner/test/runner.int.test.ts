@@ -128,6 +128,45 @@ describe('runner (real processes)', () => {
     expect(facts.every((f) => f.n === 1)).toBe(true);
   });
 
+  it('bursts to an agent with concurrency 4, 2 runners opening lanes, one SIGKILLed mid-burst: never more than 4 at once, every run ends once', async () => {
+    await start(2, FAST_RECOVERY);
+    const token = await platform.createWorkspace('burst');
+    const api = apiClient(platform.gatewayUrl, token);
+    const agent = (await api('POST', '/v1/workspaces/burst/agents', scripted('burst', 'load.fact', 3, 40, { concurrency: 4 }))).body.id as string;
+    // Ten facts to a request: each burst queues ten runs at once, and a lane that claims one
+    // opens lanes for the others on the agent's free slots.
+    await postFactsConcurrently({ baseUrl: platform.gatewayUrl, workspace: 'burst', token, count: 60, concurrency: 2, batchSize: 10 });
+    const victim = await waitFor(async () => {
+      const rows = await runs(agent);
+      if (rows.filter((r) => r.status === 'completed').length < 8) return undefined;
+      return rows.find((r) => r.status === 'running');
+    }, { timeoutMs: 60_000, intervalMs: 20, what: 'a run in progress' });
+    const holder = await waitFor(async () => platform.runners.find((proc) => proc.output().includes(`"runId":"${victim.id}","agentId"`)), { timeoutMs: 5000, intervalMs: 10, what: 'the runner executing the run' });
+    await holder.stop('SIGKILL');
+    await platform.startRunner(FAST_RECOVERY);
+    await allEnded(60, agent);
+    const rows = await runs(agent);
+    const outcomes = rows.map((r) => `${r.status}:${r.reason}`);
+    // The killed runner held at most the agent's four slots; every other run completed.
+    expect(outcomes.filter((o) => o !== 'completed:null').every((o) => o === 'failed:runner_lost')).toBe(true);
+    expect(outcomes.filter((o) => o === 'failed:runner_lost').length).toBeLessThanOrEqual(4);
+    // The completed runs' recorded intervals never overlap more than four deep (an ending and
+    // the start it hands off to share a timestamp: ends count first).
+    const edges = rows
+      .filter((r) => r.status === 'completed')
+      .flatMap((r) => [[r.started_at!.getTime(), 1], [r.ended_at!.getTime(), -1]] as const)
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    let depth = 0;
+    let deepest = 0;
+    for (const [, step] of edges) deepest = Math.max(deepest, (depth += step));
+    expect(deepest).toBeLessThanOrEqual(4);
+    expect(deepest).toBeGreaterThan(1);
+    await settle();
+    const facts = await terminalFacts();
+    expect(facts).toHaveLength(60);
+    expect(facts.every((f) => f.n === 1)).toBe(true);
+  });
+
   it('the sweep gives queued runs without a live job a job again: one never had one, one whose job failed', async () => {
     await start(1, { RUNNER_LEASE_MS: '500', RUNNER_SWEEP_INTERVAL_MS: '300' });
     const token = await platform.createWorkspace('orphans');

@@ -16,12 +16,12 @@ const spec = (provider: 'scripted' | 'openai' = 'scripted', concurrency = 1) => 
   flow: { concurrency },
 });
 
-function setup(executor: Executor = new StepExecutor(), chainMax = 20) {
+function setup(executor: Executor = new StepExecutor(), chainMax = 20, openLanes = 0) {
   const store = new FakeRunStore();
   const slots = new FakeAgentSlots();
   const emitter = new FakeEmitter();
   const waker = new FakeWaker();
-  const runner = new Runner({ store, slots, executor, emitter, waker, log: createLogger({ service: 'test', level: 'silent' }), leaseMs: 1000, backoff: { minMs: 10, maxMs: 10, capMs: 100 }, random: () => 0, chainMax });
+  const runner = new Runner({ store, slots, executor, emitter, waker, log: createLogger({ service: 'test', level: 'silent' }), leaseMs: 1000, backoff: { minMs: 10, maxMs: 10, capMs: 100 }, random: () => 0, chainMax, openLanes });
   const add = (n: number, s: unknown = spec()) =>
     store.add({ id: runId(n), workspaceId: WS, workspaceSlug: 'ws', agentId: AGENT, agentVersion: 1, status: 'queued', eventId: null, depth: 0, spec: s });
   const job = (n: number) => ({ schemaVersion: 1 as const, runId: runId(n), workspaceId: WS, agentId: AGENT });
@@ -315,6 +315,88 @@ describe('Runner', () => {
     await runner.handle(job(1));
     expect(store.runs.get(runId(1))).toMatchObject({ status: 'cancelled', ending: { reason: 'stopped', outcome: { turns: 0 } } });
     expect(store.runs.get(runId(2))).toMatchObject({ status: 'cancelled', ending: { reason: 'agents_paused' } });
+  });
+
+  describe('lanes opened for a burst (openLanes)', () => {
+    /** Counts the runs executing at once, and the most there ever were. */
+    class CountingExecutor extends StepExecutor {
+      now = 0;
+      most = 0;
+      override async execute(run: ExecutableRun, context: ExecutionContext): Promise<ExecutionResult> {
+        this.most = Math.max(this.most, ++this.now);
+        try {
+          return await super.execute(run, context);
+        } finally {
+          this.now -= 1;
+        }
+      }
+    }
+    const slow = (concurrency: number) => ({ ...spec('scripted', concurrency), model: { provider: 'scripted' as const, name: 'm', params: { stepMs: 30 } } });
+
+    it('a claim that sees runs waiting behind its own and free slots starts them side by side, in line order, their jobs withdrawn', async () => {
+      const executor = new CountingExecutor();
+      const { store, slots, waker, runner, add, job } = setup(executor, 20, 10);
+      for (let n = 1; n <= 5; n++) add(n, slow(3));
+      const first = runner.handle(job(1));
+      // While run 1 executes, runs 2 and 3 run beside it on the free slots; 4 and 5 wait.
+      await waitUntil(() => executor.now === 3);
+      expect([1, 2, 3, 4, 5].map((n) => store.runs.get(runId(n))!.status)).toEqual(['running', 'running', 'running', 'queued', 'queued']);
+      expect(await first).toEqual({ action: 'done' });
+      await runner.settled();
+      expect([1, 2, 3, 4, 5].map((n) => store.runs.get(runId(n))!.status)).toEqual(Array(5).fill('completed'));
+      expect(executor.most).toBe(3);
+      const started = [1, 2, 3, 4, 5].map((n) => store.runs.get(runId(n))!.startedAt!);
+      expect(started).toEqual([...started].sort((a, b) => a - b));
+      // No job but run 1's was needed: the others' jobs were withdrawn, and would find their runs ended.
+      expect(new Set(waker.withdrawn)).toEqual(new Set([2, 3, 4, 5].map(runId)));
+      for (let n = 2; n <= 5; n++) expect(await runner.handle(job(n))).toEqual({ action: 'done' });
+      expect(slots.held.size).toBe(0);
+    });
+
+    it('opens none when off, none past the agent\'s free slots and at most openLanes at once', async () => {
+      const off = setup(new CountingExecutor(), 20, 0);
+      for (let n = 1; n <= 3; n++) off.add(n, slow(3));
+      const offFirst = off.runner.handle(off.job(1));
+      await waitUntil(() => off.store.runs.get(runId(1))!.status === 'running');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect([2, 3].map((n) => off.store.runs.get(runId(n))!.status)).toEqual(['queued', 'queued']);
+      await offFirst;
+
+      // Another runner holds one of the agent's three slots: one lane is opened, not two.
+      const held = new CountingExecutor();
+      const busy = setup(held, 20, 10);
+      for (let n = 1; n <= 4; n++) busy.add(n, slow(3));
+      await busy.slots.acquire(AGENT, 3, runId(99));
+      const busyFirst = busy.runner.handle(busy.job(1));
+      await busyFirst;
+      await busy.runner.settled();
+      expect(held.most).toBe(2);
+
+      const capped = new CountingExecutor();
+      const one = setup(capped, 20, 1);
+      for (let n = 1; n <= 6; n++) one.add(n, slow(5));
+      await one.runner.handle(one.job(1));
+      await one.runner.settled();
+      expect(capped.most).toBe(2);
+      expect([1, 2, 3, 4, 5, 6].map((n) => one.store.runs.get(runId(n))!.status)).toEqual(Array(6).fill('completed'));
+    });
+
+    it('a stopping runner opens no lane, and the lanes it opened finish their runs before settled() resolves', async () => {
+      const executor = new CountingExecutor();
+      const { store, runner, add, job } = setup(executor, 20, 10);
+      for (let n = 1; n <= 4; n++) add(n, slow(4));
+      const first = runner.handle(job(1));
+      await waitUntil(() => executor.now === 4);
+      runner.stop();
+      await first;
+      await runner.settled();
+      // Each lane ends the run it began and chains no further; nothing is left running.
+      expect([1, 2, 3, 4].map((n) => store.runs.get(runId(n))!.status)).toEqual(Array(4).fill('completed'));
+      add(5, slow(4));
+      add(6, slow(4));
+      await runner.handle(job(5));
+      expect([5, 6].map((n) => store.runs.get(runId(n))!.status)).toEqual(['queued', 'queued']);
+    });
   });
 
   it('a spec that does not parse fails the queued run without starting it', async () => {
