@@ -68,6 +68,19 @@ describe('runner (real processes)', () => {
         WHERE kind IN ('agent.run.completed', 'agent.run.failed', 'agent.run.cancelled') GROUP BY subject_id`,
     )).rows;
 
+  /** Waits for a run in progress once `completed` runs have ended, SIGKILLs the runner executing it, and returns the run. */
+  const killRunnerMidRun = async (agentId: string, completed: number) => {
+    const victim = await waitFor(async () => {
+      const rows = await runs(agentId);
+      if (rows.filter((r) => r.status === 'completed').length < completed) return undefined;
+      return rows.find((r) => r.status === 'running');
+    }, { timeoutMs: 60_000, intervalMs: 20, what: 'a run in progress' });
+    // The runner logs `run started` just after it recorded the run `running`.
+    const holder = await waitFor(async () => platform.runners.find((proc) => proc.output().includes(`"runId":"${victim.id}","agentId"`)), { timeoutMs: 5000, intervalMs: 10, what: 'the runner executing the run' });
+    await holder.stop('SIGKILL');
+    return victim;
+  };
+
   it('200 facts, 3 runners, concurrency 1: every run completes, none overlap, they start in fact order', async () => {
     await start(3);
     const token = await platform.createWorkspace('serial');
@@ -103,15 +116,7 @@ describe('runner (real processes)', () => {
     const api = apiClient(platform.gatewayUrl, token);
     const agent = (await api('POST', '/v1/workspaces/crash/agents', scripted('crash', 'load.fact', 4, 50))).body.id as string;
     await postFactsConcurrently({ baseUrl: platform.gatewayUrl, workspace: 'crash', token, count: 30, concurrency: 4, batchSize: 1 });
-    // Wait for a run in progress past its first few, then kill the runner executing it.
-    const victim = await waitFor(async () => {
-      const rows = await runs(agent);
-      if (rows.filter((r) => r.status === 'completed').length < 3) return undefined;
-      return rows.find((r) => r.status === 'running');
-    }, { timeoutMs: 60_000, intervalMs: 20, what: 'a run in progress' });
-    // The runner logs `run started` just after it recorded the run `running`.
-    const holder = await waitFor(async () => platform.runners.find((proc) => proc.output().includes(`"runId":"${victim.id}","agentId"`)), { timeoutMs: 5000, intervalMs: 10, what: 'the runner executing the run' });
-    await holder.stop('SIGKILL');
+    const victim = await killRunnerMidRun(agent, 3);
     const killedAt = Date.now();
     await platform.startRunner(FAST_RECOVERY);
     await allEnded(30, agent);
@@ -136,13 +141,7 @@ describe('runner (real processes)', () => {
     // Ten facts to a request: each burst queues ten runs at once, and a lane that claims one
     // opens lanes for the others on the agent's free slots.
     await postFactsConcurrently({ baseUrl: platform.gatewayUrl, workspace: 'burst', token, count: 60, concurrency: 2, batchSize: 10 });
-    const victim = await waitFor(async () => {
-      const rows = await runs(agent);
-      if (rows.filter((r) => r.status === 'completed').length < 8) return undefined;
-      return rows.find((r) => r.status === 'running');
-    }, { timeoutMs: 60_000, intervalMs: 20, what: 'a run in progress' });
-    const holder = await waitFor(async () => platform.runners.find((proc) => proc.output().includes(`"runId":"${victim.id}","agentId"`)), { timeoutMs: 5000, intervalMs: 10, what: 'the runner executing the run' });
-    await holder.stop('SIGKILL');
+    await killRunnerMidRun(agent, 8);
     await platform.startRunner(FAST_RECOVERY);
     await allEnded(60, agent);
     const rows = await runs(agent);
