@@ -14,6 +14,8 @@ export interface RunnerMetrics {
   transitioned(status: RunRef['status'], reason: string | null): void;
   /** A job could not start yet and was delayed. */
   delayed(): void;
+  /** A lane was opened beside the jobs' for a waiting run (openLanes). */
+  laneOpened(): void;
 }
 
 /** Constructor arguments of Runner. */
@@ -240,6 +242,7 @@ export class Runner {
     const count = Math.min(waitingRuns, free, openLanes - this.opened.size);
     for (let i = 0; i < count && !this.stopping; i++) {
       this.opening.set(agentId, (this.opening.get(agentId) ?? 0) + 1);
+      this.options.metrics?.laneOpened();
       let counted = true;
       const claimed = () => {
         if (!counted) return;

@@ -83,6 +83,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     registers: [registry],
   });
   const delays = new Counter({ name: 'switchyard_runner_delays_total', help: 'Jobs put back because their agent was busy or they were not first in line', registers: [registry] });
+  const opened = new Counter({ name: 'switchyard_runner_lanes_opened_total', help: 'Lanes opened beside the jobs\' for runs waiting behind a claimed one (RUNNER_OPEN_LANES)', registers: [registry] });
   const runner = new Runner({
     store: new SqlRunStore(sql),
     slots: new RedisAgentSlots(redis, config.REDIS_PREFIX),
@@ -98,7 +99,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     },
     chainMax: config.RUNNER_CHAIN_MAX,
     openLanes: config.RUNNER_OPEN_LANES,
-    metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }), delayed: () => delays.inc() },
+    metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }), delayed: () => delays.inc(), laneOpened: () => opened.inc() },
   });
   const worker = createActivationWorker({
     connection: workerConnection,

@@ -1,5 +1,5 @@
 import { createLogger } from '@switchyard/logging';
-import { Runner } from '../src/runner';
+import { Runner, type RunnerMetrics } from '../src/runner';
 import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor, HeadStart, StartedRun } from '../src/ports';
 import { FakeAgentSlots, FakeEmitter, FakeRunStore, FakeWaker } from './fake-ports';
 import { StepExecutor } from './step-executor';
@@ -16,12 +16,12 @@ const spec = (provider: 'scripted' | 'openai' = 'scripted', concurrency = 1) => 
   flow: { concurrency },
 });
 
-function setup(executor: Executor = new StepExecutor(), chainMax = 20, openLanes = 0) {
+function setup(executor: Executor = new StepExecutor(), chainMax = 20, openLanes = 0, metrics?: RunnerMetrics) {
   const store = new FakeRunStore();
   const slots = new FakeAgentSlots();
   const emitter = new FakeEmitter();
   const waker = new FakeWaker();
-  const runner = new Runner({ store, slots, executor, emitter, waker, log: createLogger({ service: 'test', level: 'silent' }), leaseMs: 1000, backoff: { minMs: 10, maxMs: 10, capMs: 100 }, random: () => 0, chainMax, openLanes });
+  const runner = new Runner({ store, slots, executor, emitter, waker, log: createLogger({ service: 'test', level: 'silent' }), leaseMs: 1000, backoff: { minMs: 10, maxMs: 10, capMs: 100 }, random: () => 0, chainMax, openLanes, metrics });
   const add = (n: number, s: unknown = spec()) =>
     store.add({ id: runId(n), workspaceId: WS, workspaceSlug: 'ws', agentId: AGENT, agentVersion: 1, status: 'queued', eventId: null, depth: 0, spec: s });
   const job = (n: number) => ({ schemaVersion: 1 as const, runId: runId(n), workspaceId: WS, agentId: AGENT });
@@ -335,12 +335,14 @@ describe('Runner', () => {
 
     it('a claim that sees runs waiting behind its own and free slots starts them side by side, in line order, their jobs withdrawn', async () => {
       const executor = new CountingExecutor();
-      const { store, slots, waker, runner, add, job } = setup(executor, 20, 10);
+      let opened = 0;
+      const { store, slots, waker, runner, add, job } = setup(executor, 20, 10, { transitioned: () => undefined, delayed: () => undefined, laneOpened: () => void (opened += 1) });
       for (let n = 1; n <= 5; n++) add(n, slow(3));
       const first = runner.handle(job(1));
       // While run 1 executes, runs 2 and 3 run beside it on the free slots; 4 and 5 wait.
       await waitUntil(() => executor.now === 3);
       expect([1, 2, 3, 4, 5].map((n) => store.runs.get(runId(n))!.status)).toEqual(['running', 'running', 'running', 'queued', 'queued']);
+      expect(opened).toBe(2);
       expect(await first).toEqual({ action: 'done' });
       await runner.settled();
       expect([1, 2, 3, 4, 5].map((n) => store.runs.get(runId(n))!.status)).toEqual(Array(5).fill('completed'));
