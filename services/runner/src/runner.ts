@@ -72,6 +72,11 @@ function othersWaiting(look: Look, runId?: string): boolean {
   return look.line.some((id) => id !== runId && !look.held.has(id));
 }
 
+/** The runs the agent's other slots hold: their lanes are starting them, so a start passes over them. */
+function heldBesides(held: ReadonlySet<string>, runId: string): string[] {
+  return [...held].filter((id) => id !== runId);
+}
+
 /** What a line read tells of the agent's runs, before the slots are asked who holds them. */
 function seenOf(line: AgentLine): Omit<Look, 'held' | 'active'> & { active: Set<string> } {
   const ids = line.candidates.map((candidate) => candidate.id);
@@ -386,7 +391,7 @@ export class Runner {
    */
   private async begin(granted: NonNullable<Claim['granted']>, held: ReadonlySet<string>, ownRunId: string | null): Promise<Begun | null> {
     const { run, spec, lease } = granted;
-    const skip = [...held].filter((id) => id !== run.id);
+    const skip = heldBesides(held, run.id);
     const started = await this.options.store.markRunning(run.id, { agentId: run.agentId, skip, version: run.agentVersion });
     if (!started) {
       await lease.release();
@@ -447,7 +452,7 @@ export class Runner {
   private async handOff(current: Begun, ending: RunEnding, held: ReadonlySet<string>, ownRunId: string | null): Promise<{ next: Begun | null; look: Look; line: AgentLine }> {
     const { store, slots, leaseMs, log } = this.options;
     const { run, spec, lease } = current;
-    const skip = [...held].filter((id) => id !== run.id);
+    const skip = heldBesides(held, run.id);
     const { ended, started, line } = await store.finishAndStartNext(run.id, ['running'], ending, {
       agentId: run.agentId,
       limit: MAX_CANDIDATES,
