@@ -9,6 +9,10 @@ export enum ErrorCode {
   VALIDATION_FAILED = 'VALIDATION_FAILED',
   /** The body is not parseable JSON. */
   MALFORMED_JSON = 'MALFORMED_JSON',
+  /** The body could not be decoded with the `Content-Encoding` it names (gzip, deflate, br that is not). */
+  BODY_ENCODING_INVALID = 'BODY_ENCODING_INVALID',
+  /** The JSON body is nested deeper than the door allows. `data`: `{ maxDepth }`. */
+  JSON_TOO_DEEP = 'JSON_TOO_DEEP',
   /** The body is over the size limit. `data`: `{ limitBytes }`. */
   PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
   /** A body was sent with a content type other than JSON. */
@@ -21,6 +25,8 @@ export enum ErrorCode {
   WORKSPACE_FORBIDDEN = 'WORKSPACE_FORBIDDEN',
   /** No route for the method and path. */
   ROUTE_NOT_FOUND = 'ROUTE_NOT_FOUND',
+  /** The path exists but not with this method. `data`: `{ allow }` (the methods it has, also in the `Allow` header). */
+  METHOD_NOT_ALLOWED = 'METHOD_NOT_ALLOWED',
   /** No fact with that id in the workspace. `data`: `{ id }`. */
   EVENT_NOT_FOUND = 'EVENT_NOT_FOUND',
   /** No token with that id in the workspace. `data`: `{ id }`. */
@@ -61,6 +67,12 @@ export enum ErrorCode {
   SELF_CAUSED = 'SELF_CAUSED',
   /** An agent token tried to start a run as deep as the causation depth cap or deeper. `data`: `{ depth, max }`. */
   CAUSATION_DEPTH_EXCEEDED = 'CAUSATION_DEPTH_EXCEEDED',
+  /**
+   * An `idempotencyKey` already recorded a fact with another content (kind,
+   * subject, actor or payload differ): the key is not reused for it.
+   * `data`: `{ idempotencyKey, id }` (the original fact's id).
+   */
+  IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
   /** The per-token rate limit was hit. `data`: `{ retryAfterMs }`. */
   RATE_LIMITED = 'RATE_LIMITED',
   /** A stream ticket is unknown, used or expired. */

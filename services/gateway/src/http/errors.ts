@@ -7,6 +7,8 @@ export function statusOf(code: ErrorCode): number {
   switch (code) {
     case ErrorCode.VALIDATION_FAILED:
     case ErrorCode.MALFORMED_JSON:
+    case ErrorCode.BODY_ENCODING_INVALID:
+    case ErrorCode.JSON_TOO_DEEP:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
@@ -23,7 +25,10 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SECRET_NOT_FOUND:
     case ErrorCode.SESSION_NOT_FOUND:
       return 404;
+    case ErrorCode.METHOD_NOT_ALLOWED:
+      return 405;
     case ErrorCode.WORKSPACE_EXISTS:
+    case ErrorCode.IDEMPOTENCY_KEY_REUSED:
     case ErrorCode.AGENT_VERSION_CONFLICT:
     case ErrorCode.AGENT_NAME_TAKEN:
     case ErrorCode.AGENT_DISABLED:
