@@ -1,7 +1,7 @@
 import { GROUPS, IngestMessageSchema, STREAMS } from '@switchyard/contracts';
-import { SqlPool } from '@switchyard/db';
+import { OutboxRelay, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { createRedis, deadLetterKeys, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
+import { createRedis, deadLetterKeys, RedisIngestWriter, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
 import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventLogConfig } from './config';
@@ -27,6 +27,7 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
   collectDefaultMetrics({ register: registry });
   const stored = new Counter({ name: 'switchyard_facts_stored_total', help: 'Facts persisted', registers: [registry] });
   const duplicates = new Counter({ name: 'switchyard_facts_duplicate_total', help: 'Facts resolved to an earlier idempotencyKey', registers: [registry] });
+  const relayed = new Counter({ name: 'switchyard_outbox_relayed_total', help: 'Facts moved from the outbox to ingest by this process', registers: [registry] });
 
   const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
   const eventLog = new EventLog({
@@ -51,7 +52,17 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
     maxDeliveries: config.MAX_DELIVERIES,
   });
   const trimmer = new IngestTrimmer(redis, ingestKey, config.INGEST_TRIM_INTERVAL_MS, log);
+  // The platform's own facts, recorded in PostgreSQL with their changes, reach `ingest` from here.
+  const relay = new OutboxRelay({
+    sql,
+    databaseUrl: config.DATABASE_URL,
+    sink: new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS),
+    log,
+    pollMs: config.OUTBOX_POLL_MS,
+    onRelayed: (count) => relayed.inc(count),
+  });
   await consumer.start();
+  await relay.start();
   trimmer.start();
   const health = await startHealthServer({
     port: config.EVENT_LOG_HEALTH_PORT,
@@ -62,6 +73,6 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
   log.info({ consumer: config.EVENT_LOG_CONSUMER, healthPort: health.port }, 'event-log started');
   return {
     healthPort: health.port,
-    close: () => closeAll([consumer, trimmer, health, () => sql.$disconnect(), () => closeRedis(redis)]),
+    close: () => closeAll([relay, consumer, trimmer, health, () => sql.$disconnect(), () => closeRedis(redis)]),
   };
 }

@@ -1,16 +1,7 @@
-import {
-  AppError,
-  ErrorCode,
-  RUN_FACT_KINDS,
-  type AcceptedFact,
-  type RunFactPayload,
-  type RunOrigin,
-  type RunStatus,
-} from '@switchyard/contracts';
+import { AppError, ErrorCode, type RunOrigin, type RunStatus } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
-import type { ActivationSink, AgentRecord, AgentStore, IngestWriter, NewRun, Principal, RunRecord, RunStore, SettingsStore } from './ports';
-import { recordFacts } from './record-facts';
+import type { ActivationSink, AgentRecord, AgentStore, NewRun, Principal, RunRecord, RunStore, SettingsStore } from './ports';
 
 /** Statuses a run never leaves. */
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'dropped'];
@@ -24,47 +15,23 @@ export interface RunLedgerDeps {
   agents: Pick<AgentStore, 'get'>;
   settings: Pick<SettingsStore, 'get'>;
   activations: ActivationSink;
-  ingest: IngestWriter;
   log: Logger;
   /** Runs at this causation depth or deeper are not started (MAX_CAUSATION_DEPTH, as the matcher's). */
   maxCausationDepth: number;
 }
 
-/** Who asked, and the id that ties the request to the facts it records. */
+/** Who asked, and the id of the request (for the logs). */
 export interface RunCommandContext {
   principal: Principal;
   correlationId: string;
 }
 
 /**
- * The `agent.run.*` fact for a run's current status. It carries the run as
- * its cause, like every fact a run leads to: an agent then never wakes on its
- * own lifecycle (the matcher's self-cause skip), and the causation depth
- * counts it as one step below the run.
- */
-function runFact(run: RunRecord, principal: Principal, ts: string): AcceptedFact {
-  const payload: RunFactPayload = { agentId: run.agentId, agentVersion: run.agentVersion, status: run.status, reason: run.reason };
-  if (run.eventId !== null) payload.eventId = run.eventId;
-  return {
-    id: newId(),
-    workspace: principal.workspaceSlug,
-    workspaceId: principal.workspaceId,
-    kind: RUN_FACT_KINDS[run.status],
-    subject: { type: 'run', id: run.id },
-    actor: { type: 'user', id: principal.userId },
-    payload,
-    causedBy: { runId: run.id, agentId: run.agentId, depth: run.depth + 1 },
-    // The matcher's key for the same status, so each status of a run is recorded once.
-    idempotencyKey: `run:${run.id}:${run.status}`,
-    ts,
-  };
-}
-
-/**
  * The run commands of the gateway: start a manual run, retry an ended run,
- * stop a run. Each writes the ledger first, then records its facts, then (for
- * a new run) enqueues its activation; the runner, not the gateway, executes
- * and finishes runs.
+ * stop a run. Each writes the ledger — every status change records its
+ * `agent.run.*` fact with it (the runs trigger, decision 0024) — then (for a
+ * new run) enqueues its activation; the runner, not the gateway, executes and
+ * finishes runs.
  */
 export class RunLedger {
   constructor(private readonly deps: RunLedgerDeps) {}
@@ -121,9 +88,9 @@ export class RunLedger {
   }
 
   /**
-   * Stops a run: a queued one is cancelled at once (and `agent.run.cancelled`
-   * recorded); a running or parked one is flagged, and the runner cancels it
-   * at its next step and records the fact then.
+   * Stops a run: a queued one is cancelled at once (`agent.run.cancelled`);
+   * a running or parked one is flagged, and the runner cancels it at its next
+   * step.
    */
   async stop(ctx: RunCommandContext, runId: string): Promise<{ run: RunRecord; action: 'cancelled' | 'stop_requested' }> {
     const result = await this.deps.runs.stop(ctx.principal.workspaceId, runId);
@@ -131,7 +98,6 @@ export class RunLedger {
       if (result.reason === 'not_found') throw runNotFound(runId);
       throw new AppError(ErrorCode.RUN_NOT_ACTIVE, 'the run has already ended', { id: runId, status: result.status });
     }
-    if (result.action === 'cancelled') await this.record(ctx, [result.run]);
     return { run: result.run, action: result.action };
   }
 
@@ -151,31 +117,23 @@ export class RunLedger {
   }
 
   /**
-   * Commits the run, records `agent.run.queued`, then enqueues its job. The
-   * fact goes first so that it always precedes the runner's `started`. A job
-   * that cannot be enqueued leaves no run waiting for nothing: the run is
-   * failed (and that recorded) and the client gets 503 to try again.
+   * Commits the run (with its `agent.run.queued`), then enqueues its job. A
+   * job that cannot be enqueued leaves no run waiting for nothing: the run is
+   * failed and the client gets 503 to try again.
    */
   private async queue(ctx: RunCommandContext, newRun: NewRun): Promise<RunRecord> {
     const run = await this.deps.runs.create(newRun);
-    await this.record(ctx, [run]);
     try {
       await this.deps.activations.enqueue([{ schemaVersion: 1, runId: run.id, workspaceId: run.workspaceId, agentId: run.agentId }]);
     } catch (error) {
       this.deps.log.error({ err: error, runId: run.id, agentId: run.agentId }, 'run committed but its activation could not be enqueued');
-      const failed = await this.deps.runs.fail(run.workspaceId, run.id, ENQUEUE_FAILED_REASON, {
+      await this.deps.runs.fail(run.workspaceId, run.id, ENQUEUE_FAILED_REASON, {
         code: ErrorCode.UNAVAILABLE,
         message: 'the activation could not be enqueued',
       });
-      if (failed) await this.record(ctx, [failed]);
       throw new AppError(ErrorCode.UNAVAILABLE, 'the run could not be queued: try again', { id: run.id }, { cause: error });
     }
     return run;
-  }
-
-  private async record(ctx: RunCommandContext, runs: RunRecord[]): Promise<void> {
-    const ts = new Date().toISOString();
-    await recordFacts(this.deps.ingest, this.deps.log, runs.map((run) => runFact(run, ctx.principal, ts)), ctx.correlationId);
   }
 }
 

@@ -2,7 +2,6 @@ import { AppError, ErrorCode } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logging';
 import { statusOf } from '../src/http/errors';
 import type { AgentRecord, NewRun, Principal, RunRecord } from '../src/ports';
-import type { IngestItem } from '@switchyard/redis';
 import { RunLedger, type RunLedgerDeps } from '../src/run-ledger';
 
 const principal: Principal = {
@@ -16,13 +15,12 @@ const agent = { id: '0190f0f0-0000-7000-8000-0000000000dd', version: 3, enabled:
 
 /**
  * In-memory ports for the failure paths the integration test cannot reach
- * with real processes: Redis refusing the job after the run was committed,
- * and the fact writer failing after a change. Only the methods RunLedger
- * calls are implemented.
+ * with real processes: Redis refusing the job after the run was committed.
+ * Only the methods RunLedger calls are implemented. (The runs' facts are
+ * written by the runs trigger with each change: services/event-log/test/fact-outbox.int.test.ts.)
  */
-function fakes(options: { enqueue?: () => Promise<void>; accept?: () => Promise<never> } = {}) {
+function fakes(options: { enqueue?: () => Promise<void> } = {}) {
   const rows = new Map<string, RunRecord>();
-  const facts: IngestItem[] = [];
   const enqueued: string[] = [];
   const deps: RunLedgerDeps = {
     maxCausationDepth: 5,
@@ -47,41 +45,22 @@ function fakes(options: { enqueue?: () => Promise<void>; accept?: () => Promise<
     activations: {
       enqueue: options.enqueue ?? (async (jobs) => void enqueued.push(...jobs.map((job) => job.runId))),
     },
-    ingest: {
-      accept: options.accept ?? (async (items) => {
-        facts.push(...items);
-        return items.map((item) => ({ id: item.fact.id, status: 'accepted' as const }));
-      }),
-    },
     log: createLogger({ service: 'test', level: 'silent' }),
   };
-  return { ledger: new RunLedger(deps), rows, facts, enqueued };
+  return { ledger: new RunLedger(deps), rows, enqueued };
 }
 
 const ctx = { principal, correlationId: 'req-1' };
 
 describe('RunLedger', () => {
-  it('fails a run whose job Redis refused, records it and answers 503', async () => {
-    const { ledger, rows, facts } = fakes({ enqueue: () => Promise.reject(new Error('Stream isn\'t writeable')) });
+  it('fails a run whose job Redis refused and answers 503', async () => {
+    const { ledger, rows } = fakes({ enqueue: () => Promise.reject(new Error('Stream isn\'t writeable')) });
     const error = await ledger.start(ctx, agent.id, 'hello').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe(ErrorCode.UNAVAILABLE);
     expect(statusOf((error as AppError).code)).toBe(503);
     const [run] = [...rows.values()];
     expect(run).toMatchObject({ status: 'failed', reason: 'enqueue_failed', error: { code: 'UNAVAILABLE' }, agentVersion: 3 });
-    // Queued first, so the fact always precedes a runner's `started`; then the failure.
-    expect(facts.map((item) => [item.fact.kind, item.fact.payload])).toEqual([
-      ['agent.run.queued', { agentId: agent.id, agentVersion: 3, status: 'queued', reason: null }],
-      ['agent.run.failed', { agentId: agent.id, agentVersion: 3, status: 'failed', reason: 'enqueue_failed' }],
-    ]);
-    expect(facts.every((item) => item.correlationId === 'req-1')).toBe(true);
-  });
-
-  it('still queues and enqueues the run when its fact cannot be recorded', async () => {
-    const { ledger, rows, enqueued } = fakes({ accept: () => Promise.reject(new Error('redis down')) });
-    const run = await ledger.start(ctx, agent.id, 'hello');
-    expect(rows.get(run.id)?.status).toBe('queued');
-    expect(enqueued).toEqual([run.id]);
   });
 
   it('retries a manual run with a retry origin and the same causation', async () => {

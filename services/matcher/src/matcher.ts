@@ -1,10 +1,9 @@
 import type { ActivationJob, Fact } from '@switchyard/contracts';
-import { newId, platformFact } from '@switchyard/core';
+import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
-import type { IngestItem } from '@switchyard/redis';
 import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
 import type { AgentIndex, TriggerMatch } from './agent-index';
-import { pairKey, type ActivationSink, type AgentHistory, type AgentHistoryQuery, type FactEmitter, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
+import { pairKey, type ActivationSink, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
 
 /** Counters the matcher reports; main wiring binds them to Prometheus. */
 export interface MatcherMetrics {
@@ -17,7 +16,6 @@ export interface MatcherOptions {
   index: AgentIndex;
   guards: ActivationGuards;
   activations: ActivationSink;
-  emitter: FactEmitter;
   log: Logger;
   /** The consumer name cursors are saved under. @defaultValue 'matcher' */
   consumer?: string;
@@ -103,15 +101,12 @@ export class Matcher {
       advanced.set(workspaceId, fact.seq);
     }
     const slots = candidates.length > 0 ? await this.activate(candidates) : [];
-    const jobs: ActivationJob[] = [];
-    const emitted: IngestItem[] = [];
-    for (const { slot, candidate, reason } of slots) {
-      const { agent } = candidate.match;
-      if (slot.status === 'queued') jobs.push({ schemaVersion: 1, runId: slot.runId, workspaceId: candidate.workspaceId, agentId: agent.agentId });
-      if (slot.status === 'queued' || slot.status === 'dropped') emitted.push(runQueuedFact(candidate, slot, reason));
-    }
-    // Independent (their own keys, their own connections) and both idempotent on a repeat.
-    await Promise.all([this.options.activations.enqueue(jobs), this.options.emitter.accept(emitted)]);
+    // The runs' `agent.run.queued|dropped` facts were written with them (the runs trigger).
+    const jobs: ActivationJob[] = slots
+      .filter(({ slot }) => slot.status === 'queued')
+      .map(({ slot, candidate }) => ({ schemaVersion: 1, runId: slot.runId, workspaceId: candidate.workspaceId, agentId: candidate.match.agent.agentId }));
+    // Idempotent on a repeat (job id = run id).
+    await this.options.activations.enqueue(jobs);
     if (advanced.size === 0) return;
     // Every match either has its run recorded (a repeat finds it: nothing is decided again) or
     // was skipped, which is recorded nowhere but in the cursor.
@@ -153,7 +148,7 @@ export class Matcher {
   }
 
   /** Decides every candidate in order and records the runs; returns the slot of each run recorded. */
-  private async activate(candidates: readonly Candidate[]): Promise<Array<{ slot: TriggerRunSlot; candidate: Candidate; reason: string | undefined }>> {
+  private async activate(candidates: readonly Candidate[]): Promise<Array<{ slot: TriggerRunSlot; candidate: Candidate }>> {
     const { store } = this.options;
     const now = this.clock();
     const { histories, existing } = await store.batchHistory(
@@ -162,7 +157,7 @@ export class Matcher {
     );
     const runs: NewTriggerRun[] = [];
     const decided: Candidate[] = [];
-    const recorded: Array<{ slot: TriggerRunSlot; candidate: Candidate; reason: string | undefined }> = [];
+    const recorded: Array<{ slot: TriggerRunSlot; candidate: Candidate }> = [];
     for (const candidate of candidates) {
       const { match, fact, workspaceId } = candidate;
       const { agent } = match;
@@ -170,7 +165,7 @@ export class Matcher {
       // slot is taken again (it finds the run) instead of deciding anew.
       const found = existing.get(pairKey(agent.agentId, fact.id));
       if (found) {
-        recorded.push({ slot: found, candidate, reason: undefined });
+        recorded.push({ slot: found, candidate });
         continue;
       }
       const history = histories.get(agent.agentId) ?? emptyHistory();
@@ -217,7 +212,7 @@ export class Matcher {
       decided.push(candidate);
     }
     const slots = runs.length > 0 ? await store.createTriggerRuns(runs) : [];
-    slots.forEach((slot, i) => recorded.push({ slot, candidate: decided[i]!, reason: runs[i]!.reason }));
+    slots.forEach((slot, i) => recorded.push({ slot, candidate: decided[i]! }));
     return recorded;
   }
 
@@ -283,23 +278,4 @@ function historyQueries(candidates: readonly Candidate[], now: number): AgentHis
     if (spec.flow.cooldownMs > 0) query.cooldownKinds.add(fact.kind);
   }
   return [...byAgent.values()].map((query) => ({ ...query, cooldownKinds: [...query.cooldownKinds] }));
-}
-
-/** The `agent.run.queued|dropped` fact of a recorded run. */
-function runQueuedFact(candidate: Candidate, slot: TriggerRunSlot, reason: string | undefined): IngestItem {
-  const { match, fact, workspaceId } = candidate;
-  const { agent } = match;
-  return {
-    correlationId: slot.runId,
-    fact: platformFact({
-      workspaceId,
-      workspaceSlug: fact.workspace,
-      kind: `agent.run.${slot.status}`,
-      subject: { type: 'run', id: slot.runId },
-      payload: { agentId: agent.agentId, agentVersion: agent.version, eventId: fact.id, status: slot.status, reason: reason ?? null },
-      // The run's own facts never wake its agent (self-cause) and count one step deeper.
-      causedBy: { runId: slot.runId, agentId: agent.agentId, depth: slot.depth + 1 },
-      idempotencyKey: `run:${slot.runId}:${slot.status}`,
-    }),
-  };
 }

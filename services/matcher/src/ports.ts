@@ -1,5 +1,4 @@
 import type { ActivationJob, CausedBy, Fact, RunOrigin, RunStatus } from '@switchyard/contracts';
-import type { IngestItem } from '@switchyard/redis';
 import type { AgentRecord } from './agent-index';
 
 /** A run the matcher records: `queued` (activated) or `dropped` (queue full). */
@@ -87,11 +86,6 @@ export interface MatcherStore {
 /** Where activation jobs go (BullMQ `activations`; job id = run id). */
 export interface ActivationSink {
   enqueue(jobs: readonly ActivationJob[]): Promise<void>;
-}
-
-/** Where the matcher's own facts go (`ingest`). */
-export interface FactEmitter {
-  accept(items: readonly IngestItem[]): Promise<unknown>;
 }
 
 /** The key of an (agent, fact) pair in the maps above. */

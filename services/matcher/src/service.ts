@@ -7,7 +7,6 @@ import {
   createRedis,
   deadLetterKeys,
   enqueueActivations,
-  RedisIngestWriter,
   StreamConsumer,
   toKey,
 } from '@switchyard/redis';
@@ -53,7 +52,6 @@ export async function startMatcher(config: MatcherConfig, log: Logger): Promise<
     index: new AgentIndex(),
     guards: new ActivationGuards({ maxCausationDepth: config.MAX_CAUSATION_DEPTH }),
     activations,
-    emitter: new RedisIngestWriter(redis, config.REDIS_PREFIX, toKey(config.REDIS_PREFIX, STREAMS.ingest), config.IDEMPOTENCY_TTL_SECONDS),
     log,
     metrics: { decided: (d) => decisions.inc({ action: d.action, reason: 'reason' in d ? d.reason : '' }) },
   });

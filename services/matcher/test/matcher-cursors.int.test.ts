@@ -1,8 +1,8 @@
 import type { Client } from 'pg';
-import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema, STREAMS, type Fact } from '@switchyard/contracts';
+import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema, type Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { createLogger } from '@switchyard/logging';
-import { createActivationQueue, enqueueActivations, RedisIngestWriter, toKey, type ActivationQueue, type Redis } from '@switchyard/redis';
+import { createActivationQueue, enqueueActivations, type ActivationQueue, type Redis } from '@switchyard/redis';
 import { createTestRedis, createTestSql, waitFor, type TestRedis, type TestSql } from '@switchyard/testing';
 import { ActivationGuards } from '../src/activation-guards';
 import { AgentIndex } from '../src/agent-index';
@@ -52,7 +52,6 @@ describe('matcher cursor saves', () => {
       index: new AgentIndex(),
       guards: new ActivationGuards({ maxCausationDepth: 5 }),
       activations: { enqueue: (jobs) => enqueueActivations(queue, jobs) },
-      emitter: new RedisIngestWriter(redis.redis, redis.prefix, toKey(redis.prefix, STREAMS.ingest), 60),
       log,
       consumer: `c${cursorLingerMs}`,
       cursorLingerMs,

@@ -1,5 +1,4 @@
 import type { ActivationJob, AgentSpec, Fact, RunOrigin, RunOutcome, RunStatus } from '@switchyard/contracts';
-import type { IngestItem } from '@switchyard/redis';
 
 /** What the runner needs to know of a run to schedule, execute and announce it. */
 export interface RunRef {
@@ -180,11 +179,6 @@ export interface AgentSlots {
   handOver(agentId: string, concurrency: number, fromRunId: string, toRunId: string, leaseMs: number): Promise<SlotClaim>;
   /** The run ids holding any slot of the agent now. */
   holders(agentId: string): Promise<Set<string>>;
-}
-
-/** Where the runner's own facts go (`ingest`). */
-export interface FactEmitter {
-  accept(items: readonly IngestItem[]): Promise<unknown>;
 }
 
 /** Makes the waiting jobs of some runs eligible now (a slot just freed), or gives a run a job again. */

@@ -1,9 +1,8 @@
 import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
-import { runFact } from './run-facts';
 import { executeUnderLease, RUNNER_LOST } from './run-execution';
 import { SpecCache } from './spec-cache';
-import type { AgentLine, AgentSlots, Executor, FactEmitter, HeadStart, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StartedRun } from './ports';
+import type { AgentLine, AgentSlots, Executor, HeadStart, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StartedRun } from './ports';
 
 /** What to do with an activation job after one attempt. */
 export type JobDecision = { action: 'done' } | { action: 'later'; delayMs: number };
@@ -23,7 +22,6 @@ export interface RunnerOptions {
   store: RunStore;
   slots: AgentSlots;
   executor: Executor;
-  emitter: FactEmitter;
   waker: JobWaker;
   log: Logger;
   /** Slot lease; renewed every third of it. */
@@ -57,12 +55,11 @@ interface Look {
   active: ReadonlySet<string>;
 }
 
-/** A run a lane moved to `running`: what executing it needs, its slot, and its `started` fact on the way. */
+/** A run a lane moved to `running`: what executing it needs and its slot. */
 interface Begun {
   run: StartedRun;
   spec: AgentSpec;
   lease: SlotLease;
-  announced: Promise<void>;
   /** The executor's head start, when the run was handed over. */
   headStart?: HeadStart;
 }
@@ -401,7 +398,7 @@ export class Runner {
     const passed = await lease.pass(started.id);
     if (!passed) {
       // The claimed slot lapsed: the started run has none; failed visibly, as a hand-off's would be.
-      await this.announce(started, 'running', null);
+      this.counted('running', null);
       await this.failLost(started.id);
       return null;
     }
@@ -410,36 +407,31 @@ export class Runner {
   }
 
   /**
-   * A run this lane just moved to `running`. Its `started` fact is not
-   * awaited here: the executor's first Redis command (the mailbox drain) goes
-   * out in the same pipelined write; execute() awaits it before the ending,
-   * so `started` precedes it. A handed-over run's fact and head start went
-   * out already, with its slot's hand-over (`handed`). A run of another job's has that job withdrawn:
-   * the job would only find it taken (sent with the fact; a job already
-   * picked up stays, harmlessly).
+   * A run this lane just moved to `running` (its `started` fact was written
+   * with the change). A handed-over run's head start went out with its
+   * slot's hand-over. A run of another job's has that job withdrawn: the job
+   * would only find it taken (a job already picked up stays, harmlessly).
    */
-  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string | null, handed?: { headStart?: HeadStart; announced: Promise<void> }): Begun {
+  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string | null, headStart?: HeadStart): Begun {
     const { log } = this.options;
     log.info({ runId: run.id, agentId: run.agentId }, 'run started');
-    const announced = handed?.announced ?? this.announce(run, 'running', null);
-    const headStart = handed?.headStart;
+    this.counted('running', null);
     if (run.id !== ownRunId) this.options.waker.withdraw(run.id).catch((error: unknown) => log.debug({ err: error, runId: run.id }, 'job not withdrawn'));
-    return { run, spec, lease, announced, headStart };
+    return { run, spec, lease, headStart };
   }
 
   /** Executes a started run under its slot's lease; returns the ending to write, once its `started` fact is out. */
   private async execute(current: Begun): Promise<RunEnding> {
     const { store, executor, log, leaseMs } = this.options;
-    const ending = await executeUnderLease({ store, executor, log, leaseMs, controllers: this.controllers }, current.run, current.spec, current.lease, current.headStart);
-    await current.announced;
-    return ending;
+    return executeUnderLease({ store, executor, log, leaseMs, controllers: this.controllers }, current.run, current.spec, current.lease, current.headStart);
   }
 
   /**
    * Ends a run and goes on with the agent's next without a claim: one
    * statement writes the ending and starts the oldest queued run that no
-   * other slot holds (finishAndStartNext), then one Redis write records the
-   * ending's fact and moves the run's slot to the started run (handOver).
+   * other slot holds (finishAndStartNext) — the facts of both changes are
+   * written with them — then one Redis write moves the run's slot to the
+   * started run (handOver).
    * The slot is never free in between, so no other lane can start a run of
    * the agent meanwhile, and a runner that dies in between leaves the started
    * run `running` with no slot naming it: failed runner_lost once the slot's
@@ -462,31 +454,29 @@ export class Runner {
     });
     if (!ended) log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
     const seen = seenOf(line);
-    // Sent together: one Redis round trip, pipelined.
-    const announced = ended ? this.announce(ended, ending.status, ending.reason) : undefined;
+    if (ended) this.counted(ending.status, ending.reason);
     if (!started) {
-      await Promise.all([announced, lease.release()]);
+      await lease.release();
       return { next: null, line, look: { ...seen, held: new Set(skip) } };
     }
     const handed = slots.handOver(run.agentId, spec.flow.concurrency, run.id, started.id, leaseMs);
     // The started run's `started` fact and first reads go out in the same write, so its execution
     // waits for one round trip, not two; a run that then does not execute drops the reads, and
     // is failed after that fact (as the ledger saw it start).
-    const startedAnnounced = this.announce(started, 'running', null);
     const headStart = this.options.executor.headStart?.(started);
     headStart?.catch(() => undefined);
-    const [, claim] = await Promise.all([announced, handed]);
+    const claim = await handed;
     seen.active.add(started.id);
     const look = { ...seen, held: claim.held };
     await this.failUnheld(line.running, claim.held);
     if (!claim.granted) {
       // The run's slot lapsed and none was free: the started run never executes; failed visibly.
-      await startedAnnounced;
+      this.counted('running', null);
       await this.failLost(started.id);
       return { next: null, line, look };
     }
     // Same version as the run that ended: same spec.
-    return { next: this.began(started, spec, claim.granted.lease, ownRunId, { headStart, announced: startedAnnounced }), line, look };
+    return { next: this.began(started, spec, claim.granted.lease, ownRunId, headStart), line, look };
   }
 
   private async wakeNext(agentId: string, concurrency: number): Promise<void> {
@@ -507,16 +497,17 @@ export class Runner {
     });
     if (ended) {
       this.options.log.warn({ runId }, 'run lost with its runner; failed');
-      await this.announce(ended, 'failed', RUNNER_LOST);
+      this.counted('failed', RUNNER_LOST);
     }
     return ended !== null;
   }
 
-  /** Writes the ending, then records its fact alongside `after` (what may happen once the ledger has it). */
+  /** Writes the ending (its fact goes with it: the runs trigger), then does `after` (what may happen once the ledger has it). */
   private async end(run: RunRef, from: readonly RunRef['status'][], ending: RunEnding, after?: () => Promise<unknown>): Promise<void> {
     const ended = await this.options.store.finish(run.id, from, ending);
-    if (!ended) this.options.log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
-    await Promise.all([ended ? this.announce(ended, ending.status, ending.reason) : undefined, after?.()]);
+    if (ended) this.counted(ending.status, ending.reason);
+    else this.options.log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
+    await after?.();
   }
 
   /** Fails the runs the ledger said were running (since longer than a lease) that no slot names: their runner died. */
@@ -524,13 +515,8 @@ export class Runner {
     for (const id of running) if (!held.has(id)) await this.failLost(id);
   }
 
-  private async announce(run: RunRef, status: RunRef['status'], reason: string | null): Promise<void> {
+  /** Counts a status change this process made; its fact was written with it (the runs trigger). */
+  private counted(status: RunRef['status'], reason: string | null): void {
     this.options.metrics?.transitioned(status, reason);
-    try {
-      await this.options.emitter.accept([runFact(run, status, reason)]);
-    } catch (error) {
-      // As in 0007: the ledger row is the truth; a lost fact is logged, not retried here.
-      this.options.log.error({ err: error, runId: run.id, status }, 'could not record run fact');
-    }
   }
 }

@@ -1,7 +1,6 @@
-import { STREAMS } from '@switchyard/contracts';
 import { SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, once, RedisIngestWriter, toKey, type Redis } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, once, type Redis } from '@switchyard/redis';
 import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import { BullmqJobWaker, createActivationWorker } from './adapters/bullmq-activation-worker';
@@ -88,7 +87,6 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     store: new SqlRunStore(sql),
     slots: new RedisAgentSlots(redis, config.REDIS_PREFIX),
     executor: agentLoop(config, sql, redis, log),
-    emitter: new RedisIngestWriter(redis, config.REDIS_PREFIX, toKey(config.REDIS_PREFIX, STREAMS.ingest), config.IDEMPOTENCY_TTL_SECONDS),
     waker: new BullmqJobWaker(queue, redis),
     log,
     leaseMs: config.RUNNER_LEASE_MS,

@@ -1,6 +1,5 @@
 import type { ActivationJob, RunStatus } from '@switchyard/contracts';
-import type { IngestItem } from '@switchyard/redis';
-import type { AgentLine, AgentSlots, HandOff, NextQuery, RunPosition, SlotClaim, StartedRun, StartInstead, FactEmitter, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
+import type { AgentLine, AgentSlots, HandOff, NextQuery, RunPosition, SlotClaim, StartedRun, StartInstead, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StopReason } from '../src/ports';
 
 /** A run as the fake ledger keeps it, with the spec of its agent version. */
 export interface FakeRun extends RunRef {
@@ -20,6 +19,18 @@ export interface FakeRun extends RunRef {
 export class FakeRunStore implements RunStore {
   readonly runs = new Map<string, FakeRun>();
   private clock = 0;
+  /** The `agent.run.*` facts the status changes recorded, as the runs trigger writes them with each change. */
+  readonly facts: Array<{ runId: string; kind: string }> = [];
+
+  /** The kinds of the facts recorded for a run, in order. */
+  kinds(runId: string): string[] {
+    return this.facts.filter((fact) => fact.runId === runId).map((fact) => fact.kind);
+  }
+
+  private moved(run: FakeRun, status: RunStatus): void {
+    run.status = status;
+    this.facts.push({ runId: run.id, kind: status === 'running' ? 'agent.run.started' : `agent.run.${status}` });
+  }
 
   add(run: Omit<FakeRun, 'queuedAt' | 'stopRequested' | 'paused'>): FakeRun {
     const stored: FakeRun = { ...run, queuedAt: this.clock++, stopRequested: false, paused: false };
@@ -72,7 +83,7 @@ export class FakeRunStore implements RunStore {
     }
     const run = this.runs.get(runId);
     if (run?.status !== 'queued') return null;
-    run.status = 'running';
+    this.moved(run, 'running');
     run.startedAt = this.clock++;
     const context = { origin: { type: 'manual' as const, input: 'go', userId: run.workspaceId }, sessionId: run.id, fact: null, transcriptSeq: 0 };
     return { ...run, context, stop: run.stopRequested ? 'stopped' : run.paused ? 'agents_paused' : null };
@@ -81,7 +92,7 @@ export class FakeRunStore implements RunStore {
   async finish(runId: string, from: readonly RunStatus[], ending: RunEnding): Promise<RunRef | null> {
     const run = this.runs.get(runId);
     if (!run || !from.includes(run.status)) return null;
-    run.status = ending.status;
+    this.moved(run, ending.status);
     run.ending = ending;
     return { ...run };
   }
@@ -171,17 +182,6 @@ export class FakeAgentSlots implements AgentSlots {
 
   expire(runId: string): void {
     for (const [key, holder] of this.held) if (holder === runId) this.held.delete(key);
-  }
-}
-
-/** Records the facts the runner emits. */
-export class FakeEmitter implements FactEmitter {
-  readonly items: IngestItem[] = [];
-  async accept(items: readonly IngestItem[]): Promise<void> {
-    this.items.push(...items);
-  }
-  kinds(runId: string): string[] {
-    return this.items.filter((i) => i.fact.subject.id === runId).map((i) => i.fact.kind);
   }
 }
 

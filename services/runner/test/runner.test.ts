@@ -1,7 +1,7 @@
 import { createLogger } from '@switchyard/logging';
 import { Runner, type RunnerMetrics } from '../src/runner';
 import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor, HeadStart, StartedRun } from '../src/ports';
-import { FakeAgentSlots, FakeEmitter, FakeRunStore, FakeWaker } from './fake-ports';
+import { FakeAgentSlots, FakeRunStore, FakeWaker } from './fake-ports';
 import { StepExecutor } from './step-executor';
 
 const WS = '0190a000-0000-7000-8000-000000000001';
@@ -19,13 +19,12 @@ const spec = (provider: 'scripted' | 'openai' = 'scripted', concurrency = 1) => 
 function setup(executor: Executor = new StepExecutor(), chainMax = 20, openLanes = 0, metrics?: RunnerMetrics) {
   const store = new FakeRunStore();
   const slots = new FakeAgentSlots();
-  const emitter = new FakeEmitter();
   const waker = new FakeWaker();
-  const runner = new Runner({ store, slots, executor, emitter, waker, log: createLogger({ service: 'test', level: 'silent' }), leaseMs: 1000, backoff: { minMs: 10, maxMs: 10, capMs: 100 }, random: () => 0, chainMax, openLanes, metrics });
+  const runner = new Runner({ store, slots, executor, waker, log: createLogger({ service: 'test', level: 'silent' }), leaseMs: 1000, backoff: { minMs: 10, maxMs: 10, capMs: 100 }, random: () => 0, chainMax, openLanes, metrics });
   const add = (n: number, s: unknown = spec()) =>
     store.add({ id: runId(n), workspaceId: WS, workspaceSlug: 'ws', agentId: AGENT, agentVersion: 1, status: 'queued', eventId: null, depth: 0, spec: s });
   const job = (n: number) => ({ schemaVersion: 1 as const, runId: runId(n), workspaceId: WS, agentId: AGENT });
-  return { store, slots, emitter, waker, runner, add, job };
+  return { store, slots, waker, runner, add, job };
 }
 
 async function waitUntil(check: () => boolean): Promise<void> {
@@ -35,19 +34,18 @@ async function waitUntil(check: () => boolean): Promise<void> {
 
 describe('Runner', () => {
   it('runs the first queued run, records started then completed, frees the slot and wakes the next', async () => {
-    const { store, slots, emitter, waker, runner, add, job } = setup(undefined, 1);
+    const { store, slots, waker, runner, add, job } = setup(undefined, 1);
     add(1);
     add(2);
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
     expect(store.runs.get(runId(1))).toMatchObject({ status: 'completed', ending: { outcome: { summary: 'one\ntwo', turns: 2, toolCalls: 0 } } });
-    expect(emitter.kinds(runId(1))).toEqual(['agent.run.started', 'agent.run.completed']);
-    expect(emitter.items[0]!.fact).toMatchObject({ causedBy: { runId: runId(1), agentId: AGENT, depth: 1 }, idempotencyKey: `run:${runId(1)}:running` });
+    expect(store.kinds(runId(1))).toEqual(['agent.run.started', 'agent.run.completed']);
     expect(slots.held.size).toBe(0);
     expect(waker.woken).toEqual([[runId(2)]]);
   });
 
   it('goes on with the agent\'s next queued runs in order, up to chainMax, then wakes the rest', async () => {
-    const { store, emitter, waker, runner, add, job } = setup(undefined, 3);
+    const { store, waker, runner, add, job } = setup(undefined, 3);
     for (let n = 1; n <= 5; n++) add(n);
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
     expect([1, 2, 3, 4, 5].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'completed', 'completed', 'queued', 'queued']);
@@ -55,11 +53,11 @@ describe('Runner', () => {
     // A chained run's own job finds it ended, and is a lane for the rest of the line.
     expect(await runner.handle(job(2))).toEqual({ action: 'done' });
     expect([4, 5].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'completed']);
-    for (let n = 1; n <= 5; n++) expect(emitter.kinds(runId(n))).toEqual(['agent.run.started', 'agent.run.completed']);
+    for (let n = 1; n <= 5; n++) expect(store.kinds(runId(n))).toEqual(['agent.run.started', 'agent.run.completed']);
   });
 
   it('a lane going down the line hands its slot on: one line read and one claim, then each ending starts the next', async () => {
-    const { store, slots, emitter, runner, add, job } = setup(undefined, 20);
+    const { store, slots, runner, add, job } = setup(undefined, 20);
     for (let n = 1; n <= 4; n++) add(n);
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
     expect([1, 2, 3, 4].map((n) => store.runs.get(runId(n))!.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
@@ -71,7 +69,7 @@ describe('Runner', () => {
     expect(slots.claims).toBe(1);
     expect(store.handedOff).toEqual([runId(1), runId(2), runId(3)]);
     expect(slots.held.size).toBe(0);
-    for (let n = 1; n <= 4; n++) expect(emitter.kinds(runId(n))).toEqual(['agent.run.started', 'agent.run.completed']);
+    for (let n = 1; n <= 4; n++) expect(store.kinds(runId(n))).toEqual(['agent.run.started', 'agent.run.completed']);
   });
 
   it('a handed-over run gets its executor\'s head start, issued with the hand-over; a claimed run starts without', async () => {
@@ -113,7 +111,7 @@ describe('Runner', () => {
   });
 
   it('a hand-off whose slot lapsed fails the started run visibly when no slot is free', async () => {
-    const { store, slots, emitter, runner, add, job } = setup(undefined, 20);
+    const { store, slots, runner, add, job } = setup(undefined, 20);
     const slow = { ...spec(), model: { provider: 'scripted' as const, name: 'm', params: { stepMs: 30 } } };
     add(1, slow);
     add(2, slow);
@@ -127,7 +125,7 @@ describe('Runner', () => {
     // Run 1 ended before its renewal came round (every third of the lease) to notice.
     expect(store.runs.get(runId(1))!.status).toBe('completed');
     expect(store.runs.get(runId(2))).toMatchObject({ status: 'failed', ending: { reason: 'runner_lost' } });
-    expect(emitter.kinds(runId(2))).toEqual(['agent.run.started', 'agent.run.failed']);
+    expect(store.kinds(runId(2))).toEqual(['agent.run.started', 'agent.run.failed']);
     expect(store.runs.get(runId(3))!.status).toBe('queued');
   });
 
@@ -147,25 +145,25 @@ describe('Runner', () => {
   };
 
   it('a claim whose run another lane started meanwhile starts the next in line in its place, its slot passed on', async () => {
-    const { store, slots, emitter, runner, add, job } = setup(undefined, 1);
+    const { store, slots, runner, add, job } = setup(undefined, 1);
     [1, 2, 3].forEach((n) => add(n, spec('scripted', 2)));
     raceFirstStart(store, slots, runId(1));
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
     expect(store.startedInstead).toEqual([runId(2)]);
     expect([1, 2, 3].map((n) => store.runs.get(runId(n))!.status)).toEqual(['running', 'completed', 'queued']);
-    expect(emitter.kinds(runId(2))).toEqual(['agent.run.started', 'agent.run.completed']);
+    expect(store.kinds(runId(2))).toEqual(['agent.run.started', 'agent.run.completed']);
     // One claim: no release and claim again. The other lane's slot still names its run.
     expect(slots.claims).toBe(1);
     expect(await slots.holders(AGENT)).toEqual(new Set([runId(1)]));
   });
 
   it('a claim that starts another run in its place, its slot lapsed, fails that run visibly', async () => {
-    const { store, slots, emitter, runner, add, job } = setup(undefined, 1);
+    const { store, slots, runner, add, job } = setup(undefined, 1);
     [1, 2, 3].forEach((n) => add(n, spec('scripted', 2)));
     raceFirstStart(store, slots, runId(1), true);
     await runner.handle(job(1));
     expect(store.runs.get(runId(2))).toMatchObject({ status: 'failed', ending: { reason: 'runner_lost' } });
-    expect(emitter.kinds(runId(2))).toEqual(['agent.run.started', 'agent.run.failed']);
+    expect(store.kinds(runId(2))).toEqual(['agent.run.started', 'agent.run.failed']);
   });
 
   it('a quiet agent\'s run ends without reading the line', async () => {
@@ -253,16 +251,16 @@ describe('Runner', () => {
   });
 
   it('a job whose run already ended does nothing (at-least-once delivery)', async () => {
-    const { emitter, runner, add, job } = setup();
+    const { store, runner, add, job } = setup();
     add(1);
     await runner.handle(job(1));
-    const before = emitter.items.length;
+    const before = store.facts.length;
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
-    expect(emitter.items).toHaveLength(before);
+    expect(store.facts).toHaveLength(before);
   });
 
   it('a running run whose slot expired is failed runner_lost once, and the next run starts', async () => {
-    const { store, slots, emitter, runner, add, job } = setup();
+    const { store, slots, runner, add, job } = setup();
     add(1);
     add(2);
     store.runs.get(runId(1))!.status = 'running';
@@ -276,7 +274,7 @@ describe('Runner', () => {
     expect(store.runs.get(runId(1))).toMatchObject({ status: 'failed', ending: { error: { code: 'runner_lost' } } });
     expect(store.runs.get(runId(2))!.status).toBe('completed');
     expect(await runner.handle(job(1))).toEqual({ action: 'done' });
-    expect(emitter.kinds(runId(1))).toEqual(['agent.run.failed']);
+    expect(store.kinds(runId(1))).toEqual(['agent.run.failed']);
   });
 
   it('the sweep fails running runs that no slot holds', async () => {
@@ -402,10 +400,10 @@ describe('Runner', () => {
   });
 
   it('a spec that does not parse fails the queued run without starting it', async () => {
-    const { store, emitter, runner, add, job } = setup();
+    const { store, runner, add, job } = setup();
     add(1, { name: 'broken' });
     await runner.handle(job(1));
     expect(store.runs.get(runId(1))).toMatchObject({ status: 'failed', ending: { reason: 'spec_invalid' } });
-    expect(emitter.kinds(runId(1))).toEqual(['agent.run.failed']);
+    expect(store.kinds(runId(1))).toEqual(['agent.run.failed']);
   });
 });

@@ -1,0 +1,241 @@
+import { Client } from 'pg';
+import { AcceptedFactSchema, type AcceptedFact } from '@switchyard/contracts';
+import type { SqlRunner } from './sql-pool';
+
+/** Where relayed facts go: the `ingest` stream (RedisIngestWriter.accept). */
+export interface FactSink {
+  accept(items: ReadonlyArray<{ fact: AcceptedFact; correlationId: string }>): Promise<unknown>;
+}
+
+/** What the relay logs; a pino logger fits. */
+export interface RelayLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Options of OutboxRelay. */
+export interface OutboxRelayOptions {
+  /** Reads and deletes outbox rows. */
+  sql: SqlRunner;
+  /** For the relay's own connection: it LISTENs and holds the leadership lock. */
+  databaseUrl: string;
+  sink: FactSink;
+  log: RelayLog;
+  /** Rows relayed per round. @defaultValue 500 */
+  batchSize?: number;
+  /** How often a standby tries to lead, and a leader drains without being woken. @defaultValue 1000 */
+  pollMs?: number;
+  /** Called with how many facts each round relayed (metrics). */
+  onRelayed?: (count: number) => void;
+}
+
+/** The channel the outbox's insert trigger notifies (migration fact_outbox). */
+export const OUTBOX_CHANNEL = 'fact_outbox';
+
+/**
+ * Writes facts to the outbox with the caller's runner — a transaction's
+ * client, so that they commit (or not) with the change they announce. For
+ * the platform's facts other than run statuses, which the `runs` triggers
+ * record by themselves.
+ */
+export async function recordFacts(tx: SqlRunner, items: ReadonlyArray<{ fact: AcceptedFact; correlationId: string }>): Promise<void> {
+  if (items.length === 0) return;
+  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  await tx.$executeRawUnsafe(
+    `INSERT INTO fact_outbox (id, workspace_id, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts, correlation_id)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::text[], $10::timestamptz[], $11::text[])`,
+    items.map(({ fact }) => fact.id),
+    items.map(({ fact }) => fact.workspaceId),
+    items.map(({ fact }) => fact.kind),
+    items.map(({ fact }) => fact.subject.type),
+    items.map(({ fact }) => fact.subject.id),
+    items.map(({ fact }) => json(fact.actor)),
+    items.map(({ fact }) => JSON.stringify(fact.payload)),
+    items.map(({ fact }) => json(fact.causedBy)),
+    items.map(({ fact }) => fact.idempotencyKey ?? null),
+    items.map(({ fact }) => fact.ts),
+    items.map(({ correlationId }) => correlationId),
+  );
+}
+
+/** The advisory lock whose holder is the one relay that drains the outbox. */
+const LEADER_LOCK_SQL = `SELECT pg_try_advisory_lock(hashtext('switchyard:fact_outbox')) AS leader`;
+
+const DRAIN_SQL = `SELECT o.id::text AS id, o.workspace_id::text AS workspace_id, w.slug, o.kind, o.subject_type, o.subject_id,
+    o.actor, o.payload, o.caused_by, o.idempotency_key, o.ts, o.correlation_id
+  FROM fact_outbox o JOIN workspaces w ON w.id = o.workspace_id
+  ORDER BY o.position LIMIT $1`;
+
+interface OutboxRow {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  kind: string;
+  subject_type: string;
+  subject_id: string;
+  actor: unknown;
+  payload: unknown;
+  caused_by: unknown;
+  idempotency_key: string | null;
+  ts: Date;
+  correlation_id: string;
+}
+
+/** An outbox row as the fact it records, parsed at this boundary; null when it does not parse. */
+function factOf(row: OutboxRow): AcceptedFact | null {
+  const parsed = AcceptedFactSchema.safeParse({
+    id: row.id,
+    workspace: row.slug,
+    workspaceId: row.workspace_id,
+    kind: row.kind,
+    subject: { type: row.subject_type, id: row.subject_id },
+    ...(row.actor ? { actor: row.actor } : {}),
+    payload: row.payload,
+    ...(row.caused_by ? { causedBy: row.caused_by } : {}),
+    ...(row.idempotency_key ? { idempotencyKey: row.idempotency_key } : {}),
+    ts: row.ts.toISOString(),
+  });
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Moves the facts of the outbox to `ingest`, oldest first, and deletes them
+ * once there. One relay drains at a time, whichever process holds the
+ * outbox's advisory lock on its own connection (the others stand by and take
+ * over when that connection goes), so a run's facts reach `ingest` in the
+ * order its changes were made. It drains when the outbox's trigger notifies
+ * a commit, and every `pollMs` besides. A relay that dies after its XADD and
+ * before its DELETE relays those rows again: their ids (and idempotency keys)
+ * make the repeat a duplicate the event-log resolves.
+ */
+export class OutboxRelay {
+  private client: Client | undefined;
+  private leader = false;
+  private closing = false;
+  private timer: NodeJS.Timeout | undefined;
+  private draining: Promise<void> | undefined;
+  private again = false;
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.batchSize = options.batchSize ?? 500;
+    this.pollMs = options.pollMs ?? 1000;
+  }
+
+  /** Connects, tries to lead, and keeps trying (or draining) every pollMs until closed. */
+  async start(): Promise<void> {
+    await this.connect();
+    // What waited while no relay ran (every service was down) goes now, not a poll later.
+    void this.drain().catch((error: unknown) => this.options.log.warn({ err: error }, 'outbox drain failed; retried'));
+    this.schedule();
+  }
+
+  /** Whether this relay holds the lock (tests). */
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.timer);
+    await this.draining;
+    const client = this.client;
+    this.client = undefined;
+    this.leader = false;
+    // Ending the session releases the advisory lock: a standby takes over at its next try.
+    await client?.end().catch(() => undefined);
+  }
+
+  /**
+   * Relays until the outbox is empty (or this relay is not the leader);
+   * concurrent calls share one drain, and a call during a drain makes it go
+   * round once more.
+   */
+  drain(): Promise<void> {
+    if (this.draining) {
+      this.again = true;
+      return this.draining;
+    }
+    this.draining = this.drainRounds().finally(() => {
+      this.draining = undefined;
+    });
+    return this.draining;
+  }
+
+  private async drainRounds(): Promise<void> {
+    do {
+      this.again = false;
+      while (this.leader && !this.closing && (await this.round()) === this.batchSize);
+    } while (this.again && this.leader && !this.closing);
+  }
+
+  /** One round: read a batch in order, hand it to the sink, delete it. Returns the rows read. */
+  private async round(): Promise<number> {
+    const { sql, sink, log } = this.options;
+    const rows = await sql.$queryRawUnsafe<OutboxRow[]>(DRAIN_SQL, this.batchSize);
+    if (rows.length === 0) return 0;
+    const items: Array<{ fact: AcceptedFact; correlationId: string }> = [];
+    for (const row of rows) {
+      const fact = factOf(row);
+      // Kept, not dropped: it is visible in the table and in the log until someone looks.
+      if (fact) items.push({ fact, correlationId: row.correlation_id });
+      else log.error({ outboxId: row.id, kind: row.kind }, 'outbox row does not parse as a fact; left in the outbox');
+    }
+    if (items.length === 0) return 0;
+    await sink.accept(items);
+    await sql.$executeRawUnsafe('DELETE FROM fact_outbox WHERE id = ANY($1::uuid[])', items.map((item) => item.fact.id));
+    this.options.onRelayed?.(items.length);
+    return rows.length;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({ connectionString: this.options.databaseUrl, application_name: 'outbox-relay' });
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client));
+    client.on('notification', () => void this.drain().catch((error: unknown) => this.options.log.warn({ err: error }, 'outbox drain failed; retried')));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.client = client;
+      await this.tryLead();
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'outbox relay could not connect; retried');
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  private async tryLead(): Promise<void> {
+    if (!this.client || this.leader) return;
+    const { rows } = await this.client.query<{ leader: boolean }>(LEADER_LOCK_SQL);
+    this.leader = rows[0]?.leader === true;
+    if (this.leader) this.options.log.info({}, 'outbox relay leading');
+  }
+
+  /** The relay's connection went: it leads no more (PostgreSQL released the lock with it). */
+  private lost(client: Client, error?: unknown): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.leader = false;
+    if (!this.closing) this.options.log.warn({ err: error }, 'outbox relay connection lost; reconnecting');
+    client.end().catch(() => undefined);
+  }
+
+  /** Every pollMs: reconnect if needed, try to lead, drain what no notification announced. */
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      void (async () => {
+        try {
+          if (!this.client) await this.connect();
+          else await this.tryLead();
+          await this.drain();
+        } catch (error) {
+          this.options.log.warn({ err: error }, 'outbox relay round failed; retried');
+        }
+        if (!this.closing) this.schedule();
+      })();
+    }, this.pollMs);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,208 @@
+import { Client } from 'pg';
+import { AcceptedFactSchema, RunFactPayloadSchema } from '@switchyard/contracts';
+import { newId } from '@switchyard/core';
+import { OutboxRelay, type FactSink } from '@switchyard/db';
+import { createLogger } from '@switchyard/logging';
+import { createTestSql, startTestPlatform, waitFor, type TestPlatform, type TestSql } from '@switchyard/testing';
+
+/**
+ * Facts recorded with the change they announce (decision 0024): the runs
+ * triggers write a run's `agent.run.<status>` fact in the transaction that
+ * changes its status, and the event-log's relay moves outbox rows to
+ * `ingest`. What a crash right after a commit used to lose — the fact of a
+ * committed change — is in the outbox, whoever made the change.
+ */
+jest.setTimeout(120_000);
+
+const log = createLogger({ service: 'test', level: 'silent' });
+
+async function seedWorkspace(pg: Client): Promise<{ workspaceId: string; agentId: string }> {
+  const workspaceId = newId();
+  const agentId = newId();
+  await pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, $2)`, [workspaceId, `w${workspaceId.slice(-8)}`]);
+  await pg.query(`INSERT INTO workspace_event_seq (workspace_id) VALUES ($1)`, [workspaceId]);
+  await pg.query(
+    `INSERT INTO agents (id, workspace_id, name, latest_version, enabled, created_by, updated_at) VALUES ($1, $2, 'a', 1, true, $3, now())`,
+    [agentId, workspaceId, newId()],
+  );
+  return { workspaceId, agentId };
+}
+
+async function insertRun(pg: Client, ids: { workspaceId: string; agentId: string }, status = 'queued'): Promise<string> {
+  const id = newId();
+  await pg.query(
+    `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, depth)
+     VALUES ($1, $2, $3, 1, 'manual', '{}', $4::"RunStatus", $5, 2)`,
+    [id, ids.workspaceId, ids.agentId, status, newId()],
+  );
+  return id;
+}
+
+describe('the runs triggers', () => {
+  let t: TestSql;
+  beforeAll(async () => {
+    t = await createTestSql();
+  });
+  afterAll(async () => t?.close());
+
+  it('write one fact per status a run enters, shaped by the contract, and none for an update that keeps it', async () => {
+    const ids = await seedWorkspace(t.pg);
+    const runId = await insertRun(t.pg, ids);
+    await t.pg.query(`UPDATE runs SET status = 'running', started_at = now() WHERE id = $1`, [runId]);
+    await t.pg.query(`UPDATE runs SET stop_requested = true WHERE id = $1`, [runId]);
+    await t.pg.query(`UPDATE runs SET status = 'running' WHERE id = $1`, [runId]);
+    await t.pg.query(`UPDATE runs SET status = 'failed', reason = 'runner_lost', ended_at = now() WHERE id = $1`, [runId]);
+    const rows = (
+      await t.pg.query(
+        `SELECT o.id::text, o.workspace_id::text AS "workspaceId", w.slug AS workspace, o.kind, o.subject_type, o.subject_id, o.actor, o.payload,
+                o.caused_by AS "causedBy", o.idempotency_key AS "idempotencyKey", o.ts, o.correlation_id
+           FROM fact_outbox o JOIN workspaces w ON w.id = o.workspace_id WHERE o.subject_id = $1 ORDER BY o.position`,
+        [runId],
+      )
+    ).rows;
+    expect(rows.map((row) => row.kind)).toEqual(['agent.run.queued', 'agent.run.started', 'agent.run.failed']);
+    for (const { subject_type: type, subject_id: subjectId, correlation_id: correlationId, ts, ...row } of rows) {
+      const fact = AcceptedFactSchema.parse({ ...row, subject: { type, id: subjectId }, ts: ts.toISOString() });
+      const payload = RunFactPayloadSchema.parse(fact.payload);
+      expect(payload).toMatchObject({ agentId: ids.agentId, agentVersion: 1 });
+      expect(fact.causedBy).toEqual({ runId, agentId: ids.agentId, depth: 3 });
+      expect(fact.actor).toEqual({ type: 'system', id: 'switchyard' });
+      expect(correlationId).toBe(runId);
+    }
+    expect(rows.map((row) => row.idempotencyKey)).toEqual([`run:${runId}:queued`, `run:${runId}:running`, `run:${runId}:failed`]);
+    expect(RunFactPayloadSchema.parse(rows[2]!.payload).reason).toBe('runner_lost');
+    // UUIDv7 ids, in time order like the services' own.
+    expect(rows.every((row) => row.id[14] === '7')).toBe(true);
+  });
+
+  it('write nothing when the transaction that changed the status rolls back', async () => {
+    const ids = await seedWorkspace(t.pg);
+    const runId = await insertRun(t.pg, ids);
+    await t.pg.query('BEGIN');
+    await t.pg.query(`UPDATE runs SET status = 'cancelled' WHERE id = $1`, [runId]);
+    await t.pg.query('ROLLBACK');
+    const { rows } = await t.pg.query(`SELECT kind FROM fact_outbox WHERE subject_id = $1`, [runId]);
+    expect(rows.map((row) => row.kind)).toEqual(['agent.run.queued']);
+  });
+});
+
+describe('OutboxRelay', () => {
+  let t: TestSql;
+  const relays: OutboxRelay[] = [];
+  beforeAll(async () => {
+    t = await createTestSql();
+  });
+  afterEach(async () => {
+    await Promise.all(relays.splice(0).map((relay) => relay.close()));
+  });
+  afterAll(async () => t?.close());
+
+  /** A sink that keeps what it got, in order. */
+  const collecting = () => {
+    const got: string[] = [];
+    const sink: FactSink = { accept: async (items) => void got.push(...items.map((item) => item.fact.kind + ' ' + item.fact.subject.id)) };
+    return { got, sink };
+  };
+  const relay = (sink: FactSink, pollMs = 100) => {
+    const made = new OutboxRelay({ sql: t.sql, databaseUrl: t.db.url, sink, log, pollMs });
+    relays.push(made);
+    return made;
+  };
+
+  it('moves the facts in the order their changes were made, woken by the commit, and empties the outbox', async () => {
+    await t.pg.query('DELETE FROM fact_outbox');
+    const { got, sink } = collecting();
+    // A slow poll: what arrives comes by notification.
+    await relay(sink, 60_000).start();
+    const ids = await seedWorkspace(t.pg);
+    const runs: string[] = [];
+    for (let i = 0; i < 20; i++) runs.push(await insertRun(t.pg, ids));
+    for (const run of runs) await t.pg.query(`UPDATE runs SET status = 'running' WHERE id = $1`, [run]);
+    await waitFor(async () => got.length === 40, { what: '40 facts relayed' });
+    expect(got).toEqual([...runs.map((run) => `agent.run.queued ${run}`), ...runs.map((run) => `agent.run.started ${run}`)]);
+    await waitFor(async () => (await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n === 0, { what: 'outbox empty' });
+  });
+
+  it('leaves a row the sink refused in the outbox, and relays it once the sink works', async () => {
+    await t.pg.query('DELETE FROM fact_outbox');
+    const got: string[] = [];
+    let refuse = true;
+    const made = relay({ accept: async (items) => {
+      if (refuse) throw new Error('Redis is down');
+      got.push(...items.map((item) => item.fact.id));
+    } });
+    await made.start();
+    const ids = await seedWorkspace(t.pg);
+    await insertRun(t.pg, ids);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n).toBe(1);
+    refuse = false;
+    await waitFor(async () => got.length === 1, { what: 'the fact relayed after the sink recovered' });
+  });
+
+  it('one relay leads at a time; when its connection goes, a standby takes over', async () => {
+    const first = relay(collecting().sink);
+    const second = relay(collecting().sink);
+    await first.start();
+    await second.start();
+    expect([first.isLeader, second.isLeader].sort()).toEqual([false, true]);
+    const leader = first.isLeader ? first : second;
+    const standby = first.isLeader ? second : first;
+    await t.pg.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'outbox-relay' AND datname = current_database() AND pid IN (
+      SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted)`);
+    await waitFor(async () => standby.isLeader || leader.isLeader, { what: 'a relay leading again' });
+    await leader.close();
+    await waitFor(async () => standby.isLeader, { what: 'the standby leading' });
+  });
+});
+
+describe('a change committed just before its writer dies (real processes)', () => {
+  let platform: TestPlatform | undefined;
+  afterEach(async () => {
+    await platform?.stop();
+    platform = undefined;
+  });
+
+  it('has its fact on `facts` exactly once, even with the event-log SIGKILLed mid-relay', async () => {
+    platform = await startTestPlatform();
+    await platform.createWorkspace('outbox');
+    const pg = new Client({ connectionString: platform.db.url });
+    await pg.connect();
+    try {
+      const [eventLog] = platform.eventLogs;
+      await eventLog!.stop('SIGKILL');
+      // The changes commit while no relay runs: as if every writer died right after its commit.
+      const workspaceId = (await pg.query(`SELECT id::text FROM workspaces WHERE slug = 'outbox'`)).rows[0].id as string;
+      const agentId = newId();
+      await pg.query(
+        `INSERT INTO agents (id, workspace_id, name, latest_version, enabled, created_by, updated_at) VALUES ($1, $2, 'a', 1, true, $3, now())`,
+        [agentId, workspaceId, newId()],
+      );
+      const runs: string[] = [];
+      for (let i = 0; i < 300; i++) runs.push(await insertRun(pg, { workspaceId, agentId }));
+      await pg.query(`UPDATE runs SET status = 'running' WHERE agent_id = $1`, [agentId]);
+      await pg.query(`UPDATE runs SET status = 'completed' WHERE agent_id = $1`, [agentId]);
+      // An event-log that starts relaying and is killed at once, then one that finishes.
+      const doomed = await platform.startEventLog();
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await doomed.stop('SIGKILL');
+      await platform.startEventLog();
+      const expected = runs.length * 3;
+      await waitFor(
+        async () => Number((await pg.query(`SELECT count(*) AS n FROM platform_events WHERE kind LIKE 'agent.run.%'`)).rows[0].n) >= expected,
+        { what: `${expected} run facts stored`, timeoutMs: 60_000 },
+      );
+      const stored = await pg.query(`SELECT idempotency_key, count(*)::int AS n FROM platform_events WHERE kind LIKE 'agent.run.%' GROUP BY idempotency_key`);
+      expect(stored.rows).toHaveLength(expected);
+      expect(stored.rows.every((row) => row.n === 1)).toBe(true);
+      await waitFor(async () => (await pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n === 0, { what: 'outbox empty' });
+      // And on `facts`: every stored run fact's id was published.
+      const published = new Set<string>();
+      for (const [, fields] of await platform.redis.redis.xrange(`${platform.redis.prefix}:facts`, '-', '+')) published.add(JSON.parse(fields[1]!).fact.id);
+      const ids = (await pg.query(`SELECT id::text FROM platform_events WHERE kind LIKE 'agent.run.%'`)).rows.map((row) => row.id as string);
+      expect(ids.filter((id) => !published.has(id))).toEqual([]);
+    } finally {
+      await pg.end();
+    }
+  });
+});
