@@ -1,31 +1,36 @@
-import type { AcceptedFact, CausedBy, Subject } from '@switchyard/contracts';
+import {
+  WORKSPACE_FACT_KINDS,
+  type AcceptedFact,
+  type Actor,
+  type AgentFactKind,
+  type AgentFactPayload,
+  type WorkspaceSettingsChangedPayload,
+} from '@switchyard/contracts';
 import { newId } from './ids';
 
-/** What the platform states when it records a fact of its own (`agent.run.queued`, …). */
-export interface PlatformFactInput {
+/**
+ * Who made a change, and in which workspace: what every fact announcing it
+ * carries. Run statuses have their own builder, the runs trigger (decision
+ * 0024); these are the builders of the platform's other facts.
+ */
+export interface ChangeAuthor {
   workspaceId: string;
   workspaceSlug: string;
-  kind: string;
-  subject: Subject;
-  payload: Record<string, string | number | boolean | null>;
-  causedBy?: CausedBy;
-  /** Makes a repeated emission (a redelivered batch) resolve to the first fact. */
-  idempotencyKey?: string;
+  /** The caller whose request made the change, as the platform states it. */
+  actor: Actor;
 }
 
-/** A fact recorded by the platform itself, actor `system`, ready for `ingest`. */
-export function platformFact(input: PlatformFactInput): AcceptedFact {
-  const fact: AcceptedFact = {
-    id: newId(),
-    workspace: input.workspaceSlug,
-    workspaceId: input.workspaceId,
-    kind: input.kind,
-    subject: input.subject,
-    actor: { type: 'system', id: 'switchyard' },
-    payload: input.payload,
-    ts: new Date().toISOString(),
-  };
-  if (input.causedBy) fact.causedBy = input.causedBy;
-  if (input.idempotencyKey) fact.idempotencyKey = input.idempotencyKey;
-  return fact;
+function changeFact(author: ChangeAuthor, kind: string, subject: AcceptedFact['subject'], payload: AcceptedFact['payload']): AcceptedFact {
+  return { id: newId(), workspace: author.workspaceSlug, workspaceId: author.workspaceId, kind, subject, actor: author.actor, payload, ts: new Date().toISOString() };
+}
+
+/** An `agent.*` registry fact: subject the agent, payload its state after the change. */
+export function agentFact(author: ChangeAuthor, kind: AgentFactKind, agent: { id: string; name: string; version: number; enabled: boolean }): AcceptedFact {
+  const payload: AgentFactPayload = { version: agent.version, name: agent.name, enabled: agent.enabled };
+  return changeFact(author, kind, { type: 'agent', id: agent.id }, payload);
+}
+
+/** `workspace.settings_changed`: subject the workspace, payload the settings as saved. */
+export function settingsChangedFact(author: ChangeAuthor, settings: WorkspaceSettingsChangedPayload): AcceptedFact {
+  return changeFact(author, WORKSPACE_FACT_KINDS.settingsChanged, { type: 'workspace', id: author.workspaceId }, { ...settings });
 }

@@ -231,11 +231,17 @@ export interface RunStore {
   fail(workspaceId: string, id: string, reason: string, error: { code: string; message: string }): Promise<RunRecord | null>;
 }
 
+/**
+ * The facts a change announces, given its result: the command decides them,
+ * the store writes them in the change's transaction (the outbox, decision 0024).
+ */
+export type FactsOf<T> = (result: T) => IngestItem[];
+
 /** Workspace-wide settings (the kill switch). A workspace without a row has the defaults. */
 export interface SettingsStore {
   get(workspaceId: string): Promise<WorkspaceSettings>;
-  /** Saves the settings (insert or update); returns them as stored. */
-  put(workspaceId: string, settings: WorkspaceSettings): Promise<WorkspaceSettings>;
+  /** Saves the settings (insert or update) with the facts they announce; returns them as stored. */
+  put(workspaceId: string, settings: WorkspaceSettings, facts: FactsOf<WorkspaceSettings>): Promise<WorkspaceSettings>;
 }
 
 /** The BullMQ queue `activations`, seen from a producer. */

@@ -1,6 +1,6 @@
 import type { WorkspaceSettings } from '@switchyard/contracts';
-import type { PrismaClient } from '@switchyard/db';
-import type { SettingsStore } from '../ports';
+import { recordFacts, type PrismaClient } from '@switchyard/db';
+import type { FactsOf, SettingsStore } from '../ports';
 
 /** Settings of a workspace that never saved any: agents run. */
 export const DEFAULT_SETTINGS: WorkspaceSettings = { agentsPaused: false };
@@ -14,13 +14,17 @@ export class PrismaSettingsStore implements SettingsStore {
     return row ? { agentsPaused: row.agentsPaused } : { ...DEFAULT_SETTINGS };
   }
 
-  async put(workspaceId: string, settings: WorkspaceSettings): Promise<WorkspaceSettings> {
-    // One INSERT … ON CONFLICT statement, so concurrent first saves of a workspace cannot collide.
-    const [row] = await this.prisma.$queryRaw<Array<{ agents_paused: boolean }>>`
-      INSERT INTO workspace_settings (workspace_id, agents_paused, updated_at)
-      VALUES (${workspaceId}::uuid, ${settings.agentsPaused}, now())
-      ON CONFLICT (workspace_id) DO UPDATE SET agents_paused = EXCLUDED.agents_paused, updated_at = EXCLUDED.updated_at
-      RETURNING agents_paused`;
-    return { agentsPaused: row!.agents_paused };
+  async put(workspaceId: string, settings: WorkspaceSettings, facts: FactsOf<WorkspaceSettings>): Promise<WorkspaceSettings> {
+    return this.prisma.$transaction(async (tx) => {
+      // INSERT … ON CONFLICT, so concurrent first saves of a workspace cannot collide.
+      const [row] = await tx.$queryRaw<Array<{ agents_paused: boolean }>>`
+        INSERT INTO workspace_settings (workspace_id, agents_paused, updated_at)
+        VALUES (${workspaceId}::uuid, ${settings.agentsPaused}, now())
+        ON CONFLICT (workspace_id) DO UPDATE SET agents_paused = EXCLUDED.agents_paused, updated_at = EXCLUDED.updated_at
+        RETURNING agents_paused`;
+      const saved = { agentsPaused: row!.agents_paused };
+      await recordFacts(tx, facts(saved));
+      return saved;
+    });
   }
 }

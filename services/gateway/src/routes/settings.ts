@@ -1,24 +1,19 @@
 import { Router } from 'express';
-import { WORKSPACE_FACT_KINDS, WorkspaceSettingsSchema, type AcceptedFact, type WorkspaceSettingsChangedPayload } from '@switchyard/contracts';
-import { newId } from '@switchyard/core';
-import type { Logger } from '@switchyard/logging';
+import { WorkspaceSettingsSchema } from '@switchyard/contracts';
+import { settingsChangedFact } from '@switchyard/core';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody } from '../http/validate';
-import type { IngestWriter, SettingsStore } from '../ports';
-import { recordFacts } from '../record-facts';
+import type { SettingsStore } from '../ports';
 
 /** What the settings routes need. */
 export interface SettingsRoutesDeps {
   settings: SettingsStore;
-  ingest: IngestWriter;
-  log: Logger;
 }
 
 /**
  * `/v1/workspaces/{ws}/settings`: the kill switch. Viewers read; admins save.
- * Every save records `workspace.settings_changed` after the commit, even when
- * nothing changed: the matcher and runner treat it as "reload the settings",
- * and a repeated `PUT` re-announces a state whose fact was lost.
+ * Every save records `workspace.settings_changed` with it, even when nothing
+ * changed: the matcher treats it as "reload the settings".
  */
 export function settingsRoutes(deps: SettingsRoutesDeps): Router {
   const router = Router({ mergeParams: true });
@@ -30,19 +25,9 @@ export function settingsRoutes(deps: SettingsRoutesDeps): Router {
   router.put('/settings', requireRole('admin'), async (req, res) => {
     const body = parseBody(WorkspaceSettingsSchema, req);
     const principal = principalOf(res);
-    const saved = await deps.settings.put(principal.workspaceId, body);
-    const payload: WorkspaceSettingsChangedPayload = saved;
-    const fact: AcceptedFact = {
-      id: newId(),
-      workspace: principal.workspaceSlug,
-      workspaceId: principal.workspaceId,
-      kind: WORKSPACE_FACT_KINDS.settingsChanged,
-      subject: { type: 'workspace', id: principal.workspaceId },
-      actor: { type: 'user', id: principal.userId },
-      payload,
-      ts: new Date().toISOString(),
-    };
-    await recordFacts(deps.ingest, deps.log, [fact], String(res.locals.requestId));
+    const author = { workspaceId: principal.workspaceId, workspaceSlug: principal.workspaceSlug, actor: { type: 'user' as const, id: principal.userId } };
+    const correlationId = String(res.locals.requestId);
+    const saved = await deps.settings.put(principal.workspaceId, body, (stored) => [{ fact: settingsChangedFact(author, stored), correlationId }]);
     res.json(saved);
   });
 
