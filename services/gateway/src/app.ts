@@ -9,6 +9,7 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import type { GatewayMetrics } from './http/metrics';
 import { rateLimit, type TokenRateLimiter } from './http/rate-limit';
 import { jsonBody } from './http/json-body';
+import { checkUrl } from './http/url-check';
 import { mcpRoutes } from './routes/mcp';
 import type {
   ActivationSink,
@@ -91,6 +92,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     res.setHeader('x-request-id', String(res.locals.requestId));
     next();
   });
+  app.use(checkUrl);
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
