@@ -10,6 +10,7 @@ export type JsonRefusal =
 export type JsonCheck = { ok: true } | ({ ok: false } & JsonRefusal);
 
 /** Any NUL or surrogate half: a cheap first test; only a hit needs the exact one. */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for.
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

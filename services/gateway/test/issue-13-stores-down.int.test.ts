@@ -21,7 +21,7 @@ async function startOwnRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(() => /Ready to accept connections/.test(output), { what: 'own redis-server ready' });
+  await waitFor(async () => /Ready to accept connections/.test(output), { what: 'own redis-server ready' });
   return child;
 }
 
