@@ -56,6 +56,9 @@ export function statusOf(code: ErrorCode): number {
   }
 }
 
+/** The `Retry-After` of a 503 that names none. */
+const UNAVAILABLE_RETRY_AFTER_MS = 1000;
+
 /**
  * Any error as the AppError it is answered with: body-parser's refusals,
  * a path that is not valid percent-encoding (the router's URIError), a store
@@ -75,9 +78,6 @@ export function toAppError(error: unknown): AppError {
   }
   return new AppError(ErrorCode.INTERNAL, 'internal error');
 }
-
-/** The `Retry-After` of a 503 that names none. */
-const UNAVAILABLE_RETRY_AFTER_MS = 1000;
 
 /** Express error middleware: every error leaves as `{error: {code, message, details?}}`. */
 export function errorHandler(log: Logger): ErrorRequestHandler {

@@ -65,7 +65,10 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
 
   const watch = new CredentialWatch({ recheck: (credential) => deps.authenticator.recheck(credential), intervalMs: deps.authRecheckMs, log: deps.log });
 
-  /** The principal the stream's credential stands for now, from the store: a ticket outlives its token's revocation. */
+  /**
+   * The credential behind a stream being opened, once the store (not the cache) says it still
+   * stands for the principal it was authenticated as: a ticket can outlive its token's revocation.
+   */
   const recheckOpening = async (req: Request, opened: Principal): Promise<Credential> => {
     const secret = bearerOf(req);
     const credential = secret ? credentialOf(secret) : (req.res!.locals.streamCredential as Credential);
