@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   await ensureDatabase(dbUrl);
   await applyMigrations(dbUrl);
   const prefix = `bench${randomUUID().slice(0, 8)}`;
-  const env = { DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000', EVENT_LOG_HEALTH_PORT: '0' };
+  const env = { DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000', GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0' };
   const redis = createRedis(REDIS_URL);
   const pg = new Client({ connectionString: dbUrl });
   await pg.connect();

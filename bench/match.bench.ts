@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   const prefix = `bench${randomUUID().slice(0, 8)}`;
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
-    EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0',
+    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0',
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   const redis = createRedis(REDIS_URL);

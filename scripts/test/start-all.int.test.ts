@@ -19,7 +19,7 @@ describe('start-all', () => {
   });
 
   it('a SIGTERM during start-up stops starting services, closes the started ones and exits 0', async () => {
-    const ports = Object.fromEntries(['EVENT_LOG', 'MATCHER', 'RUNNER', 'APPROVALS', 'NOTIFIER'].map((name) => [`${name}_HEALTH_PORT`, '0']));
+    const ports = Object.fromEntries(['GATEWAY', 'EVENT_LOG', 'MATCHER', 'RUNNER', 'APPROVALS', 'NOTIFIER'].map((name) => [`${name}_HEALTH_PORT`, '0']));
     const env = { ...ports, DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: '0' };
     // The first service up: the others are still to start.
     const platform = await spawnScript('scripts/start-all.ts', env, { readyPattern: /"msg":"event-log started"/ });

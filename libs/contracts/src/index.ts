@@ -193,3 +193,4 @@ export type {
   ListRunsToolInput,
   PlatformToolName,
 } from './platform-tools';
+export { MAX_JSON_DEPTH } from './json-bounds';

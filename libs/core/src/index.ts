@@ -12,3 +12,5 @@ export { REDACTED, redactSecrets } from './redact-secrets';
 export { addressRange, OutboundUrlError, resolveOutboundUrl } from './outbound-url';
 export type { AddressRange, LookupAll, OutboundUrlErrorCode, OutboundUrlOptions, ResolvedOutboundUrl } from './outbound-url';
 export { matchesStarGlob } from './star-glob';
+export { checkStorableJson, unstorableIn } from './storable-json';
+export type { JsonCheck, JsonPath, JsonRefusal } from './storable-json';

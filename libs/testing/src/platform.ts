@@ -15,6 +15,8 @@ export interface TestPlatform {
   /** The environment the processes run with (DATABASE_URL, REDIS_URL, REDIS_PREFIX, …). */
   env: Record<string, string>;
   gatewayUrl: string;
+  /** The gateway's health port (GATEWAY_HEALTH_PORT): `/metrics` is served there, not on the public port. */
+  gatewayHealthUrl: string;
   gateway: ServiceProcess;
   eventLogs: ServiceProcess[];
   /** The matcher process, when started (see `startMatcher`). */
@@ -57,6 +59,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     DATABASE_URL: db.url,
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
+    GATEWAY_HEALTH_PORT: '0',
     EVENT_LOG_HEALTH_PORT: '0',
     MATCHER_HEALTH_PORT: '0',
     RUNNER_HEALTH_PORT: '0',
@@ -89,12 +92,14 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     return proc;
   };
   const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1];
-  if (!port) throw new Error(`gateway did not report its port:\n${gateway.output()}`);
+  const healthPort = /"healthPort":(\d+)[^\n]*gateway listening/.exec(gateway.output())?.[1];
+  if (!port || !healthPort) throw new Error(`gateway did not report its ports:\n${gateway.output()}`);
   const platform: TestPlatform = {
     db,
     redis,
     env,
     gatewayUrl: `http://127.0.0.1:${port}`,
+    gatewayHealthUrl: `http://127.0.0.1:${healthPort}`,
     gateway,
     eventLogs,
     startEventLog,

@@ -8,7 +8,8 @@ import { authenticate, Authenticator } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import type { GatewayMetrics } from './http/metrics';
 import { rateLimit, type TokenRateLimiter } from './http/rate-limit';
-import { requireJsonBody } from './http/validate';
+import { jsonBody } from './http/json-body';
+import { checkUrl } from './http/url-check';
 import { mcpRoutes } from './routes/mcp';
 import type {
   ActivationSink,
@@ -73,6 +74,8 @@ export interface GatewayAppDeps {
   mcpAllowedHosts: readonly string[];
   ticketTtlMs: number;
   heartbeatMs: number;
+  /** STREAM_AUTH_RECHECK_MS: how often an open stream's token is looked up again. */
+  streamAuthRecheckMs: number;
   /** MAX_CAUSATION_DEPTH: the cap on manual runs started by agents. */
   maxCausationDepth: number;
 }
@@ -89,28 +92,25 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     res.setHeader('x-request-id', String(res.locals.requestId));
     next();
   });
+  app.use(checkUrl);
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     const result = await runChecks(deps.checks);
     res.status(result.ok ? 200 : 503).json(result);
   });
-  app.get('/metrics', async (_req, res) => {
-    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-  });
   const openApi = buildOpenApi();
   app.get('/v1/openapi.json', (_req, res) => void res.json(openApi));
 
   const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens });
-  const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs });
+  const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
   const workspace = Router({ mergeParams: true });
   // The stream authenticates itself (it also takes a ticket), then the rest need a bearer token.
   workspace.use(stream);
   workspace.use(authenticate(authenticator));
   workspace.use(rateLimit(deps.rateLimiter, deps.ratePerSecond));
-  workspace.use(requireJsonBody);
-  workspace.use(express.json({ limit: deps.bodyLimitBytes, type: 'application/json' }));
+  workspace.use(jsonBody({ limitBytes: deps.bodyLimitBytes }));
   workspace.use(eventsRoutes(deps));
   workspace.use(agentsRoutes(deps));
   workspace.use(runsRoutes({ runs: deps.runs, ledger: new RunLedger(deps) }));

@@ -3,6 +3,8 @@ import { BaseEnvSchema, loadConfig, SecretsEnvSchema } from '@switchyard/config'
 
 export const GatewayEnvSchema = BaseEnvSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Port of the gateway's /healthz, /readyz and /metrics (not public); 0 picks a free one. @defaultValue 9100 */
+  GATEWAY_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9100),
   /** Requests per second allowed per token (fixed one-second window in Redis). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(2000),
   /** Largest request body accepted, in bytes. */
@@ -13,6 +15,12 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
   MAX_CAUSATION_DEPTH: z.coerce.number().int().min(0).max(100).default(5),
   /** Lifetime of a single-use SSE stream ticket. */
   STREAM_TICKET_TTL_MS: z.coerce.number().int().min(1000).max(60_000).default(30_000),
+  /**
+   * How often the token behind each open SSE stream is looked up again in
+   * PostgreSQL (not the cache): a stream of a revoked token, or of an agent
+   * token whose run ended, is closed within this on every replica. @defaultValue 2000
+   */
+  STREAM_AUTH_RECHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** Interval of SSE heartbeat comments. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
   /** How long Redis remembers an idempotencyKey → id (PostgreSQL remembers for ever). */

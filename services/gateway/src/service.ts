@@ -4,7 +4,7 @@ import { STREAMS } from '@switchyard/contracts';
 import { createPrismaClient } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
-import { closeAll, type Closable, storeChecks } from '@switchyard/runtime';
+import { closeAll, type Closable, startHealthServer, storeChecks } from '@switchyard/runtime';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
@@ -25,6 +25,8 @@ import { TokenRateLimiter } from './http/rate-limit';
 /** A running gateway: the port it listens on and how to stop it. */
 export interface RunningGateway extends Closable {
   port: number;
+  /** The port of /healthz, /readyz and /metrics (GATEWAY_HEALTH_PORT). */
+  healthPort: number;
 }
 
 /** Wires the gateway from its config and starts listening. */
@@ -45,6 +47,8 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
   const queueConnection = redis.duplicate({ connectionName: 'gateway:activations', enableOfflineQueue: false });
   const activationQueue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
   activationQueue.on('error', (err) => log.warn({ err }, 'activations queue connection error'));
+  const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey });
+  const checks = storeChecks(redis, prisma);
   const rateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.RATE_LIMIT_PER_SECOND });
   const app = createGatewayApp({
     authStore: new PrismaAuthStore(prisma),
@@ -63,8 +67,8 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     redis,
     prefix: config.REDIS_PREFIX,
     log,
-    metrics: createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }),
-    checks: storeChecks(redis, prisma),
+    metrics,
+    checks,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     rateLimiter,
     ratePerSecond: config.RATE_LIMIT_PER_SECOND,
@@ -73,13 +77,16 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     mcpAllowedHosts: config.GATEWAY_MCP_ALLOWED_HOSTS,
     ticketTtlMs: config.STREAM_TICKET_TTL_MS,
     heartbeatMs: config.SSE_HEARTBEAT_MS,
+    streamAuthRecheckMs: config.STREAM_AUTH_RECHECK_MS,
     maxCausationDepth: config.MAX_CAUSATION_DEPTH,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
   });
   const port = (server.address() as AddressInfo).port;
-  log.info({ port, host: config.HOST }, 'gateway listening');
+  // /metrics names streams, groups and routes: it is served on this port only, not the public one.
+  const health = await startHealthServer({ port: config.GATEWAY_HEALTH_PORT, host: config.HOST, registry: metrics.registry, checks });
+  log.info({ port, host: config.HOST, healthPort: health.port }, 'gateway listening');
   const stopServer = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -88,9 +95,11 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     });
   return {
     port,
+    healthPort: health.port,
     close: () =>
       closeAll([
         stopServer,
+        health,
         rateLimiter,
         feed,
         // The queue shares the connection it was given, so closing it leaves the connection to close here.

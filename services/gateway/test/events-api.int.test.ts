@@ -192,7 +192,9 @@ describe('events API', () => {
     await waitFor(async () => (await api('GET', `/v1/workspaces/acme/events/${posted.body.id}`)).status === 200);
     expect((await anon('GET', '/healthz')).status).toBe(200);
     expect((await anon('GET', '/readyz')).body).toEqual({ ok: true, checks: { redis: 'ok', postgres: 'ok' } });
-    const metrics = await fetch(`${platform.gatewayUrl}/metrics`).then((r) => r.text());
+    // Not public: /metrics is only on the health port (issue 13).
+    expect((await anon('GET', '/metrics')).status).toBe(404);
+    const metrics = await fetch(`${platform.gatewayHealthUrl}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/switchyard_http_requests_total\{method="POST",route="\/v1\/workspaces\/:ws\/events",status="202"\} \d+/);
     expect(metrics).toMatch(/switchyard_stream_pending\{stream="ingest",group="event-log"\} \d+/);
     const doc = (await anon('GET', '/v1/openapi.json')).body;

@@ -55,6 +55,18 @@ export class Authenticator {
     return { ...principal, role: AGENT_MAX_ROLE };
   }
 
+  /**
+   * Looks a credential up again in the store, never in the cache: for what
+   * outlives a request (an open stream, a ticket), so that a revocation made
+   * on any replica is seen. The cache takes the answer too.
+   */
+  async recheck(credential: Credential): Promise<Principal | null> {
+    if (credential.agent) return this.resolveAgent(credential.hash);
+    const principal = await this.options.store.findActiveToken(credential.hash);
+    this.cache.set(credential.hash, { principal, until: Date.now() + (this.options.cacheMs ?? 5_000) });
+    return principal;
+  }
+
   /** Drops every cached entry of a token (after revocation). */
   forget(tokenId: string): void {
     for (const [hash, entry] of this.cache) if (entry.principal?.tokenId === tokenId) this.cache.delete(hash);
@@ -70,6 +82,18 @@ export class Authenticator {
     }
     return principal;
   }
+}
+
+/** A token as it can be looked up again: its SHA-256 and its kind, never the secret. */
+export interface Credential {
+  hash: string;
+  /** An agent token (`sya_…`), looked up in the agent tokens. */
+  agent: boolean;
+}
+
+/** The credential of a bearer secret. */
+export function credentialOf(secret: string): Credential {
+  return { hash: hashToken(secret), agent: isAgentToken(secret) };
 }
 
 /** The bearer secret of a request, or undefined. */

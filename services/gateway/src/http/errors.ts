@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, ErrorCode, type ErrorBody } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
+import { bodyParserError } from './json-body';
+import { isStoreUnavailable } from './unavailable';
 
 /** The one place an AppError becomes an HTTP status. */
 export function statusOf(code: ErrorCode): number {
@@ -54,37 +56,43 @@ export function statusOf(code: ErrorCode): number {
   }
 }
 
-/** body-parser's own errors (malformed JSON, too large, bad charset) as AppErrors. */
-function fromBodyParser(error: { type?: string; limit?: number }): AppError | undefined {
-  switch (error.type) {
-    case 'entity.parse.failed':
-      return new AppError(ErrorCode.MALFORMED_JSON, 'request body is not valid JSON');
-    case 'entity.too.large':
-      return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is too large', { limitBytes: error.limit });
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'unsupported body encoding or charset');
-    default:
-      return undefined;
+/** The `Retry-After` of a 503 that names none. */
+const UNAVAILABLE_RETRY_AFTER_MS = 1000;
+
+/**
+ * Any error as the AppError it is answered with: body-parser's refusals,
+ * a path that is not valid percent-encoding (the router's URIError), a store
+ * that does not answer (503), and anything else as INTERNAL.
+ */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const parsed = bodyParserError(error, undefined);
+  if (parsed instanceof AppError) return parsed;
+  if (error instanceof URIError && (error as { status?: number }).status === 400) {
+    return new AppError(ErrorCode.VALIDATION_FAILED, 'path is not valid percent-encoding', [
+      { code: 'invalid_path', path: ['path'], message: 'malformed percent-encoding in the path' },
+    ]);
   }
+  if (isStoreUnavailable(error)) {
+    return new AppError(ErrorCode.UNAVAILABLE, 'a store is unavailable: try again', { retryAfterMs: UNAVAILABLE_RETRY_AFTER_MS }, { cause: error });
+  }
+  return new AppError(ErrorCode.INTERNAL, 'internal error');
 }
 
 /** Express error middleware: every error leaves as `{error: {code, message, details?}}`. */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const appError =
-      error instanceof AppError
-        ? error
-        : (fromBodyParser(error as { type?: string }) ?? new AppError(ErrorCode.INTERNAL, 'internal error'));
+    const appError = toAppError(error);
     const status = statusOf(appError.code);
     if (status >= 500) log.error({ err: error, method: req.method, path: req.path }, 'request failed');
-    if (appError.code === ErrorCode.RATE_LIMITED) {
-      const retryAfterMs = (appError.data as { retryAfterMs?: number } | undefined)?.retryAfterMs ?? 1000;
-      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
-    }
+    // A stream that already started cannot carry a status any more.
     if (res.headersSent) {
       res.end();
       return;
+    }
+    if (appError.code === ErrorCode.RATE_LIMITED || appError.code === ErrorCode.UNAVAILABLE) {
+      const retryAfterMs = (appError.data as { retryAfterMs?: number } | undefined)?.retryAfterMs ?? UNAVAILABLE_RETRY_AFTER_MS;
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
     }
     const body: ErrorBody = { error: { code: appError.code, message: appError.message } };
     if (appError.data !== undefined && status < 500) body.error.details = appError.data;

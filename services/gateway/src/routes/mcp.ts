@@ -1,10 +1,10 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from '@switchyard/logging';
 import { authenticateBearer, principalOf, type Authenticator } from '../http/auth';
 import { rateLimit, type TokenRateLimiter } from '../http/rate-limit';
-import { requireJsonBody } from '../http/validate';
+import { jsonBody } from '../http/json-body';
 import { createPlatformMcpServer } from '../mcp/platform-mcp-server';
 import type { PlatformToolDeps } from '../mcp/platform-tools';
 
@@ -35,7 +35,7 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
   router.use(authenticateBearer(deps.authenticator));
   router.use(rateLimit(deps.rateLimiter, deps.ratePerSecond));
 
-  router.post('/', requireJsonBody, express.json({ limit: deps.bodyLimitBytes, type: 'application/json' }), async (req, res) => {
+  router.post('/', ...jsonBody({ limitBytes: deps.bodyLimitBytes }), async (req, res) => {
     const ctx = { principal: principalOf(res), correlationId: String(res.locals.requestId) };
     const server = createPlatformMcpServer(deps, ctx, deps.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

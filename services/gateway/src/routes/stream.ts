@@ -5,10 +5,11 @@ import { compileKindGlob, hashToken } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { toKey, type Redis } from '@switchyard/redis';
 import { z } from 'zod';
-import { authenticate, principalOf, requireRole, type Authenticator } from '../http/auth';
+import { authenticate, bearerOf, credentialOf, principalOf, requireRole, type Authenticator, type Credential } from '../http/auth';
 import { parseInput, parseQuery } from '../http/validate';
 import type { FactReader, Principal } from '../ports';
 import type { FactFeed } from '../sse/fact-feed';
+import { CredentialWatch } from '../sse/credential-watch';
 import { SseSession } from '../sse/sse-session';
 
 /** What the stream routes need. */
@@ -20,22 +21,35 @@ export interface StreamRoutesDeps {
   authenticator: Authenticator;
   ticketTtlMs: number;
   heartbeatMs: number;
+  /** How often an open stream's token is looked up again (STREAM_AUTH_RECHECK_MS). */
+  authRecheckMs: number;
   log: Logger;
 }
+
+/** What a ticket stands for: who, and the token that minted it (its hash), to look up again on open. */
+const TicketRecordSchema = z.object({
+  principal: z.object({ tokenId: z.string() }).passthrough(),
+  credential: z.object({ hash: z.string(), agent: z.boolean() }),
+});
 
 /**
  * Browsers' EventSource cannot send an Authorization header, and a long-lived
  * token in a URL ends up in logs. So a client with a token asks for a ticket
  * (POST /stream-tickets) and opens `/stream?ticket=…`: the ticket is random,
  * single-use (GETDEL), stored only as a hash, and expires in under a minute.
+ * A ticket remembers the token that minted it, and opening a stream looks
+ * that token up again; an open stream's token is looked up every
+ * `authRecheckMs`, and the stream ends once it is revoked (or its run ended).
  */
 export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream: Router } {
   const ticketKey = (ticket: string) => toKey(deps.prefix, 'ticket', hashToken(ticket));
 
   const tickets = Router({ mergeParams: true });
-  tickets.post('/stream-tickets', requireRole('viewer'), async (_req, res) => {
+  tickets.post('/stream-tickets', requireRole('viewer'), async (req, res) => {
     const ticket = `st_${randomBytes(24).toString('base64url')}`;
-    await deps.redis.set(ticketKey(ticket), JSON.stringify(principalOf(res)), 'PX', deps.ticketTtlMs);
+    // authenticate() took the bearer, so there is one.
+    const record = { principal: principalOf(res), credential: credentialOf(bearerOf(req)!) };
+    await deps.redis.set(ticketKey(ticket), JSON.stringify(record), 'PX', deps.ticketTtlMs);
     res.status(201).json({ ticket, expiresAt: new Date(Date.now() + deps.ticketTtlMs).toISOString() });
   });
 
@@ -43,8 +57,24 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
     const ticket = typeof req.query.ticket === 'string' ? req.query.ticket : undefined;
     if (!ticket) return null;
     const stored = await deps.redis.getdel(ticketKey(ticket));
-    if (!stored) throw new AppError(ErrorCode.STREAM_TICKET_INVALID, 'stream ticket is unknown, used or expired');
-    return JSON.parse(stored) as Principal;
+    const record = stored ? TicketRecordSchema.safeParse(JSON.parse(stored)) : undefined;
+    if (!record?.success) throw new AppError(ErrorCode.STREAM_TICKET_INVALID, 'stream ticket is unknown, used or expired');
+    req.res!.locals.streamCredential = record.data.credential;
+    return record.data.principal as unknown as Principal;
+  };
+
+  const watch = new CredentialWatch({ recheck: (credential) => deps.authenticator.recheck(credential), intervalMs: deps.authRecheckMs, log: deps.log });
+
+  /**
+   * The credential behind a stream being opened, once the store (not the cache) says it still
+   * stands for the principal it was authenticated as: a ticket can outlive its token's revocation.
+   */
+  const recheckOpening = async (req: Request, opened: Principal): Promise<Credential> => {
+    const secret = bearerOf(req);
+    const credential = secret ? credentialOf(secret) : (req.res!.locals.streamCredential as Credential);
+    const now = await deps.authenticator.recheck(credential);
+    if (now?.tokenId !== opened.tokenId) throw new AppError(ErrorCode.UNAUTHENTICATED, 'the token behind this stream is revoked or expired');
+    return credential;
   };
 
   const stream = Router({ mergeParams: true });
@@ -52,6 +82,7 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
     const query = parseQuery(StreamQuerySchema, req);
     const kind = query.kind === undefined ? undefined : parseInput(KindGlobSchema, query.kind, 'kind');
     const principal = principalOf(res);
+    const credential = await recheckOpening(req, principal);
     const workspace = { id: principal.workspaceId, slug: principal.workspaceSlug };
     const header = req.headers['last-event-id'];
     const resumeFrom =
@@ -76,9 +107,15 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
       log: deps.log,
     });
     const unsubscribe = deps.feed.subscribe(workspace.id, (fact) => session.push(fact));
+    const unwatch = watch.watch(credential, principal.tokenId, () => {
+      session.close();
+      const error = { code: ErrorCode.UNAUTHENTICATED, message: 'the token behind this stream was revoked, expired or its run ended' };
+      res.end(`event: error\ndata: ${JSON.stringify(error)}\n\n`);
+    });
     session.start();
     req.on('close', () => {
       unsubscribe();
+      unwatch();
       session.close();
     });
   });

@@ -1,0 +1,67 @@
+import express, { type RequestHandler } from 'express';
+import { AppError, ErrorCode, MAX_JSON_DEPTH } from '@switchyard/contracts';
+import { checkStorableJson } from '@switchyard/core';
+import { requireJsonBody } from './validate';
+
+/** Options of jsonBody. */
+export interface JsonBodyOptions {
+  /** Largest body accepted, in bytes, after decoding its `Content-Encoding`. */
+  limitBytes: number;
+  /** Deepest nesting accepted. @defaultValue MAX_JSON_DEPTH */
+  maxDepth?: number;
+}
+
+/**
+ * The one way the gateway reads a JSON body (every workspace route and
+ * `/mcp`): it must say it is JSON (415), decode with its `Content-Encoding`
+ * (400 `BODY_ENCODING_INVALID` when it does not, 415 for an unknown one),
+ * parse (400 `MALFORMED_JSON`), and then pass one iterative check before any
+ * schema sees it: no nesting past `maxDepth` (400 `JSON_TOO_DEEP`) and no
+ * string or key PostgreSQL cannot store (400 `VALIDATION_FAILED` naming its path).
+ */
+export function jsonBody(options: JsonBodyOptions): RequestHandler[] {
+  const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
+  const parse = express.json({ limit: options.limitBytes, type: 'application/json' });
+  const parseAndCheck: RequestHandler = (req, res, next) => {
+    parse(req, res, (error?: unknown) => {
+      if (error) return next(bodyParserError(error, req.headers['content-encoding']));
+      if (req.body === undefined) return next();
+      const check = checkStorableJson(req.body, maxDepth);
+      if (check.ok) return next();
+      if (check.reason === 'too_deep') {
+        return next(new AppError(ErrorCode.JSON_TOO_DEEP, `request body is nested deeper than ${maxDepth} levels`, { maxDepth }));
+      }
+      const where = check.path.length > 0 ? check.path.join('.') : '(body)';
+      const message = `${where}: contains ${check.found}, which cannot be stored`;
+      next(new AppError(ErrorCode.VALIDATION_FAILED, 'invalid body', [{ code: 'unstorable_text', path: check.path, message }]));
+    });
+  };
+  return [requireJsonBody, parseAndCheck];
+}
+
+/**
+ * body-parser's refusals as AppErrors. Its decoders (zlib, brotli) fail with
+ * their own errors and no `type`: with a `Content-Encoding` given, such a
+ * 400 means the body is not in that encoding.
+ */
+export function bodyParserError(error: unknown, contentEncoding: string | undefined): unknown {
+  if (error instanceof AppError) return error;
+  const { type, limit, status } = (error ?? {}) as { type?: string; limit?: number; status?: number };
+  switch (type) {
+    case 'entity.parse.failed':
+      return new AppError(ErrorCode.MALFORMED_JSON, 'request body is not valid JSON');
+    case 'entity.too.large':
+      return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, 'request body is too large', { limitBytes: limit });
+    case 'encoding.unsupported':
+      return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'unsupported Content-Encoding: use gzip, deflate, br or none');
+    case 'charset.unsupported':
+      return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'unsupported charset: use utf-8');
+    case 'request.size.invalid':
+      return new AppError(ErrorCode.BODY_ENCODING_INVALID, 'request body length does not match Content-Length');
+  }
+  const encoded = contentEncoding !== undefined && contentEncoding.trim().toLowerCase() !== 'identity';
+  if (encoded && status !== undefined && status >= 400 && status < 500) {
+    return new AppError(ErrorCode.BODY_ENCODING_INVALID, `request body is not valid ${contentEncoding}`);
+  }
+  return error;
+}
