@@ -507,7 +507,10 @@ export class Runner {
     });
     if (ended) {
       this.options.log.warn({ runId }, 'run lost with its runner; failed');
-      await this.announce(ended, 'failed', RUNNER_LOST);
+      await Promise.all([
+        this.announce(ended, 'failed', RUNNER_LOST),
+        this.options.executor.abandoned?.(ended).catch((error: unknown) => this.options.log.warn({ err: error, runId }, 'lost run not cleaned up')),
+      ]);
     }
     return ended !== null;
   }
