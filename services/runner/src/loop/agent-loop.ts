@@ -91,7 +91,7 @@ export class AgentLoop implements Executor {
       redact,
       secretValues,
     );
-    const tally = new RunTally(run.spec.model.name, options.prices);
+    const tally = new RunTally(run.spec.model.name, options.prices, run.spec.model.provider === 'scripted');
     const messages: ChatMessage[] = [];
     const mailbox = new MailboxIntake(messages, transcript, options.mailbox, runContext.sessionId);
     let host: ToolHost | undefined;

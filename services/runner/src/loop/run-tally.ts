@@ -17,9 +17,11 @@ export class RunTally {
   private readonly calls: ToolCallCounts = { ok: 0, refused: 0, failed: 0 };
   private summary = '';
 
+  /** `free`: the model costs nothing by nature (the scripted provider), so it is never unpriced. @defaultValue false */
   constructor(
     private readonly modelName: string,
     private readonly prices: PriceTable,
+    private readonly free = false,
   ) {}
 
   /** Counts one model call; returns what it cost. */
@@ -27,7 +29,7 @@ export class RunTally {
     this.turns += 1;
     this.tokensIn += response.usage.inputTokens;
     this.tokensOut += response.usage.outputTokens;
-    const cost = this.prices.costUsd(this.modelName, response.usage);
+    const cost = this.free ? { usd: 0, priced: true } : this.prices.costUsd(this.modelName, response.usage);
     this.costUsd += cost.usd;
     if (!cost.priced) this.unpriced = true;
     return cost;
