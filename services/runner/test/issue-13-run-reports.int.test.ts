@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   apiClient,
   startLocalOpenAiServer,
@@ -29,6 +31,7 @@ describe('issue 13: what a run reports (real processes)', () => {
   let openai: LocalOpenAiServer;
   let mcp: TestMcpHttpServer;
   let api: ReturnType<typeof apiClient>;
+  let token: string;
   const replies: LocalOpenAiReply[] = [];
 
   beforeAll(async () => {
@@ -46,7 +49,8 @@ describe('issue 13: what a run reports (real processes)', () => {
       },
     });
     runner = await platform.startRunner();
-    api = apiClient(platform.gatewayUrl, await platform.createWorkspace(WS));
+    token = await platform.createWorkspace(WS);
+    api = apiClient(platform.gatewayUrl, token);
   });
 
   afterAll(async () => {
@@ -143,6 +147,16 @@ describe('issue 13: what a run reports (real processes)', () => {
     expect(await ids(`toolResult=ok&agentId=${cleanId}`)).toEqual([clean.id]);
     const bad = await api('GET', `/v1/workspaces/${WS}/runs?toolResult=maybe`);
     expect(bad.status).toBe(400);
+
+    // The platform MCP tool list_runs takes the same filter.
+    const client = new Client({ name: 'issue-13', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', platform.gatewayUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    try {
+      const result = (await client.callTool({ name: 'list_runs', arguments: { toolResult: 'refused' } })) as { content: Array<{ text?: string }> };
+      expect((JSON.parse(result.content[0]!.text!).runs as any[]).map((run) => run.id)).toEqual([mixed.id]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('a model missing from the price table is marked unpriced, and budget.maxTokens holds for it: budget_exceeded after one call over', async () => {
