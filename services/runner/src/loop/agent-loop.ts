@@ -170,7 +170,7 @@ export class AgentLoop implements Executor {
           await callTools({ calls: response.toolCalls, host, tools, spec: run.spec, signal: context.signal, messages, transcript, tally, redact, metrics: options.metrics });
         }
         // A final answer closes the mailbox, unless messages came during this step: the model sees them first.
-        if ((response.final ?? response.toolCalls.length === 0) && (await mailbox.closeIfDrained())) {
+        if ((response.final ?? response.toolCalls.length === 0) && (await this.closeMailbox(mailbox, run.id))) {
           // The last entries go with the run's ending, in the runner's one statement — unless
           // mailbox entries wait to be deleted: those must be in the transcript first.
           if (mailbox.settled) return { status: 'completed', outcome: tally.outcome(), transcript: transcript.take() ?? undefined };
@@ -208,6 +208,17 @@ export class AgentLoop implements Executor {
     await intake.closeNow();
     await transcript.flush();
     await intake.settle();
+  }
+
+  /**
+   * The completing run's last drain and close. Redis failing here does not
+   * fail work that is done: the run completes, and `finally` tries the close again.
+   */
+  private closeMailbox(mailbox: MailboxIntake, runId: string): Promise<boolean> {
+    return mailbox.closeIfDrained().catch((error: unknown) => {
+      this.options.log.warn({ err: error, runId }, 'mailbox not closed with the last drain');
+      return true;
+    });
   }
 
   /** One model call, timed, with its failure counted by code. */
