@@ -136,6 +136,11 @@ export const AgentBudgetSchema = z
     perDayUsd: z.number().positive().max(100_000).default(20),
     /** Most model turns per run. @defaultValue 25 */
     maxTurns: z.number().int().min(1).max(500).default(25),
+    /**
+     * Most tokens (input + output, summed over its model calls) a single run
+     * may use; it holds for models without a price too. @defaultValue unset (no token cap)
+     */
+    maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
   })
   .refine((budget) => budget.perRunUsd <= budget.perDayUsd, { message: 'perRunUsd exceeds perDayUsd', path: ['perRunUsd'] });
 

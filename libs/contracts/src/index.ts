@@ -132,9 +132,11 @@ export {
   RunOutcomeSchema,
   RunSchema,
   RunStatusSchema,
+  ToolCallCountsSchema,
+  ToolCallResultSchema,
   WorkspaceSettingsSchema,
 } from './runs';
-export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, WorkspaceSettings } from './runs';
+export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
 export {
   ListRunsQuerySchema,
   ListRunsResponseSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunSchema, RunStatusSchema, WorkspaceSettingsSchema, type RunStatus } from './runs';
+import { RunSchema, RunStatusSchema, ToolCallResultSchema, WorkspaceSettingsSchema, type RunStatus } from './runs';
 
 /** Run ids (UUIDv7) in paths and cursors. */
 export const RunIdSchema = z.uuid();
@@ -14,6 +14,8 @@ export const ListRunsQuerySchema = z.strictObject({
   agentId: z.uuid().optional(),
   /** Only runs in this status. */
   status: RunStatusSchema.optional(),
+  /** Only runs with at least one tool call of this result (`refused`: runs whose calls were refused). */
+  toolResult: ToolCallResultSchema.optional(),
   /** The last id of the previous page: the page holds runs older than it. */
   after: RunIdSchema.optional(),
   /** @defaultValue 50 */

@@ -9,18 +9,52 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const RunOriginSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('trigger'), eventId: z.uuid(), agentVersion: z.number().int().positive(), triggerIndex: z.number().int().min(0) }),
   z.strictObject({ type: z.literal('manual'), input: z.string().max(100_000), userId: z.uuid() }),
-  z.strictObject({ type: z.literal('retry'), retryOf: z.uuid(), eventId: z.uuid().optional(), userId: z.uuid() }),
+  z.strictObject({
+    type: z.literal('retry'),
+    retryOf: z.uuid(),
+    eventId: z.uuid().optional(),
+    userId: z.uuid(),
+    /** The manual input of the run retried (copied along a chain of retries); absent for trigger runs and retries stored before it existed. */
+    input: z.string().max(100_000).optional(),
+  }),
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
 
-/** A run's roll-up once it ended. */
+/** How a tool call ended, as the outcome counts it and `GET /runs?toolResult=` filters on it. */
+export const ToolCallResultSchema = z.enum([
+  /** The tool ran and answered. */
+  'ok',
+  /** Never ran: a policy refusal (deny rule, approval required, plan mode), an unknown tool, arguments that are not a JSON object. */
+  'refused',
+  /** Ran and erred: the tool or its server failed, timed out, was unreachable or answered something invalid. */
+  'failed',
+]);
+export type ToolCallResult = z.infer<typeof ToolCallResultSchema>;
+
+/** Tool calls of a run by result; the three add up to the outcome's `toolCalls`. */
+export const ToolCallCountsSchema = z.strictObject({
+  ok: z.number().int().min(0),
+  refused: z.number().int().min(0),
+  failed: z.number().int().min(0),
+});
+export type ToolCallCounts = z.infer<typeof ToolCallCountsSchema>;
+
+/**
+ * A run's roll-up once it ended. Fields added later are optional, so that
+ * outcomes stored before them still parse.
+ */
 export const RunOutcomeSchema = z.strictObject({
   summary: z.string().max(10_000),
   turns: z.number().int().min(0),
+  /** Every tool call the model asked for, whatever its result. */
   toolCalls: z.number().int().min(0),
+  /** The same calls by result (absent on outcomes stored before it was counted). */
+  toolCallsByResult: ToolCallCountsSchema.optional(),
   tokensIn: z.number().int().min(0),
   tokensOut: z.number().int().min(0),
   costUsd: z.number().min(0),
+  /** True when the run's model has no entry in the runner's price table: `costUsd` is 0 because it is unknown, not free. */
+  unpriced: z.literal(true).optional(),
 });
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
 

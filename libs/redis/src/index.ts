@@ -14,3 +14,5 @@ export { createActivationQueue, enqueueActivations } from './activation-queue';
 export type { ActivationQueue } from './activation-queue';
 export { RedisIngestWriter } from './ingest-writer';
 export type { IngestItem, IngestResult } from './ingest-writer';
+export { SessionMailbox } from './session-mailbox';
+export type { MailboxPostResult, MailboxRead, SessionMailboxOptions } from './session-mailbox';

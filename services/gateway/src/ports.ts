@@ -10,6 +10,7 @@ import type {
   RunOutcome,
   RunStatus,
   TokenInfo,
+  ToolCallResult,
   TranscriptEntry,
   WorkspaceSettings,
 } from '@switchyard/contracts';
@@ -207,13 +208,20 @@ export type StopRunResult =
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'not_active'; status: RunStatus };
 
+/** Which runs a list holds: of one agent, in one status, with at least one tool call of a result. */
+export interface RunListFilter {
+  agentId?: string;
+  status?: RunStatus;
+  toolResult?: ToolCallResult;
+}
+
 /**
  * The run ledger in the system of record. Every method is scoped by workspace
  * id: another workspace's run id is simply not found.
  */
 export interface RunStore {
   /** Runs newest first (by id), older than `after` when given. */
-  list(workspaceId: string, options: { agentId?: string; status?: RunStatus; after?: string; limit: number }): Promise<RunRecord[]>;
+  list(workspaceId: string, options: RunListFilter & { after?: string; limit: number }): Promise<RunRecord[]>;
   get(workspaceId: string, id: string): Promise<RunRecord | null>;
   /** Records a new run in status `queued`. */
   create(run: NewRun): Promise<RunRecord>;
@@ -286,6 +294,10 @@ export interface SteeringStore {
 
 /** The sessions' mailboxes (Redis streams the run loop drains). */
 export interface Mailbox {
-  /** Appends the envelope to its session's mailbox; rejects when Redis does not take it. */
-  post(envelope: MailboxEnvelope): Promise<void>;
+  /**
+   * Appends the envelope to its session's mailbox: `delivered`, or `closed`
+   * when the session's run already closed it with its last drain (nothing is
+   * written: the message would never be read). Rejects when Redis does not answer.
+   */
+  post(envelope: MailboxEnvelope): Promise<'delivered' | 'closed'>;
 }

@@ -65,7 +65,7 @@ export class RunLedger {
 
   /**
    * A new run of an ended run's agent, at its latest version, for the same
-   * fact (or, for a manual run, the same input: the runner follows `retryOf`).
+   * fact (or, for a manual run, the same input, copied onto the retry's origin).
    * It keeps the original's causation, so a retry cannot escape the depth cap.
    */
   async retry(ctx: RunCommandContext, runId: string): Promise<RunRecord> {
@@ -76,7 +76,15 @@ export class RunLedger {
     }
     const agent = await this.runnableAgent(ctx.principal, original.agentId);
     const eventId = original.eventId ?? (original.origin.type === 'manual' ? undefined : original.origin.eventId);
-    const origin: RunOrigin = { type: 'retry', retryOf: original.id, userId: ctx.principal.userId, ...(eventId === undefined ? {} : { eventId }) };
+    // A manual run's input goes with its retries (and theirs), so the retried run is told the same thing.
+    const input = original.origin.type === 'trigger' ? undefined : original.origin.input;
+    const origin: RunOrigin = {
+      type: 'retry',
+      retryOf: original.id,
+      userId: ctx.principal.userId,
+      ...(eventId === undefined ? {} : { eventId }),
+      ...(input === undefined ? {} : { input }),
+    };
     return this.queue(ctx, {
       ...this.freshRun(ctx.principal, agent),
       origin,

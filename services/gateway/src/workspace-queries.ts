@@ -1,6 +1,6 @@
-import { AppError, ErrorCode, type AgentResponse, type Fact, type Run, type RunStatus } from '@switchyard/contracts';
+import { AppError, ErrorCode, type AgentResponse, type Fact, type Run } from '@switchyard/contracts';
 import { toAgentResponse, toRunResponse } from './api-views';
-import type { AgentStore, FactReader, Principal, RunStore } from './ports';
+import type { AgentStore, FactReader, Principal, RunListFilter, RunStore } from './ports';
 
 /*
  * The workspace reads, answered the same way to the REST routes and to the
@@ -32,7 +32,7 @@ export async function getEvent(reader: Pick<FactReader, 'get'>, principal: Princ
 export async function listRuns(
   runs: Pick<RunStore, 'list'>,
   principal: Principal,
-  query: { agentId?: string; status?: RunStatus; after?: string; limit: number },
+  query: RunListFilter & { after?: string; limit: number },
 ): Promise<{ runs: Run[]; nextCursor: string | null }> {
   const page = await runs.list(principal.workspaceId, query);
   return {

@@ -63,12 +63,14 @@ describe('RunLedger', () => {
     expect(run).toMatchObject({ status: 'failed', reason: 'enqueue_failed', error: { code: 'UNAVAILABLE' }, agentVersion: 3 });
   });
 
-  it('retries a manual run with a retry origin and the same causation', async () => {
+  it('retries a manual run with a retry origin carrying its input (issue 13: a retry of the retry too), and the same causation', async () => {
     const { ledger, rows } = fakes();
     const first = await ledger.start(ctx, agent.id, 'hello');
     rows.set(first.id, { ...first, status: 'completed', causedBy: { runId: 'r0', agentId: 'a0', depth: 2 }, depth: 2 });
     const retried = await ledger.retry(ctx, first.id);
-    expect(retried.origin).toEqual({ type: 'retry', retryOf: first.id, userId: principal.userId });
+    expect(retried.origin).toEqual({ type: 'retry', retryOf: first.id, userId: principal.userId, input: 'hello' });
     expect(retried).toMatchObject({ eventId: null, depth: 2, causedBy: { runId: 'r0', agentId: 'a0', depth: 2 } });
+    rows.set(retried.id, { ...retried, status: 'failed' });
+    expect((await ledger.retry(ctx, retried.id)).origin).toEqual({ type: 'retry', retryOf: retried.id, userId: principal.userId, input: 'hello' });
   });
 });

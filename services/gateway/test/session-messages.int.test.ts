@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { mailboxStream, MailboxEnvelopeSchema, MAX_MAILBOX_MESSAGE_CHARS, type MailboxEnvelope } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import { toKey } from '@switchyard/redis';
+import { SessionMailbox, toKey } from '@switchyard/redis';
 import { apiClient, startTestPlatform, type TestPlatform } from '@switchyard/testing';
 import { RedisMailbox } from '../src/adapters/redis-mailbox';
 import { insertRun, scriptedAgent } from './run-rows';
@@ -105,6 +105,15 @@ describe('session messages API (steering)', () => {
     expect(posted.status).toBe(409);
     expect(posted.body.error).toMatchObject({ code: 'SESSION_NOT_ACTIVE', details: { id: sessionId } });
     expect(await platform.redis.redis.exists(mailboxKey(sessionId))).toBe(0);
+  });
+
+  it('issue 13: refuses a running run whose mailbox its run already closed with its last drain (409 SESSION_NOT_ACTIVE), writing nothing', async () => {
+    const sessionId = await session(['running']);
+    expect(await new SessionMailbox(platform.redis.redis, platform.redis.prefix).closeIfDrained(sessionId, undefined)).toBeNull();
+    const posted = await member('POST', `${ws}/sessions/${sessionId}/messages`, { content: 'just too late' });
+    expect(posted.status).toBe(409);
+    expect(posted.body.error).toMatchObject({ code: 'SESSION_NOT_ACTIVE', details: { id: sessionId } });
+    expect(await mailbox(sessionId)).toEqual([]);
   });
 
   it.each([

@@ -236,4 +236,10 @@ export interface Executor {
    * runner's own writes for the run (one round trip instead of two).
    */
   headStart?(run: StartedRun): HeadStart;
+  /**
+   * Optional: called once a run this executor never finished was failed for
+   * it (`runner_lost`: its runner died), to clean up what the run's own
+   * ending would have (its session's mailbox).
+   */
+  abandoned?(run: RunRef): Promise<void>;
 }

@@ -498,6 +498,7 @@ export class Runner {
     if (ended) {
       this.options.log.warn({ runId }, 'run lost with its runner; failed');
       this.counted('failed', RUNNER_LOST);
+      await this.options.executor.abandoned?.(ended).catch((error: unknown) => this.options.log.warn({ err: error, runId }, 'lost run not cleaned up'));
     }
     return ended !== null;
   }

@@ -17,6 +17,8 @@ import { SqlSecretReader } from './adapters/sql-secret-reader';
 import { SqlSpendLedger } from './adapters/sql-spend-ledger';
 import { SqlTranscriptStore } from './adapters/sql-transcript-store';
 import { AgentLoop } from './loop/agent-loop';
+import type { LoopMetrics } from './loop/loop-ports';
+import { loopMetrics } from './metrics';
 import { createModel } from './model/create-model';
 import { createPriceTable } from './model/prices';
 import { connectTools, toolHostOptions } from './tools';
@@ -32,7 +34,7 @@ function deadline(ms: number): Promise<void> {
 }
 
 /** The agent loop with the runner's stores, model settings and tool policy bound. */
-function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger): AgentLoop {
+function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics): AgentLoop {
   const tools = toolHostOptions(config);
   // An agent's own model endpoint is checked like its MCP servers' URLs (the operator's is trusted).
   const checkBaseUrl = async (url: string) => void (await resolveOutboundUrl(url, { allowPrivate: tools.allowPrivate, allowedHosts: tools.allowedHosts }));
@@ -46,6 +48,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl }),
     tools: (input) => connectTools({ ...input, options: tools, log }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
+    metrics,
     log,
   });
 }
@@ -77,7 +80,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
   collectDefaultMetrics({ register: registry });
   const transitions = new Counter({
     name: 'switchyard_runner_runs_total',
-    help: 'Run status changes made by this runner (running and each ending), with the reason',
+    help: 'Run status changes made by this runner (running and every ending: completed, failed with its code, cancelled, runner_lost), with the reason',
     labelNames: ['status', 'reason'],
     registers: [registry],
   });
@@ -86,7 +89,7 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
   const runner = new Runner({
     store: new SqlRunStore(sql),
     slots: new RedisAgentSlots(redis, config.REDIS_PREFIX),
-    executor: agentLoop(config, sql, redis, log),
+    executor: agentLoop(config, sql, redis, log, loopMetrics(registry)),
     waker: new BullmqJobWaker(queue, redis),
     log,
     leaseMs: config.RUNNER_LEASE_MS,

@@ -118,6 +118,9 @@ describe('runner (real processes)', () => {
     await postFactsConcurrently({ baseUrl: platform.gatewayUrl, workspace: 'crash', token, count: 30, concurrency: 4, batchSize: 1 });
     const victim = await killRunnerMidRun(agent, 3);
     const killedAt = Date.now();
+    // Issue 13: a message to the dead runner's session is not dropped: the lost run's ending records it.
+    const { session_id: sessionId } = (await pg.query<{ session_id: string }>('SELECT session_id::text FROM runs WHERE id = $1', [victim.id])).rows[0]!;
+    const message = await api('POST', `/v1/workspaces/crash/sessions/${sessionId}/messages`, { content: 'anyone there?' });
     await platform.startRunner(FAST_RECOVERY);
     await allEnded(30, agent);
     process.stdout.write(`after the SIGKILL every run ended in ${Date.now() - killedAt} ms\n`);
@@ -126,6 +129,17 @@ describe('runner (real processes)', () => {
     process.stdout.write(`killed run: ${lost.status} (${lost.reason ?? 'no reason'})\n`);
     // Either the kill caught it mid-run (runner_lost) or it had just completed.
     expect(['failed:runner_lost', 'completed:null']).toContain(`${lost.status}:${lost.reason}`);
+    if (message.status === 202) {
+      const notice = async () =>
+        ((await api('GET', `/v1/workspaces/crash/runs/${victim.id}/transcript?limit=500`)).body.entries as any[]).find(
+          (entry) => entry.type === 'notice' && entry.content.code === 'mailbox_unread',
+        );
+      const found = await waitFor(notice, { timeoutMs: 10_000, intervalMs: 100, what: "the lost run's unread message as a notice" });
+      expect(found.content.messages).toEqual([expect.objectContaining({ envelopeId: message.body.id, content: 'anyone there?' })]);
+    } else {
+      expect(message.status).toBe(409);
+    }
+    expect((await api('POST', `/v1/workspaces/crash/sessions/${sessionId}/messages`, { content: 'hello?' })).status).toBe(409);
     expect(rows.filter((r) => r.id !== victim.id).every((r) => r.status === 'completed')).toBe(true);
     await settle();
     const facts = await terminalFacts();

@@ -277,6 +277,17 @@ describe('Runner', () => {
     expect(store.kinds(runId(1))).toEqual(['agent.run.failed']);
   });
 
+  it('issue 13: a run failed runner_lost is handed to its executor once, to close what its own ending would have (its mailbox)', async () => {
+    const abandoned: string[] = [];
+    const executor = Object.assign(new StepExecutor(), { abandoned: async (run: { id: string }) => void abandoned.push(run.id) });
+    const { store, runner, add } = setup(executor);
+    add(1);
+    store.runs.get(runId(1))!.status = 'running';
+    expect(await runner.sweep()).toEqual({ failed: 1, revived: 0 });
+    expect(await runner.sweep()).toEqual({ failed: 0, revived: 0 });
+    expect(abandoned).toEqual([runId(1)]);
+  });
+
   it('the sweep fails running runs that no slot holds', async () => {
     const { store, runner, add } = setup();
     add(1);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, CausedBySchema, ErrorCode, RunOriginSchema, RunOutcomeSchema, RunSchema, type RunStatus } from '@switchyard/contracts';
 import type { Prisma, PrismaClient } from '@switchyard/db';
-import type { NewRun, RunRecord, RunStore, StopRunResult } from '../ports';
+import type { NewRun, RunListFilter, RunRecord, RunStore, StopRunResult } from '../ports';
 
 type RunRow = Prisma.RunGetPayload<true>;
 
@@ -52,12 +52,14 @@ const json = (value: unknown) => value as Prisma.InputJsonValue;
 export class PrismaRunStore implements RunStore {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async list(workspaceId: string, options: { agentId?: string; status?: RunStatus; after?: string; limit: number }): Promise<RunRecord[]> {
+  async list(workspaceId: string, options: RunListFilter & { after?: string; limit: number }): Promise<RunRecord[]> {
     const rows = await this.prisma.run.findMany({
       where: {
         workspaceId,
         ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
         ...(options.status === undefined ? {} : { status: options.status }),
+        // Outcomes stored before calls were counted by result have no such path: they do not match.
+        ...(options.toolResult === undefined ? {} : { outcome: { path: ['toolCallsByResult', options.toolResult], gt: 0 } }),
         ...(options.after === undefined ? {} : { id: { lt: options.after } }),
       },
       orderBy: { id: 'desc' },

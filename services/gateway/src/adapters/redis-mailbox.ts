@@ -1,25 +1,26 @@
-import { MAILBOX_FIELD, mailboxStream, type MailboxEnvelope } from '@switchyard/contracts';
-import { toKey, type Redis } from '@switchyard/redis';
+import type { MailboxEnvelope } from '@switchyard/contracts';
+import { SessionMailbox, type MailboxPostResult, type SessionMailboxOptions, type Redis } from '@switchyard/redis';
 import type { Mailbox } from '../ports';
 
 /** Options of RedisMailbox. */
-export interface RedisMailboxOptions {
+export interface RedisMailboxOptions extends SessionMailboxOptions {
   redis: Redis;
   /** The installation's key prefix (`REDIS_PREFIX`). */
   prefix: string;
-  /**
-   * Each mailbox stream is trimmed to about this many entries (`MAXLEN ~`), so
-   * a session nobody drains cannot grow without bound. @defaultValue 1000
-   */
-  maxLen?: number;
 }
 
-/** Sessions' mailboxes on Redis: one stream per session, one field `envelope` (JSON) per entry. */
+/**
+ * Sessions' mailboxes on Redis (SessionMailbox in `@switchyard/redis`): a post
+ * is written unless the session's run closed its mailbox with its last drain.
+ */
 export class RedisMailbox implements Mailbox {
-  constructor(private readonly options: RedisMailboxOptions) {}
+  private readonly mailbox: SessionMailbox;
 
-  async post(envelope: MailboxEnvelope): Promise<void> {
-    const key = toKey(this.options.prefix, ...mailboxStream(envelope.sessionId));
-    await this.options.redis.xadd(key, 'MAXLEN', '~', this.options.maxLen ?? 1000, '*', MAILBOX_FIELD, JSON.stringify(envelope));
+  constructor(options: RedisMailboxOptions) {
+    this.mailbox = new SessionMailbox(options.redis, options.prefix, options);
+  }
+
+  post(envelope: MailboxEnvelope): Promise<MailboxPostResult> {
+    return this.mailbox.post(envelope);
   }
 }

@@ -46,12 +46,15 @@ export function sessionsRoutes(deps: SessionsRoutesDeps): Router {
       content,
       sentAt: new Date().toISOString(),
     };
+    let posted: 'delivered' | 'closed';
     try {
-      await deps.mailbox.post(envelope);
+      posted = await deps.mailbox.post(envelope);
     } catch (error) {
       // The error middleware logs it (status 503) with this cause.
       throw new AppError(ErrorCode.UNAVAILABLE, 'the message could not be delivered: try again', { id: sessionId }, { cause: error });
     }
+    // The run ended between the ledger check and the post: its mailbox is closed, nothing was written.
+    if (posted === 'closed') throw new AppError(ErrorCode.SESSION_NOT_ACTIVE, 'the session\'s run has ended: nothing would read the message', { id: sessionId });
     res.status(202).json({ id: envelope.id });
   });
 

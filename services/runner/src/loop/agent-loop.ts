@@ -4,9 +4,9 @@ import type { Logger } from '@switchyard/logging';
 import type { AgentTokens } from '../agent-token-port';
 import { ModelError, type ChatMessage, type Model, type ModelTool } from '../model/model';
 import type { PriceTable } from '../model/prices';
-import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor, HeadStart, StartedRun } from '../ports';
+import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor, HeadStart, RunRef, StartedRun } from '../ports';
 import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
-import type { RunContextStore, SecretReader, SpendLedger, TranscriptStore, TranscriptWriter, Mailbox, MailboxDrain } from './loop-ports';
+import type { LoopMetrics, RunContextStore, SecretReader, SpendLedger, TranscriptStore, TranscriptWriter, Mailbox, MailboxDrain } from './loop-ports';
 import { firstMessage, systemPrompt, type RunTrigger } from './render';
 import { RunTally } from './run-tally';
 import { callTools } from './tool-calls';
@@ -25,7 +25,7 @@ export interface AgentLoopOptions {
   secrets: SecretReader;
   prices: PriceTable;
   /** The run's model (createModel with the runner's environment bound). */
-  model(spec: AgentSpec, input: { fact: Fact | null; resolveSecret: ResolveSecret }): Promise<Model>;
+  model(spec: AgentSpec, input: { fact: Fact | null; input: string | null; resolveSecret: ResolveSecret }): Promise<Model>;
   /** The run's tools (connectTools with the runner's options bound). */
   tools(input: {
     servers: AgentSpec['tools']['mcpServers'];
@@ -35,6 +35,8 @@ export interface AgentLoopOptions {
   }): Promise<{ host: ToolHost; notices: ToolServerNotice[] }>;
   /** The platform's own tools (the gateway's `/mcp`, with a token per run); absent: none. */
   platform?: { url: string; tokens: AgentTokens; tokenTtlMs: number };
+  /** Model and tool call counters. @defaultValue none */
+  metrics?: LoopMetrics;
   log: Logger;
 }
 
@@ -52,7 +54,10 @@ export const LOOP_ERRORS = {
  * and what woke the agent; then up to `maxTurns` steps of model → tool calls
  * → results → drain of the session's mailbox. Stop requests and the kill
  * switch are honoured between steps; budgets are checked before and after
- * every model call, so a run goes over a cap by at most one call. Every
+ * every model call, so a run goes over a cap by at most one call. A run
+ * closes its session's mailbox as it ends: one that completes takes another
+ * step for messages that arrived during its last one; any other ending
+ * records what it leaves unread as a notice (MailboxIntake). Every
  * message, tool call and usage goes to the transcript, flushed once per step.
  * Tool results and others' messages reach the model as delimited data, never
  * in the system prompt (render.ts).
@@ -86,12 +91,15 @@ export class AgentLoop implements Executor {
       redact,
       secretValues,
     );
-    const tally = new RunTally(run.spec.model.name, options.prices);
+    const tally = new RunTally(run.spec.model.name, options.prices, run.spec.model.provider === 'scripted');
+    const messages: ChatMessage[] = [];
+    const mailbox = new MailboxIntake(messages, transcript, options.mailbox, runContext.sessionId);
     let host: ToolHost | undefined;
-    let mailbox: MailboxIntake | undefined;
     let tokenMinted = false;
     try {
-      const model = await options.model(run.spec, { fact: runContext.fact, resolveSecret });
+      const trigger = toTrigger(runContext.origin, runContext.fact);
+      const input = trigger.type === 'manual' ? trigger.input : null;
+      const model = await options.model(run.spec, { fact: runContext.fact, input, resolveSecret });
       let platform: PlatformToolServer | undefined;
       if (options.platform && run.spec.tools.platform.length > 0) {
         const { token } = await options.platform.tokens.mint({
@@ -110,14 +118,9 @@ export class AgentLoop implements Executor {
       for (const notice of connected.notices) transcript.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
       const tools = offeredTools(host.tools(), run.spec);
       const modelTools: ModelTool[] = tools.map((tool) => ({ name: tool.modelName, description: tool.description, parameters: tool.inputSchema }));
-      const trigger = toTrigger(runContext.origin, runContext.fact);
       const system = systemPrompt(run.spec.instructions);
       const first = firstMessage(run.spec.task, trigger);
-      const messages: ChatMessage[] = [
-        { role: 'system', content: system },
-        { role: 'user', content: first },
-      ];
-      mailbox = new MailboxIntake(messages, transcript);
+      messages.push({ role: 'system', content: system }, { role: 'user', content: first });
       transcript.add('system', { text: system });
       transcript.add('user', { text: first, from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
       // A model without a price costs nothing: its runs need not read the day's spend.
@@ -140,10 +143,17 @@ export class AgentLoop implements Executor {
         if (stop) return { status: 'cancelled', reason: stop, outcome: tally.outcome() };
         mailbox.absorb(drain);
         if (tally.turns >= run.spec.budget.maxTurns) return this.fail(transcript, tally, LOOP_ERRORS.maxTurns, `the run reached maxTurns (${run.spec.budget.maxTurns})`);
-        const over = overBudget(run.spec.budget, tally.costUsd, dayTotal, 'reached');
+        const over = overBudget(run.spec.budget, { runUsd: tally.costUsd, dayUsd: dayTotal, tokens: tally.tokens }, 'reached');
         if (over) return this.fail(transcript, tally, LOOP_ERRORS.budget, over);
-        const response = await model.complete({ messages, tools: modelTools, signal: context.signal });
+        const response = await this.complete(model, run.spec.model, { messages, tools: modelTools, signal: context.signal });
         const cost = tally.turn(response);
+        options.metrics?.modelCall({
+          ...modelLabels(run.spec.model),
+          tokensIn: response.usage.inputTokens,
+          tokensOut: response.usage.outputTokens,
+          costUsd: cost.usd,
+          durationMs: response.durationMs,
+        });
         if (cost.usd > 0) dayTotal = await options.spend.add({ agentId: run.agentId, workspaceId: run.workspaceId, usd: cost.usd });
         transcript.add('assistant', {
           text: response.message,
@@ -154,12 +164,13 @@ export class AgentLoop implements Executor {
         });
         messages.push({ role: 'assistant', content: response.message, toolCalls: response.toolCalls });
         if (response.message) tally.said(response.message);
-        const overAfter = overBudget(run.spec.budget, tally.costUsd, dayTotal, 'exceeded');
+        const overAfter = overBudget(run.spec.budget, { runUsd: tally.costUsd, dayUsd: dayTotal, tokens: tally.tokens }, 'exceeded');
         if (overAfter) return this.fail(transcript, tally, LOOP_ERRORS.budget, overAfter);
         if (response.toolCalls.length > 0) {
-          await callTools({ calls: response.toolCalls, host, tools, spec: run.spec, signal: context.signal, messages, transcript, tally, redact });
+          await callTools({ calls: response.toolCalls, host, tools, spec: run.spec, signal: context.signal, messages, transcript, tally, redact, metrics: options.metrics });
         }
-        if (response.final ?? response.toolCalls.length === 0) {
+        // A final answer closes the mailbox, unless messages came during this step: the model sees them first.
+        if ((response.final ?? response.toolCalls.length === 0) && (await this.closeMailbox(mailbox, run.id))) {
           // The last entries go with the run's ending, in the runner's one statement — unless
           // mailbox entries wait to be deleted: those must be in the transcript first.
           if (mailbox.settled) return { status: 'completed', outcome: tally.outcome(), transcript: transcript.take() ?? undefined };
@@ -171,14 +182,54 @@ export class AgentLoop implements Executor {
       if (error instanceof ModelError) return this.fail(transcript, tally, error.code, redact(error.message));
       throw error;
     } finally {
+      // Any other ending closes the mailbox too; what it leaves unread becomes a notice, flushed here.
+      await mailbox.closeNow().catch((error: unknown) => options.log.warn({ err: error, runId: run.id }, 'mailbox not closed'));
       await transcript
         .flush()
-        .then(() => mailbox?.settle())
+        .then(() => mailbox.settle())
         .catch((error: unknown) => options.log.warn({ err: error, runId: run.id }, 'transcript flush failed'));
       await host?.close().catch((error: unknown) => options.log.warn({ err: error, runId: run.id }, 'closing the tools failed'));
       if (tokenMinted) {
         await options.platform!.tokens.revoke(run.id).catch((error: unknown) => options.log.error({ err: error, runId: run.id }, 'agent token not revoked; it expires by itself'));
       }
+    }
+  }
+
+  /**
+   * A run that ended without its loop (failed `runner_lost`: its runner died):
+   * closes its session's mailbox and records what was left unread in its
+   * transcript, as its own ending would have.
+   */
+  async abandoned(run: Pick<RunRef, 'id' | 'workspaceId' | 'workspaceSlug'>): Promise<void> {
+    const context = await this.options.contexts.context(run);
+    if (!context) return;
+    const transcript = this.options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: context.sessionId, lastSeq: context.transcriptSeq });
+    const intake = new MailboxIntake([], transcript, this.options.mailbox, context.sessionId);
+    await intake.closeNow();
+    await transcript.flush();
+    await intake.settle();
+  }
+
+  /**
+   * The completing run's last drain and close. Redis failing here does not
+   * fail work that is done: the run completes, and `finally` tries the close again.
+   */
+  private closeMailbox(mailbox: MailboxIntake, runId: string): Promise<boolean> {
+    return mailbox.closeIfDrained().catch((error: unknown) => {
+      this.options.log.warn({ err: error, runId }, 'mailbox not closed with the last drain');
+      return true;
+    });
+  }
+
+  /** One model call, timed, with its failure counted by code. */
+  private async complete(model: Model, spec: AgentSpec['model'], input: Parameters<Model['complete']>[0]) {
+    const started = performance.now();
+    try {
+      const response = await model.complete(input);
+      return { ...response, durationMs: performance.now() - started };
+    } catch (error) {
+      if (error instanceof ModelError) this.options.metrics?.modelError({ ...modelLabels(spec), code: error.code });
+      throw error;
     }
   }
 
@@ -188,10 +239,15 @@ export class AgentLoop implements Executor {
   }
 }
 
-/** What woke the run, for its first message. */
+/** The metric labels of the run's model. */
+function modelLabels(model: AgentSpec['model']): { provider: string; model: string } {
+  return { provider: model.provider, model: model.name };
+}
+
+/** What woke the run, for its first message; a retry of a manual run carries its input. */
 function toTrigger(origin: { type: string; input?: string }, fact: Fact | null): RunTrigger {
   if (fact) return { type: 'fact', fact };
-  if (origin.type === 'manual' && typeof origin.input === 'string') return { type: 'manual', input: origin.input };
+  if ((origin.type === 'manual' || origin.type === 'retry') && typeof origin.input === 'string') return { type: 'manual', input: origin.input };
   return { type: 'none' };
 }
 
@@ -199,9 +255,15 @@ function toTrigger(origin: { type: string; input?: string }, fact: Fact | null):
  * Why the budget stops the run now, or undefined while it holds. Before a
  * model call a cap that is `reached` stops the run (the call would go over);
  * after one, only a cap `exceeded` does (spending exactly the cap is within it).
+ * The token cap counts input and output tokens, so it holds for unpriced models.
  */
-function overBudget(budget: AgentSpec['budget'], runUsd: number, dayUsd: number, when: 'reached' | 'exceeded'): string | undefined {
+function overBudget(
+  budget: AgentSpec['budget'],
+  { runUsd, dayUsd, tokens }: { runUsd: number; dayUsd: number; tokens: number },
+  when: 'reached' | 'exceeded',
+): string | undefined {
   const over = (spent: number, cap: number) => (when === 'reached' ? spent >= cap : spent > cap);
+  if (budget.maxTokens !== undefined && over(tokens, budget.maxTokens)) return `the run used ${tokens} tokens; its maxTokens cap is ${budget.maxTokens}`;
   if (over(runUsd, budget.perRunUsd)) return `the run spent ${runUsd.toFixed(6)} USD; its perRunUsd cap is ${budget.perRunUsd}`;
   if (over(dayUsd, budget.perDayUsd)) return `the agent spent ${dayUsd.toFixed(6)} USD today (UTC); its perDayUsd cap is ${budget.perDayUsd}`;
   return undefined;

@@ -27,9 +27,18 @@ export interface MailboxDrain {
   ack(): Promise<void>;
 }
 
+/** A session's mailbox as its run sees it (SessionMailbox in `@switchyard/redis`). */
 export interface Mailbox {
   /** Entries after `cursor` (from the start when undefined), oldest first. */
   drain(sessionId: string, cursor: string | undefined): Promise<MailboxDrain>;
+  /**
+   * The run's last drain, atomic with the close: null when nothing arrived
+   * after `cursor` and the mailbox is closed now (later posts are refused);
+   * otherwise what arrived, the mailbox left open.
+   */
+  closeIfDrained(sessionId: string, cursor: string | undefined): Promise<MailboxDrain | null>;
+  /** Closes the mailbox whatever waits in it; returns what was never read (after `cursor`). */
+  closeNow(sessionId: string, cursor: string | undefined): Promise<MailboxDrain>;
 }
 
 /** An agent's spending per UTC day (the `perDayUsd` budget). */
@@ -42,4 +51,18 @@ export interface SpendLedger {
 /** Reads a workspace secret's plaintext; null when there is none of that name. */
 export interface SecretReader {
   read(workspaceId: string, name: string): Promise<string | null>;
+}
+
+/**
+ * What the loop reports as it goes (the service binds it to Prometheus).
+ * Labels stay low-cardinality: provider, model, an error code, `<server>.<tool>`
+ * and a result — never arguments or texts.
+ */
+export interface LoopMetrics {
+  /** One model call answered: its tokens, its cost (0 when unpriced) and how long it took. */
+  modelCall(call: { provider: string; model: string; tokensIn: number; tokensOut: number; costUsd: number; durationMs: number }): void;
+  /** One model call failed with this code (after the adapter's own retries). */
+  modelError(error: { provider: string; model: string; code: string }): void;
+  /** One tool call ended (the tool is `<server>.<tool>`). */
+  toolCall(call: { server: string; tool: string; result: 'ok' | 'refused' | 'failed' }): void;
 }

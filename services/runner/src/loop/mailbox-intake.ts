@@ -1,21 +1,26 @@
 import type { ChatMessage } from '../model/model';
-import type { MailboxDrain, TranscriptWriter } from './loop-ports';
+import type { Mailbox, MailboxDrain, TranscriptWriter } from './loop-ports';
 import { renderEnvelope } from './render';
 
 /**
  * Brings what waited in the session's mailbox into the conversation — each
  * envelope attributed (render.ts) — and into the transcript. The drained
  * entries leave the mailbox (`settle`) only after a flush has written them
- * to the transcript, so a message is never gone before it is recorded.
+ * to the transcript, so a message is never gone before it is recorded. It
+ * also closes the mailbox when the run ends, so that nothing is accepted
+ * that the run will not read.
  */
 export class MailboxIntake {
   private unsettled: Array<() => Promise<void>> = [];
+  private closed = false;
   /** Where the next drain starts: entries drained but not yet deleted are not read twice. */
   cursor: string | undefined;
 
   constructor(
     private readonly messages: ChatMessage[],
     private readonly transcript: TranscriptWriter,
+    private readonly mailbox: Mailbox,
+    private readonly sessionId: string,
   ) {}
 
   /** Adds a drain's envelopes as user messages; call `settle` after the next transcript flush. */
@@ -26,10 +31,44 @@ export class MailboxIntake {
       this.messages.push({ role: 'user', content: text });
       this.transcript.add('user', { text, from: { ...envelope.from }, envelopeId: envelope.id });
     }
-    if (drain.invalid > 0) {
-      this.transcript.add('notice', { code: 'mailbox_entry_invalid', message: `${drain.invalid} mailbox entries did not parse and were dropped` });
+    this.invalidNotice(drain);
+    this.pending(drain);
+  }
+
+  /**
+   * The run's last drain: true when nothing arrived since the last one and the
+   * mailbox is closed now; false when messages came (absorbed: the run must
+   * take another step so that the model sees them).
+   */
+  async closeIfDrained(): Promise<boolean> {
+    const late = await this.mailbox.closeIfDrained(this.sessionId, this.cursor);
+    if (late) {
+      this.absorb(late);
+      return false;
     }
-    if (drain.envelopes.length + drain.invalid > 0) this.unsettled.push(drain.ack);
+    this.closed = true;
+    return true;
+  }
+
+  /**
+   * Closes the mailbox of a run that ends without reading it again (failed,
+   * cancelled, lost), unless closed already: what it never read is recorded
+   * in the transcript as a `mailbox_unread` notice, then deleted on `settle`.
+   */
+  async closeNow(): Promise<void> {
+    if (this.closed) return;
+    const left = await this.mailbox.closeNow(this.sessionId, this.cursor);
+    this.closed = true;
+    this.cursor = left.cursor;
+    if (left.envelopes.length > 0) {
+      this.transcript.add('notice', {
+        code: 'mailbox_unread',
+        message: `${left.envelopes.length} message(s) arrived after the run's last step and were never read`,
+        messages: left.envelopes.map((envelope) => ({ envelopeId: envelope.id, from: { ...envelope.from }, content: envelope.content, sentAt: envelope.sentAt })),
+      });
+    }
+    this.invalidNotice(left);
+    this.pending(left);
   }
 
   /** True when no drained entry waits to be deleted (nothing depends on the next flush). */
@@ -42,5 +81,15 @@ export class MailboxIntake {
     const acks = this.unsettled;
     this.unsettled = [];
     for (const ack of acks) await ack();
+  }
+
+  private invalidNotice(drain: MailboxDrain): void {
+    if (drain.invalid > 0) {
+      this.transcript.add('notice', { code: 'mailbox_entry_invalid', message: `${drain.invalid} mailbox entries did not parse and were dropped` });
+    }
+  }
+
+  private pending(drain: MailboxDrain): void {
+    if (drain.envelopes.length + drain.invalid > 0) this.unsettled.push(drain.ack);
   }
 }

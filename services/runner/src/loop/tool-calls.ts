@@ -1,7 +1,7 @@
-import type { AgentSpec } from '@switchyard/contracts';
+import type { AgentSpec, ToolCallResult as ToolCallVerdict } from '@switchyard/contracts';
 import type { ChatMessage, ModelToolCall } from '../model/model';
 import type { ToolCallResult, ToolDefinition, ToolHost } from '../tools';
-import type { TranscriptWriter } from './loop-ports';
+import type { LoopMetrics, TranscriptWriter } from './loop-ports';
 import { asData } from './render';
 import type { RunTally } from './run-tally';
 import { toolVerdict } from './tool-policy';
@@ -18,7 +18,11 @@ export interface ToolCallsInput {
   transcript: TranscriptWriter;
   tally: RunTally;
   redact: (text: string) => string;
+  metrics?: LoopMetrics;
 }
+
+/** The metric labels of a tool the run does not have: the model's made-up name never becomes a label. */
+const UNKNOWN_TOOL = { server: '(unknown)', tool: '(unknown)' } as const;
 
 /**
  * Runs a step's tool calls side by side (a model may ask for several at
@@ -32,9 +36,11 @@ export async function callTools(input: ToolCallsInput): Promise<void> {
   // rules and transcripts use (`web.echo`). Both resolve; model names have no dot, so they never clash.
   const byName = new Map(input.tools.flatMap((tool) => [[tool.modelName, tool] as const, [tool.name, tool] as const]));
   const outcomes = await Promise.all(input.calls.map((call) => callOne(call, byName.get(call.name), input)));
-  input.tally.calledTools(input.calls.length);
-  outcomes.forEach(({ call, tool, args, result }) => {
+  outcomes.forEach(({ call, tool, args, result, refused }) => {
     const name = tool?.name ?? call.name;
+    const verdict: ToolCallVerdict = result.ok ? 'ok' : refused ? 'refused' : 'failed';
+    input.tally.calledTool(verdict);
+    input.metrics?.toolCall({ ...(tool ? { server: tool.server, tool: tool.name } : UNKNOWN_TOOL), result: verdict });
     const content = result.ok
       ? asData(`tool ${name}`, input.redact(result.content))
       : `[tool error ${result.error.code}] ${asData(`tool ${name}`, input.redact(result.error.message))}`;
@@ -53,18 +59,23 @@ export async function callTools(input: ToolCallsInput): Promise<void> {
 /** A tool host result, or a refusal made before the call (its code is the loop's: tool-policy.ts). */
 type CallOutcome = ToolCallResult | { ok: false; error: { code: string; message: string }; durationMs: number };
 
-async function callOne(
-  call: ModelToolCall,
-  tool: ToolDefinition | undefined,
-  input: ToolCallsInput,
-): Promise<{ call: ModelToolCall; tool: ToolDefinition | undefined; args: Record<string, unknown> | undefined; result: CallOutcome }> {
-  const refuse = (code: string, message: string) => ({ call, tool, args: undefined, result: { ok: false as const, error: { code, message }, durationMs: 0 } });
+/** One call's outcome; `refused` when it never reached the tool (unknown, bad arguments, the policy). */
+interface CalledTool {
+  call: ModelToolCall;
+  tool: ToolDefinition | undefined;
+  args: Record<string, unknown> | undefined;
+  result: CallOutcome;
+  refused: boolean;
+}
+
+async function callOne(call: ModelToolCall, tool: ToolDefinition | undefined, input: ToolCallsInput): Promise<CalledTool> {
+  const refuse = (code: string, message: string) => ({ call, tool, args: undefined, result: { ok: false as const, error: { code, message }, durationMs: 0 }, refused: true });
   if (!tool) return refuse('tool_unknown', `no tool named ${call.name} in this run`);
   const args = parseArguments(call.arguments);
   if (!args) return refuse('tool_arguments_invalid', 'the arguments are not a JSON object');
   const verdict = toolVerdict(tool, input.spec);
   if (!verdict.allowed) return { ...refuse(verdict.code, verdict.message), args };
-  return { call, tool, args, result: await input.host.call(tool.name, args, input.signal) };
+  return { call, tool, args, result: await input.host.call(tool.name, args, input.signal), refused: false };
 }
 
 /** The arguments as a JSON object, or undefined when they are not one (an empty string counts as `{}`). */

@@ -9,6 +9,8 @@ import { ScriptedModel, scriptStepDelayMs } from './scripted-model';
 export interface CreateModelOptions {
   /** The activating fact (scripted templating and `when`); null for a manual run. */
   fact: Fact | null;
+  /** A manual run's input (scripted `{{input}}`); null or absent for a trigger run. */
+  input?: string | null;
   /** Reads a workspace secret's value by name (the run's workspace); rejects when there is none. */
   resolveSecret: (name: string) => Promise<string>;
   env: Pick<ModelEnv, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'MODEL_TIMEOUT_MS' | 'MODEL_MAX_ATTEMPTS'>;
@@ -35,7 +37,7 @@ export async function createModel(spec: Pick<AgentSpec, 'model' | 'script'>, opt
   const { model } = spec;
   switch (model.provider) {
     case 'scripted':
-      return new ScriptedModel({ script: spec.script ?? [], fact: options.fact, stepMs: scriptStepDelayMs(model.params) });
+      return new ScriptedModel({ script: spec.script ?? [], fact: options.fact, input: options.input ?? null, stepMs: scriptStepDelayMs(model.params) });
     case 'openai': {
       const { env } = options;
       const ownEndpoint = model.baseUrl !== undefined && !sameEndpoint(model.baseUrl, env.OPENAI_BASE_URL);

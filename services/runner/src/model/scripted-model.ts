@@ -13,6 +13,8 @@ export interface ScriptedModelOptions {
   script: readonly ScriptStep[];
   /** The activating fact; null for a manual run (steps with `when` are then skipped). */
   fact: Fact | null;
+  /** A manual run's input (`{{input}}`); null for a trigger run. @defaultValue null */
+  input?: string | null;
   /** A delay before each answer, to make runs take measurable time in tests and demos. @defaultValue 0 */
   stepMs?: number;
 }
@@ -25,7 +27,7 @@ const NO_USAGE = { inputTokens: 0, outputTokens: 0 } as const;
  * same loop (tools, mailbox, budget, transcript) as a real model's.
  *
  * - A `tool` step answers with one tool call (id `scripted_call_<step index>`)
- *   whose arguments are the step's, templated from the fact (renderArguments),
+ *   whose arguments are the step's, templated from the fact and the input (renderArguments),
  *   as JSON text; with a `say`, that is the answer's message too.
  * - A `say`-only step answers with the message and no tool calls; it is
  *   `final` only when no later step applies, so a script runs to its end.
@@ -50,7 +52,7 @@ export class ScriptedModel implements Model {
     while (this.next < this.steps.length) {
       const { step, index, holds } = this.steps[this.next++]!;
       if (holds && (!fact || !holds(fact))) continue;
-      const message = step.say === undefined ? null : renderText(step.say, fact);
+      const message = step.say === undefined ? null : renderText(step.say, fact, this.options.input ?? null);
       if (message !== null) this.lastSaid = message;
       return { message, toolCalls: step.tool ? [this.toolCall(step, index)] : [], usage: { ...NO_USAGE }, final: !this.stepsRemain() };
     }
@@ -64,7 +66,7 @@ export class ScriptedModel implements Model {
   }
 
   private toolCall(step: ScriptStep, index: number): ModelToolCall {
-    const args = renderArguments((step.arguments ?? {}) as JsonValue, this.options.fact);
+    const args = renderArguments((step.arguments ?? {}) as JsonValue, this.options.fact, this.options.input ?? null);
     return { id: `scripted_call_${index}`, name: step.tool!, arguments: JSON.stringify(args) };
   }
 }
