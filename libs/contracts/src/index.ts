@@ -193,3 +193,5 @@ export type {
   ListRunsToolInput,
   PlatformToolName,
 } from './platform-tools';
+export { DeadLetterSchema, NewDeadLetterSchema } from './dead-letters';
+export type { DeadLetter, NewDeadLetter } from './dead-letters';

@@ -1,8 +1,8 @@
 import { GROUPS, IngestMessageSchema, STREAMS } from '@switchyard/contracts';
-import { SqlPool } from '@switchyard/db';
+import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { createRedis, deadLetterKeys, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
-import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
+import { createRedis, lastErrorsKey, RedisIngestWriter, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
+import { closeAll, registerDeadLetterGauge, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventLogConfig } from './config';
 import { EventLog } from './event-log';
@@ -29,9 +29,13 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
   const duplicates = new Counter({ name: 'switchyard_facts_duplicate_total', help: 'Facts resolved to an earlier idempotencyKey', registers: [registry] });
 
   const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
+  const deadLetters = new SqlDeadLetterStore(sql);
+  registerDeadLetterGauge(registry, deadLetters, [{ stream: ingestKey, group: GROUPS.eventLog }]);
   const eventLog = new EventLog({
     store: new SqlFactStore(sql),
     publisher: new RedisFactPublisher(redis, toKey(config.REDIS_PREFIX, STREAMS.facts), config.FACTS_MAXLEN),
+    // Only its key release is used here: the TTL does not matter.
+    claims: new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, 1),
     log,
     metrics: { stored: (n) => stored.inc(n), duplicates: (n) => duplicates.inc(n) },
   });
@@ -40,9 +44,11 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
     stream: ingestKey,
     group: GROUPS.eventLog,
     consumer: config.EVENT_LOG_CONSUMER,
-    deadLetters: deadLetterKeys(config.REDIS_PREFIX, STREAMS.ingest, GROUPS.eventLog),
+    deadLetters,
+    lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.ingest, GROUPS.eventLog),
     decode: (raw) => IngestMessageSchema.parse(raw),
     handle: (entries) => eventLog.handle(entries),
+    onDeadLettered: (entry) => eventLog.deadLettered(entry),
     log,
     batchSize: config.EVENT_LOG_BATCH,
     lingerMs: config.EVENT_LOG_LINGER_MS,
