@@ -159,9 +159,8 @@ describe('StreamConsumer (real Redis and PostgreSQL)', () => {
     await t.redis.xadd(stream, '*', 'm', '{not json');
     await waitFor(async () => (await pending()) === 1, { what: 'the entry delivered' });
     // Past a reclaim (claimIdleMs 300): still pending, not acked without its letter.
-    await waitFor(async () => ((await t.redis.xpending(stream, 'g', '-', '+', 10)) as [string, string, number, number][])[0]?.[3]! >= 2, {
-      what: 'a second delivery',
-    });
+    const deliveries = async () => ((await t.redis.xpending(stream, 'g', '-', '+', 10)) as [string, string, number, number][])[0]?.[3] ?? 0;
+    await waitFor(async () => (await deliveries()) >= 2, { what: 'a second delivery' });
     expect(await pending()).toBe(1);
     expect(await store.list({ stream })).toEqual([]);
     storeDown = false;
