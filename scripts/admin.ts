@@ -1,17 +1,19 @@
 /**
  * `npm run admin -- <command>`: operator commands that need no token.
  *   create-workspace NAME        creates a workspace and prints its first admin token (once)
- *   dead-letters list [STREAM]    lists dead letters (STREAM: ingest, facts; default ingest)
+ *   dead-letters list [STREAM] [--replayed]
+ *                                 lists the dead letters not replayed (STREAM: ingest, facts; default
+ *                                 every stream; --replayed: the replayed ones too), from PostgreSQL
  *   dead-letters replay ID|--all [STREAM]
- *                                 puts dead letters back on their stream
+ *                                 puts dead letters back on their stream and marks them replayed
  */
 import { BaseEnvSchema, loadConfig } from '@switchyard/config';
-import { AppError, GROUPS, STREAMS, WorkspaceSlugSchema } from '@switchyard/contracts';
-import { createPrismaClient } from '@switchyard/db';
-import { closeRedis, createRedis, deadLetterKeys, listDeadLetters, replayDeadLetter } from '@switchyard/redis';
+import { AppError, STREAMS, WorkspaceSlugSchema } from '@switchyard/contracts';
+import { createPrismaClient, SqlDeadLetterStore, SqlPool } from '@switchyard/db';
+import { closeRedis, createRedis, replayDeadLetter, toKey } from '@switchyard/redis';
 import { PrismaAuthStore } from '../services/gateway/src/adapters/prisma-auth-store';
 
-const GROUP_OF: Record<string, string> = { [STREAMS.ingest]: GROUPS.eventLog, [STREAMS.facts]: GROUPS.matcher };
+const STREAM_NAMES: readonly string[] = Object.values(STREAMS);
 
 async function createWorkspace(name: string | undefined): Promise<void> {
   const slug = WorkspaceSlugSchema.safeParse(name);
@@ -30,26 +32,36 @@ async function createWorkspace(name: string | undefined): Promise<void> {
 
 async function deadLetters(action: string | undefined, rest: string[]): Promise<void> {
   const config = loadConfig(BaseEnvSchema);
-  const stream = rest.find((arg) => arg in GROUP_OF) ?? STREAMS.ingest;
-  const keys = deadLetterKeys(config.REDIS_PREFIX, stream, GROUP_OF[stream]!);
-  const redis = createRedis(config.REDIS_URL);
+  const name = rest.find((arg) => STREAM_NAMES.includes(arg));
+  const stream = name === undefined ? undefined : toKey(config.REDIS_PREFIX, name);
+  const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 1, applicationName: 'admin' });
+  const store = new SqlDeadLetterStore(sql);
   try {
     if (action === 'list') {
-      const letters = await listDeadLetters(redis, keys, 1000);
+      const letters = await store.list({ stream, includeReplayed: rest.includes('--replayed'), limit: 100_000 });
       for (const letter of letters) console.log(JSON.stringify(letter));
-      console.log(`${letters.length} dead letter(s) on ${keys.stream}`);
+      console.log(`${letters.length} dead letter(s)${stream ? ` of ${stream}` : ''}`);
     } else if (action === 'replay') {
-      const target = rest.find((arg) => !(arg in GROUP_OF));
+      const target = rest.find((arg) => !STREAM_NAMES.includes(arg));
       if (!target) throw new Error('usage: dead-letters replay ID|--all [STREAM]');
-      const ids = target === '--all' ? (await listDeadLetters(redis, keys, 100_000)).map((l) => l.deadLetterId) : [target];
-      let replayed = 0;
-      for (const id of ids) if (await replayDeadLetter(redis, keys, id)) replayed += 1;
-      console.log(`${replayed} dead letter(s) replayed`);
+      const ids = target === '--all' ? (await store.list({ stream, limit: 100_000 })).map((letter) => letter.id) : [target];
+      const redis = createRedis(config.REDIS_URL);
+      try {
+        let replayed = 0;
+        for (const id of ids) {
+          const result = await replayDeadLetter(redis, store, id);
+          if (result.ok) replayed += 1;
+          else console.log(`dead letter ${id}: ${result.reason.replace('_', ' ')}`);
+        }
+        console.log(`${replayed} dead letter(s) replayed`);
+      } finally {
+        await closeRedis(redis);
+      }
     } else {
       throw new Error('usage: dead-letters list|replay …');
     }
   } finally {
-    await closeRedis(redis);
+    await sql.$disconnect();
   }
 }
 

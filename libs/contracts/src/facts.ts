@@ -36,9 +36,14 @@ export const SubjectSchema = z.strictObject({
 });
 export type Subject = z.infer<typeof SubjectSchema>;
 
-/** Who did the thing the fact records, as the producer states it. */
+/**
+ * Who did the thing a fact records. As a fact's `actor` it is set by the
+ * platform: `member` (the user id of the person's token that posted it),
+ * `agent` (an agent token's agent), `user` or `system` for the facts the
+ * platform records itself. As `statedActor` it is the producer's own claim.
+ */
 export const ActorSchema = z.strictObject({
-  type: z.enum(['user', 'agent', 'service', 'system']),
+  type: z.enum(['member', 'user', 'agent', 'service', 'system']),
   id: z.string().min(1).max(256),
   name: z.string().max(256).optional(),
 });
@@ -60,11 +65,17 @@ export const PayloadSchema = z
 
 export const IdempotencyKeySchema = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'idempotencyKey is printable ASCII');
 
-/** The body of `POST /v1/workspaces/{ws}/events`: what a producer states. */
+/**
+ * The body of `POST /v1/workspaces/{ws}/events`: what a producer states.
+ * `actor` is refused: the platform states who posted, from the token
+ * (decision 0018). A producer's own claim of who did it goes in `statedActor`.
+ */
 export const PostEventRequestSchema = z.strictObject({
   kind: KindSchema,
   subject: SubjectSchema,
-  actor: ActorSchema.optional(),
+  actor: z.never({ error: 'actor is set by the platform from the token; put a claim of who did it in statedActor' }).optional(),
+  /** Who the producer says did it: kept as stated, never used as attribution. */
+  statedActor: ActorSchema.optional(),
   payload: PayloadSchema.default({}),
   idempotencyKey: IdempotencyKeySchema.optional(),
 });
@@ -93,7 +104,10 @@ export const FactSchema = z.strictObject({
   workspace: WorkspaceSlugSchema,
   kind: KindSchema,
   subject: SubjectSchema,
+  /** Who posted it, set by the platform (the token's member or agent; `system` or `user` for its own facts). */
   actor: ActorSchema.optional(),
+  /** Who the producer says did it (its claim, from the request). */
+  statedActor: ActorSchema.optional(),
   payload: z.record(z.string(), z.json()),
   causedBy: CausedBySchema.optional(),
   idempotencyKey: IdempotencyKeySchema.optional(),

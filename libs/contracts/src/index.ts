@@ -196,3 +196,5 @@ export type {
   PlatformToolName,
 } from './platform-tools';
 export { MAX_JSON_DEPTH } from './json-bounds';
+export { DeadLetterSchema, NewDeadLetterSchema } from './dead-letters';
+export type { DeadLetter, NewDeadLetter } from './dead-letters';

@@ -6,7 +6,7 @@ import type { Fact } from '@switchyard/contracts';
  * matcher alike.
  */
 export const FACT_COLUMNS =
-  'id::text AS id, workspace_id::text AS workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts';
+  'id::text AS id, workspace_id::text AS workspace_id, seq, kind, subject_type, subject_id, actor, stated_actor, payload, caused_by, idempotency_key, ts';
 
 /** A row selected with FACT_COLUMNS. */
 export interface FactRow {
@@ -17,6 +17,7 @@ export interface FactRow {
   subject_type: string;
   subject_id: string;
   actor: unknown;
+  stated_actor: unknown;
   payload: unknown;
   caused_by: unknown;
   idempotency_key: string | null;
@@ -38,6 +39,7 @@ export function factFromRow(row: FactRow, workspaceSlug: string): Fact {
     ts: (row.ts instanceof Date ? row.ts : new Date(row.ts)).toISOString(),
   };
   if (row.actor) fact.actor = row.actor as Fact['actor'];
+  if (row.stated_actor) fact.statedActor = row.stated_actor as Fact['statedActor'];
   if (row.caused_by) fact.causedBy = row.caused_by as Fact['causedBy'];
   if (row.idempotency_key) fact.idempotencyKey = row.idempotency_key;
   return fact;

@@ -37,3 +37,4 @@ export {
   type SecretOpener,
   type StoredSealedSecret,
 } from './workspace-secrets';
+export { SqlDeadLetterStore, type DeadLetterCount, type ListDeadLettersOptions } from './dead-letter-store';

@@ -1,101 +1,50 @@
+import type { DeadLetter, NewDeadLetter } from '@switchyard/contracts';
 import type { Redis } from 'ioredis';
 import { toKey } from './keys';
 import { MESSAGE_FIELD } from './stream-producer';
 
-/** The keys that hold a group's dead letters. */
-export interface DeadLetterKeys {
-  /** The dead-letter stream. */
-  stream: string;
-  /** Hash of entry id → last error, for entries still being retried. */
-  lastErrors: string;
+/**
+ * Where a consumer records the entries it gives up on: a durable store
+ * (PostgreSQL, `SqlDeadLetterStore` in `@switchyard/db`), so that a letter
+ * outlives Redis. `record` must be idempotent by (stream, group, entryId).
+ */
+export interface DeadLetterStore {
+  record(letter: NewDeadLetter): Promise<void>;
 }
 
-/** Dead-letter keys of a source stream's consumer group, under the installation prefix. */
-export function deadLetterKeys(prefix: string, stream: string, group: string): DeadLetterKeys {
-  return { stream: toKey(prefix, 'dlq', stream, group), lastErrors: toKey(prefix, 'dlq-errors', stream, group) };
+/** What replaying needs of the store: read a letter, mark it replayed (false if it already was). */
+export interface ReplayableDeadLetters {
+  get(id: string): Promise<DeadLetter | null>;
+  markReplayed(id: string, entryId: string): Promise<boolean>;
 }
 
-/** What a dead letter records about the entry that failed. */
-export interface DeadLetterRecord {
-  /** The source stream's key. */
-  stream: string;
-  group: string;
-  consumer: string;
-  /** The entry id in the source stream. */
-  id: string;
-  /** The entry's fields as read. */
-  fields: string[];
-  deliveries: number;
-  error: string;
+/** Key of the hash of entry id → last error, for a group's entries still being retried. */
+export function lastErrorsKey(prefix: string, stream: string, group: string): string {
+  return toKey(prefix, 'dlq-errors', stream, group);
 }
 
-/** A dead letter as listed, with its own id in the dead-letter stream. */
-export interface DeadLetter extends Omit<DeadLetterRecord, 'fields'> {
-  deadLetterId: string;
-  /** The original message JSON (field `m`), or null when the entry had none. */
-  message: string | null;
-  failedAt: string;
+/** The message an entry carried (field `m`), or the JSON of all its fields when it had none. */
+export function entryMessage(fields: readonly string[]): string {
+  const index = fields.indexOf(MESSAGE_FIELD);
+  return index >= 0 && index % 2 === 0 ? (fields[index + 1] ?? '') : JSON.stringify(fields);
 }
+
+/** Outcome of one replay. */
+export type ReplayResult = { ok: true; entryId: string } | { ok: false; reason: 'not_found' | 'already_replayed' };
 
 /**
- * Moves an entry to the dead-letter stream and acks it in the source group in
- * one MULTI, so the entry is never both lost and acked.
+ * Puts a dead letter's message back on its source stream (a new entry, so
+ * every group sees it again; consumers are idempotent), then marks the letter
+ * replayed. Appended first: a crash in between leaves a letter that can be
+ * replayed again (a repeat the consumers absorb), never one marked but not
+ * sent.
  */
-export async function deadLetter(redis: Redis, keys: DeadLetterKeys, record: DeadLetterRecord): Promise<void> {
-  const index = record.fields.indexOf(MESSAGE_FIELD);
-  const message = index >= 0 && index % 2 === 0 ? record.fields[index + 1] ?? '' : JSON.stringify(record.fields);
-  await redis
-    .multi()
-    .xadd(keys.stream, '*',
-      'stream', record.stream, 'group', record.group, 'consumer', record.consumer, 'id', record.id,
-      'deliveries', String(record.deliveries), 'error', record.error.slice(0, 4000),
-      'failedAt', new Date().toISOString(), MESSAGE_FIELD, message)
-    .xack(record.stream, record.group, record.id)
-    .hdel(keys.lastErrors, record.id)
-    .exec();
-}
-
-/** The dead letters of a group, oldest first. */
-export async function listDeadLetters(redis: Redis, keys: DeadLetterKeys, count = 100): Promise<DeadLetter[]> {
-  const entries = await redis.xrange(keys.stream, '-', '+', 'COUNT', count);
-  return entries.map(parseDeadLetter);
-}
-
-/**
- * Puts a dead letter's message back on its source stream (as a new entry, so
- * every group sees it again; consumers are idempotent) and removes it from
- * the dead-letter stream. Returns the new entry id, or null if there was no
- * such dead letter.
- */
-export async function replayDeadLetter(redis: Redis, keys: DeadLetterKeys, deadLetterId: string): Promise<string | null> {
-  const [entry] = await redis.xrange(keys.stream, deadLetterId, deadLetterId);
-  if (!entry) return null;
-  const letter = parseDeadLetter(entry);
-  if (letter.message === null || !letter.stream) return null;
-  const results = await redis
-    .multi()
-    .xadd(letter.stream, '*', MESSAGE_FIELD, letter.message)
-    .xdel(keys.stream, deadLetterId)
-    .exec();
-  const [error, id] = results?.[0] ?? [];
-  if (error) throw error;
-  return id as string;
-}
-
-function parseDeadLetter([deadLetterId, fields]: [string, string[]]): DeadLetter {
-  const get = (name: string): string | undefined => {
-    const i = fields.indexOf(name);
-    return i >= 0 && i % 2 === 0 ? fields[i + 1] : undefined;
-  };
-  return {
-    deadLetterId,
-    stream: get('stream') ?? '',
-    group: get('group') ?? '',
-    consumer: get('consumer') ?? '',
-    id: get('id') ?? '',
-    deliveries: Number(get('deliveries') ?? 0),
-    error: get('error') ?? '',
-    failedAt: get('failedAt') ?? '',
-    message: get(MESSAGE_FIELD) ?? null,
-  };
+export async function replayDeadLetter(redis: Redis, letters: ReplayableDeadLetters, id: string): Promise<ReplayResult> {
+  const letter = await letters.get(id);
+  if (!letter) return { ok: false, reason: 'not_found' };
+  if (letter.replayedAt !== null) return { ok: false, reason: 'already_replayed' };
+  const entryId = (await redis.xadd(letter.stream, '*', MESSAGE_FIELD, letter.message)) as string;
+  // Two operators replaying at once both append; only one marks. The repeat is absorbed.
+  await letters.markReplayed(id, entryId);
+  return { ok: true, entryId };
 }

@@ -1,5 +1,6 @@
 import type { AcceptedFact, FactAcceptedMessage } from '@switchyard/contracts';
 import type { Redis } from 'ioredis';
+import { factContentHash } from './fact-content';
 import { toKey } from './keys';
 import { MESSAGE_FIELD } from './stream-producer';
 
@@ -13,37 +14,114 @@ export interface IngestItem {
 export type IngestResult = { id: string; status: 'accepted' | 'duplicate' };
 
 /**
- * One round trip per call: for each fact, claim its idempotency key with
- * SET NX (returning the earlier id if the key was claimed) and XADD only the
+ * A key reused for another content: the item's index and either the id of
+ * the fact that claimed the key, or the index of an earlier item of the same
+ * call that holds it with another content.
+ */
+export type ReusedKey = { index: number; id: string } | { index: number; earlierIndex: number };
+
+/** Thrown by `accept` with `reusedKey: 'refuse'`: nothing of the call was written. */
+export class IdempotencyKeyReusedError extends Error {
+  constructor(readonly reused: ReusedKey) {
+    super(`idempotency key of item ${reused.index} is claimed for another content`);
+    this.name = new.target.name;
+  }
+}
+
+/** Options of {@link RedisIngestWriter.accept}. */
+export interface AcceptOptions {
+  /**
+   * `refuse`: a key claimed for a fact of another content refuses the whole
+   * call with IdempotencyKeyReusedError, nothing written (producers' facts:
+   * `409 IDEMPOTENCY_KEY_REUSED`). `resolve`: it
+   * resolves to the earlier id like an identical repeat (the platform's own
+   * facts, whose keys name one status change). @defaultValue 'resolve'
+   */
+  reusedKey?: 'refuse' | 'resolve';
+}
+
+/**
+ * One round trip per call. A claimed key's value is `<id> <content hash>`
+ * (a bare `<id>` from before the hash was kept counts as the same content).
+ * With `refuse`, every key is checked first — against Redis and against the
+ * batch's earlier facts — and a reused one returns `{'REUSED', index, id}`
+ * (`{'REUSED', index, '', earlierIndex}` within the batch) before anything is written. Then, per fact: claim its key with SET NX
+ * (returning the earlier value if the key was claimed) and XADD only the
  * facts whose claim succeeded. Atomic, so two concurrent producers with the
  * same key get the same id, and a key is never claimed without its entry.
- * KEYS: [ingest, idemKey1, …]; ARGV: ttlSeconds, then per fact: keyIndex (0 = none), id, json.
+ * KEYS: [ingest, idemKey1, …]; ARGV: ttlSeconds, mode, then per fact: keyIndex (0 = none), id, hash, json.
  */
 const ACCEPT_SCRIPT = `
 local ttl = ARGV[1]
+local function split(value)
+  local space = string.find(value, ' ', 1, true)
+  if space then return string.sub(value, 1, space - 1), string.sub(value, space + 1) end
+  return value, false
+end
+if ARGV[2] == 'refuse' then
+  local seen = {}
+  local i, index = 3, 0
+  while i <= #ARGV do
+    local keyIndex = tonumber(ARGV[i])
+    if keyIndex > 0 then
+      local key = KEYS[keyIndex]
+      local hash = ARGV[i + 2]
+      local earlier = seen[key]
+      if earlier then
+        if earlier[1] ~= hash then return {'REUSED', tostring(index), '', tostring(earlier[2])} end
+      else
+        local claimed = redis.call('GET', key)
+        if claimed then
+          local priorId, priorHash = split(claimed)
+          if priorHash and priorHash ~= hash then return {'REUSED', tostring(index), priorId} end
+        end
+        seen[key] = {hash, index}
+      end
+    end
+    i, index = i + 4, index + 1
+  end
+end
 local out = {}
-local i = 2
+local i = 3
 while i <= #ARGV do
   local keyIndex = tonumber(ARGV[i])
   local id = ARGV[i + 1]
-  local json = ARGV[i + 2]
   local prior = false
   if keyIndex > 0 then
-    prior = redis.call('SET', KEYS[keyIndex], id, 'NX', 'EX', ttl, 'GET')
+    prior = redis.call('SET', KEYS[keyIndex], id .. ' ' .. ARGV[i + 2], 'NX', 'EX', ttl, 'GET')
   end
   if prior then
-    table.insert(out, prior)
+    local priorId = split(prior)
+    table.insert(out, priorId)
   else
-    redis.call('XADD', KEYS[1], '*', '${MESSAGE_FIELD}', json)
+    redis.call('XADD', KEYS[1], '*', '${MESSAGE_FIELD}', ARGV[i + 3])
     table.insert(out, id)
   end
-  i = i + 3
+  i = i + 4
 end
 return out
 `;
 
-interface AcceptCommand {
+/**
+ * Frees claimed keys that still name the given fact (compare-and-delete), so
+ * a key whose fact could not be stored does not answer with its id.
+ * KEYS: idempotency keys; ARGV: the fact id each should still name.
+ */
+const RELEASE_SCRIPT = `
+local released = 0
+for i, key in ipairs(KEYS) do
+  local value = redis.call('GET', key)
+  if value and (value == ARGV[i] or string.sub(value, 1, #ARGV[i] + 1) == ARGV[i] .. ' ') then
+    redis.call('DEL', key)
+    released = released + 1
+  end
+end
+return released
+`;
+
+interface IngestCommands {
   switchyardAccept(numKeys: number, ...args: string[]): Promise<unknown>;
+  switchyardRelease(numKeys: number, ...args: string[]): Promise<number>;
 }
 
 /**
@@ -58,24 +136,51 @@ export class RedisIngestWriter {
     private readonly idempotencyTtlSeconds: number,
   ) {
     redis.defineCommand('switchyardAccept', { lua: ACCEPT_SCRIPT });
+    redis.defineCommand('switchyardRelease', { lua: RELEASE_SCRIPT });
   }
 
-  async accept(items: readonly IngestItem[]): Promise<IngestResult[]> {
+  /**
+   * Appends the facts with their key claims, atomically. Per item: `accepted`
+   * (its own id) or `duplicate` (the id its key was claimed with). A key
+   * claimed for another content resolves the same way, or with `refuse`
+   * throws IdempotencyKeyReusedError before anything is written.
+   */
+  async accept(items: readonly IngestItem[], options: AcceptOptions = {}): Promise<IngestResult[]> {
     if (items.length === 0) return [];
     const keys = [this.ingestKey];
-    const args: string[] = [String(this.idempotencyTtlSeconds)];
+    const args: string[] = [String(this.idempotencyTtlSeconds), options.reusedKey ?? 'resolve'];
     const now = new Date().toISOString();
     for (const { fact, correlationId } of items) {
       let keyIndex = 0;
       if (fact.idempotencyKey !== undefined) {
-        // base64url: keys may contain ':', which a key part must not.
-        keys.push(toKey(this.prefix, 'idem', fact.workspaceId, Buffer.from(fact.idempotencyKey).toString('base64url')));
+        keys.push(this.keyOf(fact.workspaceId, fact.idempotencyKey));
         keyIndex = keys.length;
       }
       const message: FactAcceptedMessage = { id: fact.id, type: 'fact_accepted', occurredAt: now, correlationId, schemaVersion: 1, fact };
-      args.push(String(keyIndex), fact.id, JSON.stringify(message));
+      args.push(String(keyIndex), fact.id, keyIndex > 0 ? factContentHash(fact) : '', JSON.stringify(message));
     }
-    const ids = (await (this.redis as unknown as AcceptCommand).switchyardAccept(keys.length, ...keys, ...args)) as string[];
-    return ids.map((id, index) => ({ id, status: id === items[index]!.fact.id ? 'accepted' : 'duplicate' }));
+    const reply = (await (this.redis as unknown as IngestCommands).switchyardAccept(keys.length, ...keys, ...args)) as string[];
+    if (reply[0] === 'REUSED') {
+      const index = Number(reply[1]);
+      throw new IdempotencyKeyReusedError(reply[2] ? { index, id: reply[2] } : { index, earlierIndex: Number(reply[3]) });
+    }
+    return reply.map((id, index) => ({ id, status: id === items[index]!.fact.id ? 'accepted' : 'duplicate' }));
+  }
+
+  /**
+   * Frees the keys of facts that will never be stored, where the key still
+   * names that fact (a later claim by a retry is left alone). Returns how many
+   * were freed.
+   */
+  async release(facts: ReadonlyArray<Pick<AcceptedFact, 'id' | 'workspaceId' | 'idempotencyKey'>>): Promise<number> {
+    const keyed = facts.filter((fact) => fact.idempotencyKey !== undefined);
+    if (keyed.length === 0) return 0;
+    const keys = keyed.map((fact) => this.keyOf(fact.workspaceId, fact.idempotencyKey!));
+    return (this.redis as unknown as IngestCommands).switchyardRelease(keys.length, ...keys, ...keyed.map((fact) => fact.id));
+  }
+
+  /** base64url: keys may contain ':', which a key part must not. */
+  private keyOf(workspaceId: string, idempotencyKey: string): string {
+    return toKey(this.prefix, 'idem', workspaceId, Buffer.from(idempotencyKey).toString('base64url'));
   }
 }

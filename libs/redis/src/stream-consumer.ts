@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '@switchyard/logging';
 import { NonRetriableError } from '@switchyard/contracts';
 import { once } from './once';
-import { deadLetter, type DeadLetterKeys } from './dead-letters';
+import { entryMessage, type DeadLetterStore } from './dead-letters';
 import { MESSAGE_FIELD } from './stream-producer';
 
 /** One decoded entry handed to a handler. */
@@ -10,6 +10,15 @@ export interface StreamEntry<T> {
   /** The Redis entry id (`1700000000000-0`). */
   id: string;
   message: T;
+}
+
+/**
+ * What a handler may resolve with: the entries of the batch it refused for
+ * good (they can never succeed, e.g. data PostgreSQL will not store). They go
+ * to the dead letters at once; the rest of the batch is acked.
+ */
+export interface HandleOutcome {
+  refused: Array<{ id: string; error: unknown }>;
 }
 
 /** Options of StreamConsumer. */
@@ -21,17 +30,30 @@ export interface StreamConsumerOptions<T> {
   group: string;
   /** This process's consumer name; unique per live process. */
   consumer: string;
-  /** Where entries go that fail for good, and where their last errors are kept. */
-  deadLetters: DeadLetterKeys;
-  /** Parses the JSON of an entry; throwing sends the entry to the dead-letter stream at once. */
+  /**
+   * Where entries that fail for good are recorded (durably: PostgreSQL),
+   * before they are acked here.
+   */
+  deadLetters: DeadLetterStore;
+  /** Redis hash of the last error of entries still being retried (see `lastErrorsKey`). */
+  lastErrorsKey: string;
+  /** Parses the JSON of an entry; throwing sends the entry to the dead letters at once. */
   decode: (raw: unknown) => T;
   /**
    * Applies a batch. Resolving acks every entry, so resolve only once the
-   * effect is durable. Throwing retries the entries one by one, so that one
+   * effect is durable; entries it resolves as `refused` are dead-lettered at
+   * once instead. Throwing retries the entries one by one, so that one
    * poison entry cannot hold back the others. Must be idempotent: an entry
    * can be delivered again after a crash.
    */
-  handle: (entries: StreamEntry<T>[]) => Promise<void>;
+  handle: (entries: StreamEntry<T>[]) => Promise<void | HandleOutcome>;
+  /**
+   * Called with a decoded entry once its dead letter is recorded and before
+   * it is acked (e.g. the event-log frees the fact's idempotency key).
+   * Throwing leaves the entry pending: it is dead-lettered again later (the
+   * letter is recorded once) and this is called again, so make it idempotent.
+   */
+  onDeadLettered?: (entry: StreamEntry<T>) => Promise<void>;
   log: Logger;
   /** Entries per read. @defaultValue 100 */
   batchSize?: number;
@@ -39,7 +61,7 @@ export interface StreamConsumerOptions<T> {
   blockMs?: number;
   /** An entry pending this long is taken over from its consumer (set it above the slowest handler). @defaultValue 30000 */
   claimIdleMs?: number;
-  /** After this many deliveries without ack, an entry goes to the dead-letter stream. @defaultValue 5 */
+  /** After this many deliveries without ack, an entry goes to the dead letters. @defaultValue 5 */
   maxDeliveries?: number;
   /**
    * After a live batch smaller than `batchSize`, wait this long before the
@@ -63,8 +85,9 @@ type RawEntry = [id: string, fields: string[]];
 /**
  * The one stream consumer of Switchyard: a consumer group read with
  * XREADGROUP BLOCK/COUNT, ack after the handler's effect is durable, XAUTOCLAIM
- * of entries left idle by dead consumers, a dead-letter stream after
- * `maxDeliveries`, and a graceful `close()`.
+ * of entries left idle by dead consumers, dead letters recorded in a durable
+ * store (then acked) after `maxDeliveries` or when refused, and a graceful
+ * `close()`.
  */
 export class StreamConsumer<T> {
   private readonly blocking: Redis;
@@ -241,36 +264,53 @@ export class StreamConsumer<T> {
   }
 
   private async process(raw: Array<RawEntry & { deliveries?: number }>, redelivered = false): Promise<void> {
-    const decoded: Array<StreamEntry<T> & { deliveries: number }> = [];
+    const decoded: Array<DecodedEntry<T>> = [];
     for (const entry of raw) {
       const deliveries = entry.deliveries ?? 1;
       const result = this.decode(entry);
       if (!result.ok) {
         await this.deadLetter(entry, deliveries, result.error);
       } else if (deliveries > this.maxDeliveries) {
-        await this.deadLetter(entry, deliveries, await this.lastError(entry[0]));
+        await this.deadLetter(entry, deliveries, await this.lastError(entry[0]), { id: entry[0], message: result.message });
       } else {
-        decoded.push({ id: entry[0], message: result.message, deliveries });
+        decoded.push({ id: entry[0], message: result.message, deliveries, raw: entry });
       }
     }
     if (decoded.length === 0) return;
+    let outcome: void | HandleOutcome;
     try {
-      await this.options.handle(decoded.map(({ id, message }) => ({ id, message })));
-      // A live batch is acked with the next read; a redelivered one also clears its errors, now.
-      if (redelivered) await this.ack(decoded.map((entry) => entry.id), true);
-      else this.unacked.push(...decoded.map((entry) => entry.id));
+      outcome = await this.options.handle(decoded.map(({ id, message }) => ({ id, message })));
     } catch (error) {
-      if (decoded.length === 1) return this.fail(raw.find((r) => r[0] === decoded[0]!.id)!, decoded[0]!.deliveries, error);
+      if (decoded.length === 1) return this.fail(decoded[0]!, error);
       // Retry one by one: the entries that succeed are acked, only the poison ones stay behind.
       for (const entry of decoded) {
         try {
-          await this.options.handle([{ id: entry.id, message: entry.message }]);
-          await this.ack([entry.id], redelivered);
+          const own = await this.options.handle([{ id: entry.id, message: entry.message }]);
+          await this.settle([entry], own, true, redelivered);
         } catch (entryError) {
-          await this.fail(raw.find((r) => r[0] === entry.id)!, entry.deliveries, entryError);
+          await this.fail(entry, entryError);
         }
       }
+      return;
     }
+    await this.settle(decoded, outcome, false, redelivered);
+  }
+
+  /**
+   * After a handler resolved: its refused entries to the dead letters, the
+   * others acked — at once when `now` or redelivered (which also clears their
+   * errors), else with the next read.
+   */
+  private async settle(entries: Array<DecodedEntry<T>>, outcome: void | HandleOutcome, now: boolean, redelivered: boolean): Promise<void> {
+    const refused = new Map((outcome?.refused ?? []).map(({ id, error }) => [id, error]));
+    const done: string[] = [];
+    for (const entry of entries) {
+      if (refused.has(entry.id)) await this.deadLetter(entry.raw, entry.deliveries, refused.get(entry.id), entry);
+      else done.push(entry.id);
+    }
+    if (done.length === 0) return;
+    if (now || redelivered) await this.ack(done, redelivered);
+    else this.unacked.push(...done);
   }
 
   private decode(entry: RawEntry): { ok: true; message: T } | { ok: false; error: unknown } {
@@ -284,33 +324,46 @@ export class StreamConsumer<T> {
     }
   }
 
-  private async fail(entry: RawEntry, deliveries: number, error: unknown): Promise<void> {
+  private async fail(entry: DecodedEntry<T>, error: unknown): Promise<void> {
     const { log, stream } = this.options;
-    if (error instanceof NonRetriableError || deliveries >= this.maxDeliveries) {
-      await this.deadLetter(entry, deliveries, error);
+    if (error instanceof NonRetriableError || entry.deliveries >= this.maxDeliveries) {
+      await this.deadLetter(entry.raw, entry.deliveries, error, entry);
       return;
     }
-    log.warn({ err: error, stream, entryId: entry[0], deliveries }, 'stream entry failed; it will be retried');
+    log.warn({ err: error, stream, entryId: entry.id, deliveries: entry.deliveries }, 'stream entry failed; it will be retried');
     // Kept in Redis so whichever consumer gives up on the entry can record why.
-    await this.options.redis.hset(this.options.deadLetters.lastErrors, entry[0], errorText(error));
+    await this.options.redis.hset(this.options.lastErrorsKey, entry.id, errorText(error));
   }
 
   private async lastError(id: string): Promise<string> {
-    const recorded = await this.options.redis.hget(this.options.deadLetters.lastErrors, id);
+    const recorded = await this.options.redis.hget(this.options.lastErrorsKey, id);
     return recorded ?? 'delivered repeatedly without acknowledgement (the consumer died or timed out)';
   }
 
-  private async deadLetter(entry: RawEntry, deliveries: number, error: unknown): Promise<void> {
+  /**
+   * Records the letter durably, lets the owner react (onDeadLettered), then
+   * acks: a crash before the ack leaves the entry pending, and its second
+   * letter is the same row.
+   */
+  private async deadLetter(entry: RawEntry, deliveries: number, error: unknown, decoded?: StreamEntry<T>): Promise<void> {
     const { redis, stream, group, consumer, deadLetters, log } = this.options;
     log.error({ err: error, stream, entryId: entry[0], deliveries }, 'stream entry dead-lettered');
-    await deadLetter(redis, deadLetters, { stream, group, consumer, id: entry[0], fields: entry[1], deliveries, error: errorText(error) });
+    await deadLetters.record({ stream, group, consumer, entryId: entry[0], message: entryMessage(entry[1]), deliveries, error: errorText(error) });
+    if (decoded) await this.options.onDeadLettered?.({ id: decoded.id, message: decoded.message });
+    await redis.multi().xack(stream, group, entry[0]).hdel(this.options.lastErrorsKey, entry[0]).exec();
   }
 
   private async ack(ids: string[], clearErrors: boolean): Promise<void> {
-    const { redis, stream, group, deadLetters } = this.options;
+    const { redis, stream, group } = this.options;
     await redis.xack(stream, group, ...ids);
-    if (clearErrors) await redis.hdel(deadLetters.lastErrors, ...ids);
+    if (clearErrors) await redis.hdel(this.options.lastErrorsKey, ...ids);
   }
+}
+
+/** A decoded entry with what settling it needs. */
+interface DecodedEntry<T> extends StreamEntry<T> {
+  deliveries: number;
+  raw: RawEntry;
 }
 
 function errorText(error: unknown): string {

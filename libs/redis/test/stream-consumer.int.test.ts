@@ -1,41 +1,62 @@
 import { z } from 'zod';
+import type { NewDeadLetter } from '@switchyard/contracts';
+import { SqlDeadLetterStore } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
 import {
   appendMessages,
-  deadLetterKeys,
-  listDeadLetters,
+  lastErrorsKey,
   replayDeadLetter,
   StreamConsumer,
   toKey,
-  type StreamEntry,
+  type DeadLetterStore,
+  type StreamConsumerOptions,
 } from '@switchyard/redis';
-import { createTestRedis, waitFor, type TestRedis } from '@switchyard/testing';
+import { createTestRedis, createTestSql, waitFor, type TestRedis, type TestSql } from '@switchyard/testing';
 
 const MessageSchema = z.strictObject({ n: z.number().int() });
 type Message = z.infer<typeof MessageSchema>;
 const log = createLogger({ service: 'test', level: 'silent' });
 
-describe('StreamConsumer (real Redis)', () => {
+/**
+ * The one stream consumer on a real Redis, with its dead letters in a real
+ * PostgreSQL (the store the services use).
+ */
+describe('StreamConsumer (real Redis and PostgreSQL)', () => {
   let t: TestRedis;
+  let pg: TestSql;
+  let store: SqlDeadLetterStore;
   let stream: string;
   const consumers: StreamConsumer<Message>[] = [];
 
+  beforeAll(async () => {
+    pg = await createTestSql();
+    store = new SqlDeadLetterStore(pg.sql);
+  });
+  afterAll(() => pg.close());
   beforeEach(async () => {
     t = await createTestRedis();
     stream = toKey(t.prefix, 'work');
+    await pg.pg.query('DELETE FROM dead_letters');
   });
   afterEach(async () => {
     await Promise.all(consumers.splice(0).map((c) => c.close()));
     await t.cleanup();
   });
+  const pending = async () => ((await t.redis.xpending(stream, 'g')) as [number])[0];
+  const letters = (count: number) =>
+    waitFor(async () => {
+      const list = await store.list({ stream });
+      return list.length === count ? list : undefined;
+    }, { what: `${count} dead letter(s)` });
 
-  function consumer(name: string, handle: (entries: StreamEntry<Message>[]) => Promise<void>, extra: Partial<ConstructorParameters<typeof StreamConsumer<Message>>[0]> = {}) {
+  function consumer(name: string, handle: StreamConsumerOptions<Message>['handle'], extra: Partial<ConstructorParameters<typeof StreamConsumer<Message>>[0]> = {}) {
     const c = new StreamConsumer<Message>({
       redis: t.redis,
       stream,
       group: 'g',
       consumer: name,
-      deadLetters: deadLetterKeys(t.prefix, 'work', 'g'),
+      deadLetters: store,
+      lastErrorsKey: lastErrorsKey(t.prefix, 'work', 'g'),
       decode: (raw) => MessageSchema.parse(raw),
       handle,
       log,
@@ -66,15 +87,11 @@ describe('StreamConsumer (real Redis)', () => {
     await appendMessages(t.redis, stream, Array.from({ length: 10 }, (_, n) => ({ n })));
     await waitFor(async () => seen.size === 9, { what: 'the 9 good entries' });
     expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 4, 5, 6, 7, 8, 9]);
-    const keys = deadLetterKeys(t.prefix, 'work', 'g');
-    const letters = await waitFor(async () => {
-      const list = await listDeadLetters(t.redis, keys);
-      return list.length === 1 ? list : undefined;
-    }, { what: 'a dead letter' });
-    expect(letters[0]).toMatchObject({ deliveries: 3, group: 'g', stream });
-    expect(letters[0]!.error).toContain('boom on 3');
-    expect(JSON.parse(letters[0]!.message!)).toEqual({ n: 3 });
-    expect(((await t.redis.xpending(stream, 'g')) as [number])[0]).toBe(0);
+    const [letter] = await letters(1);
+    expect(letter).toMatchObject({ deliveries: 3, group: 'g', stream, consumer: 'a', replayedAt: null });
+    expect(letter!.error).toContain('boom on 3');
+    expect(JSON.parse(letter!.message)).toEqual({ n: 3 });
+    await waitFor(async () => (await pending()) === 0, { what: 'the letter acked' });
   });
 
   it('dead-letters an undecodable entry at once, without calling the handler for it', async () => {
@@ -84,15 +101,13 @@ describe('StreamConsumer (real Redis)', () => {
     await t.redis.xadd(stream, '*', 'm', JSON.stringify({ n: 'wrong type' }));
     await appendMessages(t.redis, stream, [{ n: 1 }]);
     await waitFor(async () => seen.length === 1);
-    const letters = await waitFor(async () => {
-      const list = await listDeadLetters(t.redis, deadLetterKeys(t.prefix, 'work', 'g'));
-      return list.length === 2 ? list : undefined;
-    });
-    expect(letters.map((l) => l.deliveries)).toEqual([1, 1]);
-    expect(letters[0]!.error).toMatch(/JSON/);
+    const list = await letters(2);
+    expect(list.map((l) => l.deliveries)).toEqual([1, 1]);
+    expect(list[0]!.error).toMatch(/JSON/);
+    expect(list[0]!.message).toBe('{not json');
   });
 
-  it('replays a dead letter onto its stream', async () => {
+  it('replays a dead letter onto its stream and keeps it, marked replayed', async () => {
     let fail = true;
     const seen: number[] = [];
     await consumer('a', async (entries) => {
@@ -100,17 +115,60 @@ describe('StreamConsumer (real Redis)', () => {
       seen.push(...entries.map((e) => e.message.n));
     }).start();
     await appendMessages(t.redis, stream, [{ n: 42 }]);
-    const keys = deadLetterKeys(t.prefix, 'work', 'g');
-    const [letter] = await waitFor(async () => {
-      const list = await listDeadLetters(t.redis, keys);
-      return list.length === 1 ? list : undefined;
-    });
+    const [letter] = await letters(1);
     fail = false;
-    expect(await replayDeadLetter(t.redis, keys, letter!.deadLetterId)).toMatch(/^\d+-\d+$/);
+    const replayed = await replayDeadLetter(t.redis, store, letter!.id);
+    expect(replayed).toMatchObject({ ok: true, entryId: expect.stringMatching(/^\d+-\d+$/) });
     await waitFor(async () => seen.length === 1);
     expect(seen).toEqual([42]);
-    expect(await listDeadLetters(t.redis, keys)).toEqual([]);
-    expect(await replayDeadLetter(t.redis, keys, letter!.deadLetterId)).toBeNull();
+    expect(await store.list({ stream })).toEqual([]);
+    const [kept] = await store.list({ stream, includeReplayed: true });
+    expect(kept).toMatchObject({ id: letter!.id, replayedAs: (replayed as { entryId: string }).entryId });
+    expect(kept!.replayedAt).not.toBeNull();
+    expect(await replayDeadLetter(t.redis, store, letter!.id)).toEqual({ ok: false, reason: 'already_replayed' });
+    expect(await replayDeadLetter(t.redis, store, '999999')).toEqual({ ok: false, reason: 'not_found' });
+  });
+
+  it('issue 13: entries a handler refuses are dead-lettered at once, the rest of the batch acked', async () => {
+    const handled: number[][] = [];
+    const reacted: number[] = [];
+    await consumer('a', async (entries) => {
+      handled.push(entries.map((e) => e.message.n));
+      return { refused: entries.filter((e) => e.message.n % 2 === 1).map((e) => ({ id: e.id, error: `odd ${e.message.n}` })) };
+    }, { onDeadLettered: async (entry) => void reacted.push(entry.message.n) }).start();
+    await appendMessages(t.redis, stream, Array.from({ length: 4 }, (_, n) => ({ n })));
+    const list = await letters(2);
+    expect(list.map((l) => [JSON.parse(l.message).n, l.error, l.deliveries])).toEqual([[1, 'odd 1', 1], [3, 'odd 3', 1]]);
+    expect(reacted).toEqual([1, 3]);
+    await waitFor(async () => (await pending()) === 0, { what: 'every entry acked' });
+    // One delivery each: nothing was retried.
+    expect(handled.flat().sort()).toEqual([0, 1, 2, 3]);
+  });
+
+  it('issue 13: records the letter before the ack; while the store refuses, the entry stays pending, then is recorded once', async () => {
+    let storeDown = true;
+    const recorded: NewDeadLetter[] = [];
+    const flaky: DeadLetterStore = {
+      record: async (letter) => {
+        if (storeDown) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        recorded.push(letter);
+        await store.record(letter);
+      },
+    };
+    await consumer('a', async () => undefined, { deadLetters: flaky }).start();
+    await t.redis.xadd(stream, '*', 'm', '{not json');
+    await waitFor(async () => (await pending()) === 1, { what: 'the entry delivered' });
+    // Past a reclaim (claimIdleMs 300): still pending, not acked without its letter.
+    const deliveries = async () => ((await t.redis.xpending(stream, 'g', '-', '+', 10)) as [string, string, number, number][])[0]?.[3] ?? 0;
+    await waitFor(async () => (await deliveries()) >= 2, { what: 'a second delivery' });
+    expect(await pending()).toBe(1);
+    expect(await store.list({ stream })).toEqual([]);
+    storeDown = false;
+    await waitFor(async () => (await pending()) === 0, { what: 'the ack once the letter is recorded' });
+    expect(await store.list({ stream })).toHaveLength(1);
+    // Recording the same entry again (a crash before the ack) leaves one letter.
+    await store.record(recorded[0]!);
+    expect(await store.list({ stream })).toHaveLength(1);
   });
 
   it('takes over entries a dead consumer left pending', async () => {

@@ -19,7 +19,7 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
   EVENT_LOG_CONSUMER: z.string().min(1).default(`${hostname()}-${process.pid}`),
   /** Pending entries idle this long are taken over from a dead consumer. */
   CLAIM_IDLE_MS: z.coerce.number().int().min(200).default(30_000),
-  /** Deliveries before an ingest entry goes to the dead-letter stream. */
+  /** Deliveries before an ingest entry goes to the dead letters (refused facts go at once). */
   MAX_DELIVERIES: z.coerce.number().int().min(1).default(5),
   /** How often `ingest` is trimmed below what the group acknowledged. */
   INGEST_TRIM_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),

@@ -1,7 +1,7 @@
-import { NonRetriableError, type IngestMessage } from '@switchyard/contracts';
+import type { IngestMessage } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
-import type { StreamEntry } from '@switchyard/redis';
-import type { FactPublisher, FactStore } from './ports';
+import type { HandleOutcome, StreamEntry } from '@switchyard/redis';
+import type { FactPublisher, FactStore, IdempotencyClaims } from './ports';
 
 /** Counters the event-log reports; main.ts binds them to Prometheus. */
 export interface EventLogMetrics {
@@ -13,6 +13,8 @@ export interface EventLogMetrics {
 export interface EventLogOptions {
   store: FactStore;
   publisher: FactPublisher;
+  /** Where the gateway claimed the facts' idempotency keys. */
+  claims: IdempotencyClaims;
   log: Logger;
   metrics?: EventLogMetrics;
 }
@@ -21,36 +23,46 @@ export interface EventLogOptions {
  * The one writer of facts: persists a batch of ingest entries, then publishes
  * every stored fact on `facts`. Publishing happens after the commit, so a
  * crash in between leaves the entries un-acked; their redelivery finds the
- * rows by id and publishes them again (consumers dedupe by fact id).
+ * rows by id and publishes them again (consumers dedupe by fact id). A fact
+ * the store refuses for good (its workspace does not exist, PostgreSQL will
+ * not store a value of it) is returned as refused: the consumer records it as
+ * a dead letter at once, then `deadLettered` frees its idempotency key.
  */
 export class EventLog {
   constructor(private readonly options: EventLogOptions) {}
 
   /** Handles one batch from `ingest`; resolves when it is stored and published. */
-  async handle(entries: StreamEntry<IngestMessage>[]): Promise<void> {
+  async handle(entries: StreamEntry<IngestMessage>[]): Promise<HandleOutcome> {
     const outcomes = await this.options.store.append(entries.map((entry) => entry.message.fact));
     const toPublish = [];
     let duplicates = 0;
     let stored = 0;
-    const rejected: string[] = [];
+    const refused: HandleOutcome['refused'] = [];
     for (const [index, outcome] of outcomes.entries()) {
-      const message = entries[index]!.message;
+      const entry = entries[index]!;
       if (outcome.status === 'inserted' || outcome.status === 'existing') {
         if (outcome.status === 'inserted') stored += 1;
-        toPublish.push({ fact: outcome.fact, workspaceId: outcome.workspaceId, correlationId: message.correlationId });
+        toPublish.push({ fact: outcome.fact, workspaceId: outcome.workspaceId, correlationId: entry.message.correlationId });
       } else if (outcome.status === 'duplicate') {
         duplicates += 1;
       } else {
-        rejected.push(message.fact.id);
+        const error = outcome.status === 'refused' ? outcome.reason : 'fact names a workspace that does not exist';
+        refused.push({ id: entry.id, error });
       }
     }
     await this.options.publisher.publish(toPublish);
     this.options.metrics?.stored(stored);
     this.options.metrics?.duplicates(duplicates);
-    if (rejected.length > 0) {
-      // The rest of the batch is stored and published; the consumer retries entries
-      // one by one and sends these to the dead-letter stream.
-      throw new NonRetriableError('fact names a workspace that does not exist', { ids: rejected });
-    }
+    return { refused };
+  }
+
+  /**
+   * A fact that went to the dead letters (refused, or past its deliveries):
+   * its idempotency key no longer answers with an id that will never exist,
+   * so a corrected retry is accepted as a new fact.
+   */
+  async deadLettered(entry: StreamEntry<IngestMessage>): Promise<void> {
+    const released = await this.options.claims.release([entry.message.fact]);
+    if (released > 0) this.options.log.info({ factId: entry.message.fact.id }, 'idempotency key of a dead-lettered fact released');
   }
 }

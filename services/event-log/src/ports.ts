@@ -9,7 +9,9 @@ export type AppendOutcome =
   /** Another fact of the workspace holds the idempotencyKey: resolves to it. */
   | { status: 'duplicate'; originalId: string }
   /** The workspace does not exist (deleted, or a forged entry). */
-  | { status: 'unknown_workspace' };
+  | { status: 'unknown_workspace' }
+  /** PostgreSQL refuses a value of it for good (a data exception, SQLSTATE class 22). */
+  | { status: 'refused'; reason: string };
 
 /** The system of record for facts. */
 export interface FactStore {
@@ -19,6 +21,12 @@ export interface FactStore {
    * input order. Returns one outcome per input, in order.
    */
   append(facts: readonly AcceptedFact[]): Promise<AppendOutcome[]>;
+}
+
+/** The idempotency keys claimed in Redis when facts were accepted. */
+export interface IdempotencyClaims {
+  /** Frees the keys of facts that will never be stored, where a key still names its fact. */
+  release(facts: readonly AcceptedFact[]): Promise<number>;
 }
 
 /** Where stored facts are announced. */

@@ -1,8 +1,8 @@
 import { GROUPS, IngestMessageSchema, STREAMS } from '@switchyard/contracts';
-import { OutboxRelay, SqlPool } from '@switchyard/db';
+import { OutboxRelay, SqlDeadLetterStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { createRedis, deadLetterKeys, RedisIngestWriter, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
-import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
+import { createRedis, lastErrorsKey, RedisIngestWriter, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
+import { closeAll, registerDeadLetterGauge, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventLogConfig } from './config';
 import { EventLog } from './event-log';
@@ -30,9 +30,14 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
   const relayed = new Counter({ name: 'switchyard_outbox_relayed_total', help: 'Facts moved from the outbox to ingest by this process', registers: [registry] });
 
   const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
+  const deadLetters = new SqlDeadLetterStore(sql);
+  // One writer for both: the relay's facts go in, and a dead-lettered fact's key is released.
+  const ingest = new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS);
+  registerDeadLetterGauge(registry, deadLetters, [{ stream: ingestKey, group: GROUPS.eventLog }]);
   const eventLog = new EventLog({
     store: new SqlFactStore(sql),
     publisher: new RedisFactPublisher(redis, toKey(config.REDIS_PREFIX, STREAMS.facts), config.FACTS_MAXLEN),
+    claims: ingest,
     log,
     metrics: { stored: (n) => stored.inc(n), duplicates: (n) => duplicates.inc(n) },
   });
@@ -41,9 +46,11 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
     stream: ingestKey,
     group: GROUPS.eventLog,
     consumer: config.EVENT_LOG_CONSUMER,
-    deadLetters: deadLetterKeys(config.REDIS_PREFIX, STREAMS.ingest, GROUPS.eventLog),
+    deadLetters,
+    lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.ingest, GROUPS.eventLog),
     decode: (raw) => IngestMessageSchema.parse(raw),
     handle: (entries) => eventLog.handle(entries),
+    onDeadLettered: (entry) => eventLog.deadLettered(entry),
     log,
     batchSize: config.EVENT_LOG_BATCH,
     lingerMs: config.EVENT_LOG_LINGER_MS,
@@ -56,7 +63,7 @@ export async function startEventLog(config: EventLogConfig, log: Logger): Promis
   const relay = new OutboxRelay({
     sql,
     databaseUrl: config.DATABASE_URL,
-    sink: new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS),
+    sink: ingest,
     log,
     pollMs: config.OUTBOX_POLL_MS,
     onRelayed: (count) => relayed.inc(count),

@@ -7,9 +7,9 @@ const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
 
 /**
- * Poison entries on `ingest`: each lands in the dead-letter stream with its
- * error, the entries after it are persisted, and an operator can list and
- * replay dead letters with `npm run admin -- dead-letters`.
+ * Poison entries on `ingest`: each is recorded as a dead letter in PostgreSQL
+ * with its error, the entries after it are persisted, and an operator can
+ * list and replay dead letters with `npm run admin -- dead-letters`.
  */
 describe('event-log dead letters', () => {
   let platform: TestPlatform;
@@ -20,8 +20,9 @@ describe('event-log dead letters', () => {
 
   const admin = async (...args: string[]) =>
     (await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...platform.env } })).stdout;
+  const listed = (out: string) => out.trim().split('\n').slice(0, -1).map((line) => JSON.parse(line));
 
-  it('dead-letters undecodable and unknown-workspace entries with their errors and persists the ones after them', async () => {
+  it('dead-letters undecodable and unknown-workspace entries at once with their errors and persists the ones after them', async () => {
     const token = await platform.createWorkspace('dlq');
     const api = apiClient(platform.gatewayUrl, token);
     const ingest = `${platform.redis.prefix}:ingest`;
@@ -51,22 +52,31 @@ describe('event-log dead letters', () => {
       await waitFor(async () => (await api('GET', `/v1/workspaces/dlq/events/${id}`)).status === 200, { what: `fact ${id}` });
     }
     const listing = await waitFor(async () => {
-      const out = await admin('dead-letters', 'list');
+      const out = await admin('dead-letters', 'list', 'ingest');
       return out.includes('2 dead letter(s)') ? out : undefined;
     }, { what: 'two dead letters' });
-    const letters = listing.trim().split('\n').slice(0, 2).map((line) => JSON.parse(line));
+    const letters = listed(listing);
     expect(letters[0].error).toMatch(/JSON/);
-    expect(letters[0].deliveries).toBe(1);
+    expect(letters[0]).toMatchObject({ deliveries: 1, stream: ingest, group: 'event-log', replayedAt: null });
     expect(letters[1].error).toContain('workspace that does not exist');
+    // Refused for good: at once, not after MAX_DELIVERIES.
+    expect(letters[1].deliveries).toBe(1);
     expect(JSON.parse(letters[1].message).fact.id).toBe(ghost.id);
     // Nothing of the ghost workspace was stored.
     expect((await api('GET', `/v1/workspaces/dlq/events/${ghost.id}`)).status).toBe(404);
+    // Letters of another stream are listed apart.
+    expect(await admin('dead-letters', 'list', 'facts')).toContain(`0 dead letter(s) of ${platform.redis.prefix}:facts`);
 
-    // Replay puts it back; it fails the same way and returns to the dead-letter stream.
-    expect(await admin('dead-letters', 'replay', letters[1].deadLetterId)).toContain('1 dead letter(s) replayed');
-    await waitFor(async () => {
-      const out = await admin('dead-letters', 'list');
-      return out.includes('2 dead letter(s)') && !out.includes(letters[1].deadLetterId);
+    // Replay puts it back; it fails the same way and comes back as a new letter; the replayed one is kept, marked.
+    expect(await admin('dead-letters', 'replay', letters[1].id)).toContain('1 dead letter(s) replayed');
+    const again = await waitFor(async () => {
+      const now = listed(await admin('dead-letters', 'list'));
+      return now.length === 2 && !now.some((letter) => letter.id === letters[1].id) ? now : undefined;
     }, { what: 'the replayed letter to fail again' });
+    expect(JSON.parse(again[1].message).fact.id).toBe(ghost.id);
+    const all = listed(await admin('dead-letters', 'list', '--replayed'));
+    expect(all).toHaveLength(3);
+    expect(all.find((letter) => letter.id === letters[1].id)).toMatchObject({ replayedAt: expect.any(String), replayedAs: expect.any(String) });
+    expect(await admin('dead-letters', 'replay', letters[1].id)).toContain('already replayed');
   });
 });

@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import type { AcceptedFact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
+import { SqlPool } from '@switchyard/db';
 import { createTestSql, type TestSql } from '@switchyard/testing';
 import { SqlFactStore } from '../src/adapters/sql-fact-store';
 
@@ -70,5 +71,34 @@ describe('SqlFactStore', () => {
       { status: 'unknown_workspace' },
     ]);
     expect(await seqs()).toEqual([1, 2, 3, 4]);
+  });
+
+  it('issue 13: a batch with values PostgreSQL refuses stores the others in order and reports only those refused', async () => {
+    const before = await seqs();
+    const clean = [fact(), fact({ statedActor: { type: 'service', id: 'ci' } }), fact()];
+    const nul = fact({ payload: { text: 'a\u0000b' }, idempotencyKey: 'nul-1' });
+    const surrogate = fact({ payload: { text: 'lone \ud800' } });
+    const nulSubject = fact({ subject: { type: 't', id: 'x\u0000' } });
+    const outcomes = await store.append([clean[0]!, nul, clean[1]!, surrogate, nulSubject, clean[2]!]);
+    expect(outcomes.map((o) => o.status)).toEqual(['inserted', 'refused', 'inserted', 'refused', 'refused', 'inserted']);
+    for (const refused of [outcomes[1], outcomes[3], outcomes[4]]) {
+      expect(refused).toMatchObject({ status: 'refused', reason: expect.stringMatching(/SQLSTATE 22/) });
+    }
+    const last = before.at(-1)!;
+    expect(await seqs()).toEqual([...before, last + 1, last + 2, last + 3]);
+    const stored = await pg.query<{ id: string; stated_actor: unknown }>(
+      `SELECT id::text AS id, stated_actor FROM platform_events WHERE seq > $1 AND workspace_id = $2 ORDER BY seq`,
+      [last, workspaceId],
+    );
+    expect(stored.rows).toEqual([
+      { id: clean[0]!.id, stated_actor: null },
+      { id: clean[1]!.id, stated_actor: { type: 'service', id: 'ci' } },
+      { id: clean[2]!.id, stated_actor: null },
+    ]);
+  });
+
+  it('issue 13: a connection failure is thrown (to be retried), not reported as refused', async () => {
+    const closed = new SqlFactStore(new SqlPool({ databaseUrl: t.db.url.replace(/:(\d+)\//, ':1/'), poolMax: 1, connectionTimeoutMillis: 1000 }));
+    await expect(closed.append([fact()])).rejects.toThrow();
   });
 });

@@ -1,5 +1,6 @@
-import type { AcceptedFact, PostEventRequest } from '@switchyard/contracts';
+import { AppError, ErrorCode, type AcceptedFact, type PostEventRequest } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
+import { factContentHash, IdempotencyKeyReusedError, type IngestResult, type ReusedKey } from '@switchyard/redis';
 import type { FactReader, IngestWriter, Principal } from './ports';
 
 /** What acceptEvents needs. */
@@ -12,26 +13,32 @@ export interface AcceptEventsDeps {
 export type AcceptEventResult = { id: string; status: 'accepted' | 'duplicate' };
 
 /**
- * The fact a producer's request becomes. With an agent token the platform
- * states who did it and why, whatever the request said: the actor is the
- * agent and the cause is its run, one step deeper (the matcher's depth cap
- * and self-cause skip rely on it).
+ * The fact a producer's request becomes. The platform states who posted it,
+ * from the token, whatever the request said (decision 0018): a person's token
+ * makes the actor the member (their user id); an agent token makes it the
+ * agent and the cause its run, one step deeper (the matcher's depth cap and
+ * self-cause skip rely on it). The request's own claim stays `statedActor`.
  */
 export function toAcceptedFact(principal: Principal, request: PostEventRequest, ts: string): AcceptedFact {
-  const fact: AcceptedFact = { id: newId(), workspace: principal.workspaceSlug, workspaceId: principal.workspaceId, ...request, ts };
+  const { actor: _refusedAtTheDoor, ...stated } = request;
+  const fact: AcceptedFact = { id: newId(), workspace: principal.workspaceSlug, workspaceId: principal.workspaceId, ...stated, ts };
   const agent = principal.agent;
   if (agent) {
     fact.actor = { type: 'agent', id: agent.agentId };
     fact.causedBy = { runId: agent.runId, agentId: agent.agentId, depth: agent.depth + 1 };
+  } else {
+    fact.actor = { type: 'member', id: principal.userId };
   }
   return fact;
 }
 
 /**
  * Accepts facts into `ingest` for `POST /events`, `events:batch` and the MCP
- * tool `emit_event`. A key already stored in PostgreSQL (older than Redis
- * remembers) resolves to the stored id before anything is written; a key
- * claimed in Redis resolves there atomically.
+ * tool `emit_event`, all or nothing. A key already stored in PostgreSQL
+ * (older than Redis remembers) resolves to the stored id before anything is
+ * written; a key claimed in Redis resolves there atomically. Either way a key
+ * that holds another content (kind, subject, actor, stated actor, payload)
+ * refuses the whole request with IDEMPOTENCY_KEY_REUSED (decision 0003).
  */
 export async function acceptEvents(
   deps: AcceptEventsDeps,
@@ -40,16 +47,36 @@ export async function acceptEvents(
   correlationId: string,
 ): Promise<AcceptEventResult[]> {
   const keys = requests.flatMap((r) => (r.idempotencyKey === undefined ? [] : [r.idempotencyKey]));
-  const stored = await deps.reader.findByIdempotencyKeys(principal.workspaceId, keys);
+  const stored = await deps.reader.findByIdempotencyKeys({ id: principal.workspaceId, slug: principal.workspaceSlug }, keys);
   const results: AcceptEventResult[] = new Array(requests.length);
   const fresh: Array<{ index: number; fact: AcceptedFact }> = [];
   const ts = new Date().toISOString();
   requests.forEach((request, index) => {
-    const storedId = request.idempotencyKey === undefined ? undefined : stored.get(request.idempotencyKey);
-    if (storedId) results[index] = { id: storedId, status: 'duplicate' };
-    else fresh.push({ index, fact: toAcceptedFact(principal, request, ts) });
+    const fact = toAcceptedFact(principal, request, ts);
+    const original = request.idempotencyKey === undefined ? undefined : stored.get(request.idempotencyKey);
+    if (!original) fresh.push({ index, fact });
+    else if (factContentHash(original) === factContentHash(fact)) results[index] = { id: original.id, status: 'duplicate' };
+    else throw reusedKey(requests, { index, id: original.id });
   });
-  const accepted = await deps.ingest.accept(fresh.map(({ fact }) => ({ fact, correlationId })));
+  let accepted: IngestResult[];
+  try {
+    accepted = await deps.ingest.accept(fresh.map(({ fact }) => ({ fact, correlationId })), { reusedKey: 'refuse' });
+  } catch (error) {
+    if (!(error instanceof IdempotencyKeyReusedError)) throw error;
+    const { reused } = error;
+    const index = fresh[reused.index]!.index;
+    throw reusedKey(requests, 'id' in reused ? { index, id: reused.id } : { index, earlierIndex: fresh[reused.earlierIndex]!.index });
+  }
   accepted.forEach((result, i) => (results[fresh[i]!.index] = result));
   return results;
+}
+
+/** The 409 for a reused key: its request's index and the original fact's id (or the earlier request's index). */
+function reusedKey(requests: readonly PostEventRequest[], reused: ReusedKey): AppError {
+  const idempotencyKey = requests[reused.index]!.idempotencyKey;
+  const message =
+    'id' in reused
+      ? `idempotencyKey ${JSON.stringify(idempotencyKey)} already recorded a fact with another content`
+      : `idempotencyKey ${JSON.stringify(idempotencyKey)} is used by two facts of this batch with different contents`;
+  return new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, message, { ...reused, idempotencyKey });
 }

@@ -1,4 +1,4 @@
-import type { IngestItem, IngestResult } from '@switchyard/redis';
+import type { AcceptOptions, IngestItem, IngestResult } from '@switchyard/redis';
 import type {
   ActivationJob,
   AgentSpec,
@@ -72,8 +72,8 @@ export interface FactReader {
   get(workspace: { id: string; slug: string }, id: string): Promise<Fact | null>;
   /** The last seq handed out in the workspace (0 when none). */
   lastSeq(workspaceId: string): Promise<number>;
-  /** Ids of facts already stored under these idempotency keys. */
-  findByIdempotencyKeys(workspaceId: string, keys: readonly string[]): Promise<Map<string, string>>;
+  /** Facts already stored under these idempotency keys, by key. */
+  findByIdempotencyKeys(workspace: { id: string; slug: string }, keys: readonly string[]): Promise<Map<string, Fact>>;
 }
 
 /** Accepting facts into `ingest` (implemented by RedisIngestWriter in @switchyard/redis). */
@@ -83,7 +83,7 @@ export interface IngestWriter {
    * either `accepted` (its own id) or `duplicate` (the id an earlier request
    * claimed the key with).
    */
-  accept(items: readonly IngestItem[]): Promise<IngestResult[]>;
+  accept(items: readonly IngestItem[], options?: AcceptOptions): Promise<IngestResult[]>;
 }
 
 /** An agent's spec as stored in a version: `enabled` is agent state, kept on the agent. */

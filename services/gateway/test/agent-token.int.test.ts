@@ -94,11 +94,12 @@ describe('agent tokens', () => {
     await expect(tokens.mint({ workspaceId: acmeId, runId: newId(), agentId: otherAgentId, depth: 0, ttlMs: 60_000 })).rejects.toMatchObject({ code: 'AGENT_NOT_FOUND' });
   });
 
-  it('attributes REST facts to the agent, caused by its run one step deeper, whatever the body says', async () => {
+  it('attributes REST facts to the agent, caused by its run one step deeper, whatever the body claims', async () => {
     const { runId, api } = await mintedRun({ depth: 2 });
-    const single = await api('POST', '/v1/workspaces/acme/events', fact({ actor: { type: 'user', id: 'mallory' } }));
+    // A claim is kept as statedActor, never as the actor (an `actor` in the body is refused: decision 0018).
+    const single = await api('POST', '/v1/workspaces/acme/events', fact({ statedActor: { type: 'user', id: 'mallory' } }));
     expect(single.status).toBe(202);
-    const batch = await api('POST', '/v1/workspaces/acme/events:batch', { events: [fact(), fact({ actor: { type: 'system', id: 'root' } })] });
+    const batch = await api('POST', '/v1/workspaces/acme/events:batch', { events: [fact(), fact({ statedActor: { type: 'system', id: 'root' } })] });
     expect(batch.status).toBe(202);
     for (const id of [single.body.id, ...batch.body.ids]) {
       const stored = await storedFact(id);

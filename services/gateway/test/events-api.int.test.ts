@@ -33,14 +33,14 @@ describe('events API', () => {
   const fact = (extra: Record<string, unknown> = {}) => ({ kind: 'scorecard.completed', subject: { type: 'scorecard', id: 'sc_9' }, payload: { failures: 3 }, ...extra });
 
   it('accepts a fact (202), stores it and serves it by id and by cursor', async () => {
-    const posted = await api('POST', '/v1/workspaces/acme/events', fact({ actor: { type: 'service', id: 'ci' } }));
+    const posted = await api('POST', '/v1/workspaces/acme/events', fact({ statedActor: { type: 'service', id: 'ci' } }));
     expect(posted.status).toBe(202);
     expect(posted.body.id).toMatch(/^[0-9a-f-]{36}$/);
     const got = await waitFor(async () => {
       const response = await api('GET', `/v1/workspaces/acme/events/${posted.body.id}`);
       return response.status === 200 ? response : undefined;
     });
-    expect(got.body).toMatchObject({ id: posted.body.id, workspace: 'acme', kind: 'scorecard.completed', subject: { type: 'scorecard', id: 'sc_9' }, payload: { failures: 3 }, actor: { type: 'service', id: 'ci' } });
+    expect(got.body).toMatchObject({ id: posted.body.id, workspace: 'acme', kind: 'scorecard.completed', subject: { type: 'scorecard', id: 'sc_9' }, payload: { failures: 3 }, actor: { type: 'member' }, statedActor: { type: 'service', id: 'ci' } });
     expect(got.body.seq).toBeGreaterThan(0);
     const page = await api('GET', '/v1/workspaces/acme/events?after=0&kind=scorecard.*');
     expect(page.status).toBe(200);

@@ -1,16 +1,16 @@
 import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
-import { SqlPool } from '@switchyard/db';
+import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,
   createActivationQueue,
   createRedis,
-  deadLetterKeys,
   enqueueActivations,
+  lastErrorsKey,
   StreamConsumer,
   toKey,
 } from '@switchyard/redis';
-import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
+import { closeAll, registerDeadLetterGauge, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
 import { ActivationGuards } from './activation-guards';
 import { AgentIndex } from './agent-index';
@@ -47,6 +47,8 @@ export async function startMatcher(config: MatcherConfig, log: Logger): Promise<
   const store = new SqlMatcherStore(prisma, log);
   const activations = { enqueue: (jobs: Parameters<typeof enqueueActivations>[1]) => enqueueActivations(queue, jobs) };
   const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
+  const deadLetters = new SqlDeadLetterStore(prisma);
+  registerDeadLetterGauge(registry, deadLetters, [{ stream: factsKey, group: GROUPS.matcher }]);
   const matcher = new Matcher({
     store,
     index: new AgentIndex(),
@@ -61,7 +63,8 @@ export async function startMatcher(config: MatcherConfig, log: Logger): Promise<
     stream: factsKey,
     group: GROUPS.matcher,
     consumer: config.MATCHER_CONSUMER,
-    deadLetters: deadLetterKeys(config.REDIS_PREFIX, STREAMS.facts, GROUPS.matcher),
+    deadLetters,
+    lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, GROUPS.matcher),
     decode: (raw) => FactsMessageSchema.parse(raw),
     handle: (entries) => matcher.handle(entries.map(({ message }) => ({ fact: message.fact, workspaceId: message.workspaceId }))),
     onGroupLost: () => reconciler.reconcile(),

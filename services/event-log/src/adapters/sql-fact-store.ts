@@ -16,12 +16,29 @@ import type { AppendOutcome, FactStore } from '../ports';
  * (workspace, idempotencyKey), and only the others are written. Raw SQL on a
  * plain `pg` pool: the hot path (decision 0015). One round trip per batch
  * instead of five (BEGIN, lock, find, insert, COMMIT) — decision 0002.
+ * A value PostgreSQL refuses for good (a data exception) fails the statement
+ * too: the facts are then written one by one and only the refused ones are
+ * reported `refused` (decision 0004).
  */
 export class SqlFactStore implements FactStore {
   constructor(private readonly sql: SqlRunner) {}
 
   async append(facts: readonly AcceptedFact[]): Promise<AppendOutcome[]> {
     if (facts.length === 0) return [];
+    try {
+      return await this.appendBatch(facts);
+    } catch (error) {
+      if (!isDataException(error)) throw error;
+      // PostgreSQL refuses a value in it for good. Alone, the fact is refused; in a batch, each fact is
+      // written on its own (in order, so seqs stay in batch order) to tell which one it is.
+      if (facts.length === 1) return [{ status: 'refused', reason: refusalText(error) }];
+      const outcomes: AppendOutcome[] = [];
+      for (const fact of facts) outcomes.push(...(await this.append([fact])));
+      return outcomes;
+    }
+  }
+
+  private async appendBatch(facts: readonly AcceptedFact[]): Promise<AppendOutcome[]> {
     // Optimistic first: nearly every batch is new facts, written in one statement. A repeat
     // (a redelivered entry, a key already stored) fails it on a unique index, writing nothing;
     // the batch is then resolved against what is stored.
@@ -68,8 +85,8 @@ export class SqlFactStore implements FactStore {
     const rows = await this.sql.$queryRawUnsafe<Array<{ id: string; seq: string }>>(
       `WITH v AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[],
-                              $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
-           WITH ORDINALITY AS v(id, workspace_id, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts, ord)),
+                              $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::text[])
+           WITH ORDINALITY AS v(id, workspace_id, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts, stated_actor, ord)),
        locked AS (
          SELECT workspace_id, last_seq FROM workspace_event_seq
           WHERE workspace_id IN (SELECT workspace_id FROM v) ORDER BY workspace_id FOR UPDATE),
@@ -78,8 +95,8 @@ export class SqlFactStore implements FactStore {
            FROM v JOIN locked l ON l.workspace_id = v.workspace_id),
        inserted AS (
          INSERT INTO platform_events
-           (id, workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts)
-         SELECT id, workspace_id, seq, kind, subject_type, subject_id, actor::jsonb, payload::jsonb, caused_by::jsonb, idempotency_key, ts
+           (id, workspace_id, seq, kind, subject_type, subject_id, actor, stated_actor, payload, caused_by, idempotency_key, ts)
+         SELECT id, workspace_id, seq, kind, subject_type, subject_id, actor::jsonb, stated_actor::jsonb, payload::jsonb, caused_by::jsonb, idempotency_key, ts
            FROM numbered ORDER BY ord
          RETURNING id, seq),
        advanced AS (
@@ -97,6 +114,7 @@ export class SqlFactStore implements FactStore {
       facts.map((fact) => json(fact.causedBy)),
       facts.map((fact) => fact.idempotencyKey ?? null),
       facts.map((fact) => fact.ts),
+      facts.map((fact) => json(fact.statedActor)),
     );
     return new Map(rows.map((row) => [row.id, Number(row.seq)]));
   }
@@ -104,6 +122,20 @@ export class SqlFactStore implements FactStore {
 
 /** PostgreSQL's unique_violation. */
 const UNIQUE_VIOLATION = '23505';
+
+/**
+ * SQLSTATE class 22, data exception: a value PostgreSQL will never store (U+0000 in
+ * text or jsonb, an invalid escape, a value out of range). Retrying cannot help.
+ */
+function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('22');
+}
+
+function refusalText(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  return `PostgreSQL refused the fact (SQLSTATE ${code}): ${message ?? 'data exception'}`;
+}
 
 /** What the store holds of a batch's ids and keys. */
 interface Stored {

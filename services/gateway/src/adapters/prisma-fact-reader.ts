@@ -51,14 +51,14 @@ export class PrismaFactReader implements FactReader {
     return Number(rows[0]?.last_seq ?? 0);
   }
 
-  async findByIdempotencyKeys(workspaceId: string, keys: readonly string[]): Promise<Map<string, string>> {
+  async findByIdempotencyKeys(workspace: { id: string; slug: string }, keys: readonly string[]): Promise<Map<string, Fact>> {
     if (keys.length === 0) return new Map();
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string; idempotency_key: string }>>(
-      `SELECT id::text AS id, idempotency_key FROM platform_events
+    const rows = await this.prisma.$queryRawUnsafe<FactRow[]>(
+      `SELECT ${FACT_COLUMNS} FROM platform_events
         WHERE workspace_id = $1::uuid AND idempotency_key = ANY($2::text[])`,
-      workspaceId,
+      workspace.id,
       [...keys],
     );
-    return new Map(rows.map((row) => [row.idempotency_key, row.id]));
+    return new Map(rows.map((row) => [row.idempotency_key!, factFromRow(row, workspace.slug)]));
   }
 }
