@@ -1,6 +1,7 @@
 import { AppError, ErrorCode, type AcceptedFact, type PostEventRequest } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { factContentHash, IdempotencyKeyReusedError, type IngestResult, type ReusedKey } from '@switchyard/redis';
+import { actorOf } from './change-author';
 import type { FactReader, IngestWriter, Principal } from './ports';
 
 /** What acceptEvents needs. */
@@ -22,13 +23,9 @@ export type AcceptEventResult = { id: string; status: 'accepted' | 'duplicate' }
 export function toAcceptedFact(principal: Principal, request: PostEventRequest, ts: string): AcceptedFact {
   const { actor: _refusedAtTheDoor, ...stated } = request;
   const fact: AcceptedFact = { id: newId(), workspace: principal.workspaceSlug, workspaceId: principal.workspaceId, ...stated, ts };
+  fact.actor = actorOf(principal);
   const agent = principal.agent;
-  if (agent) {
-    fact.actor = { type: 'agent', id: agent.agentId };
-    fact.causedBy = { runId: agent.runId, agentId: agent.agentId, depth: agent.depth + 1 };
-  } else {
-    fact.actor = { type: 'member', id: principal.userId };
-  }
+  if (agent) fact.causedBy = { runId: agent.runId, agentId: agent.agentId, depth: agent.depth + 1 };
   return fact;
 }
 

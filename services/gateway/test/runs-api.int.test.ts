@@ -255,7 +255,7 @@ describe('runs and settings API', () => {
     expect((await viewer('GET', `${ws}/settings`)).body).toEqual({ agentsPaused: true });
     expect((await pg.query('SELECT agents_paused FROM workspace_settings WHERE workspace_id = $1', [acmeId])).rows).toEqual([{ agents_paused: true }]);
     const [fact] = await factsAbout(acmeId, 'workspace.settings_changed');
-    expect(fact).toMatchObject({ subject: { type: 'workspace', id: acmeId }, actor: { type: 'user', id: adminUserId }, payload: { agentsPaused: true } });
+    expect(fact).toMatchObject({ subject: { type: 'workspace', id: acmeId }, actor: { type: 'member', id: adminUserId }, payload: { agentsPaused: true } });
     // Another workspace is not paused by it.
     expect((await other('GET', '/v1/workspaces/other/settings')).body).toEqual({ agentsPaused: false });
 

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { WorkspaceSettingsSchema } from '@switchyard/contracts';
 import { settingsChangedFact } from '@switchyard/core';
+import { changeAuthorOf } from '../change-author';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody } from '../http/validate';
 import type { SettingsStore } from '../ports';
@@ -25,7 +26,7 @@ export function settingsRoutes(deps: SettingsRoutesDeps): Router {
   router.put('/settings', requireRole('admin'), async (req, res) => {
     const body = parseBody(WorkspaceSettingsSchema, req);
     const principal = principalOf(res);
-    const author = { workspaceId: principal.workspaceId, workspaceSlug: principal.workspaceSlug, actor: { type: 'user' as const, id: principal.userId } };
+    const author = changeAuthorOf(principal);
     const correlationId = String(res.locals.requestId);
     const saved = await deps.settings.put(principal.workspaceId, body, (stored) => [{ fact: settingsChangedFact(author, stored), correlationId }]);
     res.json(saved);

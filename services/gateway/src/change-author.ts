@@ -1,0 +1,16 @@
+import type { Actor } from '@switchyard/contracts';
+import type { ChangeAuthor } from '@switchyard/core';
+import type { Principal } from './ports';
+
+/**
+ * Who the platform says did something, from the token alone (decision 0018):
+ * an agent token is its agent; any other token is the member it belongs to.
+ */
+export function actorOf(principal: Principal): Actor {
+  return principal.agent ? { type: 'agent', id: principal.agent.agentId } : { type: 'member', id: principal.userId };
+}
+
+/** The author of a change the caller makes: its workspace and its actor, for the facts announcing it. */
+export function changeAuthorOf(principal: Principal): ChangeAuthor {
+  return { workspaceId: principal.workspaceId, workspaceSlug: principal.workspaceSlug, actor: actorOf(principal) };
+}
