@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: Switchyard on one machine, from a fresh clone, in one command.
 //
-//   1. installs dependencies when node_modules is missing or older than package-lock.json;
+//   1. installs dependencies unless node_modules matches package-lock.json (by content);
 //   2. generates the Prisma client;
 //   3. finds Redis: REDIS_URL, else a Redis answering on 127.0.0.1:6379, else starts
 //      `redis-server` (data in .data/redis, append-only file on);
