@@ -1,5 +1,6 @@
 /**
- * `npm run admin -- <command>`: operator commands that need no token.
+ * `npm run admin -- <command>`: operator commands that need no token. They reach DATABASE_URL /
+ * REDIS_URL, else the servers of the running `npm start` (never a default URL).
  *   create-workspace NAME        creates a workspace and prints its first admin token (once)
  *   dead-letters list [STREAM]    lists dead letters (STREAM: ingest, facts; default ingest)
  *   dead-letters replay ID|--all [STREAM]
@@ -10,6 +11,7 @@ import { AppError, GROUPS, STREAMS, WorkspaceSlugSchema } from '@switchyard/cont
 import { createPrismaClient } from '@switchyard/db';
 import { closeRedis, createRedis, deadLetterKeys, listDeadLetters, replayDeadLetter } from '@switchyard/redis';
 import { PrismaAuthStore } from '../services/gateway/src/adapters/prisma-auth-store';
+import { useRunningPlatform } from './lib/operator-env';
 
 const GROUP_OF: Record<string, string> = { [STREAMS.ingest]: GROUPS.eventLog, [STREAMS.facts]: GROUPS.matcher };
 
@@ -55,6 +57,7 @@ async function deadLetters(action: string | undefined, rest: string[]): Promise<
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  useRunningPlatform();
   if (command === 'create-workspace') return createWorkspace(rest[0]);
   if (command === 'dead-letters') return deadLetters(rest[0], rest.slice(1));
   throw new Error('usage: npm run admin -- create-workspace NAME | dead-letters list|replay …');
