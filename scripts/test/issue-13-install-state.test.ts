@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compareInstall, installState } from '../lib/install-state.cjs';
@@ -88,5 +88,45 @@ describe('installState', () => {
 
   it('finds this repository’s own node_modules current', () => {
     expect(installState(path.resolve(__dirname, '../..'))).toEqual({ current: true });
+  });
+});
+
+/**
+ * Whether Node `version` satisfies an `engines.node` range, for the forms the lock holds:
+ * alternatives joined by `||`, each a list of `>=X`, `^X`, `X`, `X.*` / `X.x`.
+ */
+function nodeSatisfies(range: string, version: string): boolean {
+  const parse = (text: string) => text.replace(/\.[x*]/g, '').split('.').map(Number);
+  const compare = (a: number[], b: number[]) => {
+    for (let i = 0; i < 3; i += 1) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+    return 0;
+  };
+  const have = parse(version.replace(/^v/, ''));
+  const holds = (comparator: string) => {
+    const [, op, wanted] = /^(>=|\^)?\s*(.+)$/.exec(comparator)!;
+    const want = parse(wanted!);
+    if (op === '>=') return compare(have, want) >= 0;
+    // ^X.Y.Z and a bare X(.Y): the same major, at least that version.
+    return have[0] === want[0] && compare(have, want) >= 0;
+  };
+  return range.split('||').some((alternative) => alternative.trim().replace(/>=\s+/g, '>=').split(/\s+/).every(holds));
+}
+
+describe('the packages npm installs here', () => {
+  it('understands the engine ranges it checks', () => {
+    expect(nodeSatisfies('>=22.0.0', 'v20.20.2')).toBe(false);
+    expect(nodeSatisfies('^18.14.0 || ^20.0.0 || ^22.0.0 || >=24.0.0', 'v20.20.2')).toBe(true);
+    expect(nodeSatisfies('^20.21 || >=24', 'v20.20.2')).toBe(false);
+    expect(nodeSatisfies('>= 10.x', 'v20.20.2')).toBe(true);
+    expect(nodeSatisfies('6.* || 8.* || >= 10.*', 'v9.0.0')).toBe(false);
+    expect(nodeSatisfies('>=16 || 14 >=14.17', 'v14.16.0')).toBe(false);
+  });
+
+  it('all accept the running Node (npm ci prints no engine warning)', () => {
+    const installed = JSON.parse(readFileSync(path.resolve(__dirname, '../../node_modules/.package-lock.json'), 'utf8'));
+    const refusing = Object.entries(installed.packages as Record<string, { engines?: { node?: string } }>)
+      .filter(([, entry]) => typeof entry.engines?.node === 'string' && !nodeSatisfies(entry.engines.node, process.version))
+      .map(([name, entry]) => `${name} wants node ${entry.engines!.node}`);
+    expect(refusing).toEqual([]);
   });
 });
