@@ -1,5 +1,6 @@
 /**
- * `npm run admin -- <command>`: operator commands that need no token.
+ * `npm run admin -- <command>`: operator commands that need no token. They reach DATABASE_URL /
+ * REDIS_URL, else the servers of the running `npm start` (never a default URL).
  *   create-workspace NAME        creates a workspace and prints its first admin token (once)
  *   dead-letters list [STREAM] [--replayed]
  *                                 lists the dead letters not replayed (STREAM: ingest, facts; default
@@ -12,6 +13,7 @@ import { AppError, STREAMS, WorkspaceSlugSchema } from '@switchyard/contracts';
 import { createPrismaClient, SqlDeadLetterStore, SqlPool } from '@switchyard/db';
 import { closeRedis, createRedis, replayDeadLetter, toKey } from '@switchyard/redis';
 import { PrismaAuthStore } from '../services/gateway/src/adapters/prisma-auth-store';
+import { useRunningPlatform } from './lib/operator-env';
 
 const STREAM_NAMES: readonly string[] = Object.values(STREAMS);
 
@@ -67,6 +69,7 @@ async function deadLetters(action: string | undefined, rest: string[]): Promise<
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  useRunningPlatform();
   if (command === 'create-workspace') return createWorkspace(rest[0]);
   if (command === 'dead-letters') return deadLetters(rest[0], rest.slice(1));
   throw new Error('usage: npm run admin -- create-workspace NAME | dead-letters list|replay …');

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: Switchyard on one machine, from a fresh clone, in one command.
 //
-//   1. installs dependencies when node_modules is missing or older than package-lock.json;
+//   1. installs dependencies unless node_modules matches package-lock.json (by content);
 //   2. generates the Prisma client;
 //   3. finds Redis: REDIS_URL, else a Redis answering on 127.0.0.1:6379, else starts
 //      `redis-server` (data in .data/redis, append-only file on);
@@ -9,8 +9,11 @@
 //      `switchyard`), else an embedded PostgreSQL on port 5433 (data in .data/postgres);
 //   5. applies the migrations, and takes SECRETS_KEY from the environment, else from
 //      .data/secrets.key (generated there on the first run);
-//   6. runs every service in one process (scripts/start-all.ts) until Ctrl+C or SIGTERM,
-//      then stops the services first and what it started for them last.
+//   6. runs every service in one process (scripts/start-all.ts); once the gateway answers,
+//      records the servers it chose in .data/platform.json (what `npm run admin` connects to
+//      when DATABASE_URL / REDIS_URL are unset) and prints what runs where;
+//   7. runs until Ctrl+C or SIGTERM, then stops the services first and what it started for
+//      them last, and removes the record.
 //
 // Plain Node.js with no dependencies: it must run before `npm install` has.
 //
@@ -21,6 +24,7 @@
 //   SWITCHYARD_PG_DATA        its data directory (default <repo>/.data/postgres; as root it
 //                             must be reachable by the `postgres` user, see embedded-postgres.mjs)
 //   SWITCHYARD_PG_PORT        its port (default 5433)
+//   SWITCHYARD_PLATFORM_FILE  where to record the servers (default <repo>/.data/platform.json)
 //   PORT                      the gateway's port (default 8080); every other variable goes to
 //                             the services as it is
 import {
@@ -34,32 +38,17 @@ import {
   resolvePostgres,
   resolveRedis,
   resolveSecretsKey,
+  root,
   say,
   spawnChild,
   started,
   stopEverything,
   waitUntil,
 } from './lib/local-infra.mjs';
+import { answeringHealthPorts, formatBanner } from './lib/banner.cjs';
+import { platformFilePath, removePlatformFile, writePlatformFile } from './lib/platform-file.cjs';
 
-function printBanner(gatewayPort, redis, postgres, secretsKey) {
-  const base = `http://127.0.0.1:${gatewayPort}`;
-  console.log(
-    [
-      '',
-      'Switchyard is running.',
-      `  gateway     ${base}`,
-      `  API spec    ${base}/v1/openapi.json`,
-      `  queues      ${base}/admin/queues (BullMQ dashboard, once the runner has queues)`,
-      `  Redis       ${redact(redis.url)} (${redis.how})`,
-      `  PostgreSQL  ${redact(postgres.url)} (${postgres.how})`,
-      `  secrets key ${secretsKey}`,
-      '',
-      'Get an API token:   npm run admin -- create-workspace NAME',
-      'Stop:               Ctrl+C',
-      '',
-    ].join('\n'),
-  );
-}
+const platformFile = platformFilePath(root, env);
 
 async function main() {
   for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -70,7 +59,10 @@ async function main() {
     });
   }
   // Last resort if this script crashes: do not leave servers running without an owner.
-  process.on('exit', () => started.forEach(({ child }) => hasExited(child) || child.kill('SIGTERM')));
+  process.on('exit', () => {
+    started.forEach(({ child }) => hasExited(child) || child.kill('SIGTERM'));
+    removePlatformFile(platformFile, process.pid);
+  });
 
   await installDependencies();
   if (!npm(['run', 'db:generate'])) return fail('npm run db:generate failed');
@@ -93,7 +85,11 @@ async function main() {
   const gatewayPort = Number(env.PORT || 8080);
   const healthy = () => fetch(`http://127.0.0.1:${gatewayPort}/healthz`).then((res) => res.ok);
   if (await waitUntil(healthy, { timeoutMs: 60_000, what: 'the gateway', child: services.child })) {
-    printBanner(gatewayPort, redis, postgres, secretsKey);
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    writePlatformFile(platformFile, { pid: process.pid, gatewayUrl, env });
+    const healthPorts = await answeringHealthPorts(env);
+    const [redisAt, postgresAt] = [`${redact(redis.url)} (${redis.how})`, `${redact(postgres.url)} (${postgres.how})`];
+    console.log(formatBanner({ gatewayUrl, healthPorts, redis: redisAt, postgres: postgresAt, secretsKey, platformFile }));
   }
 }
 

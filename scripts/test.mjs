@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every test of the repo, from a fresh clone, in one command.
 //
-//   1. installs dependencies when node_modules does not match package-lock.json;
+//   1. installs dependencies unless node_modules matches package-lock.json (by content);
 //   2. generates the Prisma client;
 //   3. finds Redis and PostgreSQL exactly like `npm start` (REDIS_URL / DATABASE_URL, else the
 //      local default ports, else starts redis-server and an embedded PostgreSQL);

@@ -4,10 +4,11 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installState } from './install-state.cjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The environment handed to everything started; REDIS_URL and DATABASE_URL are added once resolved. */
@@ -41,16 +42,12 @@ export function npm(args, extraEnv) {
   return npmCli && npmCli.endsWith('.js') ? run(process.execPath, [npmCli, ...args], extraEnv) : run('npm', args, extraEnv);
 }
 
-const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
-
+/** Installs dependencies unless node_modules already matches package-lock.json (see install-state.cjs). */
 export async function installDependencies() {
-  const lock = path.join(root, 'package-lock.json');
-  // npm rewrites node_modules/.package-lock.json after package-lock.json on every install,
-  // so its age tells whether node_modules matches the lock (the folder's own mtime does not).
-  const installed = mtime(path.join(root, 'node_modules', '.package-lock.json'));
-  if (installed !== 0 && installed >= mtime(lock)) return;
-  const args = existsSync(lock) ? ['ci'] : ['install'];
-  say(`installing dependencies (npm ${args[0]})`);
+  const state = installState(root);
+  if (state.current) return;
+  const args = existsSync(path.join(root, 'package-lock.json')) ? ['ci'] : ['install'];
+  say(`installing dependencies (npm ${args[0]}): ${state.reason}`);
   if (!npm(args)) await fail(`npm ${args[0]} failed`);
 }
 

@@ -1,0 +1,153 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { createTestDatabase, createTestRedis, spawnScript, type ServiceProcess, type TestDatabase, type TestRedis } from '@switchyard/testing';
+import { answeringHealthPorts, formatBanner } from '../lib/banner.cjs';
+import { writePlatformFile } from '../lib/platform-file.cjs';
+
+/*
+ * Issue 13, the front door as a new user meets it: the banner of `npm start` advertised a
+ * dashboard that answered 404, and on the embedded-PostgreSQL path `npm run admin --
+ * create-workspace` went to another database than the platform's. The admin CLI runs here as
+ * the real process, with the environment a user's shell would give it.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+const run = promisify(execFile);
+
+/** Runs `npm run admin -- …` as its script, without DATABASE_URL / REDIS_URL; never throws. */
+async function admin(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { DATABASE_URL: _db, REDIS_URL: _redis, ...shell } = process.env;
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...shell, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+async function workspaceCount(db: TestDatabase, slug: string): Promise<number> {
+  const client = new Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    return (await client.query('SELECT 1 FROM workspaces WHERE slug = $1', [slug])).rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The id of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = execFile(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid!;
+}
+
+describe('npm run admin finds the platform npm start runs', () => {
+  let db: TestDatabase;
+  let dir: string;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'platform-file-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('creates the workspace in the database a running npm start recorded', async () => {
+    const file = path.join(dir, 'platform.json');
+    writePlatformFile(file, { pid: process.pid, gatewayUrl: 'http://127.0.0.1:1', env: { DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379' } });
+    const result = await admin(['create-workspace', 'recorded'], { SWITCHYARD_PLATFORM_FILE: file });
+    expect(result).toMatchObject({ code: 0, stderr: expect.stringContaining(`the platform \`npm start\` runs (pid ${process.pid}`) });
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^sy_/);
+    expect(await workspaceCount(db, 'recorded')).toBe(1);
+  });
+
+  it('with no configuration and no platform found, says so and stops', async () => {
+    const file = path.join(dir, 'absent.json');
+    const result = await admin(['create-workspace', 'nowhere'], { SWITCHYARD_PLATFORM_FILE: file });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`DATABASE_URL and REDIS_URL are not set and no platform started by \`npm start\` was found (${file})`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('does not use the record of a platform that is no longer running', async () => {
+    const file = path.join(dir, 'platform.json');
+    const pid = await deadPid();
+    writePlatformFile(file, { pid, gatewayUrl: 'http://127.0.0.1:1', env: { DATABASE_URL: db.url, REDIS_URL: 'redis://127.0.0.1:6379' } });
+    const result = await admin(['create-workspace', 'stale'], { SWITCHYARD_PLATFORM_FILE: file });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`(npm start, pid ${pid}) is not running`);
+    expect(await workspaceCount(db, 'stale')).toBe(0);
+  });
+
+  it('uses DATABASE_URL when it is set, whatever the record says', async () => {
+    const file = path.join(dir, 'platform.json');
+    writePlatformFile(file, { pid: process.pid, gatewayUrl: 'http://127.0.0.1:1', env: { DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none', REDIS_URL: 'redis://127.0.0.1:6379' } });
+    const result = await admin(['create-workspace', 'given'], { SWITCHYARD_PLATFORM_FILE: file, DATABASE_URL: db.url });
+    expect(result.code).toBe(0);
+    expect(await workspaceCount(db, 'given')).toBe(1);
+  });
+});
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the banner of npm start', () => {
+  let db: TestDatabase;
+  let redis: TestRedis;
+  let platform: ServiceProcess | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    redis = await createTestRedis();
+  });
+  afterAll(async () => {
+    await platform?.stop('SIGTERM');
+    await redis?.cleanup();
+    await db?.drop();
+  });
+
+  it('names only addresses that answer, and every service’s health port', async () => {
+    const names = ['EVENT_LOG', 'MATCHER', 'RUNNER', 'APPROVALS', 'NOTIFIER', 'GATEWAY'];
+    const ports: Record<string, string> = {};
+    for (const name of names) ports[`${name}_HEALTH_PORT`] = String(await freePort());
+    const gatewayPort = await freePort();
+    const env = { ...ports, DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: String(gatewayPort) };
+    platform = await spawnScript('scripts/start-all.ts', env, { readyPattern: /"msg":"all services started"/ });
+
+    const healthPorts = await answeringHealthPorts(env);
+    expect(healthPorts.map(({ name }) => name)).toEqual(expect.arrayContaining(['event-log', 'matcher', 'runner', 'approvals', 'notifier']));
+    const banner = formatBanner({
+      gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+      healthPorts,
+      redis: redis.url,
+      postgres: db.url,
+      secretsKey: 'from SECRETS_KEY',
+      platformFile: '.data/platform.json',
+    });
+    expect(banner).not.toContain('/admin/queues');
+    const pages = [...banner.matchAll(/http:\/\/127\.0\.0\.1:\d+\/\S+/g)].map(([url]) => url);
+    expect(pages).toEqual([`http://127.0.0.1:${gatewayPort}/v1/openapi.json`]);
+    expect(banner).toContain('/healthz /readyz /metrics on 127.0.0.1 ports:');
+    for (const url of pages) expect({ url, status: (await fetch(url)).status }).toEqual({ url, status: 200 });
+    for (const { port } of healthPorts) {
+      for (const route of ['/healthz', '/readyz', '/metrics']) {
+        const url = `http://127.0.0.1:${port}${route}`;
+        expect({ url, status: (await fetch(url)).status }).toEqual({ url, status: 200 });
+      }
+    }
+  });
+});
