@@ -16,8 +16,6 @@ export const MatcherEnvSchema = BaseEnvSchema.extend({
   MAX_DELIVERIES: z.coerce.number().int().min(1).default(5),
   /** Facts whose causation depth reaches this activate nothing. */
   MAX_CAUSATION_DEPTH: z.coerce.number().int().min(0).max(100).default(5),
-  /** How long Redis remembers the idempotency keys of the matcher's own facts. */
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
 });
 export type MatcherConfig = z.infer<typeof MatcherEnvSchema>;
 

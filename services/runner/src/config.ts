@@ -38,8 +38,6 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
   RUNNER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   /** How long a SIGTERM waits for active runs before the process exits anyway. @defaultValue 10000 */
   RUNNER_CLOSE_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
-  /** How long Redis remembers the idempotency keys of the runner's own facts. @defaultValue 86400 */
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
   /**
    * The gateway's `/mcp` endpoint, where runs call the platform's own tools
    * with their agent token. Trusted (operator configuration).
