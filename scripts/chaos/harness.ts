@@ -99,9 +99,12 @@ export async function runChaos(options: ChaosOptions, resources: ChaosResources,
   log(`chaos: mesh up; offering ${options.rate} facts/s for ${options.duration} s, ${plan.length} kills`);
 
   const loadStartedAt = Date.now();
-  let loadOver = false;
-  const loading = offerFacts({ gatewayUrl, workspace: WORKSPACE, token, rate: options.rate, durationMs: options.duration * 1000, retryForMs: RETRY_AFTER_LOAD_MS, loadId }).finally(() => (loadOver = true));
-  const [load, kills] = await Promise.all([loading, runKills({ mesh: resources.mesh, redis: resources.redis, databaseUrl: resources.databaseUrl }, plan, loadStartedAt, () => loadOver)]);
+  let failed = false;
+  const loading = offerFacts({ gatewayUrl, workspace: WORKSPACE, token, rate: options.rate, durationMs: options.duration * 1000, retryForMs: RETRY_AFTER_LOAD_MS, loadId }).catch((error: unknown) => {
+    failed = true;
+    throw error;
+  });
+  const [load, kills] = await Promise.all([loading, runKills({ mesh: resources.mesh, redis: resources.redis, databaseUrl: resources.databaseUrl }, plan, loadStartedAt, () => failed)]);
   log(`chaos: load done (${load.acknowledged.size}/${load.offered} acknowledged); waiting for quiescence`);
 
   // Opened only now: the PostgreSQL kill terminates every connection to the database.

@@ -44,15 +44,14 @@ export async function killOne(deps: KillDeps, target: PlannedKill['target']): Pr
 
 /**
  * Runs the plan against the clock of the load (`loadStartedAt`): each kill at
- * its time, one after the other (a restart that is slow delays the next).
- * `stopped` ends it early (the load failed).
+ * its time, whether or not the previous target is back yet (a restart under
+ * load can take seconds). Resolves once every kill is done and its target is
+ * back. `stopped` cancels the kills not yet begun (the harness is stopping).
  */
 export async function runKills(deps: KillDeps, plan: readonly PlannedKill[], loadStartedAt: number, stopped: () => boolean): Promise<KillRecord[]> {
-  const done: KillRecord[] = [];
-  for (const kill of plan) {
+  const kills = plan.map(async (kill) => {
     while (!stopped() && Date.now() < loadStartedAt + kill.atMs) await new Promise((resolve) => setTimeout(resolve, 20));
-    if (stopped()) break;
-    done.push(await killOne(deps, kill.target));
-  }
-  return done;
+    return stopped() ? undefined : killOne(deps, kill.target);
+  });
+  return (await Promise.all(kills)).filter((record) => record !== undefined).sort((a, b) => a.at - b.at);
 }

@@ -22,13 +22,11 @@ async function main(): Promise<void> {
     });
   }
   process.on('exit', () => resources.mesh?.killAll());
-  let passed = false;
   try {
-    passed = await runChaos(options, resources, log);
+    process.exitCode = (await runChaos(options, resources, log)) ? 0 : 1;
   } finally {
     await cleanUp(resources, options.keep, log);
   }
-  process.exitCode = passed ? 0 : 1;
 }
 
 main().catch((error: unknown) => {

@@ -40,6 +40,7 @@ export class Mesh {
 
   /** SIGKILLs the process in `slot`, waits for its exit, and starts a fresh one. */
   async restart(slot: ServiceSlot): Promise<void> {
+    if (this.closed) return;
     const proc = this.procs.get(slot);
     this.killing.add(slot);
     try {
@@ -75,6 +76,8 @@ export class Mesh {
     const env = { ...this.env, EVENT_LOG_CONSUMER: name, MATCHER_CONSUMER: name, RUNNER_NAME: name };
     const proc = await spawnService(service, env, { readyPattern: READY[service], output: 'file', timeoutMs: 60_000 });
     this.procs.set(slot, proc);
+    // Stopped while it started: it must not outlive the harness.
+    if (this.closed) proc.child.kill('SIGKILL');
     void proc.exited.then((exit) => this.exitedOnItsOwn(slot, proc, exit));
   }
 

@@ -23,7 +23,7 @@ export const ChaosOptionsSchema = z.strictObject({
     .string()
     .default(KILL_TARGETS.join(','))
     .transform((value) => (value === 'none' ? [] : value.split(',').map((s) => s.trim())))
-    .pipe(z.array(z.enum(KILL_TARGETS))),
+    .pipe(z.array(z.enum(KILL_TARGETS)).refine((targets) => new Set(targets).size === targets.length, { message: 'each target at most once' })),
   /** Most seconds to wait for quiescence once the load ended. @defaultValue 180 */
   quiesceTimeout: z.coerce.number().int().min(10).max(1800).default(180),
   /** Keep the database (and print its URL) instead of dropping it. @defaultValue false */

@@ -70,6 +70,8 @@ export class OwnRedis {
     await waitFor(async () => {
       if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
       const probe = createRedis(this.url, { connectionName: 'chaos-probe' });
+      // Refused until the server listens: the ping's rejection says so, the event need not.
+      probe.on('error', () => undefined);
       try {
         return (await probe.ping()) === 'PONG';
       } finally {
