@@ -76,7 +76,7 @@ export async function verify(input: VerifyInput): Promise<{ checks: CheckResult[
   for (const agent of SCENARIO_AGENTS) {
     const counts: Record<string, number> = {};
     for (const run of runsOf(agent.name)) {
-      const label = run.reason === 'runner_lost' ? 'runner_lost' : run.status;
+      const label = run.reason && run.status !== 'dropped' ? `${run.status}:${run.reason}` : run.status;
       counts[label] = (counts[label] ?? 0) + 1;
     }
     byAgent[agent.name] = counts;
