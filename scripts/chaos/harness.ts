@@ -8,14 +8,15 @@ import { closeRedis, createRedis } from '@switchyard/redis';
 import { apiClient } from '@switchyard/testing';
 import { offerFacts } from './fact-load';
 import { planKills } from './kill-plan';
-import { runKills } from './kills';
+import { runKills, type KillDeps } from './kills';
+import { startManualRuns } from './manual-runs';
 import { Mesh } from './mesh';
 import type { ChaosOptions } from './options';
 import { createChaosDatabase, serverUrl } from './own-database';
 import { freePort, OwnRedis } from './own-redis';
 import { waitForQuiescence } from './quiescence';
 import { formatReport } from './report';
-import { SCENARIO_AGENTS } from './scenario';
+import { MANUAL_RUN_AGENT, SCENARIO_AGENTS } from './scenario';
 import { verify } from './verify';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -66,12 +67,15 @@ async function createAgents(gatewayUrl: string, token: string): Promise<Map<stri
   return ids;
 }
 
-/**
- * `npm run chaos`: starts the mesh on a Redis and database of its own, offers
- * the load while killing what the options name, waits for quiescence, checks
- * and prints the report. Resolves true when every check passed.
- */
-export async function runChaos(options: ChaosOptions, resources: ChaosResources, log: (line: string) => void): Promise<boolean> {
+/** The platform as the harness started it. */
+interface StartedPlatform {
+  gatewayUrl: string;
+  token: string;
+  agentIds: Map<string, string>;
+}
+
+/** Starts Redis, the database, the mesh, the workspace and the agents, recording each in `resources`. */
+async function startPlatform(resources: ChaosResources, log: (line: string) => void): Promise<StartedPlatform> {
   resources.redis = await OwnRedis.start();
   resources.databaseUrl = await createChaosDatabase(serverUrl());
   const gatewayPort = await freePort();
@@ -93,30 +97,50 @@ export async function runChaos(options: ChaosOptions, resources: ChaosResources,
   await resources.mesh.start();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const token = await createWorkspace(env);
-  const agentIds = await createAgents(gatewayUrl, token);
-  const loadId = randomUUID().slice(0, 8);
-  const plan = planKills(options.kills, options.duration * 1000);
-  log(`chaos: mesh up; offering ${options.rate} facts/s for ${options.duration} s, ${plan.length} kills`);
+  return { gatewayUrl, token, agentIds: await createAgents(gatewayUrl, token) };
+}
 
+/** Offers the load and the manual runs while the kills run; resolves when all three are done. */
+async function loadUnderKills(options: ChaosOptions, platform: StartedPlatform, deps: KillDeps, loadId: string) {
+  const { gatewayUrl, token } = platform;
+  const durationMs = options.duration * 1000;
+  const plan = planKills(options.kills, durationMs);
   const loadStartedAt = Date.now();
   let failed = false;
-  const loading = offerFacts({ gatewayUrl, workspace: WORKSPACE, token, rate: options.rate, durationMs: options.duration * 1000, retryForMs: RETRY_AFTER_LOAD_MS, loadId }).catch((error: unknown) => {
+  const loading = offerFacts({ gatewayUrl, workspace: WORKSPACE, token, rate: options.rate, durationMs, retryForMs: RETRY_AFTER_LOAD_MS, loadId }).catch((error: unknown) => {
     failed = true;
     throw error;
   });
-  const [load, kills] = await Promise.all([loading, runKills({ mesh: resources.mesh, redis: resources.redis, databaseUrl: resources.databaseUrl }, plan, loadStartedAt, () => failed)]);
-  log(`chaos: load done (${load.acknowledged.size}/${load.offered} acknowledged); waiting for quiescence`);
+  const manual = startManualRuns({ gatewayUrl, workspace: WORKSPACE, token, agentId: platform.agentIds.get(MANUAL_RUN_AGENT)!, durationMs });
+  const [load, kills, manualRuns] = await Promise.all([loading, runKills(deps, plan, loadStartedAt, () => failed), manual]);
+  return { plan, loadStartedAt, load, kills, manualRuns };
+}
+
+/**
+ * `npm run chaos`: starts the mesh on a Redis and database of its own, offers
+ * the load while killing what the options name, waits for quiescence, checks
+ * and prints the report. Resolves true when every check passed.
+ */
+export async function runChaos(options: ChaosOptions, resources: ChaosResources, log: (line: string) => void): Promise<boolean> {
+  const platform = await startPlatform(resources, log);
+  const { mesh, redis: ownRedis, databaseUrl } = resources as Required<ChaosResources>;
+  const loadId = randomUUID().slice(0, 8);
+  log(`chaos: mesh up; offering ${options.rate} facts/s for ${options.duration} s, ${options.kills.length} kills`);
+  const { manualRuns, ...loaded } = await loadUnderKills(options, platform, { mesh, redis: ownRedis, databaseUrl }, loadId);
+  log(`chaos: load done (${loaded.load.acknowledged.size}/${loaded.load.offered} acknowledged); waiting for quiescence`);
 
   // Opened only now: the PostgreSQL kill terminates every connection to the database.
-  const pg = new Client({ connectionString: resources.databaseUrl });
+  const pg = new Client({ connectionString: databaseUrl });
   await pg.connect();
-  const redis = createRedis(resources.redis.url, { connectionName: 'chaos-checks' });
+  const redis = createRedis(ownRedis.url, { connectionName: 'chaos-checks' });
+  redis.on('error', (error: Error) => log(`chaos: redis: ${error.message}`));
   try {
     const workspaceId = (await pg.query<{ id: string }>('SELECT id::text FROM workspaces WHERE slug = $1', [WORKSPACE])).rows[0]!.id;
-    const quiescenceMs = await waitForQuiescence({ pg, redis, prefix: PREFIX, workspaceId }, options.quiesceTimeout * 1000);
-    const exits = [...resources.mesh.unexpectedExits];
-    const { checks, figures } = await verify({ pg, redis, prefix: PREFIX, gatewayUrl, token, workspace: WORKSPACE, workspaceId, loadId, agentIds, load, loadStartedAt, plan, kills, exits, quiescenceMs, quiesceTimeoutMs: options.quiesceTimeout * 1000 });
-    log(formatReport({ rate: options.rate, durationS: options.duration, ...figures }, checks));
+    const quiesceTimeoutMs = options.quiesceTimeout * 1000;
+    const quiescenceMs = await waitForQuiescence({ pg, redis, prefix: PREFIX, workspaceId }, quiesceTimeoutMs);
+    const exits = [...mesh.unexpectedExits];
+    const { checks, figures } = await verify({ ...platform, ...loaded, pg, redis, prefix: PREFIX, workspace: WORKSPACE, workspaceId, loadId, exits, quiescenceMs, quiesceTimeoutMs });
+    log(formatReport({ rate: options.rate, durationS: options.duration, manualRuns: manualRuns.answers, ...figures }, checks));
     for (const exit of exits) log(`exit of ${exit.slot} (${String(exit.exit)}):\n${exit.tail}`);
     return checks.every((check) => check.pass);
   } finally {

@@ -11,6 +11,8 @@ export interface ChaosFigures {
   storedFacts: number;
   /** Answers of the gateway by status, retries included (`error`: the connection failed). */
   answers: Record<string, number>;
+  /** Answers to the manual runs started during the load, by status. */
+  manualRuns: Record<string, number>;
   /** Runs by agent name, then by status. */
   runs: Record<string, Record<string, number>>;
   /** Kills done, as `target +seconds into the load (down for s)`. */
@@ -32,6 +34,7 @@ export function formatReport(figures: ChaosFigures, checks: readonly CheckResult
     `chaos: ${figures.rate} facts/s for ${figures.durationS} s (load took ${figures.loadElapsedS.toFixed(1)} s)`,
     `facts: offered ${figures.offered}, acknowledged ${figures.acknowledged}, stored ${figures.storedLoadFacts} of the load (${figures.storedFacts} in the workspace)`,
     `answers: ${Object.entries(figures.answers).sort().map(([status, n]) => `${status}=${n}`).join(' ')}`,
+    `manual runs asked: ${Object.entries(figures.manualRuns).sort().map(([status, n]) => `${status}=${n}`).join(' ')}`,
     `runs: ${runs.join('; ')}`,
     `kills (${figures.kills.length}): ${figures.kills.join(', ') || 'none'}`,
     `quiescence: ${figures.quiescenceS === undefined ? 'not reached' : `${figures.quiescenceS.toFixed(1)} s after the load`}`,

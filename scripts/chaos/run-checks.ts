@@ -15,7 +15,7 @@ const UNSETTLED = new Set(['queued', 'running', 'awaiting_approval']);
  * runs included, and no trigger run for a pair it does not expect.
  * `expected` maps each agent id to the ids of the facts it must run for.
  */
-export function checkOneRunPerMatch(expected: ReadonlyMap<string, ReadonlySet<string>>, runs: readonly RunRow[]): CheckResult {
+export function checkOneRunPerMatch(expected: ReadonlyMap<string, ReadonlySet<string>>, runs: readonly RunRow[], names: ReadonlyMap<string, string> = new Map()): CheckResult {
   const counts = new Map<string, number>();
   for (const run of runs) {
     if (run.originType !== 'trigger') continue;
@@ -26,7 +26,9 @@ export function checkOneRunPerMatch(expected: ReadonlyMap<string, ReadonlySet<st
   let exactlyOne = 0;
   let missing = 0;
   let duplicated = 0;
+  const missingOf: string[] = [];
   for (const [agentId, facts] of expected) {
+    const missingBefore = missing;
     for (const factId of facts) {
       pairs += 1;
       const count = counts.get(`${agentId}/${factId}`) ?? 0;
@@ -35,12 +37,13 @@ export function checkOneRunPerMatch(expected: ReadonlyMap<string, ReadonlySet<st
       else if (count === 0) missing += 1;
       else duplicated += 1;
     }
+    if (missing > missingBefore) missingOf.push(`${names.get(agentId) ?? agentId} ${missing - missingBefore}`);
   }
   const unexpected = counts.size;
   return {
     name: 'one run per matching (agent, fact)',
     expected: `${pairs} pairs with 1 run each`,
-    found: `${exactlyOne} with 1; ${missing} missing, ${duplicated} duplicated, ${unexpected} unexpected`,
+    found: `${exactlyOne} with 1; ${missing} missing${missingOf.length ? ` (${missingOf.join(', ')})` : ''}, ${duplicated} duplicated, ${unexpected} unexpected`,
     pass: exactlyOne === pairs && unexpected === 0,
   };
 }

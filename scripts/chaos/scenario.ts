@@ -48,6 +48,9 @@ export function offeredFact(n: number, loadId: string): OfferedFact {
   return { ...base, kind: `chaos.noise.k${slot % 4}`, payload: { n } };
 }
 
+/** The agent that also gets one manual run a second during the load. */
+export const MANUAL_RUN_AGENT = 'serial';
+
 /** The four agents: concurrency 1, concurrency 3, a trigger filter, and a queue cap that overflows. */
 export const SCENARIO_AGENTS: readonly ScenarioAgent[] = [
   {

@@ -46,7 +46,7 @@ export function expectedPairs(load: Pick<FactLoadResult, 'acknowledged'>, loadId
 }
 
 /** Reads the end state from PostgreSQL, Redis and the public API and runs every check on it. */
-export async function verify(input: VerifyInput): Promise<{ checks: CheckResult[]; figures: Omit<ChaosFigures, 'rate' | 'durationS'> }> {
+export async function verify(input: VerifyInput): Promise<{ checks: CheckResult[]; figures: Omit<ChaosFigures, 'rate' | 'durationS' | 'manualRuns'> }> {
   const { load, kills } = input;
   const stored = await readFacts(input.pg, input.workspaceId);
   const runs = await readRuns(input.pg, input.workspaceId);
@@ -64,7 +64,7 @@ export async function verify(input: VerifyInput): Promise<{ checks: CheckResult[
     checkNoDuplicateFacts(stored),
     checkSeqDense(stored),
     checkApiListing(apiIds, stored),
-    checkOneRunPerMatch(expectedPairs(load, input.loadId, input.agentIds), runs),
+    checkOneRunPerMatch(expectedPairs(load, input.loadId, input.agentIds), runs, new Map([...input.agentIds].map(([name, id]) => [id, name]))),
     ...SCENARIO_AGENTS.filter((agent) => agent.overflows).map((agent) => checkSomeDropped(agent.name, runsOf(agent.name))),
     checkSettled(runs),
     ...SCENARIO_AGENTS.map((agent) => checkConcurrency(agent.name, agent.concurrency, runsOf(agent.name), runnerKills)),
