@@ -12,6 +12,9 @@ export interface UnexpectedExit {
   tail: string;
 }
 
+/** Crashes of one slot after which it is left down. */
+const MAX_RESTARTS_AFTER_CRASH = 5;
+
 const SLOTS: readonly ServiceSlot[] = ['event-log:0', 'event-log:1', 'gateway', 'matcher:0', 'matcher:1', 'runner:0', 'runner:1'];
 
 const READY: Record<string, RegExp> = { gateway: /gateway listening/, matcher: /matcher started/, runner: /runner started/, 'event-log': /"msg":"[^"]*(started|listening)/ };
@@ -84,6 +87,8 @@ export class Mesh {
   private exitedOnItsOwn(slot: ServiceSlot, proc: ServiceProcess, exit: number | NodeJS.Signals | null): void {
     if (this.closed || this.killing.has(slot) || this.procs.get(slot) !== proc) return;
     this.unexpectedExits.push({ slot, at: Date.now(), exit, tail: proc.output().slice(-2000) });
+    // A service that keeps crashing is not started forever: the report shows its exits.
+    if (this.unexpectedExits.filter((e) => e.slot === slot).length > MAX_RESTARTS_AFTER_CRASH) return;
     this.launch(slot).catch((error: unknown) => this.unexpectedExits.push({ slot, at: Date.now(), exit: null, tail: `could not restart: ${String(error)}` }));
   }
 }
