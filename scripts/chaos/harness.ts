@@ -12,7 +12,7 @@ import { runKills, type KillDeps } from './kills';
 import { startManualRuns } from './manual-runs';
 import { Mesh } from './mesh';
 import type { ChaosOptions } from './options';
-import { createChaosDatabase, serverUrl } from './own-database';
+import { chaosDatabaseUrl, migrateDatabase, serverUrl } from './own-database';
 import { freePort, OwnRedis } from './own-redis';
 import { waitForQuiescence } from './quiescence';
 import { formatReport } from './report';
@@ -77,7 +77,9 @@ interface StartedPlatform {
 /** Starts Redis, the database, the mesh, the workspace and the agents, recording each in `resources`. */
 async function startPlatform(resources: ChaosResources, log: (line: string) => void): Promise<StartedPlatform> {
   resources.redis = await OwnRedis.start();
-  resources.databaseUrl = await createChaosDatabase(serverUrl());
+  // Recorded before it exists: a migration that fails half-way still leaves it to drop.
+  resources.databaseUrl = chaosDatabaseUrl(serverUrl());
+  await migrateDatabase(resources.databaseUrl);
   const gatewayPort = await freePort();
   const env = {
     ...RECOVERY_ENV,

@@ -12,15 +12,17 @@ export function serverUrl(env: NodeJS.ProcessEnv = process.env): string {
   return env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 }
 
+/** A new database name of the harness's own on `server`, with its creation time in it. */
+export function chaosDatabaseUrl(server: string): string {
+  return withDatabaseName(server, `sy_chaos_${Math.floor(Date.now() / 1000)}_${Math.random().toString(36).slice(2, 8)}`);
+}
+
 /**
- * Creates a database of the harness's own and migrates it with the project's
- * migration command (`npm run db:migrate`, which also creates it), exactly as
- * an operator would. Returns its URL.
+ * Creates and migrates the database with the project's migration command
+ * (`npm run db:migrate`, which also creates it), exactly as an operator would.
  */
-export async function createChaosDatabase(server: string): Promise<string> {
-  const url = withDatabaseName(server, `sy_chaos_${Math.floor(Date.now() / 1000)}_${Math.random().toString(36).slice(2, 8)}`);
+export async function migrateDatabase(url: string): Promise<void> {
   await run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'libs/db/src/cli/migrate.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url } });
-  return url;
 }
 
 /**
