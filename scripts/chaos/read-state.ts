@@ -1,0 +1,76 @@
+import type { Client } from 'pg';
+import { GROUPS, STREAMS } from '@switchyard/contracts';
+import { deadLetterKeys, streamGroupStats, toKey, type Redis } from '@switchyard/redis';
+import { apiClient } from '@switchyard/testing';
+import type { RunRow, StoredFact } from './rows';
+
+/** Every fact of the workspace, from PostgreSQL. */
+export async function readFacts(pg: Client, workspaceId: string): Promise<StoredFact[]> {
+  const { rows } = await pg.query<{ id: string; seq: string; kind: string; subject_id: string; idempotency_key: string | null; n: string | null }>(
+    `SELECT id::text, seq::text, kind, subject_id, idempotency_key,
+            CASE WHEN kind LIKE 'chaos.%' THEN payload->>'n' END AS n
+       FROM platform_events WHERE workspace_id = $1`,
+    [workspaceId],
+  );
+  return rows.map((row) => ({ id: row.id, seq: Number(row.seq), kind: row.kind, subjectId: row.subject_id, idempotencyKey: row.idempotency_key, n: row.n === null ? null : Number(row.n) }));
+}
+
+/** Every run of the workspace, from PostgreSQL. */
+export async function readRuns(pg: Client, workspaceId: string): Promise<RunRow[]> {
+  const { rows } = await pg.query<{ id: string; agent_id: string; event_id: string | null; origin_type: string; status: string; reason: string | null; started_at: Date | null; ended_at: Date | null }>(
+    `SELECT id::text, agent_id::text, event_id::text, origin_type, status::text, reason, started_at, ended_at FROM runs WHERE workspace_id = $1`,
+    [workspaceId],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    agentId: row.agent_id,
+    eventId: row.event_id,
+    originType: row.origin_type,
+    status: row.status,
+    reason: row.reason,
+    startedAt: row.started_at?.getTime() ?? null,
+    endedAt: row.ended_at?.getTime() ?? null,
+  }));
+}
+
+/** The ids of every fact the public API lists (`GET /events?after=`, pages of 1,000), in its order. */
+export async function listFactIds(gatewayUrl: string, token: string, workspace: string): Promise<string[]> {
+  const api = apiClient(gatewayUrl, token);
+  const ids: string[] = [];
+  for (let after = 0; ; ) {
+    const page = await api<{ events: Array<{ id: string }>; nextCursor: number }>('GET', `/v1/workspaces/${workspace}/events?after=${after}&limit=1000`);
+    if (page.status !== 200) throw new Error(`GET /events answered ${page.status}`);
+    ids.push(...page.body.events.map((event) => event.id));
+    if (page.body.events.length === 0) return ids;
+    after = page.body.nextCursor;
+  }
+}
+
+/** Runs of the workspace not yet ended (queued, running or parked). */
+export async function unsettledRuns(pg: Client, workspaceId: string): Promise<number> {
+  const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE workspace_id = $1 AND status IN ('queued', 'running', 'awaiting_approval')`, [workspaceId]);
+  return rows[0]!.n;
+}
+
+/** Whether a consumer group has read and acknowledged everything on its stream. */
+export async function groupConsumed(redis: Redis, prefix: string, stream: string, group: string): Promise<boolean> {
+  const key = toKey(prefix, stream);
+  const mine = (await streamGroupStats(redis, key)).find((stats) => stats.group === group);
+  if (!mine || mine.pending !== 0) return false;
+  if (mine.lag !== null) return mine.lag === 0;
+  // Redis cannot tell the lag after some trims: compare the group's position with the stream's end.
+  const info = (await redis.call('XINFO', 'STREAM', key)) as unknown[];
+  return String(info[info.indexOf('last-generated-id') + 1]) === mine.lastDeliveredId;
+}
+
+/** Whether `ingest` (event-log) and `facts` (matcher) are consumed. */
+export async function streamsConsumed(redis: Redis, prefix: string): Promise<boolean> {
+  return (await groupConsumed(redis, prefix, STREAMS.ingest, GROUPS.eventLog)) && (await groupConsumed(redis, prefix, STREAMS.facts, GROUPS.matcher));
+}
+
+/** Entries on the dead-letter streams of `ingest` and `facts`. */
+export async function deadLetterCount(redis: Redis, prefix: string): Promise<number> {
+  const keys = [deadLetterKeys(prefix, STREAMS.ingest, GROUPS.eventLog).stream, deadLetterKeys(prefix, STREAMS.facts, GROUPS.matcher).stream];
+  const lengths = await Promise.all(keys.map((key) => redis.xlen(key)));
+  return lengths.reduce((sum, n) => sum + n, 0);
+}
