@@ -1,7 +1,7 @@
 import type { Client } from 'pg';
 import type { Redis } from '@switchyard/redis';
 import { waitFor } from '@switchyard/testing';
-import { streamsConsumed, unsettledRuns } from './read-state';
+import { outboxPending, streamsConsumed, unsettledRuns } from './read-state';
 
 /** What quiescence is judged on. */
 export interface QuiescenceProbe {
@@ -15,8 +15,9 @@ export interface QuiescenceProbe {
 const QUIET_IN_A_ROW = 3;
 
 /**
- * Waits until nothing is queued or running and `ingest` and `facts` are read
- * and acknowledged by their groups, three observations in a row. Resolves
+ * Waits until nothing is queued or running, the outbox is relayed and
+ * `ingest` and `facts` are read and acknowledged by their groups, three
+ * observations in a row. Resolves
  * with how long that took, or undefined after `timeoutMs`.
  */
 export async function waitForQuiescence(probe: QuiescenceProbe, timeoutMs: number): Promise<number | undefined> {
@@ -25,7 +26,8 @@ export async function waitForQuiescence(probe: QuiescenceProbe, timeoutMs: numbe
   try {
     await waitFor(
       async () => {
-        const settled = (await unsettledRuns(probe.pg, probe.workspaceId)) === 0 && (await streamsConsumed(probe.redis, probe.prefix));
+        const settled =
+          (await unsettledRuns(probe.pg, probe.workspaceId)) === 0 && (await outboxPending(probe.pg)) === 0 && (await streamsConsumed(probe.redis, probe.prefix));
         quiet = settled ? quiet + 1 : 0;
         return quiet >= QUIET_IN_A_ROW;
       },

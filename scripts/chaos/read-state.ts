@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { GROUPS, STREAMS } from '@switchyard/contracts';
-import { deadLetterKeys, streamGroupStats, toKey, type Redis } from '@switchyard/redis';
+import { streamGroupStats, toKey, type Redis } from '@switchyard/redis';
 import { apiClient } from '@switchyard/testing';
 import type { RunRow, StoredFact } from './rows';
 
@@ -68,9 +68,12 @@ export async function streamsConsumed(redis: Redis, prefix: string): Promise<boo
   return (await groupConsumed(redis, prefix, STREAMS.ingest, GROUPS.eventLog)) && (await groupConsumed(redis, prefix, STREAMS.facts, GROUPS.matcher));
 }
 
-/** Entries on the dead-letter streams of `ingest` and `facts`. */
-export async function deadLetterCount(redis: Redis, prefix: string): Promise<number> {
-  const keys = [deadLetterKeys(prefix, STREAMS.ingest, GROUPS.eventLog).stream, deadLetterKeys(prefix, STREAMS.facts, GROUPS.matcher).stream];
-  const lengths = await Promise.all(keys.map((key) => redis.xlen(key)));
-  return lengths.reduce((sum, n) => sum + n, 0);
+/** Dead letters of every consumer not replayed (they live in PostgreSQL, `dead_letters`). */
+export async function deadLetterCount(pg: Client): Promise<number> {
+  return Number((await pg.query('SELECT count(*) FROM dead_letters WHERE replayed_at IS NULL')).rows[0].count);
+}
+
+/** Facts written with their changes that the event-log's relay has not moved to `ingest` yet. */
+export async function outboxPending(pg: Client): Promise<number> {
+  return Number((await pg.query('SELECT count(*) FROM fact_outbox')).rows[0].count);
 }

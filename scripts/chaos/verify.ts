@@ -51,7 +51,7 @@ export async function verify(input: VerifyInput): Promise<{ checks: CheckResult[
   const stored = await readFacts(input.pg, input.workspaceId);
   const runs = await readRuns(input.pg, input.workspaceId);
   const apiIds = await listFactIds(input.gatewayUrl, input.token, input.workspace);
-  const deadLetters = await deadLetterCount(input.redis, input.prefix);
+  const deadLetters = await deadLetterCount(input.pg);
   const runnerKills = kills.filter((kill) => kill.target.startsWith('runner')).map((kill) => kill.at);
   const runsOf = (name: string) => runs.filter((run) => run.agentId === input.agentIds.get(name));
   const checks: CheckResult[] = [

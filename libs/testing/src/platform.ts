@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { waitFor } from './wait-for';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { createTestRedis, type TestRedis } from './test-redis';
 import { spawnService, type ServiceProcess } from './spawn-service';
@@ -31,6 +33,13 @@ export interface TestPlatform {
   startEventLog(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** Creates a workspace with the real admin command; returns its admin token. */
   createWorkspace(slug: string): Promise<string>;
+  /**
+   * How many facts were ever accepted into `ingest`, once the outbox is empty:
+   * the platform writes its own facts with their changes and the event-log's
+   * relay moves them a moment later (decision 0024), so a test that checks
+   * "nothing more was recorded" would otherwise race the relay.
+   */
+  factsRecorded(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -114,6 +123,17 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       const token = stdout.trim().split('\n').at(-1)!;
       if (!token.startsWith('sy_')) throw new Error(`admin did not print a token:\n${stdout}`);
       return token;
+    },
+    factsRecorded: async () => {
+      const pg = new Client({ connectionString: db.url });
+      await pg.connect();
+      try {
+        await waitFor(async () => Number((await pg.query('SELECT count(*) FROM fact_outbox')).rows[0].count) === 0, { what: 'the outbox relayed' });
+      } finally {
+        await pg.end();
+      }
+      const info = (await redis.redis.call('XINFO', 'STREAM', `${redis.prefix}:ingest`)) as unknown[];
+      return Number(info[info.indexOf('entries-added') + 1]);
     },
     stop: async () => {
       await Promise.all([gateway, ...eventLogs, ...matchers, ...runners].map((proc) => proc.stop('SIGTERM')));

@@ -42,10 +42,7 @@ describe('agents API', () => {
     triggers: [{ kind: 'scorecard.*' }],
     ...extra,
   });
-  const ingestAdded = async () => {
-    const info = (await platform.redis.redis.call('XINFO', 'STREAM', `${platform.redis.prefix}:ingest`)) as unknown[];
-    return Number(info[info.indexOf('entries-added') + 1]);
-  };
+  const ingestAdded = () => platform.factsRecorded();
   /** Everything a registry write could change: rows, heads and facts accepted. */
   const snapshot = async () => {
     const { rows } = await pg.query(

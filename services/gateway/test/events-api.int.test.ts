@@ -25,10 +25,7 @@ describe('events API', () => {
     await platform.stop();
   });
 
-  const ingestAdded = async () => {
-    const info = (await platform.redis.redis.call('XINFO', 'STREAM', `${platform.redis.prefix}:ingest`)) as unknown[];
-    return Number(info[info.indexOf('entries-added') + 1]);
-  };
+  const ingestAdded = () => platform.factsRecorded();
   const rowCount = async () => Number((await pg.query('SELECT count(*) FROM platform_events')).rows[0].count);
   const fact = (extra: Record<string, unknown> = {}) => ({ kind: 'scorecard.completed', subject: { type: 'scorecard', id: 'sc_9' }, payload: { failures: 3 }, ...extra });
 

@@ -70,22 +70,14 @@ describe('runs and settings API', () => {
     return id;
   }
   const jobCount = async () => Object.values(await queue.getJobCounts()).reduce((a, b) => a + b, 0);
-  const ingestAdded = async () => {
-    const info = (await platform.redis.redis.call('XINFO', 'STREAM', `${platform.redis.prefix}:ingest`)) as unknown[];
-    return Number(info[info.indexOf('entries-added') + 1]);
-  };
+  const ingestAdded = () => platform.factsRecorded();
   /** Everything a run or settings command could change: rows, flags, facts accepted, jobs. */
-  /** Facts recorded so far: they are written with their changes and relayed to ingest by the event-log, so counted once relayed. */
-  const factsRecorded = async () => {
-    await waitFor(async () => Number((await pg.query('SELECT count(*) FROM fact_outbox')).rows[0].count) === 0, { what: 'the outbox relayed' });
-    return ingestAdded();
-  };
   const snapshot = async () => {
     const { rows } = await pg.query(
       `SELECT (SELECT string_agg(id::text || status::text || stop_requested::text, ',' ORDER BY id) FROM runs) AS runs,
               (SELECT string_agg(workspace_id::text || agents_paused::text, ',') FROM workspace_settings) AS settings`,
     );
-    return { ...rows[0], facts: await factsRecorded(), jobs: await jobCount() };
+    return { ...rows[0], facts: await ingestAdded(), jobs: await jobCount() };
   };
   const factsAbout = (subjectId: string, kind: string) =>
     waitFor(async () => {
@@ -139,12 +131,12 @@ describe('runs and settings API', () => {
 
   it.each(['running', 'awaiting_approval'])('flags a %s run for the runner to cancel (202), recording nothing yet', async (status) => {
     const id = await insertRun(agents.worker!, status);
-    const facts = await factsRecorded();
+    const facts = await ingestAdded();
     const stopped = await member('POST', `${ws}/runs/${id}/stop`);
     expect(stopped.status).toBe(202);
     expect(stopped.body).toMatchObject({ id, status });
     expect((await pg.query('SELECT status, stop_requested FROM runs WHERE id = $1', [id])).rows[0]).toEqual({ status, stop_requested: true });
-    expect(await factsRecorded()).toBe(facts);
+    expect(await ingestAdded()).toBe(facts);
   });
 
   it('retries an ended run as a new queued run of the latest version, with its job and fact', async () => {
