@@ -1,4 +1,4 @@
-import type { ActivationJob, Fact } from '@switchyard/contracts';
+import { WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
@@ -51,6 +51,8 @@ export class Matcher {
   private lingering: NodeJS.Timeout | undefined;
   private readonly lastDebounceArrival = new Map<string, number>();
   private paused = new Set<string>();
+  /** Per workspace: the seq up to which agent and settings changes are applied to the index. */
+  private readonly changesApplied = new Map<string, number>();
   private readonly consumer: string;
   private readonly clock: () => number;
 
@@ -62,6 +64,9 @@ export class Matcher {
   /** Loads the agents, the kill switches and the cursors. */
   async load(): Promise<{ initialized: boolean }> {
     const { store, index } = this.options;
+    // Read first: every change up to these seqs is in what is loaded next; a later one is applied
+    // again in fact order (changesUpTo), which is harmless.
+    for (const [workspaceId, seq] of await store.lastSeqs()) this.changesApplied.set(workspaceId, seq);
     for (const agent of await store.loadAgents()) index.upsert(agent);
     this.paused = await store.pausedWorkspaces();
     const saved = await store.loadCursors(this.consumer);
@@ -90,11 +95,12 @@ export class Matcher {
   async handle(batch: readonly MatcherFact[]): Promise<void> {
     const advanced = new Map<string, number>();
     const candidates: Candidate[] = [];
+    // Already processed (a redelivery after the cursor was saved): decisions are not re-taken.
+    const fresh = batch.filter(({ fact, workspaceId }) => fact.seq > this.cursor(workspaceId));
+    const changes = await this.changesUpTo(fresh);
     let reloaded = false;
-    for (const { fact, workspaceId } of batch) {
-      // Already processed (a redelivery after the cursor was saved): decisions are not re-taken.
-      if (fact.seq <= this.cursor(workspaceId)) continue;
-      reloaded = (await this.reloadFor(fact, workspaceId)) || reloaded;
+    for (const { fact, workspaceId } of fresh) {
+      reloaded = (await this.applyChanges(workspaceId, changes, fact.seq)) || reloaded;
       const paused = this.paused.has(workspaceId);
       for (const match of this.options.index.match(workspaceId, fact)) candidates.push({ match, fact, workspaceId, paused });
       this.cursors.set(workspaceId, fact.seq);
@@ -216,18 +222,47 @@ export class Matcher {
     return recorded;
   }
 
-  /** Applies an agent or settings change the fact announces; true when it was one. */
-  private async reloadFor(fact: Fact, workspaceId: string): Promise<boolean> {
-    if (fact.kind.startsWith('agent.') && fact.subject.type === 'agent') {
-      await this.reloadAgent(fact);
-      return true;
+  /**
+   * The agent and settings changes of the batch's workspaces up to its last
+   * fact that are not applied yet, from PostgreSQL, by workspace in seq order.
+   * The consumer group gives each fact to one matcher replica, so the change
+   * facts of one replica's batches are read here by every replica — each
+   * index then applies every change where it falls in the fact order.
+   */
+  private async changesUpTo(batch: readonly MatcherFact[]): Promise<Map<string, Fact[]>> {
+    const upto = new Map<string, number>();
+    for (const { fact, workspaceId } of batch) upto.set(workspaceId, Math.max(fact.seq, upto.get(workspaceId) ?? 0));
+    const ranges = [...upto].map(([workspaceId, uptoSeq]) => ({ workspaceId, afterSeq: this.changesApplied.get(workspaceId) ?? 0, uptoSeq })).filter((range) => range.uptoSeq > range.afterSeq);
+    const changes = new Map<string, Fact[]>();
+    if (ranges.length === 0) return changes;
+    for (const change of await this.options.store.changesBetween(ranges)) {
+      const list = changes.get(change.workspaceId) ?? [];
+      list.push(change.fact);
+      changes.set(change.workspaceId, list);
     }
-    if (fact.kind === 'workspace.settings_changed') {
-      if (await this.options.store.isPaused(workspaceId)) this.paused.add(workspaceId);
-      else this.paused.delete(workspaceId);
-      return true;
+    return changes;
+  }
+
+  /** Applies the workspace's pending changes up to `seq`; true when there was one. */
+  private async applyChanges(workspaceId: string, changes: Map<string, Fact[]>, seq: number): Promise<boolean> {
+    const pending = changes.get(workspaceId) ?? [];
+    let applied = false;
+    while (pending.length > 0 && pending[0]!.seq <= seq) {
+      const change = pending.shift()!;
+      if (change.seq <= (this.changesApplied.get(workspaceId) ?? 0)) continue;
+      if (change.kind === WORKSPACE_FACT_KINDS.settingsChanged) this.applySettings(workspaceId, change);
+      else await this.reloadAgent(change);
+      this.changesApplied.set(workspaceId, change.seq);
+      applied = true;
     }
-    return false;
+    if (seq > (this.changesApplied.get(workspaceId) ?? 0)) this.changesApplied.set(workspaceId, seq);
+    return applied;
+  }
+
+  /** The kill switch as the settings fact states it, at its place in the fact order. */
+  private applySettings(workspaceId: string, fact: Fact): void {
+    if ((fact.payload as { agentsPaused?: unknown }).agentsPaused === true) this.paused.add(workspaceId);
+    else this.paused.delete(workspaceId);
   }
 
   /**

@@ -54,9 +54,14 @@ export interface MatcherStore {
   loadAgent(agentId: string): Promise<AgentRecord | null>;
   /** One version of an agent (versions are immutable), with the given enabled flag; null when absent. */
   loadAgentVersion(agentId: string, version: number, enabled: boolean): Promise<AgentRecord | null>;
+  /**
+   * The agent and settings change facts (`agent.created|updated|enabled|disabled|deleted`,
+   * `workspace.settings_changed`) of each workspace with afterSeq < seq ≤ uptoSeq, by
+   * workspace in seq order.
+   */
+  changesBetween(ranges: ReadonlyArray<{ workspaceId: string; afterSeq: number; uptoSeq: number }>): Promise<Array<{ workspaceId: string; fact: Fact }>>;
   /** Workspaces whose kill switch is on. */
   pausedWorkspaces(): Promise<Set<string>>;
-  isPaused(workspaceId: string): Promise<boolean>;
   /**
    * In one round trip: what the guards need to know of these agents'
    * activations (debounce excepted), and the trigger runs that exist for

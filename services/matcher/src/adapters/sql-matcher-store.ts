@@ -1,4 +1,4 @@
-import { AgentSpecSchema, type ActivationJob, type Fact } from '@switchyard/contracts';
+import { AGENT_FACT_KINDS, AgentSpecSchema, WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
 import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import type { AgentRecord } from '../agent-index';
@@ -29,6 +29,9 @@ interface LastByKindRow {
 function toSlot(row: SlotRow, created: boolean): TriggerRunSlot {
   return { created, runId: row.id, status: row.status, depth: Number(row.depth) };
 }
+
+/** The kinds of the facts that change what the matcher's index matches. */
+const CHANGE_KINDS: string[] = [...Object.values(AGENT_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged];
 
 /** Marks that a consumer saved cursors once (then a missing workspace row means "from seq 0"). */
 const INITIALIZED_MARKER = '00000000-0000-0000-0000-000000000000';
@@ -91,13 +94,21 @@ export class SqlMatcherStore implements MatcherStore {
     return new Set(rows.map((row) => row.workspace_id));
   }
 
-  async isPaused(workspaceId: string): Promise<boolean> {
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ agents_paused: boolean }>>(
-      'SELECT agents_paused FROM workspace_settings WHERE workspace_id = $1::uuid',
-      workspaceId,
+  async changesBetween(ranges: ReadonlyArray<{ workspaceId: string; afterSeq: number; uptoSeq: number }>): Promise<Array<{ workspaceId: string; fact: Fact }>> {
+    // Per workspace and kind a range of the (workspace_id, kind, seq) index: a few rows, whatever the fact rate.
+    const rows = await this.prisma.$queryRawUnsafe<Array<FactRow & { slug: string }>>(
+      `SELECT ${FACT_COLUMNS}, (SELECT slug FROM workspaces WHERE workspaces.id = q_ws) AS slug
+         FROM unnest($1::uuid[], $2::bigint[], $3::bigint[]) AS q(q_ws, q_after, q_upto)
+         JOIN platform_events ON workspace_id = q_ws AND kind = ANY($4::text[]) AND seq > q_after AND seq <= q_upto
+        ORDER BY workspace_id, seq`,
+      ranges.map((range) => range.workspaceId),
+      ranges.map((range) => range.afterSeq),
+      ranges.map((range) => range.uptoSeq),
+      CHANGE_KINDS,
     );
-    return rows[0]?.agents_paused ?? false;
+    return rows.map((row) => ({ workspaceId: row.workspace_id, fact: factFromRow(row, row.slug) }));
   }
+
 
   async batchHistory(
     queries: readonly AgentHistoryQuery[],
