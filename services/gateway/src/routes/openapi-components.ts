@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import {
   AgentResponseSchema,
+  AgentSpecSchema,
   AgentVersionResponseSchema,
-  CreateAgentRequestSchema,
   CreatedTokenSchema,
   CreateTokenRequestSchema,
   ErrorBodySchema,
@@ -27,7 +27,6 @@ import {
   StartRunRequestSchema,
   StreamTicketResponseSchema,
   TranscriptResponseSchema,
-  UpdateAgentRequestSchema,
   WhoAmIResponseSchema,
   WorkspaceSettingsSchema,
 } from '@switchyard/contracts';
@@ -52,8 +51,8 @@ const SCHEMAS = {
   ListTokensResponse: ListTokensResponseSchema,
   WhoAmIResponse: WhoAmIResponseSchema,
   StreamTicketResponse: StreamTicketResponseSchema,
-  CreateAgentRequest: CreateAgentRequestSchema,
-  UpdateAgentRequest: UpdateAgentRequestSchema,
+  /** The body of `POST` and `PUT /agents` (CreateAgentRequestSchema and UpdateAgentRequestSchema are this one schema). */
+  AgentSpec: AgentSpecSchema,
   Agent: AgentResponseSchema,
   ListAgentsResponse: ListAgentsResponseSchema,
   AgentVersion: AgentVersionResponseSchema,
@@ -92,8 +91,9 @@ export function componentSchemas(): Record<string, unknown> {
     io: 'input',
     unrepresentable: 'any',
   });
-  // Each schema is a component of the document, not a standalone JSON Schema document.
-  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _dialect, ...schema }]) => [id, schema]));
+  // Each schema is a component of the document, not a standalone JSON Schema
+  // document: no dialect, and no `$id` (its place in the document names it).
+  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, schema]));
 }
 
 /**

@@ -29,7 +29,7 @@ export function agentPaths(): OpenApiPaths {
   const nameOrVersion = conflict('AGENT_VERSION_CONFLICT (stale If-Match) or AGENT_NAME_TAKEN');
   return {
     [`${base}/agents`]: {
-      post: { operationId: 'createAgent', summary: 'Create an agent (version 1)', parameters: [ws], requestBody: body('CreateAgentRequest'), responses: { '201': json('Agent', 'created; ETag is the version'), ...errors, ...nameOrVersion } },
+      post: { operationId: 'createAgent', summary: 'Create an agent (version 1)', parameters: [ws], requestBody: body('AgentSpec'), responses: { '201': json('Agent', 'created; ETag is the version'), ...errors, ...nameOrVersion } },
       get: { operationId: 'listAgents', summary: 'List live agents in creation order', parameters: [ws, ...queryParameters(ListAgentsQuerySchema)], responses: { '200': json('ListAgentsResponse', 'a page of agents'), ...errors } },
     },
     [`${base}/agents/{id}`]: {
@@ -38,7 +38,7 @@ export function agentPaths(): OpenApiPaths {
         operationId: 'updateAgent',
         summary: 'Save the next immutable version (the whole spec); a spec identical to the latest makes no version',
         parameters: [ws, agentId, ifMatch],
-        requestBody: body('UpdateAgentRequest'),
+        requestBody: body('AgentSpec'),
         responses: { '200': json('Agent', 'the new version, or the current one when nothing changed'), ...errors, ...nameOrVersion },
       },
       delete: { operationId: 'deleteAgent', summary: 'Disable and hide the agent (its versions and runs stay readable; the name is freed)', parameters: [ws, agentId], responses: { '204': { description: 'deleted' }, ...errors } },
