@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
 import { createPrismaClient } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
-import { RedisIngestWriter, toKey } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { storeChecks } from '@switchyard/runtime';
 import { createTestDatabase, createTestRedis } from '@switchyard/testing';
 import { PrismaAgentStore } from '../src/adapters/prisma-agent-store';
@@ -31,8 +31,7 @@ export interface InProcessGateway {
  * routes it serves, compared with the OpenAPI document), which a gateway in a
  * child process cannot show. This builds the real app with the real adapters
  * on a database and Redis prefix of the test's own, wired as `service.ts`
- * wires them; nothing here is faked. Activations are refused (no queue): the
- * tests using it start no runs.
+ * wires them; nothing here is faked.
  */
 export async function createInProcessGateway(): Promise<InProcessGateway> {
   const db = await createTestDatabase();
@@ -42,6 +41,9 @@ export async function createInProcessGateway(): Promise<InProcessGateway> {
   const factsKey = toKey(prefix, STREAMS.facts);
   const ingestKey = toKey(prefix, STREAMS.ingest);
   const rateLimiter = new TokenRateLimiter({ redis, prefix, perSecond: 1000 });
+  const feed = new FactFeed(redis, factsKey, log);
+  const queueConnection = redis.duplicate({ connectionName: 'test:activations', enableOfflineQueue: false });
+  const activationQueue = createActivationQueue(queueConnection, prefix);
   const app = createGatewayApp({
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
@@ -53,9 +55,9 @@ export async function createInProcessGateway(): Promise<InProcessGateway> {
     transcripts: new PrismaTranscriptReader(prisma),
     steering: new PrismaSteeringStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix }),
-    activations: { enqueue: () => Promise.reject(new Error('no activations queue in this test')) },
+    activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
     ingest: new RedisIngestWriter(redis, prefix, ingestKey, 3600),
-    feed: new FactFeed(redis, factsKey, log),
+    feed,
     redis,
     prefix,
     log,
@@ -75,6 +77,9 @@ export async function createInProcessGateway(): Promise<InProcessGateway> {
     app,
     close: async () => {
       await rateLimiter.close();
+      await feed.close();
+      await activationQueue.close();
+      await closeRedis(queueConnection);
       await prisma.$disconnect();
       await cleanup();
       await db.drop();
