@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JsonValueSchema } from './json-value';
 import { KindSchema, SubjectSchema } from './facts';
 
 /** Names of workspace secrets: referenced from agent specs (`apiKeySecret`, `{secret: name}` headers). */
@@ -90,7 +91,7 @@ export const TranscriptEntrySchema = z.strictObject({
   seq: z.number().int().min(1),
   runId: z.uuid(),
   type: TranscriptEntryTypeSchema,
-  content: z.record(z.string(), z.json()),
+  content: z.record(z.string(), JsonValueSchema),
   at: z.iso.datetime(),
 });
 export type TranscriptEntry = z.infer<typeof TranscriptEntrySchema>;

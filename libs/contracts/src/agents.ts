@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JsonValueSchema } from './json-value';
 import { WorkspaceSlugSchema } from './facts';
 import { SecretNameSchema, SecretRefSchema } from './agent-loop';
 import { TriggerFilterSchema, TriggerSchema } from './trigger-filter';
@@ -40,7 +41,7 @@ export const ToolNameGlobSchema = z
 
 const boundedJsonRecord = (maxBytes: number) =>
   z
-    .record(z.string().max(100), z.json())
+    .record(z.string().max(100), JsonValueSchema)
     .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= maxBytes, {
       message: `larger than ${maxBytes} bytes serialized`,
     });

@@ -4,11 +4,27 @@ import { z } from 'zod';
 export const RoleSchema = z.enum(['viewer', 'member', 'admin']);
 export type Role = z.infer<typeof RoleSchema>;
 
-/** `POST /v1/workspaces/{ws}/tokens` body. */
-export const CreateTokenRequestSchema = z.strictObject({
-  name: z.string().min(1).max(100),
-  role: RoleSchema,
-});
+/** The longest life a token may be created with: 366 days, in seconds. */
+export const MAX_TOKEN_TTL_SECONDS = 366 * 24 * 3600;
+
+/**
+ * `POST /v1/workspaces/{ws}/tokens` body. A token expires at `expiresAt` or
+ * `ttlSeconds` after its creation (at most one of them, at most
+ * MAX_TOKEN_TTL_SECONDS ahead); without either it never expires.
+ */
+export const CreateTokenRequestSchema = z
+  .strictObject({
+    name: z.string().min(1).max(100),
+    role: RoleSchema,
+    /** When the token stops working (ISO 8601, in the future). */
+    expiresAt: z.iso.datetime({ offset: true }).optional(),
+    /** Seconds from now until the token stops working. */
+    ttlSeconds: z.number().int().min(60).max(MAX_TOKEN_TTL_SECONDS).optional(),
+  })
+  .refine((body) => body.expiresAt === undefined || body.ttlSeconds === undefined, {
+    message: 'give expiresAt or ttlSeconds, not both',
+    path: ['ttlSeconds'],
+  });
 export type CreateTokenRequest = z.infer<typeof CreateTokenRequestSchema>;
 
 /** A token as listed: never its secret, only the visible prefix. */
@@ -20,6 +36,8 @@ export const TokenInfoSchema = z.strictObject({
   createdAt: z.iso.datetime(),
   lastUsedAt: z.iso.datetime().nullable(),
   revokedAt: z.iso.datetime().nullable(),
+  /** When it stops working; null when it never expires. */
+  expiresAt: z.iso.datetime().nullable(),
 });
 export type TokenInfo = z.infer<typeof TokenInfoSchema>;
 
@@ -41,3 +59,19 @@ export const StreamQuerySchema = z.strictObject({
   /** For clients that cannot send the Last-Event-ID header on the first connect. */
   after: z.coerce.number().int().min(0).optional(),
 });
+
+/**
+ * `GET /v1/whoami`: what the bearer token is. `agent` is set for a run's
+ * agent token (`sya_…`), which acts as its creator (`userId`).
+ */
+export const WhoAmIResponseSchema = z.strictObject({
+  tokenId: z.uuid(),
+  tokenType: z.enum(['api', 'agent']),
+  workspace: z.strictObject({ id: z.uuid(), slug: z.string() }),
+  userId: z.uuid(),
+  role: RoleSchema,
+  /** When the token stops working; null when it never expires. */
+  expiresAt: z.iso.datetime().nullable(),
+  agent: z.strictObject({ agentId: z.uuid(), runId: z.uuid(), depth: z.number().int().min(0) }).nullable(),
+});
+export type WhoAmIResponse = z.infer<typeof WhoAmIResponseSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { JsonValueSchema } from './json-value';
 
 /** Largest serialized `payload` a fact may carry. */
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
@@ -58,7 +59,7 @@ export const CausedBySchema = z.strictObject({
 export type CausedBy = z.infer<typeof CausedBySchema>;
 
 export const PayloadSchema = z
-  .record(z.string(), z.json())
+  .record(z.string(), JsonValueSchema)
   .refine((p) => Buffer.byteLength(JSON.stringify(p), 'utf8') <= MAX_PAYLOAD_BYTES, {
     message: `payload is larger than ${MAX_PAYLOAD_BYTES} bytes serialized`,
   });
@@ -108,7 +109,7 @@ export const FactSchema = z.strictObject({
   actor: ActorSchema.optional(),
   /** Who the producer says did it (its claim, from the request). */
   statedActor: ActorSchema.optional(),
-  payload: z.record(z.string(), z.json()),
+  payload: z.record(z.string(), JsonValueSchema),
   causedBy: CausedBySchema.optional(),
   idempotencyKey: IdempotencyKeySchema.optional(),
   /** When the gateway accepted it (ISO 8601). */

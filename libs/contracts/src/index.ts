@@ -1,4 +1,5 @@
 export { AppError, ErrorBodySchema, ErrorCode, ErrorCodeSchema, NonRetriableError } from './errors';
+export { JsonValueSchema } from './json-value';
 export type { ErrorBody } from './errors';
 export { GROUPS, MAILBOX_FIELD, mailboxStream, STREAMS } from './streams';
 export type { GroupName, StreamName } from './streams';
@@ -45,12 +46,14 @@ export {
   CreatedTokenSchema,
   CreateTokenRequestSchema,
   ListTokensResponseSchema,
+  MAX_TOKEN_TTL_SECONDS,
   RoleSchema,
   StreamQuerySchema,
   StreamTicketResponseSchema,
   TokenInfoSchema,
+  WhoAmIResponseSchema,
 } from './auth';
-export type { CreateTokenRequest, Role, TokenInfo } from './auth';
+export type { CreateTokenRequest, Role, TokenInfo, WhoAmIResponse } from './auth';
 export {
   AGENT_FACT_KINDS,
   AGENT_SPEC_SCHEMA_VERSION,
@@ -183,7 +186,13 @@ export {
   ListAgentsToolInputSchema,
   ListEventsToolInputSchema,
   ListRunsToolInputSchema,
+  GetTranscriptToolInputSchema,
   PLATFORM_TOOL_INPUT_SCHEMAS,
+  PLATFORM_TOOL_NAMES,
+  RetryRunToolInputSchema,
+  SendSessionMessageToolInputSchema,
+  StartRunToolInputSchema,
+  StopRunToolInputSchema,
 } from './platform-tools';
 export type {
   EmitEventToolInput,
@@ -193,7 +202,12 @@ export type {
   ListAgentsToolInput,
   ListEventsToolInput,
   ListRunsToolInput,
+  GetTranscriptToolInput,
   PlatformToolName,
+  RetryRunToolInput,
+  SendSessionMessageToolInput,
+  StartRunToolInput,
+  StopRunToolInput,
 } from './platform-tools';
 export { MAX_JSON_DEPTH } from './json-bounds';
 export { DeadLetterSchema, NewDeadLetterSchema } from './dead-letters';

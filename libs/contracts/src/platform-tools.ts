@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { AgentIdSchema, ListAgentsQuerySchema } from './agents';
 import { FactIdSchema, ListEventsQuerySchema, PostEventRequestSchema } from './facts';
-import { ListRunsQuerySchema, RunIdSchema } from './runs-api';
+import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-api';
+import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
 
 /*
  * Inputs of the platform's own MCP tools (served by the gateway at `/mcp`).
@@ -50,6 +51,32 @@ export type ListAgentsToolInput = z.infer<typeof ListAgentsToolInputSchema>;
 export const GetAgentToolInputSchema = z.strictObject({ id: AgentIdSchema });
 export type GetAgentToolInput = z.infer<typeof GetAgentToolInputSchema>;
 
+/** `start_run`: a manual run of an agent's latest version, like `POST /agents/{id}/runs`. */
+export const StartRunToolInputSchema = StartRunRequestSchema.extend({ agentId: AgentIdSchema });
+export type StartRunToolInput = z.infer<typeof StartRunToolInputSchema>;
+
+/** `stop_run`: stops a run, like `POST /runs/{id}/stop`. */
+export const StopRunToolInputSchema = z.strictObject({ id: RunIdSchema });
+export type StopRunToolInput = z.infer<typeof StopRunToolInputSchema>;
+
+/** `retry_run`: a new run of an ended run, like `POST /runs/{id}/retry`. */
+export const RetryRunToolInputSchema = z.strictObject({ id: RunIdSchema });
+export type RetryRunToolInput = z.infer<typeof RetryRunToolInputSchema>;
+
+/** `get_transcript`: a page of a run's transcript, like `GET /runs/{id}/transcript`. */
+export const GetTranscriptToolInputSchema = TranscriptQuerySchema.extend({
+  runId: RunIdSchema,
+  /** The `next` of the previous page. @defaultValue 0 */
+  after: z.number().int().min(0).default(0),
+  /** @defaultValue 100 */
+  limit: z.number().int().min(1).max(500).default(100),
+});
+export type GetTranscriptToolInput = z.infer<typeof GetTranscriptToolInputSchema>;
+
+/** `send_session_message`: steering, like `POST /sessions/{id}/messages`. */
+export const SendSessionMessageToolInputSchema = PostSessionMessageRequestSchema.extend({ sessionId: z.uuid() });
+export type SendSessionMessageToolInput = z.infer<typeof SendSessionMessageToolInputSchema>;
+
 /** Every platform tool's input schema, by tool name (the names are part of the API). */
 export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   list_events: ListEventsToolInputSchema,
@@ -59,5 +86,13 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   get_run: GetRunToolInputSchema,
   list_agents: ListAgentsToolInputSchema,
   get_agent: GetAgentToolInputSchema,
+  start_run: StartRunToolInputSchema,
+  stop_run: StopRunToolInputSchema,
+  retry_run: RetryRunToolInputSchema,
+  get_transcript: GetTranscriptToolInputSchema,
+  send_session_message: SendSessionMessageToolInputSchema,
 } as const;
 export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;
+
+/** The platform tools' names, in the order `tools/list` shows them. */
+export const PLATFORM_TOOL_NAMES = Object.keys(PLATFORM_TOOL_INPUT_SCHEMAS) as PlatformToolName[];

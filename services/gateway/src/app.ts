@@ -7,6 +7,7 @@ import type { Redis } from '@switchyard/redis';
 import { authenticate, Authenticator } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/errors';
 import type { GatewayMetrics } from './http/metrics';
+import { methodNotAllowed } from './http/method-not-allowed';
 import { rateLimit, type TokenRateLimiter } from './http/rate-limit';
 import { jsonBody } from './http/json-body';
 import { checkUrl } from './http/url-check';
@@ -27,7 +28,7 @@ import type {
 } from './ports';
 import { agentsRoutes } from './routes/agents';
 import { eventsRoutes } from './routes/events';
-import { buildOpenApi } from './routes/openapi';
+import { buildOpenApi, gatewayPaths } from './routes/openapi';
 import { runsRoutes } from './routes/runs';
 import { secretsRoutes } from './routes/secrets';
 import { sessionsRoutes } from './routes/sessions';
@@ -35,6 +36,7 @@ import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
 import { transcriptRoutes } from './routes/transcript';
+import { whoamiRoutes } from './routes/whoami';
 import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
 
@@ -93,6 +95,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     next();
   });
   app.use(checkUrl);
+  app.use(methodNotAllowed(gatewayPaths()));
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
@@ -103,6 +106,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.get('/v1/openapi.json', (_req, res) => void res.json(openApi));
 
   const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens });
+  const ledger = new RunLedger(deps);
+  app.use(whoamiRoutes({ ...deps, authenticator }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
   const workspace = Router({ mergeParams: true });
@@ -113,7 +118,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(jsonBody({ limitBytes: deps.bodyLimitBytes }));
   workspace.use(eventsRoutes(deps));
   workspace.use(agentsRoutes(deps));
-  workspace.use(runsRoutes({ runs: deps.runs, ledger: new RunLedger(deps) }));
+  workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
   workspace.use(secretsRoutes(deps));
@@ -122,7 +127,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 
   app.use('/v1/workspaces/:ws', workspace);
-  app.use('/mcp', mcpRoutes({ ...deps, authenticator, allowedHosts: deps.mcpAllowedHosts }));
+  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, allowedHosts: deps.mcpAllowedHosts }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;

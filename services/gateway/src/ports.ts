@@ -24,6 +24,11 @@ export interface Principal {
   workspaceSlug: string;
   role: Role;
   /**
+   * When the token stops working (ISO 8601); absent when it never expires.
+   * A string, not a Date, so that a principal survives JSON (stream tickets).
+   */
+  expiresAt?: string;
+  /**
    * Set when the token is a run's agent token: the caller is that agent,
    * acting as its creator (`userId`). Facts it records are attributed to the
    * agent and caused by the run (docs/decisions/0014-platform-mcp-and-agent-tokens.md).
@@ -49,14 +54,24 @@ export interface AgentTokenStore {
   findActiveAgentToken(hash: string): Promise<Principal | null>;
 }
 
+/** What a new API token is made of. */
+export interface NewToken {
+  workspaceId: string;
+  userId: string;
+  name: string;
+  role: Role;
+  expiresAt: Date | null;
+}
+
 /** Tokens and workspaces in the system of record. */
 export interface AuthStore {
-  /** The principal of an active (not revoked) token with this SHA-256, or null. */
+  /** The principal of an active (not revoked, not expired) token with this SHA-256, or null. */
   findActiveToken(hash: string): Promise<Principal | null>;
   /** Records that a token was used now. */
   touchToken(tokenId: string): Promise<void>;
   listTokens(workspaceId: string): Promise<TokenInfo[]>;
-  createToken(input: { workspaceId: string; userId: string; name: string; role: Role }): Promise<{ info: TokenInfo; secret: string }>;
+  /** Creates a token; `expiresAt` null makes one that never expires. */
+  createToken(input: NewToken): Promise<{ info: TokenInfo; secret: string }>;
   /** Revokes a token of the workspace; false when it has no such token. */
   revokeToken(workspaceId: string, tokenId: string): Promise<boolean>;
 }
@@ -121,7 +136,8 @@ export interface AgentVersionSummaryRecord {
 
 /** Outcome of saving a new version; the refusals are expected, so they are values. */
 export type AgentUpdateResult =
-  | { ok: true; agent: AgentRecord; enabledChanged: boolean }
+  /** `versionCreated` is false when the spec was identical to the latest version's (only the flag may have changed). */
+  | { ok: true; agent: AgentRecord; versionCreated: boolean; enabledChanged: boolean }
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'version_conflict'; current: number }
   | { ok: false; reason: 'name_taken' };
@@ -136,10 +152,16 @@ export interface AgentUpdateInput {
   ifMatch?: number;
 }
 
+/** Outcome of reading one version; the refusals are expected, so they are values. */
+export type AgentVersionLookup =
+  | { ok: true; version: AgentVersionRecord }
+  | { ok: false; reason: 'agent_not_found' | 'version_not_found' };
+
 /**
  * The agent registry in the system of record. Every method is scoped by
  * workspace id: another workspace's agent id is simply not found. Deleted
- * agents are not found either.
+ * agents are not found either, except by the history reads (`listVersions`,
+ * `getVersion`, `deletedAt`), which keep them readable for audit.
  */
 export interface AgentStore {
   /** Creates the agent with version 1. */
@@ -155,7 +177,8 @@ export interface AgentStore {
   /**
    * Saves the next version, atomically with the head. With `ifMatch`, only if
    * the latest version is still that one; concurrent saves are serialized so
-   * that exactly one of several with the same `ifMatch` succeeds. `enabled`
+   * that exactly one of several with the same `ifMatch` succeeds. A spec equal
+   * to the latest version's (defaults filled in) makes no version. `enabled`
    * changes the flag only when given.
    */
   update(input: AgentUpdateInput): Promise<AgentUpdateResult>;
@@ -166,10 +189,12 @@ export interface AgentStore {
    * runs' history. Returns what it was; null when not found.
    */
   delete(workspaceId: string, id: string): Promise<{ name: string; version: number } | null>;
-  /** Versions after `after`, ascending, without their specs; null when the agent is not found. */
+  /** Versions after `after`, ascending, without their specs, of a live or deleted agent; null when the agent is not found. */
   listVersions(workspaceId: string, id: string, options: { after: number; limit: number }): Promise<AgentVersionSummaryRecord[] | null>;
-  /** One version; null when the agent or the version is not found. */
-  getVersion(workspaceId: string, id: string, version: number): Promise<AgentVersionRecord | null>;
+  /** One version of a live or deleted agent. */
+  getVersion(workspaceId: string, id: string, version: number): Promise<AgentVersionLookup>;
+  /** When the workspace's agent was deleted; null when it is live or unknown. */
+  deletedAt(workspaceId: string, id: string): Promise<Date | null>;
 }
 
 /** A run as stored: the ledger row with its JSON columns parsed. */

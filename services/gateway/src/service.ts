@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
 import { createPrismaClient } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
-import { closeAll, type Closable, startHealthServer, storeChecks } from '@switchyard/runtime';
+import { closeAll, type Closable, type ReadinessCheck, startHealthServer, storeChecks } from '@switchyard/runtime';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
@@ -18,7 +19,7 @@ import { RedisMailbox } from './adapters/redis-mailbox';
 import { createGatewayApp } from './app';
 import { secretBoxOf } from '@switchyard/config';
 import type { GatewayConfig } from './config';
-import { createGatewayMetrics } from './http/metrics';
+import { createGatewayMetrics, type GatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
 import { TokenRateLimiter } from './http/rate-limit';
 
@@ -29,8 +30,18 @@ export interface RunningGateway extends Closable {
   healthPort: number;
 }
 
-/** Wires the gateway from its config and starts listening. */
-export async function startGateway(config: GatewayConfig, log: Logger): Promise<RunningGateway> {
+/** The gateway's app wired from its config, not listening yet, and what closing it releases. */
+export interface BuiltGateway extends Closable {
+  app: Express;
+  metrics: GatewayMetrics;
+  checks: Record<string, ReadinessCheck>;
+}
+
+/**
+ * Wires the gateway's app from its config: stores, queue, feed, limiter.
+ * startGateway listens with it; a test may serve it in its own process.
+ */
+export function buildGateway(config: GatewayConfig, log: Logger): BuiltGateway {
   // First: a bad key combination stops start-up before any connection is opened.
   const secretBox = secretBoxOf(config);
   const redis = createRedis(config.REDIS_URL, { connectionName: 'gateway' });
@@ -80,6 +91,26 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     streamAuthRecheckMs: config.STREAM_AUTH_RECHECK_MS,
     maxCausationDepth: config.MAX_CAUSATION_DEPTH,
   });
+  return {
+    app,
+    metrics,
+    checks,
+    close: () =>
+      closeAll([
+        rateLimiter,
+        feed,
+        // The queue shares the connection it was given, so closing it leaves the connection to close here.
+        activationQueue,
+        () => closeRedis(queueConnection),
+        () => prisma.$disconnect(),
+        () => closeRedis(redis),
+      ]),
+  };
+}
+
+/** Wires the gateway from its config and starts listening. */
+export async function startGateway(config: GatewayConfig, log: Logger): Promise<RunningGateway> {
+  const { app, metrics, checks, close } = buildGateway(config, log);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
   });
@@ -97,16 +128,6 @@ export async function startGateway(config: GatewayConfig, log: Logger): Promise<
     port,
     healthPort: health.port,
     close: () =>
-      closeAll([
-        stopServer,
-        health,
-        rateLimiter,
-        feed,
-        // The queue shares the connection it was given, so closing it leaves the connection to close here.
-        activationQueue,
-        () => closeRedis(queueConnection),
-        () => prisma.$disconnect(),
-        () => closeRedis(redis),
-      ]),
+      closeAll([stopServer, health, close]),
   };
 }

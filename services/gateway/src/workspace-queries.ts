@@ -61,9 +61,20 @@ export async function listAgents(
   };
 }
 
-/** One live agent with its latest spec; AGENT_NOT_FOUND when the workspace has none with that id. */
-export async function getAgent(agents: Pick<AgentStore, 'get'>, principal: Principal, id: string): Promise<AgentResponse> {
+/**
+ * One live agent with its latest spec; AGENT_NOT_FOUND when the workspace has
+ * no live agent with that id. For a deleted one the error's details carry its
+ * `deletedAt`, so an audit tells "deleted" from "never existed" (its versions
+ * and runs stay readable).
+ */
+export async function getAgent(agents: Pick<AgentStore, 'get' | 'deletedAt'>, principal: Principal, id: string): Promise<AgentResponse> {
   const agent = await agents.get(principal.workspaceId, id);
-  if (!agent) throw new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace', { id });
+  if (!agent) {
+    const deletedAt = await agents.deletedAt(principal.workspaceId, id);
+    throw new AppError(ErrorCode.AGENT_NOT_FOUND, deletedAt ? 'this agent was deleted' : 'no such agent in this workspace', {
+      id,
+      ...(deletedAt ? { deletedAt: deletedAt.toISOString() } : {}),
+    });
+  }
   return toAgentResponse(agent, principal);
 }

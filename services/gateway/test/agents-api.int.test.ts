@@ -90,12 +90,14 @@ describe('agents API', () => {
     expect((await api('POST', `${base}/${id}/disable`)).body).toMatchObject({ enabled: false, version: 3 });
     expect((await api('POST', `${base}/${id}/disable`)).status).toBe(200);
     expect((await api('POST', `${base}/${id}/enable`)).body).toMatchObject({ enabled: true, version: 3 });
-    const disabledByPut = await api('PUT', `${base}/${id}`, spec({ name: 'triage-2', enabled: false }), { 'if-match': '3' });
+    // A changed spec that also flips the flag: a version, then the flip (an identical spec would make no version: issue-13 tests).
+    const disabledByPut = await api('PUT', `${base}/${id}`, spec({ name: 'triage-2', task: 'Triage the flaky ones first.', enabled: false }), { 'if-match': '3' });
     expect(disabledByPut.body).toMatchObject({ version: 4, enabled: false });
 
     expect((await api('DELETE', `${base}/${id}`)).status).toBe(204);
     expect((await api('GET', `${base}/${id}`)).body.error.code).toBe('AGENT_NOT_FOUND');
-    expect((await api('GET', `${base}/${id}/versions`)).status).toBe(404);
+    // Its history stays readable (issue 13).
+    expect((await api('GET', `${base}/${id}/versions`)).body.versions).toHaveLength(4);
     expect((await api('DELETE', `${base}/${id}`)).status).toBe(404);
     expect((await api('GET', base)).body.agents.map((a: { id: string }) => a.id)).not.toContain(id);
     // The rows stay for the runs' history; the name is free again.
@@ -212,7 +214,8 @@ describe('agents API', () => {
 
   it('gives concurrent PUTs without If-Match dense, distinct versions', async () => {
     const id = (await api('POST', base, spec({ name: 'busy' }))).body.id;
-    const responses = await Promise.all(Array.from({ length: 10 }, () => api('PUT', `${base}/${id}`, spec({ name: 'busy' }))));
+    // Each a different spec: an identical one makes no version.
+    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => api('PUT', `${base}/${id}`, spec({ name: 'busy', task: `task ${i}` }))));
     expect(responses.map((r) => r.body.version).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
@@ -229,6 +232,6 @@ describe('agents API', () => {
     expect(all.length).toBe((await viewer('GET', `${base}?limit=200`)).body.agents.length);
     const doc = (await apiClient(platform.gatewayUrl)('GET', '/v1/openapi.json')).body;
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([`/v1/workspaces/{ws}/agents`, `/v1/workspaces/{ws}/agents/{id}/versions/{version}`]));
-    expect(doc.components.schemas.CreateAgentRequest.additionalProperties).toBe(false);
+    expect(doc.components.schemas.AgentSpec.additionalProperties).toBe(false);
   });
 });

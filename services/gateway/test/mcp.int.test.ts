@@ -70,11 +70,24 @@ describe('platform MCP server', () => {
     await platform?.stop();
   });
 
-  it('lists the seven platform tools with their annotations and JSON Schemas', async () => {
+  it('lists the platform tools a member may call with their annotations and JSON Schemas', async () => {
     const { tools } = await mcp.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(Object.keys(byName).sort()).toEqual(['emit_event', 'get_agent', 'get_event', 'get_run', 'list_agents', 'list_events', 'list_runs']);
-    for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent']) {
+    expect(Object.keys(byName).sort()).toEqual([
+      'emit_event',
+      'get_agent',
+      'get_event',
+      'get_run',
+      'get_transcript',
+      'list_agents',
+      'list_events',
+      'list_runs',
+      'retry_run',
+      'send_session_message',
+      'start_run',
+      'stop_run',
+    ]);
+    for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true });
     }
     expect(byName.emit_event!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });

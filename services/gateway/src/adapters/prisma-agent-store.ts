@@ -5,6 +5,7 @@ import {
   ErrorCode,
   SUPPORTED_AGENT_SPEC_SCHEMA_VERSIONS,
 } from '@switchyard/contracts';
+import { isDeepStrictEqual } from 'node:util';
 import { newId } from '@switchyard/core';
 import type { Agent, AgentVersion, Prisma, PrismaClient } from '@switchyard/db';
 import type {
@@ -12,6 +13,7 @@ import type {
   AgentStore,
   AgentUpdateInput,
   AgentUpdateResult,
+  AgentVersionLookup,
   AgentVersionRecord,
   AgentVersionSummaryRecord,
   StoredAgentSpec,
@@ -50,6 +52,11 @@ function toRecord(head: Agent, latest: AgentVersion): AgentRecord {
   };
 }
 
+/** Whether two specs say the same thing: compared as the JSON they are stored as (key order and absent keys aside). */
+function sameSpec(a: StoredAgentSpec, b: StoredAgentSpec): boolean {
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+}
+
 function toVersionRecord(row: AgentVersion): AgentVersionRecord {
   return { agentId: row.agentId, version: row.version, createdBy: row.createdBy, createdAt: row.createdAt, spec: readSpec(row) };
 }
@@ -57,7 +64,7 @@ function toVersionRecord(row: AgentVersion): AgentVersionRecord {
 /**
  * The agent registry on PostgreSQL: `agents` (the head: name, flag, latest
  * version) and `agent_versions` (immutable specs). Every query is scoped by
- * workspace id and ignores deleted agents.
+ * workspace id and ignores deleted agents, except the history reads.
  */
 export class PrismaAgentStore implements AgentStore {
   constructor(private readonly prisma: PrismaClient) {}
@@ -117,6 +124,8 @@ export class PrismaAgentStore implements AgentStore {
         if (input.ifMatch !== undefined && input.ifMatch !== head.latest_version) {
           return { ok: false, reason: 'version_conflict', current: head.latest_version };
         }
+        const unchanged = await this.unchangedUpdate(tx, input, head);
+        if (unchanged) return unchanged;
         const version = head.latest_version + 1;
         const now = new Date();
         const updated = await tx.agent.update({
@@ -130,12 +139,31 @@ export class PrismaAgentStore implements AgentStore {
           },
           include: LATEST_VERSION,
         });
-        return { ok: true, agent: toRecord(updated, updated.versions[0]!), enabledChanged: updated.enabled !== head.enabled };
+        return { ok: true, agent: toRecord(updated, updated.versions[0]!), versionCreated: true, enabledChanged: updated.enabled !== head.enabled };
       });
     } catch (error) {
       if (isUniqueViolation(error)) return { ok: false, reason: 'name_taken' };
       throw error;
     }
+  }
+
+  /**
+   * A PUT whose spec equals the latest version's makes no version: it only
+   * sets the flag when given (under the head's lock already held). Null when
+   * the spec differs and a version must be written.
+   */
+  private async unchangedUpdate(
+    tx: Prisma.TransactionClient,
+    input: AgentUpdateInput,
+    head: { latest_version: number; enabled: boolean },
+  ): Promise<AgentUpdateResult | null> {
+    const latest = await tx.agentVersion.findUniqueOrThrow({ where: { agentId_version: { agentId: input.id, version: head.latest_version } } });
+    if (!sameSpec(readSpec(latest), input.spec)) return null;
+    const flips = input.enabled !== undefined && input.enabled !== head.enabled;
+    const agent = flips
+      ? await tx.agent.update({ where: { id: input.id }, data: { enabled: input.enabled, updatedAt: new Date() } })
+      : await tx.agent.findUniqueOrThrow({ where: { id: input.id } });
+    return { ok: true, agent: toRecord(agent, latest), versionCreated: false, enabledChanged: flips };
   }
 
   async setEnabled(workspaceId: string, id: string, enabled: boolean): Promise<{ agent: AgentRecord; changed: boolean } | null> {
@@ -167,7 +195,7 @@ export class PrismaAgentStore implements AgentStore {
     const rows = await this.prisma.$queryRaw<Array<{ version: number; name: string; created_by: string; created_at: Date }>>`
       SELECT v.version, v.spec->>'name' AS name, v.created_by::text AS created_by, v.created_at
         FROM agent_versions v JOIN agents a ON a.id = v.agent_id
-       WHERE a.id = ${id}::uuid AND a.workspace_id = ${workspaceId}::uuid AND a.deleted_at IS NULL
+       WHERE a.id = ${id}::uuid AND a.workspace_id = ${workspaceId}::uuid
          AND v.version > ${options.after}
        ORDER BY v.version
        LIMIT ${options.limit}`;
@@ -175,15 +203,20 @@ export class PrismaAgentStore implements AgentStore {
     return rows.map((row) => ({ version: row.version, name: row.name, createdBy: row.created_by, createdAt: row.created_at }));
   }
 
-  async getVersion(workspaceId: string, id: string, version: number): Promise<AgentVersionRecord | null> {
-    const row = await this.prisma.agentVersion.findFirst({
-      where: { agentId: id, version, agent: { workspaceId, deletedAt: null } },
-    });
-    return row ? toVersionRecord(row) : null;
+  async getVersion(workspaceId: string, id: string, version: number): Promise<AgentVersionLookup> {
+    const row = await this.prisma.agentVersion.findFirst({ where: { agentId: id, version, agent: { workspaceId } } });
+    if (row) return { ok: true, version: toVersionRecord(row) };
+    return { ok: false, reason: (await this.exists(workspaceId, id)) ? 'version_not_found' : 'agent_not_found' };
   }
 
+  async deletedAt(workspaceId: string, id: string): Promise<Date | null> {
+    const row = await this.prisma.agent.findFirst({ where: { id, workspaceId, deletedAt: { not: null } }, select: { deletedAt: true } });
+    return row?.deletedAt ?? null;
+  }
+
+  /** Whether the workspace has (or had: deleted agents count) this agent. */
   private async exists(workspaceId: string, id: string): Promise<boolean> {
-    return (await this.prisma.agent.count({ where: { id, workspaceId, deletedAt: null } })) > 0;
+    return (await this.prisma.agent.count({ where: { id, workspaceId } })) > 0;
   }
 
   private versionData(spec: StoredAgentSpec, userId: string, now: Date) {

@@ -12,6 +12,7 @@ interface AgentTokenRow {
   run_id: string;
   agent_id: string;
   depth: number;
+  expires_at: Date;
 }
 
 /**
@@ -29,7 +30,8 @@ export class PrismaAgentTokenStore implements AgentTokenStore {
   async findActiveAgentToken(hash: string): Promise<Principal | null> {
     const [row] = await this.sql.$queryRawUnsafe<AgentTokenRow[]>(
       `SELECT t.id::text AS id, t.user_id::text AS user_id, t.workspace_id::text AS workspace_id, w.slug,
-              m.role::text AS role, t.run_id::text AS run_id, t.agent_id::text AS agent_id, t.depth
+              m.role::text AS role, t.run_id::text AS run_id, t.agent_id::text AS agent_id, t.depth,
+              t.expires_at
          FROM agent_tokens t
          JOIN workspaces w ON w.id = t.workspace_id
          JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
@@ -46,6 +48,7 @@ export class PrismaAgentTokenStore implements AgentTokenStore {
       workspaceId: row.workspace_id,
       workspaceSlug: row.slug,
       role: row.role,
+      expiresAt: new Date(row.expires_at).toISOString(),
       agent: { runId: row.run_id, agentId: row.agent_id, depth: Number(row.depth) },
     };
   }

@@ -1,7 +1,7 @@
 import { AppError, ErrorCode, type Role, type TokenInfo } from '@switchyard/contracts';
 import { hashToken, newId, newTokenSecret, tokenPrefix } from '@switchyard/core';
 import type { PrismaClient } from '@switchyard/db';
-import type { AuthStore, Principal } from '../ports';
+import type { AuthStore, NewToken, Principal } from '../ports';
 
 interface TokenRow {
   id: string;
@@ -11,6 +11,7 @@ interface TokenRow {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  expiresAt: Date | null;
 }
 
 function toInfo(row: TokenRow): TokenInfo {
@@ -22,6 +23,7 @@ function toInfo(row: TokenRow): TokenInfo {
     createdAt: row.createdAt.toISOString(),
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
     revokedAt: row.revokedAt?.toISOString() ?? null,
+    expiresAt: row.expiresAt?.toISOString() ?? null,
   };
 }
 
@@ -31,8 +33,10 @@ export class PrismaAuthStore implements AuthStore {
 
   async findActiveToken(hash: string): Promise<Principal | null> {
     const row = await this.prisma.apiToken.findUnique({ where: { hash }, include: { workspace: true } });
-    if (!row || row.revokedAt) return null;
-    return { tokenId: row.id, userId: row.userId, workspaceId: row.workspaceId, workspaceSlug: row.workspace.slug, role: row.role };
+    if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return null;
+    const principal: Principal = { tokenId: row.id, userId: row.userId, workspaceId: row.workspaceId, workspaceSlug: row.workspace.slug, role: row.role };
+    if (row.expiresAt) principal.expiresAt = row.expiresAt.toISOString();
+    return principal;
   }
 
   async touchToken(tokenId: string): Promise<void> {
@@ -44,7 +48,7 @@ export class PrismaAuthStore implements AuthStore {
     return rows.map(toInfo);
   }
 
-  async createToken(input: { workspaceId: string; userId: string; name: string; role: Role }): Promise<{ info: TokenInfo; secret: string }> {
+  async createToken(input: NewToken): Promise<{ info: TokenInfo; secret: string }> {
     const secret = newTokenSecret();
     const row = await this.prisma.apiToken.create({
       data: { id: newId(), ...input, prefix: tokenPrefix(secret), hash: hashToken(secret) },

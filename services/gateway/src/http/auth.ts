@@ -45,7 +45,9 @@ export class Authenticator {
     if (cached && cached.until > now) return this.touch(cached.principal);
     const principal = await this.options.store.findActiveToken(hash);
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, { principal, until: now + (this.options.cacheMs ?? 5_000) });
+    // Never past the token's expiry: the cache must not extend a token's life.
+    const expiry = principal?.expiresAt === undefined ? Infinity : Date.parse(principal.expiresAt);
+    this.cache.set(hash, { principal, until: Math.min(now + (this.options.cacheMs ?? 5_000), expiry) });
     return this.touch(principal);
   }
 
@@ -154,9 +156,14 @@ async function principalFrom(
   return principal;
 }
 
+/** Whether the principal's role is at least `role`. */
+export function hasRole(principal: Principal, role: Role): boolean {
+  return RANK[principal.role] >= RANK[role];
+}
+
 /** Throws FORBIDDEN unless the principal's role is at least `role`. */
 export function assertRole(principal: Principal, role: Role): void {
-  if (RANK[principal.role] < RANK[role]) {
+  if (!hasRole(principal, role)) {
     throw new AppError(ErrorCode.FORBIDDEN, `this action needs the ${role} role`, { required: role, actual: principal.role });
   }
 }

@@ -7,20 +7,23 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AppError, ErrorCode, PLATFORM_TOOL_INPUT_SCHEMAS, type ErrorBody } from '@switchyard/contracts';
+import { AppError, ErrorCode, PLATFORM_TOOL_INPUT_SCHEMAS, type ErrorBody, type Role } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { z } from 'zod';
-import { assertRole } from '../http/auth';
+import { assertRole, hasRole } from '../http/auth';
 import { statusOf } from '../http/errors';
 import { isPlatformToolName, PLATFORM_TOOLS, type PlatformToolContext, type PlatformToolDeps } from './platform-tools';
 
-/** The tools as `tools/list` shows them: JSON Schemas generated from the contracts' zod schemas. */
-const TOOL_LIST: Tool[] = Object.values(PLATFORM_TOOLS).map((tool) => ({
-  name: tool.name,
-  title: tool.annotations.title,
-  description: tool.description,
-  inputSchema: z.toJSONSchema(PLATFORM_TOOL_INPUT_SCHEMAS[tool.name], { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
-  annotations: tool.annotations,
+/** The tools as `tools/list` shows them, with the role each needs: JSON Schemas generated from the contracts' zod schemas. */
+const TOOL_LIST: Array<{ tool: Tool; role: Role }> = Object.values(PLATFORM_TOOLS).map((tool) => ({
+  role: tool.role,
+  tool: {
+    name: tool.name,
+    title: tool.annotations.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(PLATFORM_TOOL_INPUT_SCHEMAS[tool.name], { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
+    annotations: tool.annotations,
+  },
 }));
 
 /** A successful result: the value as JSON text, and as structured content for clients that read it. */
@@ -44,7 +47,9 @@ function errorResult(error: AppError): CallToolResult {
  */
 export function createPlatformMcpServer(deps: PlatformToolDeps, ctx: PlatformToolContext, log: Logger): Server {
   const server = new Server({ name: 'switchyard', version: '0.1.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+  // Only what the caller's role may call: a tool it would be refused is not offered (calling it is still refused).
+  const visible = TOOL_LIST.filter((entry) => hasRole(ctx.principal, entry.role)).map((entry) => entry.tool);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
     // An unknown tool is a protocol error (MCP spec), not a tool result.

@@ -78,8 +78,9 @@ async function emit(
 
 /**
  * The agent registry under `/v1/workspaces/{ws}/agents`: viewers read,
- * members write. Every save is a new immutable version; the database write
- * commits before its fact is recorded.
+ * members write. Every save of a changed spec is a new immutable version; the
+ * database write commits before its fact is recorded. A deleted agent is 404
+ * (with its `deletedAt`), but its versions stay readable.
  */
 export function agentsRoutes(deps: AgentsRoutesDeps): Router {
   const router = Router({ mergeParams: true });
@@ -120,9 +121,10 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Router {
         current: result.current,
       });
     }
-    const kinds: AgentFactKind[] = [AGENT_FACT_KINDS.updated];
+    // An identical spec made no version: nothing was updated, though the flag may have flipped.
+    const kinds: AgentFactKind[] = result.versionCreated ? [AGENT_FACT_KINDS.updated] : [];
     if (result.enabledChanged) kinds.push(result.agent.enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled);
-    await emit(deps, res, kinds, result.agent);
+    if (kinds.length > 0) await emit(deps, res, kinds, result.agent);
     sendAgent(res, 200, result.agent);
   });
 
@@ -161,11 +163,11 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Router {
     const version = parseInput(AgentVersionParamSchema, req.params.version, 'version');
     const workspaceId = principalOf(res).workspaceId;
     const found = await deps.agents.getVersion(workspaceId, id, version);
-    if (!found) {
-      if (!(await deps.agents.get(workspaceId, id))) throw notFound(id);
+    if (!found.ok) {
+      if (found.reason === 'agent_not_found') throw notFound(id);
       throw new AppError(ErrorCode.AGENT_VERSION_NOT_FOUND, 'the agent has no such version', { id, version });
     }
-    res.json({ ...found, createdAt: found.createdAt.toISOString() });
+    res.json({ ...found.version, createdAt: found.version.createdAt.toISOString() });
   });
 
   return router;

@@ -26,7 +26,9 @@ export interface McpRoutesDeps extends PlatformToolDeps {
  * are closed with the response. No session lives between requests, so a
  * revoked token stops at its next call, any replica can answer any call, and
  * no server or transport is ever shared between callers. The workspace is
- * the token's. docs/decisions/0014-platform-mcp-and-agent-tokens.md.
+ * the token's. GET (a server-to-client stream) and DELETE (ending a session)
+ * are 405 like every method the OpenAPI document does not list for a path.
+ * docs/decisions/0014-platform-mcp-and-agent-tokens.md.
  */
 export function mcpRoutes(deps: McpRoutesDeps): Router {
   const router = Router();
@@ -47,12 +49,5 @@ export function mcpRoutes(deps: McpRoutesDeps): Router {
     await transport.handleRequest(req, res, req.body);
   });
 
-  // Stateless: no server-to-client stream (GET) and no session to end (DELETE).
-  router.all('/', (_req, res) => {
-    res
-      .status(405)
-      .setHeader('Allow', 'POST')
-      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'method not allowed: this server is stateless, POST only' }, id: null });
-  });
   return router;
 }

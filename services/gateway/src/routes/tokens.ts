@@ -4,18 +4,21 @@ import { z } from 'zod';
 import type { Authenticator } from '../http/auth';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput } from '../http/validate';
+import { createToken } from '../commands/create-token';
 import type { AuthStore } from '../ports';
 
-/** Token management: admins only. A new token's secret is shown once, in the 201. */
+/**
+ * Token management: admins only. A new token's secret is shown once, in the
+ * 201; a token may be given an expiry (`expiresAt` or `ttlSeconds`), shown
+ * when listed.
+ */
 export function tokensRoutes(deps: { store: AuthStore; authenticator: Authenticator }): Router {
   const router = Router({ mergeParams: true });
   router.use('/tokens', requireRole('admin'));
 
   router.post('/tokens', async (req, res) => {
     const body = parseBody(CreateTokenRequestSchema, req);
-    const principal = principalOf(res);
-    const { info, secret } = await deps.store.createToken({ workspaceId: principal.workspaceId, userId: principal.userId, ...body });
-    res.status(201).json({ ...info, token: secret });
+    res.status(201).json(await createToken(deps.store, principalOf(res), body));
   });
 
   router.get('/tokens', async (_req, res) => {

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import {
+  AgentResponseSchema,
+  AgentSpecSchema,
+  AgentVersionResponseSchema,
+  CreatedTokenSchema,
+  CreateTokenRequestSchema,
+  ErrorBodySchema,
+  FactSchema,
+  FilterNodeSchema,
+  JsonValueSchema,
+  ListAgentsResponseSchema,
+  ListAgentVersionsResponseSchema,
+  ListEventsResponseSchema,
+  ListRunsResponseSchema,
+  ListSecretsResponseSchema,
+  ListTokensResponseSchema,
+  PostEventBatchRequestSchema,
+  PostEventBatchResponseSchema,
+  PostEventRequestSchema,
+  PostEventResponseSchema,
+  PostSessionMessageRequestSchema,
+  PostSessionMessageResponseSchema,
+  PutSecretRequestSchema,
+  RunSchema,
+  SecretInfoSchema,
+  StartRunRequestSchema,
+  StreamTicketResponseSchema,
+  TranscriptResponseSchema,
+  WhoAmIResponseSchema,
+  WorkspaceSettingsSchema,
+} from '@switchyard/contracts';
+
+/**
+ * The named schemas of the document. The recursive ones (`JsonValue`,
+ * `TriggerFilterNode`) are named too: a recursive schema must be a component
+ * of its own for its `$ref`s to resolve inside `components`.
+ */
+const SCHEMAS = {
+  Error: ErrorBodySchema,
+  JsonValue: JsonValueSchema,
+  TriggerFilterNode: FilterNodeSchema,
+  Fact: FactSchema,
+  PostEventRequest: PostEventRequestSchema,
+  PostEventResponse: PostEventResponseSchema,
+  PostEventBatchRequest: PostEventBatchRequestSchema,
+  PostEventBatchResponse: PostEventBatchResponseSchema,
+  ListEventsResponse: ListEventsResponseSchema,
+  CreateTokenRequest: CreateTokenRequestSchema,
+  CreatedToken: CreatedTokenSchema,
+  ListTokensResponse: ListTokensResponseSchema,
+  WhoAmIResponse: WhoAmIResponseSchema,
+  StreamTicketResponse: StreamTicketResponseSchema,
+  /** The body of `POST` and `PUT /agents` (CreateAgentRequestSchema and UpdateAgentRequestSchema are this one schema). */
+  AgentSpec: AgentSpecSchema,
+  Agent: AgentResponseSchema,
+  ListAgentsResponse: ListAgentsResponseSchema,
+  AgentVersion: AgentVersionResponseSchema,
+  ListAgentVersionsResponse: ListAgentVersionsResponseSchema,
+  Run: RunSchema,
+  ListRunsResponse: ListRunsResponseSchema,
+  StartRunRequest: StartRunRequestSchema,
+  WorkspaceSettings: WorkspaceSettingsSchema,
+  PutSecretRequest: PutSecretRequestSchema,
+  SecretInfo: SecretInfoSchema,
+  ListSecretsResponse: ListSecretsResponseSchema,
+  TranscriptResponse: TranscriptResponseSchema,
+  PostSessionMessageRequest: PostSessionMessageRequestSchema,
+  PostSessionMessageResponse: PostSessionMessageResponseSchema,
+} satisfies Record<string, z.ZodType>;
+
+/** The name of a component schema. */
+export type ComponentName = keyof typeof SCHEMAS;
+
+const COMPONENTS_PREFIX = '#/components/schemas/';
+
+/** A reference to a component schema. */
+export const schemaRef = (name: ComponentName) => ({ $ref: `${COMPONENTS_PREFIX}${name}` });
+
+/**
+ * `components.schemas`: every named schema generated in one pass from a zod
+ * registry, so a schema used inside another becomes a `$ref` to its component
+ * (the URI mapping) instead of a copy or a `$defs` that would not resolve.
+ * `io: 'input'`: the document describes what a client may send.
+ */
+export function componentSchemas(): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(SCHEMAS)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    uri: (id) => `${COMPONENTS_PREFIX}${id}`,
+    io: 'input',
+    unrepresentable: 'any',
+  });
+  // Each schema is a component of the document, not a standalone JSON Schema
+  // document: no dialect, and no `$id` (its place in the document names it).
+  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, schema]));
+}
+
+/**
+ * The query parameters of an operation, taken from the zod schema the route
+ * parses its query with (one parameter per field; `io: 'input'`, so coerced
+ * numbers and defaults show as a client writes them).
+ */
+export function queryParameters(schema: z.ZodObject, descriptions: Record<string, string> = {}): Array<Record<string, unknown>> {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const { $schema: _dialect, ...fieldSchema } = z.toJSONSchema(field as z.ZodType, { io: 'input', unrepresentable: 'any' });
+    const parameter: Record<string, unknown> = { name, in: 'query', schema: fieldSchema };
+    if (!(field as z.ZodType).safeParse(undefined).success) parameter.required = true;
+    const description = descriptions[name] ?? fieldSchema.description;
+    if (description) parameter.description = description;
+    return parameter;
+  });
+}
+
+/** A JSON response described by a component schema. */
+export const jsonResponse = (name: ComponentName, description: string) => ({ description, content: { 'application/json': { schema: schemaRef(name) } } });
+
+/** A required JSON request body described by a component schema. */
+export const jsonBody = (name: ComponentName) => ({ required: true, content: { 'application/json': { schema: schemaRef(name) } } });
+
+/** The error responses every authenticated operation may answer. */
+export const ERROR_RESPONSES = Object.fromEntries(
+  ['400', '401', '403', '404', '405', '413', '415', '429'].map((status) => [status, jsonResponse('Error', 'error')]),
+);
+
+/** A path parameter. */
+export const pathParameter = (name: string, schema: Record<string, unknown>, description?: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema,
+  ...(description === undefined ? {} : { description }),
+});
+
+/** The `{ws}` of every workspace path. */
+export const WS_PARAMETER = pathParameter('ws', { type: 'string' }, 'workspace slug');
+
+/** A UUID path parameter. */
+export const uuidParameter = (name: string) => pathParameter(name, { type: 'string', format: 'uuid' });
