@@ -164,13 +164,11 @@ export type AgentVersionLookup =
  * `getVersion`, `deletedAt`), which keep them readable for audit.
  */
 export interface AgentStore {
-  /** Creates the agent with version 1. */
-  create(input: {
-    workspaceId: string;
-    userId: string;
-    spec: StoredAgentSpec;
-    enabled: boolean;
-  }): Promise<{ ok: true; agent: AgentRecord } | { ok: false; reason: 'name_taken' }>;
+  /** Creates the agent with version 1. Every write records the facts `facts` gives for its result in its transaction. */
+  create(
+    input: { workspaceId: string; userId: string; spec: StoredAgentSpec; enabled: boolean },
+    facts: FactsOf<AgentRecord>,
+  ): Promise<{ ok: true; agent: AgentRecord } | { ok: false; reason: 'name_taken' }>;
   /** Live agents in id order, after the given id. */
   list(workspaceId: string, options: { after?: string; limit: number }): Promise<AgentRecord[]>;
   get(workspaceId: string, id: string): Promise<AgentRecord | null>;
@@ -181,14 +179,14 @@ export interface AgentStore {
    * to the latest version's (defaults filled in) makes no version. `enabled`
    * changes the flag only when given.
    */
-  update(input: AgentUpdateInput): Promise<AgentUpdateResult>;
+  update(input: AgentUpdateInput, facts: FactsOf<Extract<AgentUpdateResult, { ok: true }>>): Promise<AgentUpdateResult>;
   /** Sets the flag; `changed` is false when it already had that value. Null when not found. */
-  setEnabled(workspaceId: string, id: string, enabled: boolean): Promise<{ agent: AgentRecord; changed: boolean } | null>;
+  setEnabled(workspaceId: string, id: string, enabled: boolean, facts: FactsOf<{ agent: AgentRecord; changed: boolean }>): Promise<{ agent: AgentRecord; changed: boolean } | null>;
   /**
    * Disables and hides the agent and frees its name; its versions stay for the
    * runs' history. Returns what it was; null when not found.
    */
-  delete(workspaceId: string, id: string): Promise<{ name: string; version: number } | null>;
+  delete(workspaceId: string, id: string, facts: FactsOf<{ name: string; version: number }>): Promise<{ name: string; version: number } | null>;
   /** Versions after `after`, ascending, without their specs, of a live or deleted agent; null when the agent is not found. */
   listVersions(workspaceId: string, id: string, options: { after: number; limit: number }): Promise<AgentVersionSummaryRecord[] | null>;
   /** One version of a live or deleted agent. */

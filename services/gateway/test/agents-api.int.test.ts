@@ -121,7 +121,7 @@ describe('agents API', () => {
       ['agent.disabled', { version: 4, name: 'triage-2', enabled: false }],
       ['agent.deleted', { version: 4, name: 'triage-2', enabled: false }],
     ]);
-    expect(facts[0]).toMatchObject({ subject: { type: 'agent', id }, actor: { type: 'user', id: adminUserId } });
+    expect(facts[0]).toMatchObject({ subject: { type: 'agent', id }, actor: { type: 'member', id: adminUserId } });
   });
   describe('bad input leaves no row, no version and no fact', () => {
     let mine: string;

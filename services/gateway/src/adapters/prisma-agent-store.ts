@@ -7,7 +7,7 @@ import {
 } from '@switchyard/contracts';
 import { isDeepStrictEqual } from 'node:util';
 import { newId } from '@switchyard/core';
-import type { Agent, AgentVersion, Prisma, PrismaClient } from '@switchyard/db';
+import { recordFacts, type Agent, type AgentVersion, type Prisma, type PrismaClient } from '@switchyard/db';
 import type {
   AgentRecord,
   AgentStore,
@@ -16,6 +16,7 @@ import type {
   AgentVersionLookup,
   AgentVersionRecord,
   AgentVersionSummaryRecord,
+  FactsOf,
   StoredAgentSpec,
 } from '../ports';
 
@@ -69,10 +70,11 @@ function toVersionRecord(row: AgentVersion): AgentVersionRecord {
 export class PrismaAgentStore implements AgentStore {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async create(input: { workspaceId: string; userId: string; spec: StoredAgentSpec; enabled: boolean }) {
+  async create(input: { workspaceId: string; userId: string; spec: StoredAgentSpec; enabled: boolean }, facts: FactsOf<AgentRecord>) {
     const now = new Date();
     try {
-      const head = await this.prisma.agent.create({
+      return await this.prisma.$transaction(async (tx) => {
+      const head = await tx.agent.create({
         data: {
           id: newId(),
           workspaceId: input.workspaceId,
@@ -86,7 +88,10 @@ export class PrismaAgentStore implements AgentStore {
         },
         include: LATEST_VERSION,
       });
-      return { ok: true as const, agent: toRecord(head, head.versions[0]!) };
+      const agent = toRecord(head, head.versions[0]!);
+      await recordFacts(tx, facts(agent));
+      return { ok: true as const, agent };
+      });
     } catch (error) {
       if (isUniqueViolation(error)) return { ok: false as const, reason: 'name_taken' as const };
       throw error;
@@ -108,9 +113,21 @@ export class PrismaAgentStore implements AgentStore {
     return head ? toRecord(head, head.versions[0]!) : null;
   }
 
-  async update(input: AgentUpdateInput): Promise<AgentUpdateResult> {
+  async update(input: AgentUpdateInput, facts: FactsOf<Extract<AgentUpdateResult, { ok: true }>>): Promise<AgentUpdateResult> {
     try {
       return await this.prisma.$transaction(async (tx): Promise<AgentUpdateResult> => {
+        const result = await this.updateLocked(tx, input);
+        if (result.ok) await recordFacts(tx, facts(result));
+        return result;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) return { ok: false, reason: 'name_taken' };
+      throw error;
+    }
+  }
+
+  /** The update, in its transaction. */
+  private async updateLocked(tx: Prisma.TransactionClient, input: AgentUpdateInput): Promise<AgentUpdateResult> {
         // The row lock serializes every change to this agent (PUTs, enable, disable,
         // delete): of concurrent PUTs with the same If-Match the first bumps the
         // version and the others, once the lock is theirs, see the new one and refuse.
@@ -140,11 +157,6 @@ export class PrismaAgentStore implements AgentStore {
           include: LATEST_VERSION,
         });
         return { ok: true, agent: toRecord(updated, updated.versions[0]!), versionCreated: true, enabledChanged: updated.enabled !== head.enabled };
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) return { ok: false, reason: 'name_taken' };
-      throw error;
-    }
   }
 
   /**
@@ -166,24 +178,34 @@ export class PrismaAgentStore implements AgentStore {
     return { ok: true, agent: toRecord(agent, latest), versionCreated: false, enabledChanged: flips };
   }
 
-  async setEnabled(workspaceId: string, id: string, enabled: boolean): Promise<{ agent: AgentRecord; changed: boolean } | null> {
-    // Conditional on the old value, so that of concurrent flips exactly one reports the change.
-    const { count } = await this.prisma.agent.updateMany({
-      where: { id, workspaceId, deletedAt: null, enabled: !enabled },
-      data: { enabled, updatedAt: new Date() },
+  async setEnabled(workspaceId: string, id: string, enabled: boolean, facts: FactsOf<{ agent: AgentRecord; changed: boolean }>): Promise<{ agent: AgentRecord; changed: boolean } | null> {
+    return this.prisma.$transaction(async (tx) => {
+      // Conditional on the old value, so that of concurrent flips exactly one reports the change.
+      const { count } = await tx.agent.updateMany({
+        where: { id, workspaceId, deletedAt: null, enabled: !enabled },
+        data: { enabled, updatedAt: new Date() },
+      });
+      const head = await tx.agent.findFirst({ where: { id, workspaceId, deletedAt: null }, include: LATEST_VERSION });
+      if (!head) return null;
+      const result = { agent: toRecord(head, head.versions[0]!), changed: count === 1 };
+      await recordFacts(tx, facts(result));
+      return result;
     });
-    const agent = await this.get(workspaceId, id);
-    return agent ? { agent, changed: count === 1 } : null;
   }
 
-  async delete(workspaceId: string, id: string): Promise<{ name: string; version: number } | null> {
+  async delete(workspaceId: string, id: string, facts: FactsOf<{ name: string; version: number }>): Promise<{ name: string; version: number } | null> {
     const now = new Date();
-    const [deleted] = await this.prisma.agent.updateManyAndReturn({
-      where: { id, workspaceId, deletedAt: null },
-      data: { deletedAt: now, enabled: false, updatedAt: now },
-      select: { name: true, latestVersion: true },
+    return this.prisma.$transaction(async (tx) => {
+      const [deleted] = await tx.agent.updateManyAndReturn({
+        where: { id, workspaceId, deletedAt: null },
+        data: { deletedAt: now, enabled: false, updatedAt: now },
+        select: { name: true, latestVersion: true },
+      });
+      if (!deleted) return null;
+      const result = { name: deleted.name, version: deleted.latestVersion };
+      await recordFacts(tx, facts(result));
+      return result;
     });
-    return deleted ? { name: deleted.name, version: deleted.latestVersion } : null;
   }
 
   async listVersions(

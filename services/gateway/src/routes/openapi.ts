@@ -22,14 +22,13 @@ export type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
 
 const untyped = (description: string, contentType: string) => ({ description, content: { [contentType]: { schema: { type: 'string' } } } });
 
-/** The operations outside the workspaces: health, metrics, this document, whoami and `/mcp`. */
+/** The operations outside the workspaces: health, this document, whoami and `/mcp` (`/metrics` is on the health port). */
 function platformPaths(): OpenApiPaths {
   return {
     '/healthz': { get: { operationId: 'getHealth', summary: 'Liveness: the process answers', security: [], responses: { '200': { description: 'alive' } } } },
     '/readyz': {
       get: { operationId: 'getReadiness', summary: 'Readiness: Redis and PostgreSQL answer', security: [], responses: { '200': { description: 'ready' }, '503': { description: 'a dependency is down' } } },
     },
-    '/metrics': { get: { operationId: 'getMetrics', summary: 'Prometheus metrics', security: [], responses: { '200': untyped('Prometheus text format', 'text/plain') } } },
     '/v1/openapi.json': { get: { operationId: 'getOpenApi', summary: 'This document', security: [], responses: { '200': { description: 'the OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } } } },
     '/v1/whoami': {
       get: {

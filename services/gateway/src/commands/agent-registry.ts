@@ -1,0 +1,71 @@
+import { AGENT_FACT_KINDS, AppError, ErrorCode, type AgentFactKind } from '@switchyard/contracts';
+import { agentFact } from '@switchyard/core';
+import { changeAuthorOf } from '../change-author';
+import type { AgentRecord, AgentStore, Principal, StoredAgentSpec } from '../ports';
+
+/** Who asks, and the id that ties the request to the facts it records. */
+export interface AgentCommandContext {
+  principal: Principal;
+  correlationId: string;
+}
+
+const notFound = (id: string) => new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace', { id });
+const nameTaken = (name: string) => new AppError(ErrorCode.AGENT_NAME_TAKEN, 'another agent of this workspace has that name', { name });
+
+/**
+ * The agent registry's writes: create, save the next version, enable or
+ * disable, delete. Each names the `agent.*` facts its change announces, and
+ * the store writes them in the change's transaction (decision 0024): a change
+ * is never committed without its facts. Refusals are AppErrors with stable codes.
+ */
+export class AgentRegistry {
+  constructor(private readonly agents: AgentStore) {}
+
+  /** A new agent at version 1 (`agent.created`). */
+  async create(ctx: AgentCommandContext, spec: StoredAgentSpec, enabled: boolean): Promise<AgentRecord> {
+    const { principal } = ctx;
+    const created = await this.agents.create({ workspaceId: principal.workspaceId, userId: principal.userId, spec, enabled }, (agent) =>
+      this.facts(ctx, [AGENT_FACT_KINDS.created], agent),
+    );
+    if (!created.ok) throw nameTaken(spec.name);
+    return created.agent;
+  }
+
+  /**
+   * The whole spec as the next version (`agent.updated`), then the flag when
+   * given (`agent.enabled|disabled` if it flipped). A spec equal to the latest
+   * makes no version and no `agent.updated`. A stale `ifMatch` is a conflict.
+   */
+  async update(ctx: AgentCommandContext, id: string, spec: StoredAgentSpec, enabled: boolean | undefined, ifMatch: number | undefined): Promise<AgentRecord> {
+    const { principal } = ctx;
+    const result = await this.agents.update({ workspaceId: principal.workspaceId, id, userId: principal.userId, spec, enabled, ifMatch }, (saved) => {
+      const kinds: AgentFactKind[] = saved.versionCreated ? [AGENT_FACT_KINDS.updated] : [];
+      if (saved.enabledChanged) kinds.push(saved.agent.enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled);
+      return this.facts(ctx, kinds, saved.agent);
+    });
+    if (result.ok) return result.agent;
+    if (result.reason === 'not_found') throw notFound(id);
+    if (result.reason === 'name_taken') throw nameTaken(spec.name);
+    throw new AppError(ErrorCode.AGENT_VERSION_CONFLICT, 'the agent changed since that version: read it again and retry', { id, expected: ifMatch, current: result.current });
+  }
+
+  /** Sets the flag; idempotent: only an actual flip records `agent.enabled|disabled`. */
+  async setEnabled(ctx: AgentCommandContext, id: string, enabled: boolean): Promise<AgentRecord> {
+    const result = await this.agents.setEnabled(ctx.principal.workspaceId, id, enabled, ({ agent, changed }) =>
+      changed ? this.facts(ctx, [enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled], agent) : [],
+    );
+    if (!result) throw notFound(id);
+    return result.agent;
+  }
+
+  /** Disables and hides the agent (`agent.deleted`); its versions and runs stay readable. */
+  async delete(ctx: AgentCommandContext, id: string): Promise<void> {
+    const deleted = await this.agents.delete(ctx.principal.workspaceId, id, (agent) => this.facts(ctx, [AGENT_FACT_KINDS.deleted], { id, ...agent, enabled: false }));
+    if (!deleted) throw notFound(id);
+  }
+
+  private facts(ctx: AgentCommandContext, kinds: readonly AgentFactKind[], agent: { id: string; name: string; version: number; enabled: boolean }) {
+    const author = changeAuthorOf(ctx.principal);
+    return kinds.map((kind) => ({ fact: agentFact(author, kind, agent), correlationId: ctx.correlationId }));
+  }
+}
