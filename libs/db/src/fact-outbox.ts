@@ -59,13 +59,53 @@ export async function recordFacts(tx: SqlRunner, items: ReadonlyArray<{ fact: Ac
   );
 }
 
+/**
+ * Hands outbox rows to the sink in their order, then deletes them; returns
+ * how many it relayed. A row that does not parse as a fact is kept (visible in
+ * the table and the log until someone looks).
+ */
+async function relayRows(sql: SqlRunner, sink: FactSink, log: RelayLog, rows: readonly OutboxRow[]): Promise<number> {
+  const items: Array<{ fact: AcceptedFact; correlationId: string }> = [];
+  for (const row of rows) {
+    const fact = factOf(row);
+    if (fact) items.push({ fact, correlationId: row.correlation_id });
+    else log.error({ outboxId: row.id, kind: row.kind }, 'outbox row does not parse as a fact; left in the outbox');
+  }
+  if (items.length === 0) return 0;
+  await sink.accept(items);
+  await sql.$executeRawUnsafe('DELETE FROM fact_outbox WHERE id = ANY($1::uuid[])', items.map((item) => item.fact.id));
+  return items.length;
+}
+
+/**
+ * Relays the given facts now, with every row ahead of them, in order: what a
+ * writer calls right after committing a change a client may act on at once
+ * (an agent enabled, the kill switch), so that the client's next fact comes
+ * after the change's in the fact order, and the change's after every earlier
+ * one. Rows relayed here and by the leading relay too are one fact each
+ * (their ids); whatever this cannot relay the leading relay moves later.
+ */
+export async function flushFacts(sql: SqlRunner, sink: FactSink, log: RelayLog, ids: readonly string[], batchSize = 500): Promise<void> {
+  if (ids.length === 0) return;
+  for (;;) {
+    const rows = await sql.$queryRawUnsafe<OutboxRow[]>(ROWS_UP_TO_SQL, [...ids], batchSize);
+    if (rows.length === 0 || (await relayRows(sql, sink, log, rows)) === 0 || rows.length < batchSize) return;
+  }
+}
+
 /** The advisory lock whose holder is the one relay that drains the outbox. */
 const LEADER_LOCK_SQL = `SELECT pg_try_advisory_lock(hashtext('switchyard:fact_outbox')) AS leader`;
 
-const DRAIN_SQL = `SELECT o.id::text AS id, o.workspace_id::text AS workspace_id, w.slug, o.kind, o.subject_type, o.subject_id,
+const ROW_COLUMNS = `o.id::text AS id, o.workspace_id::text AS workspace_id, w.slug, o.kind, o.subject_type, o.subject_id,
     o.actor, o.payload, o.caused_by, o.idempotency_key, o.ts, o.correlation_id
-  FROM fact_outbox o JOIN workspaces w ON w.id = o.workspace_id
-  ORDER BY o.position LIMIT $1`;
+  FROM fact_outbox o JOIN workspaces w ON w.id = o.workspace_id`;
+
+const DRAIN_SQL = `SELECT ${ROW_COLUMNS} ORDER BY o.position LIMIT $1`;
+
+/** The rows up to the last of some ids, in order: a flush relays what is ahead of its own facts first. */
+const ROWS_UP_TO_SQL = `SELECT ${ROW_COLUMNS}
+  WHERE o.position <= (SELECT max(position) FROM fact_outbox WHERE id = ANY($1::uuid[]))
+  ORDER BY o.position LIMIT $2`;
 
 interface OutboxRow {
   id: string;
@@ -176,17 +216,8 @@ export class OutboxRelay {
     const { sql, sink, log } = this.options;
     const rows = await sql.$queryRawUnsafe<OutboxRow[]>(DRAIN_SQL, this.batchSize);
     if (rows.length === 0) return 0;
-    const items: Array<{ fact: AcceptedFact; correlationId: string }> = [];
-    for (const row of rows) {
-      const fact = factOf(row);
-      // Kept, not dropped: it is visible in the table and in the log until someone looks.
-      if (fact) items.push({ fact, correlationId: row.correlation_id });
-      else log.error({ outboxId: row.id, kind: row.kind }, 'outbox row does not parse as a fact; left in the outbox');
-    }
-    if (items.length === 0) return 0;
-    await sink.accept(items);
-    await sql.$executeRawUnsafe('DELETE FROM fact_outbox WHERE id = ANY($1::uuid[])', items.map((item) => item.fact.id));
-    this.options.onRelayed?.(items.length);
+    const relayed = await relayRows(sql, sink, log, rows);
+    this.options.onRelayed?.(relayed);
     return rows.length;
   }
 

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { streamGroupStats } from '@switchyard/redis';
 import { waitFor } from './wait-for';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { createTestRedis, type TestRedis } from './test-redis';
@@ -34,10 +35,10 @@ export interface TestPlatform {
   /** Creates a workspace with the real admin command; returns its admin token. */
   createWorkspace(slug: string): Promise<string>;
   /**
-   * How many facts were ever accepted into `ingest`, once the outbox is empty:
-   * the platform writes its own facts with their changes and the event-log's
-   * relay moves them a moment later (decision 0024), so a test that checks
-   * "nothing more was recorded" would otherwise race the relay.
+   * How many facts are stored, once the outbox is relayed and `ingest`
+   * persisted: the platform writes its own facts with their changes and the
+   * event-log's relay moves them a moment later (decision 0024), so a test
+   * that checks "nothing more was recorded" would otherwise race the relay.
    */
   factsRecorded(): Promise<number>;
   stop(): Promise<void>;
@@ -128,12 +129,18 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       const pg = new Client({ connectionString: db.url });
       await pg.connect();
       try {
-        await waitFor(async () => Number((await pg.query('SELECT count(*) FROM fact_outbox')).rows[0].count) === 0, { what: 'the outbox relayed' });
+        // Settled: the outbox relayed and `ingest` persisted (a fact relayed twice is stored once).
+        const ingestKey = `${redis.prefix}:ingest`;
+        await waitFor(
+          async () =>
+            Number((await pg.query('SELECT count(*) FROM fact_outbox')).rows[0].count) === 0 &&
+            (await streamGroupStats(redis.redis, ingestKey)).every((group) => group.pending === 0 && group.lag === 0),
+          { what: 'the outbox relayed and ingest persisted' },
+        );
+        return Number((await pg.query('SELECT count(*) FROM platform_events')).rows[0].count);
       } finally {
         await pg.end();
       }
-      const info = (await redis.redis.call('XINFO', 'STREAM', `${redis.prefix}:ingest`)) as unknown[];
-      return Number(info[info.indexOf('entries-added') + 1]);
     },
     stop: async () => {
       await Promise.all([gateway, ...eventLogs, ...matchers, ...runners].map((proc) => proc.stop('SIGTERM')));

@@ -17,6 +17,7 @@ import type {
   AgentStore,
   AgentTokenStore,
   AuthStore,
+  FactFlusher,
   FactReader,
   IngestWriter,
   Mailbox,
@@ -42,6 +43,8 @@ import type { FactFeed } from './sse/fact-feed';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
+  /** Relays the facts a request's change wrote before it answers. */
+  outbox: FactFlusher;
   authStore: AuthStore;
   reader: FactReader;
   ingest: IngestWriter;

@@ -263,6 +263,15 @@ export interface RunStore {
 }
 
 /**
+ * Relays facts just written to the outbox, with every earlier one, before the
+ * request that made them answers (decision 0024): the client's next fact then
+ * comes after them. Never rejects: what it cannot relay, the event-log's relay moves.
+ */
+export interface FactFlusher {
+  flush(factIds: readonly string[]): Promise<void>;
+}
+
+/**
  * The facts a change announces, given its result: the command decides them,
  * the store writes them in the change's transaction (the outbox, decision 0024).
  */

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { createPrismaClient } from '@switchyard/db';
+import { createPrismaClient, flushFacts } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, startHealthServer, storeChecks } from '@switchyard/runtime';
@@ -61,7 +61,12 @@ export function buildGateway(config: GatewayConfig, log: Logger): BuiltGateway {
   const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey });
   const checks = storeChecks(redis, prisma);
   const rateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.RATE_LIMIT_PER_SECOND });
+  const ingest = new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS);
   const app = createGatewayApp({
+    outbox: {
+      // The change is committed: a failed flush leaves its facts to the event-log's relay.
+      flush: (ids) => flushFacts(prisma, ingest, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')),
+    },
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
     agents: new PrismaAgentStore(prisma),
@@ -73,7 +78,7 @@ export function buildGateway(config: GatewayConfig, log: Logger): BuiltGateway {
     steering: new PrismaSteeringStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
     activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
-    ingest: new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS),
+    ingest,
     feed,
     redis,
     prefix: config.REDIS_PREFIX,

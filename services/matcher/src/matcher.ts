@@ -95,16 +95,19 @@ export class Matcher {
   async handle(batch: readonly MatcherFact[]): Promise<void> {
     const advanced = new Map<string, number>();
     const candidates: Candidate[] = [];
-    // Already processed (a redelivery after the cursor was saved): decisions are not re-taken.
-    const fresh = batch.filter(({ fact, workspaceId }) => fact.seq > this.cursor(workspaceId));
-    const changes = await this.changesUpTo(fresh);
+    // Every fact given is matched, even one below the cursor: with several replicas, the
+    // saved cursor is the furthest any of them got, and the entries a dead replica held (or
+    // this one held before it restarted) are older and unprocessed. A repeat of a processed
+    // fact finds its runs (the unique index) instead of making new ones.
+    const changes = await this.changesUpTo(batch);
     let reloaded = false;
-    for (const { fact, workspaceId } of fresh) {
+    for (const { fact, workspaceId } of batch) {
       reloaded = (await this.applyChanges(workspaceId, changes, fact.seq)) || reloaded;
       const paused = this.paused.has(workspaceId);
       for (const match of this.options.index.match(workspaceId, fact)) candidates.push({ match, fact, workspaceId, paused });
-      this.cursors.set(workspaceId, fact.seq);
-      advanced.set(workspaceId, fact.seq);
+      const furthest = Math.max(fact.seq, this.cursor(workspaceId));
+      this.cursors.set(workspaceId, furthest);
+      advanced.set(workspaceId, furthest);
     }
     const slots = candidates.length > 0 ? await this.activate(candidates) : [];
     // The runs' `agent.run.queued|dropped` facts were written with them (the runs trigger).

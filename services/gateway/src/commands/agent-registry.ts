@@ -1,7 +1,7 @@
 import { AGENT_FACT_KINDS, AppError, ErrorCode, type AgentFactKind } from '@switchyard/contracts';
 import { agentFact } from '@switchyard/core';
 import { changeAuthorOf } from '../change-author';
-import type { AgentRecord, AgentStore, Principal, StoredAgentSpec } from '../ports';
+import type { AgentRecord, AgentStore, FactFlusher, Principal, StoredAgentSpec } from '../ports';
 
 /** Who asks, and the id that ties the request to the facts it records. */
 export interface AgentCommandContext {
@@ -16,18 +16,25 @@ const nameTaken = (name: string) => new AppError(ErrorCode.AGENT_NAME_TAKEN, 'an
  * The agent registry's writes: create, save the next version, enable or
  * disable, delete. Each names the `agent.*` facts its change announces, and
  * the store writes them in the change's transaction (decision 0024): a change
- * is never committed without its facts. Refusals are AppErrors with stable codes.
+ * is never committed without its facts, which are relayed before the command
+ * returns (a fact the client posts next comes after them). Refusals are
+ * AppErrors with stable codes.
  */
 export class AgentRegistry {
-  constructor(private readonly agents: AgentStore) {}
+  constructor(
+    private readonly agents: AgentStore,
+    private readonly outbox: FactFlusher,
+  ) {}
 
   /** A new agent at version 1 (`agent.created`). */
   async create(ctx: AgentCommandContext, spec: StoredAgentSpec, enabled: boolean): Promise<AgentRecord> {
     const { principal } = ctx;
+    const written: string[] = [];
     const created = await this.agents.create({ workspaceId: principal.workspaceId, userId: principal.userId, spec, enabled }, (agent) =>
-      this.facts(ctx, [AGENT_FACT_KINDS.created], agent),
+      this.facts(ctx, written, [AGENT_FACT_KINDS.created], agent),
     );
     if (!created.ok) throw nameTaken(spec.name);
+    await this.outbox.flush(written);
     return created.agent;
   }
 
@@ -38,12 +45,16 @@ export class AgentRegistry {
    */
   async update(ctx: AgentCommandContext, id: string, spec: StoredAgentSpec, enabled: boolean | undefined, ifMatch: number | undefined): Promise<AgentRecord> {
     const { principal } = ctx;
+    const written: string[] = [];
     const result = await this.agents.update({ workspaceId: principal.workspaceId, id, userId: principal.userId, spec, enabled, ifMatch }, (saved) => {
       const kinds: AgentFactKind[] = saved.versionCreated ? [AGENT_FACT_KINDS.updated] : [];
       if (saved.enabledChanged) kinds.push(saved.agent.enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled);
-      return this.facts(ctx, kinds, saved.agent);
+      return this.facts(ctx, written, kinds, saved.agent);
     });
-    if (result.ok) return result.agent;
+    if (result.ok) {
+      await this.outbox.flush(written);
+      return result.agent;
+    }
     if (result.reason === 'not_found') throw notFound(id);
     if (result.reason === 'name_taken') throw nameTaken(spec.name);
     throw new AppError(ErrorCode.AGENT_VERSION_CONFLICT, 'the agent changed since that version: read it again and retry', { id, expected: ifMatch, current: result.current });
@@ -51,21 +62,28 @@ export class AgentRegistry {
 
   /** Sets the flag; idempotent: only an actual flip records `agent.enabled|disabled`. */
   async setEnabled(ctx: AgentCommandContext, id: string, enabled: boolean): Promise<AgentRecord> {
+    const written: string[] = [];
     const result = await this.agents.setEnabled(ctx.principal.workspaceId, id, enabled, ({ agent, changed }) =>
-      changed ? this.facts(ctx, [enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled], agent) : [],
+      changed ? this.facts(ctx, written, [enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled], agent) : [],
     );
     if (!result) throw notFound(id);
+    await this.outbox.flush(written);
     return result.agent;
   }
 
   /** Disables and hides the agent (`agent.deleted`); its versions and runs stay readable. */
   async delete(ctx: AgentCommandContext, id: string): Promise<void> {
-    const deleted = await this.agents.delete(ctx.principal.workspaceId, id, (agent) => this.facts(ctx, [AGENT_FACT_KINDS.deleted], { id, ...agent, enabled: false }));
+    const written: string[] = [];
+    const deleted = await this.agents.delete(ctx.principal.workspaceId, id, (agent) => this.facts(ctx, written, [AGENT_FACT_KINDS.deleted], { id, ...agent, enabled: false }));
     if (!deleted) throw notFound(id);
+    await this.outbox.flush(written);
   }
 
-  private facts(ctx: AgentCommandContext, kinds: readonly AgentFactKind[], agent: { id: string; name: string; version: number; enabled: boolean }) {
+  /** The change's facts, their ids noted in `written` for the flush after the commit. */
+  private facts(ctx: AgentCommandContext, written: string[], kinds: readonly AgentFactKind[], agent: { id: string; name: string; version: number; enabled: boolean }) {
     const author = changeAuthorOf(ctx.principal);
-    return kinds.map((kind) => ({ fact: agentFact(author, kind, agent), correlationId: ctx.correlationId }));
+    const items = kinds.map((kind) => ({ fact: agentFact(author, kind, agent), correlationId: ctx.correlationId }));
+    written.push(...items.map((item) => item.fact.id));
+    return items;
   }
 }

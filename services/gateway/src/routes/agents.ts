@@ -14,12 +14,13 @@ import { toAgentResponse } from '../api-views';
 import { AgentRegistry, type AgentCommandContext } from '../commands/agent-registry';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
-import type { AgentRecord, AgentStore } from '../ports';
+import type { AgentRecord, AgentStore, FactFlusher } from '../ports';
 import { getAgent, listAgents } from '../workspace-queries';
 
 /** What the agents routes need. */
 export interface AgentsRoutesDeps {
   agents: AgentStore;
+  outbox: FactFlusher;
 }
 
 /** Sends an agent with its version as the entity tag, so `If-Match` can echo it. */
@@ -45,7 +46,7 @@ function ifMatchOf(req: Request): number | undefined {
  */
 export function agentsRoutes(deps: AgentsRoutesDeps): Router {
   const router = Router({ mergeParams: true });
-  const registry = new AgentRegistry(deps.agents);
+  const registry = new AgentRegistry(deps.agents, deps.outbox);
   router.use('/agents', requireRole('viewer'));
   const write = requireRole('member');
 
