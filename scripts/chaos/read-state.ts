@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { GROUPS, STREAMS } from '@switchyard/contracts';
-import { streamGroupStats, toKey, type Redis } from '@switchyard/redis';
+import { groupCaughtUp, toKey, type Redis } from '@switchyard/redis';
 import { apiClient } from '@switchyard/testing';
 import type { RunRow, StoredFact } from './rows';
 
@@ -54,13 +54,7 @@ export async function unsettledRuns(pg: Client, workspaceId: string): Promise<nu
 
 /** Whether a consumer group has read and acknowledged everything on its stream. */
 export async function groupConsumed(redis: Redis, prefix: string, stream: string, group: string): Promise<boolean> {
-  const key = toKey(prefix, stream);
-  const mine = (await streamGroupStats(redis, key)).find((stats) => stats.group === group);
-  if (!mine || mine.pending !== 0) return false;
-  if (mine.lag !== null) return mine.lag === 0;
-  // Redis cannot tell the lag after some trims: compare the group's position with the stream's end.
-  const info = (await redis.call('XINFO', 'STREAM', key)) as unknown[];
-  return String(info[info.indexOf('last-generated-id') + 1]) === mine.lastDeliveredId;
+  return groupCaughtUp(redis, toKey(prefix, stream), group);
 }
 
 /** Whether `ingest` (event-log) and `facts` (matcher) are consumed. */

@@ -8,7 +8,7 @@ export { StreamConsumer } from './stream-consumer';
 export type { HandleOutcome, StreamConsumerOptions, StreamEntry } from './stream-consumer';
 export { entryMessage, lastErrorsKey, replayDeadLetter } from './dead-letters';
 export type { DeadLetterStore, ReplayableDeadLetters, ReplayResult } from './dead-letters';
-export { compareIds, streamGroupStats, trimAcknowledged } from './stream-maintenance';
+export { compareIds, groupCaughtUp, streamGroupStats, trimAcknowledged } from './stream-maintenance';
 export type { GroupStats } from './stream-maintenance';
 export { createActivationQueue, enqueueActivations } from './activation-queue';
 export type { ActivationQueue } from './activation-queue';

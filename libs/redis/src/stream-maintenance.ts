@@ -60,6 +60,19 @@ function nextId(id: string): string {
   return `${ms}-${BigInt(seq ?? '0') + 1n}`;
 }
 
+/**
+ * Whether a group has read and acknowledged everything on the stream: nothing
+ * pending and its last delivered id is the stream's last generated one. The
+ * group's `lag` is not used: Redis only estimates it after trims and a
+ * restart (it reported thousands unread of a stream read to its end).
+ */
+export async function groupCaughtUp(redis: Redis, stream: string, group: string): Promise<boolean> {
+  const mine = (await streamGroupStats(redis, stream)).find((stats) => stats.group === group);
+  if (!mine || mine.pending !== 0) return false;
+  const info = (await redis.call('XINFO', 'STREAM', stream)) as unknown[];
+  return String(info[info.indexOf('last-generated-id') + 1]) === mine.lastDeliveredId;
+}
+
 /** Orders stream ids `ms-seq` numerically. */
 export function compareIds(a: string, b: string): number {
   const [am, as] = a.split('-').map((part) => BigInt(part));

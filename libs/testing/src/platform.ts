@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { streamGroupStats } from '@switchyard/redis';
+import { GROUPS } from '@switchyard/contracts';
+import { groupCaughtUp } from '@switchyard/redis';
 import { waitFor } from './wait-for';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { createTestRedis, type TestRedis } from './test-redis';
@@ -134,7 +135,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
         await waitFor(
           async () =>
             Number((await pg.query('SELECT count(*) FROM fact_outbox')).rows[0].count) === 0 &&
-            (await streamGroupStats(redis.redis, ingestKey)).every((group) => group.pending === 0 && group.lag === 0),
+            (await groupCaughtUp(redis.redis, ingestKey, GROUPS.eventLog)),
           { what: 'the outbox relayed and ingest persisted' },
         );
         return Number((await pg.query('SELECT count(*) FROM platform_events')).rows[0].count);

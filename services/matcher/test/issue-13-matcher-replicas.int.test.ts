@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { GROUPS, STREAMS } from '@switchyard/contracts';
-import { streamGroupStats, toKey } from '@switchyard/redis';
+import { groupCaughtUp, toKey } from '@switchyard/redis';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 
 /**
@@ -48,8 +48,7 @@ describe('two matcher replicas', () => {
     };
     /** Every fact posted so far stored, published and matched by one replica or the other. */
     const quiet = async () => {
-      const groupsDone = async (stream: string, group: string) =>
-        (await streamGroupStats(platform.redis.redis, toKey(platform.redis.prefix, stream))).some((g) => g.group === group && g.pending === 0 && g.lag === 0);
+      const groupsDone = (stream: string, group: string) => groupCaughtUp(platform.redis.redis, toKey(platform.redis.prefix, stream), group);
       return (
         Number((await pg.query('SELECT count(*) FROM fact_outbox')).rows[0].count) === 0 &&
         (await groupsDone(STREAMS.ingest, GROUPS.eventLog)) &&
