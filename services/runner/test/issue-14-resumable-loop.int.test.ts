@@ -57,7 +57,7 @@ describe('issue 14: the agent loop continues a run after its last step', () => {
       spend: new SqlSpendLedger(t.sql),
       secrets: new SqlSecretReader(t.sql, null),
       prices: createPriceTable(),
-      model: (spec, input) => createModel(spec, { ...input, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', MODEL_TIMEOUT_MS: 1000, MODEL_MAX_ATTEMPTS: 1 } }),
+      model: (spec, input) => createModel(spec, { ...input, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: undefined, MODEL_TIMEOUT_MS: 1000, MODEL_MAX_ATTEMPTS: 1 } }),
       tools: (input) => connectTools({ ...input, options: { allowPrivate: true }, log }),
       onStep,
       log,
