@@ -113,8 +113,8 @@ async function main(): Promise<void> {
         { signal: new AbortController().signal, shouldStop: () => runs.stopReason(runId) },
       );
       if (result.status !== 'completed' || result.outcome.toolCalls !== STEPS) throw new Error(`bench run did not complete: ${JSON.stringify(result)}`);
-      // As the runner does: the ending, with the transcript entries the loop left for it.
-      await runs.finish(runId, ['running'], { status: 'completed', reason: null, outcome: result.outcome, error: null, transcript: result.transcript });
+      // As the runner does: the ending (the loop has written its transcript).
+      await runs.finish(runId, ['running'], { status: 'completed', reason: null, outcome: result.outcome, error: null });
       const calls = timed!.calls;
       setups.push(calls[0]! - begin);
       platformSteps.push(...stepsOf(calls));

@@ -212,3 +212,21 @@ export type {
 export { MAX_JSON_DEPTH } from './json-bounds';
 export { DeadLetterSchema, NewDeadLetterSchema } from './dead-letters';
 export type { DeadLetter, NewDeadLetter } from './dead-letters';
+export {
+  AssistantEntryContentSchema,
+  NoticeEntryContentSchema,
+  parseRunState,
+  RecordedEntrySchema,
+  RUN_STATE_ERRORS,
+  RUN_STATE_SCHEMA_VERSION,
+  RunStateMessageSchema,
+  RunStateNextSchema,
+  RunStateSchema,
+  RunStateTallySchema,
+  RunStateToolCallSchema,
+  SUPPORTED_RUN_STATE_VERSIONS,
+  SystemEntryContentSchema,
+  ToolEntryContentSchema,
+  UserEntryContentSchema,
+} from './run-state';
+export type { RecordedEntry, RunState, RunStateMessage, RunStateNext, RunStateParseResult, RunStateTally, RunStateToolCall } from './run-state';

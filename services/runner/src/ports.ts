@@ -39,16 +39,6 @@ export interface RunEnding {
   reason: string | null;
   outcome: RunOutcome | null;
   error: { code: string; message: string } | null;
-  /** Transcript entries not written yet, written with the ending (one statement). */
-  transcript?: TranscriptTail;
-}
-
-/** A run's last transcript entries, ready to store (content redacted and serialized). */
-export interface TranscriptTail {
-  sessionId: string;
-  workspaceId: string;
-  runId: string;
-  entries: ReadonlyArray<{ seq: number; type: string; content: string }>;
 }
 
 /** A run just moved to `running`, with its context and the stop reason as of that moment. */
@@ -194,16 +184,8 @@ export interface JobWaker {
   withdraw(runId: string): Promise<void>;
 }
 
-/**
- * Reads an executor started for a run before the runner gave it its slot
- * (Executor.headStart), handed back to execute(). Opaque to the runner.
- */
-export type HeadStart = Promise<unknown>;
-
 /** What an executor is given besides the run. */
 export interface ExecutionContext {
-  /** What headStart() returned for this run, when the runner asked for it. */
-  headStart?: HeadStart;
   /** Aborted when the run must end now (its slot was lost, the process stops). */
   signal: AbortSignal;
   /** Asked between steps: a reason means end the run `cancelled` now. */
@@ -211,14 +193,13 @@ export interface ExecutionContext {
 }
 
 /**
- * What an executor returns: the run's ending, before it is written, and the
- * transcript entries it left for the runner to write with that ending.
+ * What an executor returns: the run's ending, before it is written. Whatever
+ * the run recorded (its transcript) is stored by then.
  */
-export type ExecutionResult = (
+export type ExecutionResult =
   | { status: 'completed'; outcome: RunOutcome }
   | { status: 'cancelled'; reason: StopReason; outcome: RunOutcome }
-  | { status: 'failed'; error: { code: string; message: string }; outcome?: RunOutcome }
-) & { transcript?: TranscriptTail };
+  | { status: 'failed'; error: { code: string; message: string }; outcome?: RunOutcome };
 
 /** The run being executed, with its parsed spec. */
 export interface ExecutableRun extends RunRef {
@@ -227,15 +208,13 @@ export interface ExecutableRun extends RunRef {
   context?: RunContext;
 }
 
-/** Executes one run of an agent: the port the agent loop (issue 4) plugs into. */
+/**
+ * Executes one run of an agent: the port the agent loop (issue 4) plugs into.
+ * A run that already took steps (its transcript has entries) is continued
+ * after its last one, whichever runner executes it.
+ */
 export interface Executor {
   execute(run: ExecutableRun, context: ExecutionContext): Promise<ExecutionResult>;
-  /**
-   * Optional: starts the reads the run's first step needs — reads only, no
-   * effects, as the run may yet not execute — so that they go out with the
-   * runner's own writes for the run (one round trip instead of two).
-   */
-  headStart?(run: StartedRun): HeadStart;
   /**
    * Optional: called once a run this executor never finished was failed for
    * it (`runner_lost`: its runner died), to clean up what the run's own

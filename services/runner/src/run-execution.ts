@@ -1,6 +1,6 @@
 import type { AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
-import type { ExecutionResult, Executor, HeadStart, RunEnding, RunStore, SlotLease, StartedRun, StopReason } from './ports';
+import type { ExecutionResult, Executor, RunEnding, RunStore, SlotLease, StartedRun, StopReason } from './ports';
 
 /** Error code of a run whose runner died (or lost its slot) mid-run. */
 export const RUNNER_LOST = 'runner_lost';
@@ -22,7 +22,7 @@ export interface RunExecutionDeps {
  * `runner_lost`. Returns the ending to write; an executor that throws ends
  * the run `failed`, `executor_error`.
  */
-export async function executeUnderLease(deps: RunExecutionDeps, run: StartedRun, spec: AgentSpec, lease: SlotLease, headStart?: HeadStart): Promise<RunEnding> {
+export async function executeUnderLease(deps: RunExecutionDeps, run: StartedRun, spec: AgentSpec, lease: SlotLease): Promise<RunEnding> {
   const { store, executor, log } = deps;
   const controller = new AbortController();
   deps.controllers.add(controller);
@@ -49,7 +49,7 @@ export async function executeUnderLease(deps: RunExecutionDeps, run: StartedRun,
       firstCheck = undefined;
       return reason;
     };
-    result = await executor.execute({ ...startedRun, spec }, { signal: controller.signal, shouldStop, headStart });
+    result = await executor.execute({ ...startedRun, spec }, { signal: controller.signal, shouldStop });
   } catch (error) {
     log.error({ err: error, runId: run.id }, 'executor threw');
     result = { status: 'failed', error: { code: 'executor_error', message: error instanceof Error ? error.message : String(error) } };
@@ -62,16 +62,15 @@ export async function executeUnderLease(deps: RunExecutionDeps, run: StartedRun,
 
 /** The ledger ending of an executor's result; an aborted run (slot lost, process stopping) is runner_lost. */
 function toEnding(result: ExecutionResult, lost: boolean): RunEnding {
-  const { transcript } = result;
   if (lost) {
-    return { status: 'failed', reason: RUNNER_LOST, outcome: result.outcome ?? null, error: { code: RUNNER_LOST, message: 'the run lost its agent slot' }, transcript };
+    return { status: 'failed', reason: RUNNER_LOST, outcome: result.outcome ?? null, error: { code: RUNNER_LOST, message: 'the run lost its agent slot' } };
   }
   switch (result.status) {
     case 'completed':
-      return { status: 'completed', reason: null, outcome: result.outcome, error: null, transcript };
+      return { status: 'completed', reason: null, outcome: result.outcome, error: null };
     case 'cancelled':
-      return { status: 'cancelled', reason: result.reason, outcome: result.outcome, error: null, transcript };
+      return { status: 'cancelled', reason: result.reason, outcome: result.outcome, error: null };
     case 'failed':
-      return { status: 'failed', reason: result.error.code, outcome: result.outcome ?? null, error: result.error, transcript };
+      return { status: 'failed', reason: result.error.code, outcome: result.outcome ?? null, error: result.error };
   }
 }

@@ -2,7 +2,7 @@ import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { executeUnderLease, RUNNER_LOST } from './run-execution';
 import { SpecCache } from './spec-cache';
-import type { AgentLine, AgentSlots, Executor, HeadStart, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StartedRun } from './ports';
+import type { AgentLine, AgentSlots, Executor, JobWaker, RunEnding, RunRef, RunStore, SlotLease, StartedRun } from './ports';
 
 /** What to do with an activation job after one attempt. */
 export type JobDecision = { action: 'done' } | { action: 'later'; delayMs: number };
@@ -60,8 +60,6 @@ interface Begun {
   run: StartedRun;
   spec: AgentSpec;
   lease: SlotLease;
-  /** The executor's head start, when the run was handed over. */
-  headStart?: HeadStart;
 }
 
 /** Queued runs in the line that no slot holds, besides `runId`: they wait for a slot. */
@@ -408,22 +406,21 @@ export class Runner {
 
   /**
    * A run this lane just moved to `running` (its `started` fact was written
-   * with the change). A handed-over run's head start went out with its
-   * slot's hand-over. A run of another job's has that job withdrawn: the job
+   * with the change). A run of another job's has that job withdrawn: the job
    * would only find it taken (a job already picked up stays, harmlessly).
    */
-  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string | null, headStart?: HeadStart): Begun {
+  private began(run: StartedRun, spec: AgentSpec, lease: SlotLease, ownRunId: string | null): Begun {
     const { log } = this.options;
     log.info({ runId: run.id, agentId: run.agentId }, 'run started');
     this.counted('running', null);
     if (run.id !== ownRunId) this.options.waker.withdraw(run.id).catch((error: unknown) => log.debug({ err: error, runId: run.id }, 'job not withdrawn'));
-    return { run, spec, lease, headStart };
+    return { run, spec, lease };
   }
 
   /** Executes a started run under its slot's lease; returns the ending to write, once its `started` fact is out. */
   private async execute(current: Begun): Promise<RunEnding> {
     const { store, executor, log, leaseMs } = this.options;
-    return executeUnderLease({ store, executor, log, leaseMs, controllers: this.controllers }, current.run, current.spec, current.lease, current.headStart);
+    return executeUnderLease({ store, executor, log, leaseMs, controllers: this.controllers }, current.run, current.spec, current.lease);
   }
 
   /**
@@ -435,9 +432,7 @@ export class Runner {
    * The slot is never free in between, so no other lane can start a run of
    * the agent meanwhile, and a runner that dies in between leaves the started
    * run `running` with no slot naming it: failed runner_lost once the slot's
-   * lease lapses, like any run of a dead runner. The executor's head start
-   * (the reads of the started run's first step) goes out in that Redis write
-   * too. When nothing was started
+   * lease lapses, like any run of a dead runner. When nothing was started
    * (nothing queued, the next run is being started by someone else or is of
    * another version) the slot is released and the lane claims as usual.
    */
@@ -459,13 +454,7 @@ export class Runner {
       await lease.release();
       return { next: null, line, look: { ...seen, held: new Set(skip) } };
     }
-    const handed = slots.handOver(run.agentId, spec.flow.concurrency, run.id, started.id, leaseMs);
-    // The started run's `started` fact and first reads go out in the same write, so its execution
-    // waits for one round trip, not two; a run that then does not execute drops the reads, and
-    // is failed after that fact (as the ledger saw it start).
-    const headStart = this.options.executor.headStart?.(started);
-    headStart?.catch(() => undefined);
-    const claim = await handed;
+    const claim = await slots.handOver(run.agentId, spec.flow.concurrency, run.id, started.id, leaseMs);
     seen.active.add(started.id);
     const look = { ...seen, held: claim.held };
     await this.failUnheld(line.running, claim.held);
@@ -476,7 +465,7 @@ export class Runner {
       return { next: null, line, look };
     }
     // Same version as the run that ended: same spec.
-    return { next: this.began(started, spec, claim.granted.lease, ownRunId, headStart), line, look };
+    return { next: this.began(started, spec, claim.granted.lease, ownRunId), line, look };
   }
 
   private async wakeNext(agentId: string, concurrency: number): Promise<void> {

@@ -245,8 +245,8 @@ describe('agent loop (real processes, real openai client, real MCP servers)', ()
       message('second done'),
     ]);
     // Both facts at once: the first run's lane sees the second waiting as it claims, so when the
-    // first run ends it hands its slot to the second (concurrency 1), whose first mailbox read
-    // goes out with the hand-over.
+    // first run ends it hands its slot to the second (concurrency 1), which drains its mailbox
+    // at its first step boundary.
     const both = await api('POST', '/v1/workspaces/loop/events:batch', {
       events: ['H-1', 'H-2'].map((ticket) => ({ kind: 'ticket.handoff', subject: { type: 'ticket', id: ticket }, payload: { title: 'Printer on fire' } })),
     });

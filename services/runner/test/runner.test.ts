@@ -1,6 +1,6 @@
 import { createLogger } from '@switchyard/logging';
 import { Runner, type RunnerMetrics } from '../src/runner';
-import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor, HeadStart, StartedRun } from '../src/ports';
+import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor } from '../src/ports';
 import { FakeAgentSlots, FakeRunStore, FakeWaker } from './fake-ports';
 import { StepExecutor } from './step-executor';
 
@@ -70,28 +70,6 @@ describe('Runner', () => {
     expect(store.handedOff).toEqual([runId(1), runId(2), runId(3)]);
     expect(slots.held.size).toBe(0);
     for (let n = 1; n <= 4; n++) expect(store.kinds(runId(n))).toEqual(['agent.run.started', 'agent.run.completed']);
-  });
-
-  it('a handed-over run gets its executor\'s head start, issued with the hand-over; a claimed run starts without', async () => {
-    const given = new Map<string, unknown>();
-    class HeadStartExecutor extends StepExecutor {
-      readonly asked: string[] = [];
-      headStart(run: StartedRun): HeadStart {
-        this.asked.push(run.id);
-        return Promise.resolve(`read for ${run.id}`);
-      }
-      override async execute(run: ExecutableRun, context: ExecutionContext): Promise<ExecutionResult> {
-        given.set(run.id, context.headStart ? await context.headStart : undefined);
-        return super.execute(run, context);
-      }
-    }
-    const executor = new HeadStartExecutor();
-    const { store, runner, add, job } = setup(executor, 20);
-    for (let n = 1; n <= 3; n++) add(n);
-    expect(await runner.handle(job(1))).toEqual({ action: 'done' });
-    expect(executor.asked).toEqual([runId(2), runId(3)]);
-    expect([...given]).toEqual([[runId(1), undefined], [runId(2), `read for ${runId(2)}`], [runId(3), `read for ${runId(3)}`]]);
-    expect(store.handedOff).toEqual([runId(1), runId(2)]);
   });
 
   it('a hand-off passes over the runs other slots hold, and stops at a run of another version', async () => {

@@ -108,6 +108,15 @@ describe('ScriptedModel', () => {
     expect(await new ScriptedModel({ script: [], fact: null }).complete(input())).toMatchObject({ message: '', toolCalls: [] });
   });
 
+  it('a run continued after its answers (issue 14) resumes the script where it was, with the last message said', async () => {
+    const fresh = new ScriptedModel({ script, fact });
+    const answers = [await fresh.complete(input()), await fresh.complete(input()), await fresh.complete(input())];
+    expect(await new ScriptedModel({ script, fact, answered: 1 }).complete(input())).toEqual(answers[1]);
+    expect(await new ScriptedModel({ script, fact, answered: 2 }).complete(input())).toEqual(answers[2]);
+    // Past the end: the last message said, as the same model would answer.
+    expect(await new ScriptedModel({ script: [{ say: 'first', tool: 't' }, { tool: 'u' }], fact, answered: 5 }).complete(input())).toMatchObject({ message: 'first', toolCalls: [], final: true });
+  });
+
   it('waits stepMs before answering, and an abort ends the wait with model_aborted', async () => {
     const slow = new ScriptedModel({ script: [{ say: 'x' }], fact, stepMs: 100 });
     let started = Date.now();

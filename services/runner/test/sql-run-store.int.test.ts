@@ -107,13 +107,14 @@ describe('SqlRunStore line reads and hand-offs', () => {
     await pg.query(`UPDATE runs SET status = 'cancelled' WHERE id = ANY($1::uuid[])`, [[first, second]]);
   });
 
-  it('a run started by a hand-off continues its session after the transcript entries the ending wrote', async () => {
+  it('a run started by a hand-off continues its session after the transcript entries written before the ending', async () => {
     const [running, next] = await insertRuns(['running', 'queued']);
     const session = newId();
     await pg.query(`UPDATE runs SET session_id = $1 WHERE id = ANY($2::uuid[])`, [session, [running, next]]);
-    await pg.query(`INSERT INTO transcript_entries (session_id, seq, workspace_id, run_id, type, content) VALUES ($1, 1, $2, $3, 'prompt', '{}')`, [session, workspaceId, running]);
-    const tail = { sessionId: session, workspaceId, runId: running!, entries: [{ seq: 2, type: 'answer', content: '{}' }, { seq: 3, type: 'answer', content: '{}' }] };
-    const { started } = await store.finishAndStartNext(running!, ['running'], { ...ending, transcript: tail }, look(agentId));
+    for (const seq of [1, 2, 3]) {
+      await pg.query(`INSERT INTO transcript_entries (session_id, seq, workspace_id, run_id, type, content) VALUES ($1, $2, $3, $4, 'notice', '{}')`, [session, seq, workspaceId, running]);
+    }
+    const { started } = await store.finishAndStartNext(running!, ['running'], ending, look(agentId));
     expect(started).toMatchObject({ id: next, context: { sessionId: session, transcriptSeq: 3 } });
     expect(Number((await pg.query(`SELECT max(seq) AS seq FROM transcript_entries WHERE session_id = $1`, [session])).rows[0].seq)).toBe(3);
     await pg.query(`UPDATE runs SET status = 'cancelled' WHERE id = $1`, [next]);

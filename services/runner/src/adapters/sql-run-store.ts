@@ -1,8 +1,7 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
 import type { AgentLine, HandOff, NextQuery, RunEnding, RunPosition, RunRef, RunStore, StartedRun, StartInstead, StopReason } from '../ports';
-import { RUN_CONTEXT_COLUMNS, runContextColumns, runContextFromRow, type RunContextRow } from './sql-run-context';
-import { transcriptTailParams } from './sql-transcript-store';
+import { RUN_CONTEXT_COLUMNS, runContextFromRow, type RunContextRow } from './sql-run-context';
 
 interface RefRow {
   id: string;
@@ -69,22 +68,14 @@ function lineFromRow(row: LineRow | undefined): AgentLine {
   return { candidates: (row?.line ?? []).map(toRef), running: row?.running ?? [], active: row?.active ?? [] };
 }
 
-/**
- * A run's ending, as CTEs (`ended` returns the RefRow): its last transcript
- * entries (if it left any) go in the same statement, written whether or not
- * the update applies — they record what the run did either way.
- */
-const finishSql = `WITH tail AS (
-    INSERT INTO transcript_entries (session_id, seq, workspace_id, run_id, type, content)
-    SELECT $7::uuid, seq, $8::uuid, $9::uuid, type, content
-      FROM unnest($10::int[], $11::text[], $12::jsonb[]) AS t(seq, type, content)),
-  ended AS (
+/** A run's ending, as a CTE (`ended` returns the RefRow). */
+const finishSql = `WITH ended AS (
     UPDATE runs r SET status = $3::"RunStatus", reason = $4, outcome = $5::jsonb, error = $6::jsonb, ended_at = now()
       FROM workspaces w
      WHERE r.id = $1::uuid AND r.status::text = ANY($2::text[]) AND w.id = r.workspace_id
      RETURNING ${REF_COLUMNS})`;
 
-/** Parameters $1–$12 of finishSql. */
+/** Parameters $1–$6 of finishSql. */
 function finishParams(runId: string, from: readonly RunStatus[], ending: RunEnding): unknown[] {
   return [
     runId,
@@ -93,7 +84,6 @@ function finishParams(runId: string, from: readonly RunStatus[], ending: RunEndi
     ending.reason,
     ending.outcome ? JSON.stringify(ending.outcome) : null,
     ending.error ? JSON.stringify(ending.error) : null,
-    ...transcriptTailParams(ending.transcript),
   ];
 }
 
@@ -161,11 +151,11 @@ const MARK_RUNNING_SQL = `WITH started AS (
 const FINISH_AND_START_NEXT_SQL = `${finishSql},
   started AS (
     UPDATE runs r SET status = 'running', started_at = now()
-     WHERE r.id = ${nextInLineSql('$13', '$14', '$15', ' AND EXISTS (SELECT 1 FROM ended)')} AND r.status = 'queued'
+     WHERE r.id = ${nextInLineSql('$7', '$8', '$9', ' AND EXISTS (SELECT 1 FROM ended)')} AND r.status = 'queued'
      RETURNING r.*)
   SELECT (SELECT row_to_json(e) FROM ended e) AS ended,
-         (SELECT row_to_json(b) FROM (${startedSelect(runContextColumns({ session: '$7', seqs: '$10' }))}) b) AS started,
-         ${lineSql('$13', '$16', '$17', '$1')}`;
+         (SELECT row_to_json(b) FROM (${startedSelect(RUN_CONTEXT_COLUMNS)}) b) AS started,
+         ${lineSql('$7', '$10', '$11', '$1')}`;
 
 /**
  * The runner's queries on the run ledger. Every status change is one

@@ -1,20 +1,26 @@
 import type { MailboxEnvelope, TranscriptEntryType } from '@switchyard/contracts';
 
-import type { TranscriptTail } from '../ports';
-
-export type { RunContext, RunContextStore, TranscriptTail } from '../ports';
+export type { RunContext, RunContextStore } from '../ports';
 
 /** Appends a run's transcript entries, buffered: `flush` writes what was added since the last flush, in order. */
 export interface TranscriptWriter {
-  add(type: TranscriptEntryType, content: Record<string, unknown>): void;
+  /** Buffers an entry; returns the `seq` it will have. */
+  add(type: TranscriptEntryType, content: Record<string, unknown>): number;
   flush(): Promise<void>;
-  /** Hands over the entries not flushed yet (null when none): whoever takes them writes them. */
-  take(): TranscriptTail | null;
+}
+
+/** A transcript entry as stored, its content not parsed yet. */
+export interface StoredEntry {
+  seq: number;
+  type: string;
+  content: unknown;
 }
 
 export interface TranscriptStore {
   /** A writer for the run's session, continuing after `lastSeq` (RunContext.transcriptSeq). */
   open(run: { runId: string; workspaceId: string; sessionId: string; lastSeq: number }): TranscriptWriter;
+  /** The run's own entries (not its session's other runs'), in `seq` order: what its state is rebuilt from. */
+  entries(run: { runId: string; workspaceId: string }): Promise<StoredEntry[]>;
 }
 
 /** One drain of a session's mailbox: the envelopes that parsed, in order, and how many did not. */

@@ -1,14 +1,15 @@
-import type { ChatMessage } from '../model/model';
-import type { Mailbox, MailboxDrain, TranscriptWriter } from './loop-ports';
+import type { Mailbox, MailboxDrain } from './loop-ports';
 import { renderEnvelope } from './render';
+import type { RunRecorder } from './run-recorder';
 
 /**
  * Brings what waited in the session's mailbox into the conversation — each
- * envelope attributed (render.ts) — and into the transcript. The drained
- * entries leave the mailbox (`settle`) only after a flush has written them
- * to the transcript, so a message is never gone before it is recorded. It
- * also closes the mailbox when the run ends, so that nothing is accepted
- * that the run will not read.
+ * envelope attributed (render.ts) — by recording it in the transcript. The
+ * drained entries leave the mailbox (`settle`) only after a flush has written
+ * them to the transcript, so a message is never gone before it is recorded;
+ * one found again (its run's runner died between the two) is in the run's
+ * state already and is not recorded twice. It also closes the mailbox when
+ * the run ends, so that nothing is accepted that the run will not read.
  */
 export class MailboxIntake {
   private unsettled: Array<() => Promise<void>> = [];
@@ -17,8 +18,7 @@ export class MailboxIntake {
   cursor: string | undefined;
 
   constructor(
-    private readonly messages: ChatMessage[],
-    private readonly transcript: TranscriptWriter,
+    private readonly transcript: RunRecorder,
     private readonly mailbox: Mailbox,
     private readonly sessionId: string,
   ) {}
@@ -27,9 +27,8 @@ export class MailboxIntake {
   absorb(drain: MailboxDrain): void {
     this.cursor = drain.cursor;
     for (const envelope of drain.envelopes) {
-      const text = renderEnvelope(envelope);
-      this.messages.push({ role: 'user', content: text });
-      this.transcript.add('user', { text, from: { ...envelope.from }, envelopeId: envelope.id });
+      if (this.transcript.state.envelopeIds.includes(envelope.id)) continue;
+      this.transcript.add('user', { text: renderEnvelope(envelope), from: { ...envelope.from }, envelopeId: envelope.id });
     }
     this.invalidNotice(drain);
     this.pending(drain);

@@ -1,9 +1,8 @@
 import type { AgentSpec, ToolCallResult as ToolCallVerdict } from '@switchyard/contracts';
-import type { ChatMessage, ModelToolCall } from '../model/model';
+import type { ModelToolCall } from '../model/model';
 import type { ToolCallResult, ToolDefinition, ToolHost } from '../tools';
-import type { LoopMetrics, TranscriptWriter } from './loop-ports';
-import { asData } from './render';
-import type { RunTally } from './run-tally';
+import type { LoopMetrics } from './loop-ports';
+import type { RunRecorder } from './run-recorder';
 import { toolVerdict } from './tool-policy';
 
 /** Everything one step's tool calls need. */
@@ -14,10 +13,8 @@ export interface ToolCallsInput {
   tools: readonly ToolDefinition[];
   spec: Pick<AgentSpec, 'permissionMode' | 'rules'>;
   signal: AbortSignal;
-  messages: ChatMessage[];
-  transcript: TranscriptWriter;
-  tally: RunTally;
-  redact: (text: string) => string;
+  /** Where each call's result is recorded (and so reaches the conversation and the tally). */
+  transcript: RunRecorder;
   metrics?: LoopMetrics;
 }
 
@@ -26,8 +23,8 @@ const UNKNOWN_TOOL = { server: '(unknown)', tool: '(unknown)' } as const;
 
 /**
  * Runs a step's tool calls side by side (a model may ask for several at
- * once) and answers each in order: its result as delimited data, or its
- * error with a stable code. A call the model got wrong — an unknown tool,
+ * once) and records each result in order; the model sees it as delimited
+ * data, or its error with a stable code (run-state.ts renders it). A call the model got wrong — an unknown tool,
  * arguments that are not a JSON object, a tool the policy refuses — is
  * answered with the error and the run goes on: the model can correct itself.
  */
@@ -37,20 +34,15 @@ export async function callTools(input: ToolCallsInput): Promise<void> {
   const byName = new Map(input.tools.flatMap((tool) => [[tool.modelName, tool] as const, [tool.name, tool] as const]));
   const outcomes = await Promise.all(input.calls.map((call) => callOne(call, byName.get(call.name), input)));
   outcomes.forEach(({ call, tool, args, result, refused }) => {
-    const name = tool?.name ?? call.name;
     const verdict: ToolCallVerdict = result.ok ? 'ok' : refused ? 'refused' : 'failed';
-    input.tally.calledTool(verdict);
     input.metrics?.toolCall({ ...(tool ? { server: tool.server, tool: tool.name } : UNKNOWN_TOOL), result: verdict });
-    const content = result.ok
-      ? asData(`tool ${name}`, input.redact(result.content))
-      : `[tool error ${result.error.code}] ${asData(`tool ${name}`, input.redact(result.error.message))}`;
-    input.messages.push({ role: 'tool', toolCallId: call.id, content });
     input.transcript.add('tool', {
       toolCallId: call.id,
-      name,
+      name: tool?.name ?? call.name,
       arguments: args ?? call.arguments,
       ok: result.ok,
-      ...(result.ok ? { result: result.content } : { error: result.error }),
+      ...(result.ok ? { result: result.content } : { error: { ...result.error } }),
+      ...(verdict === 'refused' ? { refused: true as const } : {}),
       durationMs: result.durationMs,
     });
   });

@@ -11,6 +11,8 @@ export interface CreateModelOptions {
   fact: Fact | null;
   /** A manual run's input (scripted `{{input}}`); null or absent for a trigger run. */
   input?: string | null;
+  /** Model calls the run already made (a continued run: the scripted model resumes after them). @defaultValue 0 */
+  answered?: number;
   /** Reads a workspace secret's value by name (the run's workspace); rejects when there is none. */
   resolveSecret: (name: string) => Promise<string>;
   env: Pick<ModelEnv, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'MODEL_TIMEOUT_MS' | 'MODEL_MAX_ATTEMPTS'>;
@@ -37,7 +39,7 @@ export async function createModel(spec: Pick<AgentSpec, 'model' | 'script'>, opt
   const { model } = spec;
   switch (model.provider) {
     case 'scripted':
-      return new ScriptedModel({ script: spec.script ?? [], fact: options.fact, input: options.input ?? null, stepMs: scriptStepDelayMs(model.params) });
+      return new ScriptedModel({ script: spec.script ?? [], fact: options.fact, input: options.input ?? null, stepMs: scriptStepDelayMs(model.params), answered: options.answered });
     case 'openai': {
       const { env } = options;
       const ownEndpoint = model.baseUrl !== undefined && !sameEndpoint(model.baseUrl, env.OPENAI_BASE_URL);

@@ -17,6 +17,8 @@ export interface ScriptedModelOptions {
   input?: string | null;
   /** A delay before each answer, to make runs take measurable time in tests and demos. @defaultValue 0 */
   stepMs?: number;
+  /** Answers the run already had (a run continued by another runner): the script goes on after them. @defaultValue 0 */
+  answered?: number;
 }
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 } as const;
@@ -34,7 +36,9 @@ const NO_USAGE = { inputTokens: 0, outputTokens: 0 } as const;
  * - Once the script is exhausted, every call answers with the last message
  *   said (or the empty string) and no tool calls.
  *
- * It ignores what it is sent (messages and tools) and reports 0 tokens.
+ * It ignores what it is sent (messages and tools) and reports 0 tokens. A
+ * run continued after its last step resumes the script where it was
+ * (`answered`): which step answers depends on the fact only, so it is the same.
  */
 export class ScriptedModel implements Model {
   private readonly steps: ReadonlyArray<{ step: ScriptStep; index: number; holds: FactPredicate | null }>;
@@ -44,19 +48,37 @@ export class ScriptedModel implements Model {
   /** Compiles every `when` up front, so a bad filter fails before the run starts. */
   constructor(private readonly options: ScriptedModelOptions) {
     this.steps = options.script.map((step, index) => ({ step, index, holds: step.when ? compileFilter(step.when) : null }));
+    for (let answered = 0; answered < (options.answered ?? 0); answered++) {
+      const next = this.nextStep();
+      if (!next) break;
+      this.say(next.step);
+    }
   }
 
   async complete({ signal }: ModelInput): Promise<ModelResponse> {
     await sleep(this.options.stepMs ?? 0, signal);
+    const next = this.nextStep();
+    if (!next) return { message: this.lastSaid, toolCalls: [], usage: { ...NO_USAGE }, final: true };
+    const message = this.say(next.step);
+    return { message, toolCalls: next.step.tool ? [this.toolCall(next.step, next.index)] : [], usage: { ...NO_USAGE }, final: !this.stepsRemain() };
+  }
+
+  /** The next step whose `when` holds, consumed; undefined once the script is exhausted. */
+  private nextStep(): { step: ScriptStep; index: number } | undefined {
     const { fact } = this.options;
     while (this.next < this.steps.length) {
       const { step, index, holds } = this.steps[this.next++]!;
       if (holds && (!fact || !holds(fact))) continue;
-      const message = step.say === undefined ? null : renderText(step.say, fact, this.options.input ?? null);
-      if (message !== null) this.lastSaid = message;
-      return { message, toolCalls: step.tool ? [this.toolCall(step, index)] : [], usage: { ...NO_USAGE }, final: !this.stepsRemain() };
+      return { step, index };
     }
-    return { message: this.lastSaid, toolCalls: [], usage: { ...NO_USAGE }, final: true };
+    return undefined;
+  }
+
+  /** The step's message, rendered (null when it says nothing); remembered as the last thing said. */
+  private say(step: ScriptStep): string | null {
+    const message = step.say === undefined ? null : renderText(step.say, this.options.fact, this.options.input ?? null);
+    if (message !== null) this.lastSaid = message;
+    return message;
   }
 
   /** Whether a later step will answer (its `when` holds over the fact, which never changes during a run). */

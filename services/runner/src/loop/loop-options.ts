@@ -1,0 +1,51 @@
+import type { AgentSpec, Fact, RunState } from '@switchyard/contracts';
+import type { Logger } from '@switchyard/logging';
+import type { AgentTokens } from '../agent-token-port';
+import type { Model } from '../model/model';
+import type { PriceTable } from '../model/prices';
+import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
+import type { LoopMetrics, Mailbox, RunContextStore, SecretReader, SpendLedger, TranscriptStore } from './loop-ports';
+import type { StepOutcome } from './steps';
+
+/** What the loop needs to reach a run's secrets. */
+export type ResolveSecret = (name: string) => Promise<string>;
+
+/** Constructor arguments of AgentLoop. */
+export interface AgentLoopOptions {
+  contexts: RunContextStore;
+  transcripts: TranscriptStore;
+  mailbox: Mailbox;
+  spend: SpendLedger;
+  secrets: SecretReader;
+  prices: PriceTable;
+  /**
+   * The run's model (createModel with the runner's environment bound).
+   * `answered`: model calls the run made before this runner took it over (a
+   * stateful model, the scripted one, goes on after them).
+   */
+  model(spec: AgentSpec, input: { fact: Fact | null; input: string | null; resolveSecret: ResolveSecret; answered: number }): Promise<Model>;
+  /** The run's tools (connectTools with the runner's options bound). */
+  tools(input: {
+    servers: AgentSpec['tools']['mcpServers'];
+    platform?: PlatformToolServer;
+    resolveSecret: ResolveSecret;
+    signal: AbortSignal;
+  }): Promise<{ host: ToolHost; notices: ToolServerNotice[] }>;
+  /** The platform's own tools (the gateway's `/mcp`, with a token per run); absent: none. */
+  platform?: { url: string; tokens: AgentTokens; tokenTtlMs: number };
+  /** Model and tool call counters. @defaultValue none */
+  metrics?: LoopMetrics;
+  /** Told of each step as it ends, with the run's state after it (tests, tracing); must not throw. @defaultValue none */
+  onStep?(outcome: StepOutcome, state: Readonly<RunState>): void;
+  log: Logger;
+}
+
+/** Stable codes a run of the loop fails with (besides the model's and `runner_lost`). */
+export const LOOP_ERRORS = {
+  maxTurns: 'max_turns_reached',
+  budget: 'budget_exceeded',
+  contextMissing: 'run_context_missing',
+  aborted: 'aborted',
+  /** A step stopped for a person's approval, and this runner cannot park runs (issue 14: approvals come later). */
+  approvalUnavailable: 'approval_unavailable',
+} as const;

@@ -1,0 +1,64 @@
+import type { AgentSpec } from '@switchyard/contracts';
+import { ModelError, type ModelResponse } from '../model/model';
+import { overBudget } from './budget';
+import { LOOP_ERRORS, type AgentLoopOptions } from './loop-options';
+import type { RunSession } from './run-session';
+import { costOf } from './run-tally';
+import type { StepOutcome } from './steps';
+
+/**
+ * One model call, between two budget checks: a cap reached before the call
+ * stops the run, and so does one exceeded by it — so a run goes over a cap
+ * by at most one call. The answer is recorded with its usage and cost.
+ */
+export async function modelStep(session: RunSession, options: AgentLoopOptions): Promise<StepOutcome> {
+  const { run, recorder } = session;
+  const { budget, model } = run.spec;
+  const { tally } = recorder.state;
+  if (tally.turns >= budget.maxTurns) return { type: 'failed', code: LOOP_ERRORS.maxTurns, message: `the run reached maxTurns (${budget.maxTurns})` };
+  const over = overBudget(budget, tally, session.dayUsd, 'reached');
+  if (over) return { type: 'failed', code: LOOP_ERRORS.budget, message: over };
+  let response: ModelResponse & { durationMs: number };
+  try {
+    response = await complete(session, options);
+  } catch (error) {
+    if (error instanceof ModelError) return { type: 'failed', code: error.code, message: session.redact(error.message) };
+    throw error;
+  }
+  const cost = costOf(options.prices, model, response.usage);
+  const { inputTokens, outputTokens } = response.usage;
+  options.metrics?.modelCall({ ...modelLabels(model), tokensIn: inputTokens, tokensOut: outputTokens, costUsd: cost.usd, durationMs: response.durationMs });
+  if (cost.usd > 0) session.dayUsd = await options.spend.add({ agentId: run.agentId, workspaceId: run.workspaceId, usd: cost.usd });
+  const final = response.final ?? response.toolCalls.length === 0;
+  const toolCalls = response.toolCalls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
+  recorder.add('assistant', {
+    text: response.message,
+    toolCalls,
+    usage: { inputTokens, outputTokens },
+    costUsd: cost.usd,
+    ...(cost.priced ? {} : { unpriced: true as const }),
+    final,
+  });
+  const overAfter = overBudget(budget, tally, session.dayUsd, 'exceeded');
+  if (overAfter) return { type: 'failed', code: LOOP_ERRORS.budget, message: overAfter };
+  return final && toolCalls.length === 0 ? { type: 'finished' } : { type: 'model_called', toolCalls };
+}
+
+/** The call, timed, with its failure counted by code. */
+async function complete(session: RunSession, options: AgentLoopOptions): Promise<ModelResponse & { durationMs: number }> {
+  const { model } = session;
+  if (!model) throw new Error('the run has no model: model step before set-up');
+  const started = performance.now();
+  try {
+    const response = await model.complete({ messages: session.recorder.state.conversation, tools: session.modelTools, signal: session.context.signal });
+    return { ...response, durationMs: performance.now() - started };
+  } catch (error) {
+    if (error instanceof ModelError) options.metrics?.modelError({ ...modelLabels(session.run.spec.model), code: error.code });
+    throw error;
+  }
+}
+
+/** The metric labels of the run's model. */
+export function modelLabels(model: AgentSpec['model']): { provider: string; model: string } {
+  return { provider: model.provider, model: model.name };
+}

@@ -1,0 +1,125 @@
+import type { RunState } from '@switchyard/contracts';
+import { redactSecrets } from '@switchyard/core';
+import type { ModelTool, Model } from '../model/model';
+import type { ExecutableRun, ExecutionContext, RunContext } from '../ports';
+import type { PlatformToolServer, ToolDefinition, ToolHost } from '../tools';
+import type { AgentLoopOptions, ResolveSecret } from './loop-options';
+import { MailboxIntake } from './mailbox-intake';
+import { firstMessage, systemPrompt, type RunTrigger } from './render';
+import { RunRecorder } from './run-recorder';
+import { emptyRunState, rebuildRunState } from './run-state';
+import { offeredTools } from './tool-policy';
+
+/** Everything one execution of a run holds between its steps; built by openSession and prepareSession. */
+export interface RunSession {
+  run: ExecutableRun;
+  context: ExecutionContext;
+  runContext: RunContext;
+  /** Records the run's entries and holds its state. */
+  recorder: RunRecorder;
+  mailbox: MailboxIntake;
+  /** Replaces every secret value the run resolved (and its agent token) in a text. */
+  redact: (text: string) => string;
+  secretValues: string[];
+  model?: Model;
+  host?: ToolHost;
+  /** The tools offered to the model, and the same as the model is told of them. */
+  tools: ToolDefinition[];
+  modelTools: ModelTool[];
+  /** Whether an agent token was minted (revoked at teardown). */
+  tokenMinted: boolean;
+  /** The agent's spend today (UTC), for perDayUsd. */
+  dayUsd: number;
+  /** Steps taken by this execution (a fresh run's prompt is written with its first step). */
+  steps: number;
+}
+
+/**
+ * The run's recorder, state and mailbox, with no effect yet: the state is
+ * rebuilt from the run's transcript entries when its session has any (a run
+ * continued by this runner), else empty (set-up writes the first messages).
+ */
+export async function openSession(options: AgentLoopOptions, run: ExecutableRun, context: ExecutionContext, runContext: RunContext): Promise<RunSession> {
+  const secretValues: string[] = [];
+  const redact = (text: string) => redactSecrets(text, secretValues);
+  // A run that resolved no secret (and has no agent token) skips the round trip through JSON.
+  const redactContent = <C extends Record<string, unknown>>(content: C): C => (secretValues.length === 0 ? content : (JSON.parse(redact(JSON.stringify(content))) as C));
+  // Sessions with no entries at all (every new run today) need no read.
+  const state: RunState =
+    runContext.transcriptSeq > 0 ? rebuildRunState(run.id, await options.transcripts.entries({ runId: run.id, workspaceId: run.workspaceId })) : emptyRunState(run.id);
+  const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq });
+  const recorder = new RunRecorder(writer, state, redactContent);
+  const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
+  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], modelTools: [], tokenMinted: false, dayUsd: 0, steps: 0 };
+}
+
+/**
+ * Set-up: the model, the agent token, the tools and the day's spend; for a
+ * run with nothing recorded, its first messages. May throw a ModelError (no key).
+ */
+export async function prepareSession(options: AgentLoopOptions, session: RunSession): Promise<void> {
+  const { run, runContext, recorder } = session;
+  const resolveSecret: ResolveSecret = async (name) => {
+    const value = await options.secrets.read(run.workspaceId, name);
+    if (value === null) throw new Error(`no workspace secret named ${name}`);
+    session.secretValues.push(value);
+    return value;
+  };
+  const trigger = toTrigger(runContext.origin, runContext.fact);
+  const input = trigger.type === 'manual' ? trigger.input : null;
+  session.model = await options.model(run.spec, { fact: runContext.fact, input, resolveSecret, answered: recorder.state.tally.turns });
+  const platform = await platformTools(options, session);
+  const connected = await options.tools({ servers: run.spec.tools.mcpServers, platform, resolveSecret, signal: session.context.signal });
+  session.host = connected.host;
+  for (const notice of connected.notices) recorder.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
+  session.tools = offeredTools(connected.host.tools(), run.spec);
+  session.modelTools = session.tools.map((tool) => ({ name: tool.modelName, description: tool.description, parameters: tool.inputSchema }));
+  if (recorder.state.conversation.length === 0) {
+    recorder.add('system', { text: systemPrompt(run.spec.instructions) });
+    recorder.add('user', { text: firstMessage(run.spec.task, trigger), from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
+  }
+  // A model without a price costs nothing: its runs need not read the day's spend.
+  session.dayUsd = options.prices.priceOf(run.spec.model.name) ? await options.spend.spentToday(run.agentId) : 0;
+}
+
+/** The run's agent token and the platform's tools, when the agent lists any. */
+async function platformTools(options: AgentLoopOptions, session: RunSession): Promise<PlatformToolServer | undefined> {
+  const { run } = session;
+  if (!options.platform || run.spec.tools.platform.length === 0) return undefined;
+  const { token } = await options.platform.tokens.mint({
+    workspaceId: run.workspaceId,
+    runId: run.id,
+    agentId: run.agentId,
+    depth: run.depth,
+    ttlMs: options.platform.tokenTtlMs,
+  });
+  session.tokenMinted = true;
+  session.secretValues.push(token);
+  return { url: options.platform.url, token, toolGlobs: run.spec.tools.platform };
+}
+
+/**
+ * Teardown, whatever the ending: the mailbox closed (what it leaves unread
+ * becomes a notice), the transcript flushed, the tools closed, the agent
+ * token revoked. Each part runs even when one before it failed.
+ */
+export async function closeSession(options: AgentLoopOptions, session: RunSession): Promise<void> {
+  const { log } = options;
+  const runId = session.run.id;
+  await session.mailbox.closeNow().catch((error: unknown) => log.warn({ err: error, runId }, 'mailbox not closed'));
+  await session.recorder
+    .flush()
+    .then(() => session.mailbox.settle())
+    .catch((error: unknown) => log.warn({ err: error, runId }, 'transcript flush failed'));
+  await session.host?.close().catch((error: unknown) => log.warn({ err: error, runId }, 'closing the tools failed'));
+  if (session.tokenMinted) {
+    await options.platform!.tokens.revoke(runId).catch((error: unknown) => log.error({ err: error, runId }, 'agent token not revoked; it expires by itself'));
+  }
+}
+
+/** What woke the run, for its first message; a retry of a manual run carries its input. */
+function toTrigger(origin: { type: string; input?: string }, fact: RunContext['fact']): RunTrigger {
+  if (fact) return { type: 'fact', fact };
+  if ((origin.type === 'manual' || origin.type === 'retry') && typeof origin.input === 'string') return { type: 'manual', input: origin.input };
+  return { type: 'none' };
+}

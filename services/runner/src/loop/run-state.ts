@@ -1,0 +1,87 @@
+import { RecordedEntrySchema, RUN_STATE_SCHEMA_VERSION, type RecordedEntry, type RunState } from '@switchyard/contracts';
+import type { StoredEntry } from './loop-ports';
+import { asData } from './render';
+
+/** The state of a run that has recorded nothing yet: its set-up writes the first messages. */
+export function emptyRunState(runId: string): RunState {
+  return {
+    schemaVersion: RUN_STATE_SCHEMA_VERSION,
+    runId,
+    lastSeq: 0,
+    conversation: [],
+    tally: { turns: 0, toolCalls: { ok: 0, refused: 0, failed: 0 }, tokensIn: 0, tokensOut: 0, costUsd: 0, unpriced: false, summary: '' },
+    envelopeIds: [],
+    next: { type: 'model' },
+  };
+}
+
+/**
+ * A run's state from its transcript entries (in `seq` order): what the loop
+ * had after the step that wrote the last of them. Pure — entries in, state
+ * out — so any runner continues a run from what PostgreSQL holds.
+ *
+ * @throws ZodError when an entry the state depends on does not parse.
+ */
+export function rebuildRunState(runId: string, entries: readonly StoredEntry[]): RunState {
+  const state = emptyRunState(runId);
+  for (const entry of entries) foldEntry(state, RecordedEntrySchema.parse({ seq: entry.seq, type: entry.type, content: entry.content }));
+  return state;
+}
+
+/**
+ * Adds one entry to the state, as the loop does for each entry it records
+ * (RunRecorder), so that the state after a step and the state rebuilt from
+ * the stored entries are the same by construction. Notices change nothing
+ * but `lastSeq`.
+ */
+export function foldEntry(state: RunState, entry: RecordedEntry): void {
+  state.lastSeq = entry.seq;
+  switch (entry.type) {
+    case 'system':
+      state.conversation.push({ role: 'system', content: entry.content.text });
+      return;
+    case 'user':
+      state.conversation.push({ role: 'user', content: entry.content.text });
+      if (entry.content.envelopeId) state.envelopeIds.push(entry.content.envelopeId);
+      // Messages that came after a final answer: the model is asked again.
+      if (state.next.type === 'finish') state.next = { type: 'model' };
+      return;
+    case 'assistant':
+      return foldAnswer(state, entry.content);
+    case 'tool':
+      return foldToolResult(state, entry.content);
+    case 'notice':
+      return;
+  }
+}
+
+function foldAnswer(state: RunState, answer: Extract<RecordedEntry, { type: 'assistant' }>['content']): void {
+  const toolCalls = answer.toolCalls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
+  state.conversation.push({ role: 'assistant', content: answer.text, toolCalls });
+  const { tally } = state;
+  tally.turns += 1;
+  tally.tokensIn += answer.usage.inputTokens;
+  tally.tokensOut += answer.usage.outputTokens;
+  tally.costUsd += answer.costUsd;
+  if (answer.unpriced) tally.unpriced = true;
+  if (answer.text) tally.summary = answer.text;
+  const final = answer.final ?? toolCalls.length === 0;
+  state.next = toolCalls.length > 0 ? { type: 'tools', calls: toolCalls, final } : final ? { type: 'finish' } : { type: 'model' };
+}
+
+function foldToolResult(state: RunState, result: Extract<RecordedEntry, { type: 'tool' }>['content']): void {
+  state.conversation.push({ role: 'tool', toolCallId: result.toolCallId, content: toolMessage(result) });
+  state.tally.toolCalls[result.ok ? 'ok' : result.refused ? 'refused' : 'failed'] += 1;
+  if (state.next.type !== 'tools') return;
+  const { final } = state.next;
+  const calls = state.next.calls.filter((call) => call.id !== result.toolCallId);
+  state.next = calls.length > 0 ? { type: 'tools', calls, final } : final ? { type: 'finish' } : { type: 'model' };
+}
+
+/** A tool result as the model sees it: the result, or the error with its code, as delimited data. */
+function toolMessage(result: Extract<RecordedEntry, { type: 'tool' }>['content']): string {
+  const label = `tool ${result.name}`;
+  if (result.ok) return asData(label, result.result ?? '');
+  const error = result.error ?? { code: 'tool_failed', message: '' };
+  return `[tool error ${error.code}] ${asData(label, error.message)}`;
+}
