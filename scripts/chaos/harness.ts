@@ -11,6 +11,7 @@ import { planKills } from './kill-plan';
 import { runKills, type KillDeps } from './kills';
 import { startManualRuns } from './manual-runs';
 import { Mesh } from './mesh';
+import { meshEnv } from './mesh-env';
 import type { ChaosOptions } from './options';
 import { chaosDatabaseUrl, migrateDatabase, serverUrl } from './own-database';
 import { freePort, OwnRedis } from './own-redis';
@@ -25,20 +26,6 @@ const PREFIX = 'chaos';
 
 /** How long a fact is still retried once the load has ended. */
 const RETRY_AFTER_LOAD_MS = 60_000;
-
-/**
- * Short leases and claim times, so that what a killed process held is taken
- * over in seconds rather than the production 30 s; the lease stays well above
- * a Redis restart, which must not cost a run its slot.
- */
-const RECOVERY_ENV = {
-  CLAIM_IDLE_MS: '3000',
-  INGEST_TRIM_INTERVAL_MS: '1000',
-  RUNNER_LEASE_MS: '4000',
-  RUNNER_LOCK_DURATION_MS: '5000',
-  RUNNER_STALLED_INTERVAL_MS: '2000',
-  RUNNER_SWEEP_INTERVAL_MS: '2000',
-};
 
 /** What the harness started, for the cleanup however it ends. */
 export interface ChaosResources {
@@ -81,19 +68,7 @@ async function startPlatform(resources: ChaosResources, log: (line: string) => v
   resources.databaseUrl = chaosDatabaseUrl(serverUrl());
   await migrateDatabase(resources.databaseUrl);
   const gatewayPort = await freePort();
-  const env = {
-    ...RECOVERY_ENV,
-    DATABASE_URL: resources.databaseUrl,
-    REDIS_URL: resources.redis.url,
-    REDIS_PREFIX: PREFIX,
-    HOST: '127.0.0.1',
-    PORT: String(gatewayPort),
-    EVENT_LOG_HEALTH_PORT: '0',
-    MATCHER_HEALTH_PORT: '0',
-    RUNNER_HEALTH_PORT: '0',
-    RATE_LIMIT_PER_SECOND: '1000000',
-    LOG_LEVEL: 'info',
-  };
+  const env = meshEnv({ databaseUrl: resources.databaseUrl, redisUrl: resources.redis.url, redisPrefix: PREFIX, gatewayPort });
   log(`chaos: redis-server on ${resources.redis.url}, database ${resources.databaseUrl}`);
   resources.mesh = new Mesh(env);
   await resources.mesh.start();

@@ -1,5 +1,5 @@
 import type { Client } from 'pg';
-import { GROUPS, STREAMS } from '@switchyard/contracts';
+import { GROUPS, STREAMS, TERMINAL_RUN_STATUSES } from '@switchyard/contracts';
 import { groupCaughtUp, toKey, type Redis } from '@switchyard/redis';
 import { apiClient } from '@switchyard/testing';
 import type { RunRow, StoredFact } from './rows';
@@ -48,7 +48,7 @@ export async function listFactIds(gatewayUrl: string, token: string, workspace: 
 
 /** Runs of the workspace not yet ended (queued, running or parked). */
 export async function unsettledRuns(pg: Client, workspaceId: string): Promise<number> {
-  const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE workspace_id = $1 AND status IN ('queued', 'running', 'awaiting_approval')`, [workspaceId]);
+  const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE workspace_id = $1 AND status::text <> ALL($2::text[])`, [workspaceId, TERMINAL_RUN_STATUSES]);
   return rows[0]!.n;
 }
 

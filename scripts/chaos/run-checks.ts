@@ -1,4 +1,4 @@
-import { RUN_FACT_KINDS, type RunStatus } from '@switchyard/contracts';
+import { RUN_FACT_KINDS, RUN_FAILURE_CODES, TERMINAL_RUN_STATUSES, type RunStatus } from '@switchyard/contracts';
 import { type CheckResult, type RunRow, zeroCheck } from './rows';
 
 /**
@@ -8,7 +8,7 @@ import { type CheckResult, type RunRow, zeroCheck } from './rows';
  */
 export const START_AFTER_KILL_TOLERANCE_MS = 1000;
 
-const UNSETTLED = new Set(['queued', 'running', 'awaiting_approval']);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_RUN_STATUSES);
 
 /**
  * Exactly one run per (agent, fact) the harness expects to match, dropped
@@ -56,7 +56,7 @@ export function checkSomeDropped(agentName: string, runs: readonly RunRow[]): Ch
 
 /** No run left queued, running or parked. */
 export function checkSettled(runs: readonly RunRow[]): CheckResult {
-  const left = runs.filter((run) => UNSETTLED.has(run.status));
+  const left = runs.filter((run) => !TERMINAL.has(run.status));
   return zeroCheck('no run left queued/running', left.length, 'unsettled', left.map((r) => `${r.id} ${r.status}`));
 }
 
@@ -68,7 +68,7 @@ export function checkSettled(runs: readonly RunRow[]): CheckResult {
  */
 export function executionEnd(run: RunRow, runnerKills: readonly number[]): number {
   const end = run.endedAt ?? Number.POSITIVE_INFINITY;
-  if (run.reason !== 'runner_lost' || run.startedAt === null) return end;
+  if (run.reason !== RUN_FAILURE_CODES.runnerLost || run.startedAt === null) return end;
   const kills = runnerKills.filter((t) => t >= run.startedAt! - START_AFTER_KILL_TOLERANCE_MS && t <= end);
   return kills.length > 0 ? Math.max(run.startedAt, Math.max(...kills)) : end;
 }
@@ -157,7 +157,7 @@ export function checkRunFacts(runs: readonly RunRow[], facts: readonly RunFact[]
  * explains any lost run that spans it.
  */
 export function checkRunnerLost(runs: readonly RunRow[], runnerKills: readonly number[]): CheckResult {
-  const lost = runs.filter((run) => run.reason === 'runner_lost');
+  const lost = runs.filter((run) => run.reason === RUN_FAILURE_CODES.runnerLost);
   const unexplained = lost.filter(
     (run) => run.startedAt === null || !runnerKills.some((t) => run.startedAt! <= t + START_AFTER_KILL_TOLERANCE_MS && (run.endedAt ?? Number.POSITIVE_INFINITY) >= t),
   );

@@ -6,13 +6,16 @@ import { AppError, ErrorCode } from '@switchyard/contracts';
  * defaults are the local development ones (services on this machine).
  */
 export const BaseEnvSchema = z.object({
+  /** Redis (needs `maxmemory-policy noeviction`; AOF recommended). */
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /** PostgreSQL, the system of record. */
   DATABASE_URL: z.url().default('postgresql://postgres@127.0.0.1:5432/switchyard'),
   /** Every Redis key and BullMQ queue is under this prefix, so installations can share a Redis. */
   REDIS_PREFIX: z
     .string()
     .regex(/^[a-z0-9_-]{1,32}$/, 'lowercase letters, digits, _ and -')
     .default('sy'),
+  /** pino level; logs are JSON lines, credentials redacted. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Interface HTTP servers (API, health and metrics) bind; 0.0.0.0 in containers. */
   HOST: z.string().min(1).default('127.0.0.1'),

@@ -18,9 +18,11 @@ const SecretsKeysSchema = z
  */
 export const SecretsEnvSchema = z.object({
   /**
-   * AES-256-GCM key of workspace secrets (32 bytes, base64 or hex). Unset or
-   * empty: secrets cannot be stored or read. `npm start` generates one into
-   * `.data/secrets.key` on first run.
+   * AES-256-GCM key of workspace secrets: 32 bytes as base64 or 64 hex
+   * characters (`openssl rand -base64 32`). Unset or empty: secrets cannot be
+   * stored or read (the secrets routes answer 503). `npm start` generates one
+   * into `.data/secrets.key` on first run; `docker-compose.yml` requires it.
+   * Keep it and back it up: secrets cannot be read without it.
    */
   SECRETS_KEY: SecretsKeysSchema.refine((keys) => keys.length <= 1, 'one key (older ones go in SECRETS_KEY_PREVIOUS)').transform((keys) => keys[0]),
   /** Earlier SECRETS_KEY values, comma-separated: rows they sealed still open after a rotation. @defaultValue none */

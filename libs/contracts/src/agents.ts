@@ -3,6 +3,7 @@ import { JsonValueSchema } from './json-value';
 import { WorkspaceSlugSchema } from './facts';
 import { SecretNameSchema, SecretRefSchema } from './agent-loop';
 import { TriggerFilterSchema, TriggerSchema } from './trigger-filter';
+import { MAX_AGENT_CONCURRENCY } from './run-vocabulary';
 
 /**
  * The shape of a stored agent spec (`agent_versions.schema_version`). Readers
@@ -148,7 +149,7 @@ export const AgentBudgetSchema = z
 /** How activations of the agent are paced (applied by the matcher and runner). */
 export const AgentFlowSchema = z.strictObject({
   /** Runs of this agent at once. @defaultValue 1 */
-  concurrency: z.number().int().min(1).max(10).default(1),
+  concurrency: z.number().int().min(1).max(MAX_AGENT_CONCURRENCY).default(1),
   /** After an activation by a kind, facts of that kind do not activate again for this long. @defaultValue 0 */
   cooldownMs: z.number().int().min(0).max(86_400_000).default(0),
   /** Most activations waiting; beyond it they are recorded `dropped`. @defaultValue 100 */

@@ -34,6 +34,13 @@ export const FactPublishedMessageSchema = z.strictObject({
 });
 export type FactPublishedMessage = z.infer<typeof FactPublishedMessageSchema>;
 
+/**
+ * One fact to put on `ingest` (what a producer hands the ingest writer, or the
+ * outbox relay a row): the accepted fact and the request or run it came from.
+ */
+export const IngestItemSchema = FactAcceptedMessageSchema.pick({ fact: true, correlationId: true });
+export type IngestItem = z.infer<typeof IngestItemSchema>;
+
 export const IngestMessageSchema = z.discriminatedUnion('type', [FactAcceptedMessageSchema]);
 export type IngestMessage = z.infer<typeof IngestMessageSchema>;
 

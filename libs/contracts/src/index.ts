@@ -39,9 +39,10 @@ export {
   FactAcceptedMessageSchema,
   FactPublishedMessageSchema,
   FactsMessageSchema,
+  IngestItemSchema,
   IngestMessageSchema,
 } from './envelopes';
-export type { FactAcceptedMessage, FactPublishedMessage, FactsMessage, IngestMessage } from './envelopes';
+export type { FactAcceptedMessage, FactPublishedMessage, FactsMessage, IngestItem, IngestMessage } from './envelopes';
 export {
   CreatedTokenSchema,
   CreateTokenRequestSchema,
@@ -140,6 +141,38 @@ export {
   WorkspaceSettingsSchema,
 } from './runs';
 export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
+export {
+  ACTIVATION_DROP_REASONS,
+  ACTIVATION_SKIP_REASONS,
+  ActivationDropReasonSchema,
+  ActivationSkipReasonSchema,
+  isTerminalRunStatus,
+  MAX_AGENT_CONCURRENCY,
+  MODEL_ERROR_CODES,
+  ModelErrorCodeSchema,
+  RUN_CANCEL_REASONS,
+  RUN_FAILURE_CODES,
+  RunCancelReasonSchema,
+  RunFailureCodeSchema,
+  RunReasonSchema,
+  TERMINAL_RUN_STATUSES,
+  TerminalRunStatusSchema,
+  TOOL_ERROR_CODES,
+  TOOL_REFUSAL_CODES,
+  ToolErrorCodeSchema,
+  ToolRefusalCodeSchema,
+} from './run-vocabulary';
+export type {
+  ActivationDropReason,
+  ActivationSkipReason,
+  ModelErrorCode,
+  RunCancelReason,
+  RunFailureCode,
+  RunReason,
+  TerminalRunStatus,
+  ToolErrorCode,
+  ToolRefusalCode,
+} from './run-vocabulary';
 export {
   ListRunsQuerySchema,
   ListRunsResponseSchema,

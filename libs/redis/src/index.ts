@@ -13,7 +13,7 @@ export type { GroupStats } from './stream-maintenance';
 export { createActivationQueue, enqueueActivations } from './activation-queue';
 export type { ActivationQueue } from './activation-queue';
 export { IdempotencyKeyReusedError, RedisIngestWriter } from './ingest-writer';
-export type { AcceptOptions, IngestItem, IngestResult, ReusedKey } from './ingest-writer';
+export type { AcceptOptions, IngestResult, ReusedKey } from './ingest-writer';
 export { factContentHash } from './fact-content';
 export type { FactContent } from './fact-content';
 export { SessionMailbox } from './session-mailbox';

@@ -1,14 +1,8 @@
-import type { AcceptedFact, FactAcceptedMessage } from '@switchyard/contracts';
+import type { AcceptedFact, FactAcceptedMessage, IngestItem } from '@switchyard/contracts';
 import type { Redis } from 'ioredis';
 import { factContentHash } from './fact-content';
 import { toKey } from './keys';
 import { MESSAGE_FIELD } from './stream-producer';
-
-/** One fact to put on `ingest`, with the request or run it came from. */
-export interface IngestItem {
-  fact: AcceptedFact;
-  correlationId: string;
-}
 
 /** Per item: accepted now (its own id) or resolved to the id an earlier claim of its key got. */
 export type IngestResult = { id: string; status: 'accepted' | 'duplicate' };

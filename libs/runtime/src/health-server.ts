@@ -42,7 +42,14 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       return send(res, 404, { error: { code: 'ROUTE_NOT_FOUND', message: 'not found' } });
     })().catch(() => send(res, 500, { error: { code: 'INTERNAL', message: 'internal error' } }));
   });
-  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
+  // A port in use fails start-up instead of crashing the process with an unhandled 'error'.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   return {
     port: (server.address() as AddressInfo).port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

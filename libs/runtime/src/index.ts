@@ -3,6 +3,8 @@ export type { Closable, CloseOnSignalsOptions } from './lifecycle';
 export { runChecks, startHealthServer, storeChecks } from './health-server';
 export type { HealthServer, HealthServerOptions, ReadinessCheck } from './health-server';
 export { runService } from './run-service';
+export { createMetricsRegistry, startService } from './start-service';
+export type { RunningService, ServicePart, ServiceScope, StartServiceOptions } from './start-service';
 export { startShellService } from './shell-service';
 export type { RunningShellService, ShellServiceOptions } from './shell-service';
 export { registerDeadLetterGauge } from './dead-letter-gauge';

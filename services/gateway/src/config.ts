@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BaseEnvSchema, loadConfig, SecretsEnvSchema } from '@switchyard/config';
 
 export const GatewayEnvSchema = BaseEnvSchema.extend({
+  /** The public HTTP port: the API, `/mcp`, `/healthz` and `/readyz` (not `/metrics`). */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Port of the gateway's /healthz, /readyz and /metrics (not public); 0 picks a free one. @defaultValue 9100 */
   GATEWAY_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9100),

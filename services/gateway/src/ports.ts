@@ -1,9 +1,10 @@
-import type { AcceptOptions, IngestItem, IngestResult } from '@switchyard/redis';
+import type { AcceptOptions, IngestResult } from '@switchyard/redis';
 import type {
   ActivationJob,
   AgentSpec,
   CausedBy,
   Fact,
+  IngestItem,
   MailboxEnvelope,
   Role,
   RunOrigin,

@@ -1,13 +1,7 @@
-import { AppError, ErrorCode, type RunOrigin, type RunStatus } from '@switchyard/contracts';
+import { AppError, ErrorCode, isTerminalRunStatus, RUN_FAILURE_CODES, type RunOrigin } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import type { ActivationSink, AgentRecord, AgentStore, NewRun, Principal, RunRecord, RunStore, SettingsStore } from './ports';
-
-/** Statuses a run never leaves. */
-export const TERMINAL_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'dropped'];
-
-/** The reason a run whose job could not be enqueued is failed with. */
-export const ENQUEUE_FAILED_REASON = 'enqueue_failed';
 
 /** What RunLedger needs: only the methods it calls, so a test fakes no more than that. */
 export interface RunLedgerDeps {
@@ -71,7 +65,7 @@ export class RunLedger {
   async retry(ctx: RunCommandContext, runId: string): Promise<RunRecord> {
     const original = await this.deps.runs.get(ctx.principal.workspaceId, runId);
     if (!original) throw runNotFound(runId);
-    if (!TERMINAL_STATUSES.includes(original.status)) {
+    if (!isTerminalRunStatus(original.status)) {
       throw new AppError(ErrorCode.RUN_NOT_FINISHED, 'only a run that has ended can be retried: stop it first', { id: runId, status: original.status });
     }
     const agent = await this.runnableAgent(ctx.principal, original.agentId);
@@ -135,7 +129,7 @@ export class RunLedger {
       await this.deps.activations.enqueue([{ schemaVersion: 1, runId: run.id, workspaceId: run.workspaceId, agentId: run.agentId }]);
     } catch (error) {
       this.deps.log.error({ err: error, runId: run.id, agentId: run.agentId }, 'run committed but its activation could not be enqueued');
-      await this.deps.runs.fail(run.workspaceId, run.id, ENQUEUE_FAILED_REASON, {
+      await this.deps.runs.fail(run.workspaceId, run.id, RUN_FAILURE_CODES.enqueueFailed, {
         code: ErrorCode.UNAVAILABLE,
         message: 'the activation could not be enqueued',
       });

@@ -5,7 +5,8 @@ import { STREAMS } from '@switchyard/contracts';
 import { createPrismaClient, flushFacts } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
-import { closeAll, type Closable, type ReadinessCheck, startHealthServer, storeChecks } from '@switchyard/runtime';
+import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
+import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
@@ -23,12 +24,8 @@ import { createGatewayMetrics, type GatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
 import { TokenRateLimiter } from './http/rate-limit';
 
-/** A running gateway: the port it listens on and how to stop it. */
-export interface RunningGateway extends Closable {
-  port: number;
-  /** The port of /healthz, /readyz and /metrics (GATEWAY_HEALTH_PORT). */
-  healthPort: number;
-}
+/** A running gateway: the port it listens on, its health port (GATEWAY_HEALTH_PORT) and how to stop it. */
+export type RunningGateway = RunningService & { port: number; host: string };
 
 /** The gateway's app wired from its config, not listening yet, and what closing it releases. */
 export interface BuiltGateway extends Closable {
@@ -38,10 +35,11 @@ export interface BuiltGateway extends Closable {
 }
 
 /**
- * Wires the gateway's app from its config: stores, queue, feed, limiter.
- * startGateway listens with it; a test may serve it in its own process.
+ * Wires the gateway's app from its config: stores, queue, feed, limiter, its
+ * metrics on `registry` (startGateway passes the service's). startGateway
+ * listens with it; a test may serve it in its own process.
  */
-export function buildGateway(config: GatewayConfig, log: Logger): BuiltGateway {
+export function buildGateway(config: GatewayConfig, log: Logger, registry?: Registry): BuiltGateway {
   // First: a bad key combination stops start-up before any connection is opened.
   const secretBox = secretBoxOf(config);
   const redis = createRedis(config.REDIS_URL, { connectionName: 'gateway' });
@@ -58,7 +56,7 @@ export function buildGateway(config: GatewayConfig, log: Logger): BuiltGateway {
   const queueConnection = redis.duplicate({ connectionName: 'gateway:activations', enableOfflineQueue: false });
   const activationQueue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
   activationQueue.on('error', (err) => log.warn({ err }, 'activations queue connection error'));
-  const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey });
+  const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }, registry);
   const checks = storeChecks(redis, prisma);
   const rateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.RATE_LIMIT_PER_SECOND });
   const ingest = new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS);
@@ -113,26 +111,24 @@ export function buildGateway(config: GatewayConfig, log: Logger): BuiltGateway {
   };
 }
 
-/** Wires the gateway from its config and starts listening. */
-export async function startGateway(config: GatewayConfig, log: Logger): Promise<RunningGateway> {
-  const { app, metrics, checks, close } = buildGateway(config, log);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
-  });
-  const port = (server.address() as AddressInfo).port;
-  // /metrics names streams, groups and routes: it is served on this port only, not the public one.
-  const health = await startHealthServer({ port: config.GATEWAY_HEALTH_PORT, host: config.HOST, registry: metrics.registry, checks });
-  log.info({ port, host: config.HOST, healthPort: health.port }, 'gateway listening');
-  const stopServer = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // SSE connections never end by themselves.
-      server.closeAllConnections();
+/** Wires the gateway from its config and starts listening, on the shape every service follows. */
+export function startGateway(config: GatewayConfig, log: Logger): Promise<RunningGateway> {
+  // /metrics names streams, groups and routes: it is served on the health port only, not the public one.
+  return startService({ name: 'gateway', healthPort: config.GATEWAY_HEALTH_PORT, host: config.HOST, log, startedMessage: 'gateway listening' }, async (service) => {
+    const gateway = service.onClose(buildGateway(config, log, service.registry));
+    service.check(gateway.checks);
+    const server: Server = await new Promise((resolve, reject) => {
+      const s = gateway.app.listen(config.PORT, config.HOST, () => resolve(s));
+      s.once('error', reject);
     });
-  return {
-    port,
-    healthPort: health.port,
-    close: () =>
-      closeAll([stopServer, health, close]),
-  };
+    service.onClose(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // SSE connections never end by themselves.
+          server.closeAllConnections();
+        }),
+    );
+    return { port: (server.address() as AddressInfo).port, host: config.HOST };
+  });
 }

@@ -1,27 +1,16 @@
-import { AppError, ErrorCode, type AgentSpec, type CausedBy } from '@switchyard/contracts';
+import {
+  ACTIVATION_DROP_REASONS,
+  ACTIVATION_SKIP_REASONS,
+  AppError,
+  ErrorCode,
+  type ActivationDropReason,
+  type ActivationSkipReason,
+  type AgentSpec,
+  type CausedBy,
+} from '@switchyard/contracts';
 
 /** Causation depth at which facts stop activating agents, unless configured otherwise. */
 export const DEFAULT_MAX_CAUSATION_DEPTH = 5;
-
-/**
- * Why a matching fact did not activate an agent, in the order the guards run.
- * Also the label values of the matcher's skip metric.
- */
-export const ACTIVATION_SKIP_REASONS = [
-  'paused',
-  'disabled',
-  'self_caused',
-  'depth_exceeded',
-  'cooldown',
-  'duplicate',
-  'throttled',
-  'debounced',
-] as const;
-export type ActivationSkipReason = (typeof ACTIVATION_SKIP_REASONS)[number];
-
-/** Why an activation was recorded as a `dropped` run instead of queued. */
-export const ACTIVATION_DROP_REASONS = ['queue_full'] as const;
-export type ActivationDropReason = (typeof ACTIVATION_DROP_REASONS)[number];
 
 /**
  * The outcome for one (agent, fact) match. `skip` creates no run (counted in
@@ -138,20 +127,20 @@ export class ActivationGuards {
   decide(input: ActivationInput): ActivationDecision {
     const { now, workspace, agent, fact, history } = input;
     const { flow } = agent.spec;
-    if (workspace.agentsPaused) return skip('paused');
-    if (!agent.enabled) return skip('disabled');
-    if (fact.causedBy?.agentId === agent.agentId && !agent.spec.allowSelfCause) return skip('self_caused');
-    if (fact.causedBy !== undefined && fact.causedBy.depth >= this.maxCausationDepth) return skip('depth_exceeded');
-    if (within(now, history.lastActivationOfKindAt, flow.cooldownMs)) return skip('cooldown');
+    if (workspace.agentsPaused) return skip(ACTIVATION_SKIP_REASONS.paused);
+    if (!agent.enabled) return skip(ACTIVATION_SKIP_REASONS.disabled);
+    if (fact.causedBy?.agentId === agent.agentId && !agent.spec.allowSelfCause) return skip(ACTIVATION_SKIP_REASONS.selfCaused);
+    if (fact.causedBy !== undefined && fact.causedBy.depth >= this.maxCausationDepth) return skip(ACTIVATION_SKIP_REASONS.depthExceeded);
+    if (within(now, history.lastActivationOfKindAt, flow.cooldownMs)) return skip(ACTIVATION_SKIP_REASONS.cooldown);
     // A redelivered fact that did activate usually stops at the cooldown above (its own run started it): no second run either way.
-    if (history.alreadyActivated) return skip('duplicate');
+    if (history.alreadyActivated) return skip(ACTIVATION_SKIP_REASONS.duplicate);
     if (flow.throttle !== undefined) {
       const { limit, periodMs } = flow.throttle;
       const inWindow = history.recentActivationsAt.filter((at) => now - at < periodMs).length;
-      if (inWindow >= limit) return skip('throttled');
+      if (inWindow >= limit) return skip(ACTIVATION_SKIP_REASONS.throttled);
     }
-    if (within(now, history.lastDebounceArrivalAt, flow.debounceMs)) return skip('debounced');
-    if (history.queuedRuns >= flow.queueCap) return { action: 'drop', reason: 'queue_full' };
+    if (within(now, history.lastDebounceArrivalAt, flow.debounceMs)) return skip(ACTIVATION_SKIP_REASONS.debounced);
+    if (history.queuedRuns >= flow.queueCap) return { action: 'drop', reason: ACTIVATION_DROP_REASONS.queueFull };
     return { action: 'activate' };
   }
 }
@@ -163,7 +152,7 @@ export class ActivationGuards {
  * guards before it — a duplicate or a throttled fact does not extend the quiet period.
  */
 export function reachedDebounce(decision: ActivationDecision): boolean {
-  return decision.action !== 'skip' || decision.reason === 'debounced';
+  return decision.action !== 'skip' || decision.reason === ACTIVATION_SKIP_REASONS.debounced;
 }
 
 /** Whether `now` falls in `[since, since + windowMs)`; a zero window or no `since` never holds. */

@@ -10,8 +10,8 @@ import {
   StreamConsumer,
   toKey,
 } from '@switchyard/redis';
-import { closeAll, registerDeadLetterGauge, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { registerDeadLetterGauge, startService, storeChecks, type RunningService } from '@switchyard/runtime';
+import { Counter } from 'prom-client';
 import { ActivationGuards } from './activation-guards';
 import { AgentIndex } from './agent-index';
 import type { MatcherConfig } from './config';
@@ -20,77 +20,71 @@ import { SqlMatcherStore } from './adapters/sql-matcher-store';
 import { Reconciler } from './reconciler';
 
 /** A running matcher: its health port and how to stop it. */
-export interface RunningMatcher extends Closable {
-  healthPort: number;
-}
+export type RunningMatcher = RunningService & { consumer: string };
 
 /**
  * Wires the matcher: creates its group on `facts` first (so nothing published
  * from now on is missed), reconciles from PostgreSQL (what happened before),
- * then consumes. Used by main.ts and by the one-process `npm start`.
+ * then consumes, on the shape every service follows. Used by main.ts and by
+ * the one-process `npm start`.
  */
-export async function startMatcher(config: MatcherConfig, log: Logger): Promise<RunningMatcher> {
-  const redis = createRedis(config.REDIS_URL, { connectionName: 'matcher' });
-  const prisma = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'matcher' });
-  // The queue adds jobs on the matcher's one connection (it never blocks): a batch's jobs and
-  // its `agent.run.queued` facts go out in one pipelined write (decision 0017). BullMQ does not
-  // close a connection it was given: it is closed below.
-  const queue = createActivationQueue(redis, config.REDIS_PREFIX);
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const decisions = new Counter({
-    name: 'switchyard_matcher_decisions_total',
-    help: 'Matches by outcome: activate, skip or drop, with the reason',
-    labelNames: ['action', 'reason'],
-    registers: [registry],
+export function startMatcher(config: MatcherConfig, log: Logger): Promise<RunningMatcher> {
+  return startService({ name: 'matcher', healthPort: config.MATCHER_HEALTH_PORT, host: config.HOST, log }, async (service) => {
+    const redis = createRedis(config.REDIS_URL, { connectionName: 'matcher' });
+    service.onClose(() => closeRedis(redis));
+    const prisma = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'matcher' });
+    service.onClose(() => prisma.$disconnect());
+    service.check(storeChecks(redis, prisma));
+    // The queue adds jobs on the matcher's one connection (it never blocks): a batch's jobs and
+    // its `agent.run.queued` facts go out in one pipelined write (decision 0017). BullMQ does not
+    // close a connection it was given: it is closed above.
+    const queue = service.onClose(createActivationQueue(redis, config.REDIS_PREFIX));
+    const decisions = new Counter({
+      name: 'switchyard_matcher_decisions_total',
+      help: 'Matches by outcome: activate, skip or drop, with the reason',
+      labelNames: ['action', 'reason'],
+      registers: [service.registry],
+    });
+    const store = new SqlMatcherStore(prisma, log);
+    const activations = { enqueue: (jobs: Parameters<typeof enqueueActivations>[1]) => enqueueActivations(queue, jobs) };
+    const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
+    const deadLetters = new SqlDeadLetterStore(prisma);
+    registerDeadLetterGauge(service.registry, deadLetters, [{ stream: factsKey, group: GROUPS.matcher }]);
+    const matcher = new Matcher({
+      store,
+      index: new AgentIndex(),
+      guards: new ActivationGuards({ maxCausationDepth: config.MAX_CAUSATION_DEPTH }),
+      activations,
+      log,
+      metrics: { decided: (d) => decisions.inc({ action: d.action, reason: 'reason' in d ? d.reason : '' }) },
+    });
+    service.onClose(() => matcher.saveUnsaved());
+    const reconciler = new Reconciler(matcher, store, activations, log);
+    const consumer = new StreamConsumer({
+      redis,
+      stream: factsKey,
+      group: GROUPS.matcher,
+      consumer: config.MATCHER_CONSUMER,
+      deadLetters,
+      lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, GROUPS.matcher),
+      decode: (raw) => FactsMessageSchema.parse(raw),
+      handle: (entries) => matcher.handle(entries.map(({ message }) => ({ fact: message.fact, workspaceId: message.workspaceId }))),
+      onGroupLost: () => reconciler.reconcile(),
+      log,
+      batchSize: config.MATCHER_BATCH,
+      claimIdleMs: config.CLAIM_IDLE_MS,
+      blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
+      maxDeliveries: config.MAX_DELIVERIES,
+      startId: '$',
+    });
+    try {
+      await redis.xgroup('CREATE', factsKey, GROUPS.matcher, '$', 'MKSTREAM');
+    } catch (error) {
+      if (!String(error).includes('BUSYGROUP')) throw error;
+    }
+    await reconciler.start();
+    service.onClose(consumer);
+    await consumer.start();
+    return { consumer: config.MATCHER_CONSUMER };
   });
-  const store = new SqlMatcherStore(prisma, log);
-  const activations = { enqueue: (jobs: Parameters<typeof enqueueActivations>[1]) => enqueueActivations(queue, jobs) };
-  const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
-  const deadLetters = new SqlDeadLetterStore(prisma);
-  registerDeadLetterGauge(registry, deadLetters, [{ stream: factsKey, group: GROUPS.matcher }]);
-  const matcher = new Matcher({
-    store,
-    index: new AgentIndex(),
-    guards: new ActivationGuards({ maxCausationDepth: config.MAX_CAUSATION_DEPTH }),
-    activations,
-    log,
-    metrics: { decided: (d) => decisions.inc({ action: d.action, reason: 'reason' in d ? d.reason : '' }) },
-  });
-  const reconciler = new Reconciler(matcher, store, activations, log);
-  const consumer = new StreamConsumer({
-    redis,
-    stream: factsKey,
-    group: GROUPS.matcher,
-    consumer: config.MATCHER_CONSUMER,
-    deadLetters,
-    lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, GROUPS.matcher),
-    decode: (raw) => FactsMessageSchema.parse(raw),
-    handle: (entries) => matcher.handle(entries.map(({ message }) => ({ fact: message.fact, workspaceId: message.workspaceId }))),
-    onGroupLost: () => reconciler.reconcile(),
-    log,
-    batchSize: config.MATCHER_BATCH,
-    claimIdleMs: config.CLAIM_IDLE_MS,
-    blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
-    maxDeliveries: config.MAX_DELIVERIES,
-    startId: '$',
-  });
-  try {
-    await redis.xgroup('CREATE', factsKey, GROUPS.matcher, '$', 'MKSTREAM');
-  } catch (error) {
-    if (!String(error).includes('BUSYGROUP')) throw error;
-  }
-  await reconciler.start();
-  await consumer.start();
-  const health = await startHealthServer({
-    port: config.MATCHER_HEALTH_PORT,
-    host: config.HOST,
-    registry,
-    checks: storeChecks(redis, prisma),
-  });
-  log.info({ consumer: config.MATCHER_CONSUMER, healthPort: health.port }, 'matcher started');
-  return {
-    healthPort: health.port,
-    close: () => closeAll([consumer, () => matcher.saveUnsaved(), health, () => queue.close(), () => prisma.$disconnect(), () => closeRedis(redis)]),
-  };
 }

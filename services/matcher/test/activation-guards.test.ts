@@ -1,6 +1,5 @@
-import type { AgentSpec } from '@switchyard/contracts';
+import { ACTIVATION_SKIP_REASONS, type AgentSpec } from '@switchyard/contracts';
 import {
-  ACTIVATION_SKIP_REASONS,
   ActivationGuards,
   DEFAULT_MAX_CAUSATION_DEPTH,
   reachedDebounce,
@@ -175,7 +174,7 @@ describe('ActivationGuards order', () => {
       seen.push(decision.reason);
       lift[decision.reason]?.(all);
     }
-    expect(seen).toEqual([...ACTIVATION_SKIP_REASONS, 'queue_full']);
+    expect(seen).toEqual([...Object.values(ACTIVATION_SKIP_REASONS), 'queue_full']);
   });
 });
 
@@ -198,7 +197,7 @@ describe('debounce over a burst', () => {
     expect(reachedDebounce({ action: 'activate' })).toBe(true);
     expect(reachedDebounce({ action: 'skip', reason: 'debounced' })).toBe(true);
     expect(reachedDebounce({ action: 'drop', reason: 'queue_full' })).toBe(true);
-    for (const reason of ACTIVATION_SKIP_REASONS.filter((r) => r !== 'debounced')) {
+    for (const reason of Object.values(ACTIVATION_SKIP_REASONS).filter((r) => r !== 'debounced')) {
       expect(reachedDebounce({ action: 'skip', reason })).toBe(false);
     }
   });

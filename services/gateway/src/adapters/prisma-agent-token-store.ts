@@ -1,7 +1,6 @@
-import type { Role } from '@switchyard/contracts';
+import { TERMINAL_RUN_STATUSES, type Role } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
 import type { AgentTokenStore, Principal } from '../ports';
-import { TERMINAL_STATUSES } from '../run-ledger';
 
 interface AgentTokenRow {
   id: string;
@@ -39,7 +38,7 @@ export class PrismaAgentTokenStore implements AgentTokenStore {
         WHERE t.hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()
           AND r.status::text <> ALL($2::text[])`,
       hash,
-      TERMINAL_STATUSES,
+      TERMINAL_RUN_STATUSES,
     );
     if (!row) return null;
     return {

@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { AppError, CausedBySchema, ErrorCode, RunOriginSchema, RunOutcomeSchema, RunSchema, type RunStatus } from '@switchyard/contracts';
+import { AppError, CausedBySchema, ErrorCode, RUN_CANCEL_REASONS, RunOriginSchema, RunOutcomeSchema, RunSchema, type RunStatus } from '@switchyard/contracts';
 import type { Prisma, PrismaClient } from '@switchyard/db';
 import type { NewRun, RunListFilter, RunRecord, RunStore, StopRunResult } from '../ports';
 
 type RunRow = Prisma.RunGetPayload<true>;
-
-/** The reason a run stopped by a person is cancelled with. */
-export const STOPPED_REASON = 'stopped';
 
 const ACTIVE: RunStatus[] = ['running', 'awaiting_approval'];
 
@@ -102,7 +99,7 @@ export class PrismaRunStore implements RunStore {
       const now = new Date();
       const [cancelled] = await this.prisma.run.updateManyAndReturn({
         where: { id, workspaceId, status: 'queued' },
-        data: { status: 'cancelled', reason: STOPPED_REASON, stopRequested: true, endedAt: now },
+        data: { status: 'cancelled', reason: RUN_CANCEL_REASONS.stopped, stopRequested: true, endedAt: now },
       });
       if (cancelled) return { ok: true, run: toRecord(cancelled), action: 'cancelled' };
       const [requested] = await this.prisma.run.updateManyAndReturn({

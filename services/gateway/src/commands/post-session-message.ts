@@ -1,7 +1,6 @@
-import { AppError, ErrorCode, type MailboxEnvelope, type MailboxSender } from '@switchyard/contracts';
+import { AppError, ErrorCode, isTerminalRunStatus, type MailboxEnvelope, type MailboxSender } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Mailbox, Principal, SteeringStore } from '../ports';
-import { TERMINAL_STATUSES } from '../run-ledger';
 
 /** What posting a session message needs. */
 export interface PostSessionMessageDeps {
@@ -31,7 +30,7 @@ export async function postSessionMessage(
 ): Promise<{ id: string }> {
   const statuses = await deps.steering.sessionRunStatuses(principal.workspaceId, sessionId);
   if (statuses.length === 0) throw new AppError(ErrorCode.SESSION_NOT_FOUND, 'no such session in this workspace', { id: sessionId });
-  if (statuses.every((status) => TERMINAL_STATUSES.includes(status))) {
+  if (statuses.every(isTerminalRunStatus)) {
     throw new AppError(ErrorCode.SESSION_NOT_ACTIVE, 'every run of this session has ended: nothing would read the message', { id: sessionId });
   }
   const envelope: MailboxEnvelope = {

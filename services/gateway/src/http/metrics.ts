@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { streamGroupStats, type Redis } from '@switchyard/redis';
+import { createMetricsRegistry } from '@switchyard/runtime';
 
 /** The gateway's Prometheus registry and its HTTP middleware. */
 export interface GatewayMetrics {
@@ -11,11 +12,10 @@ export interface GatewayMetrics {
 /**
  * Request counts and latency by route pattern (never the raw path: ids would
  * explode the label set), plus pending and lag of every group on the given
- * streams, read from Redis at scrape time.
+ * streams, read from Redis at scrape time, on `registry` (the service's, or a
+ * new one with the default metrics).
  */
-export function createGatewayMetrics(redis: Redis, streams: Record<string, string>): GatewayMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+export function createGatewayMetrics(redis: Redis, streams: Record<string, string>, registry: Registry = createMetricsRegistry()): GatewayMetrics {
   const requests = new Counter({
     name: 'switchyard_http_requests_total',
     help: 'HTTP requests by method, route and status',

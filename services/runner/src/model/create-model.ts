@@ -1,4 +1,4 @@
-import type { AgentSpec, Fact } from '@switchyard/contracts';
+import { type AgentSpec, type Fact, MODEL_ERROR_CODES } from '@switchyard/contracts';
 import { ModelError, type Model } from './model';
 import type { ModelEnv } from './model-config';
 import { OpenAiModel } from './openai-model';
@@ -61,11 +61,11 @@ async function apiKey(secretName: string | undefined, ownEndpoint: boolean, opti
     try {
       return await options.resolveSecret(secretName);
     } catch (error) {
-      throw new ModelError('model_auth_failed', `the API key secret ${secretName} cannot be read`, { cause: error });
+      throw new ModelError(MODEL_ERROR_CODES.authFailed, `the API key secret ${secretName} cannot be read`, { cause: error });
     }
   }
-  if (ownEndpoint) throw new ModelError('model_auth_failed', 'an agent with its own model.baseUrl needs model.apiKeySecret: the runner key is sent only to OPENAI_BASE_URL');
-  if (!options.env.OPENAI_API_KEY) throw new ModelError('model_auth_failed', 'no API key: set model.apiKeySecret on the agent or OPENAI_API_KEY on the runner');
+  if (ownEndpoint) throw new ModelError(MODEL_ERROR_CODES.authFailed, 'an agent with its own model.baseUrl needs model.apiKeySecret: the runner key is sent only to OPENAI_BASE_URL');
+  if (!options.env.OPENAI_API_KEY) throw new ModelError(MODEL_ERROR_CODES.authFailed, 'no API key: set model.apiKeySecret on the agent or OPENAI_API_KEY on the runner');
   return options.env.OPENAI_API_KEY;
 }
 

@@ -3,6 +3,7 @@
  * These types are internal (never on a wire or in storage), so they are plain
  * TypeScript rather than contract schemas; the transcript has its own schema.
  */
+import type { ModelErrorCode } from '@switchyard/contracts';
 
 /** A tool call the model asked for. */
 export interface ModelToolCall {
@@ -63,25 +64,8 @@ export interface Model {
   complete(input: ModelInput): Promise<ModelResponse>;
 }
 
-/**
- * Why a model call failed; the loop ends the run `failed` with this code.
- * Stable: never renamed, only retired.
- */
-export type ModelErrorCode =
-  /** Still 429 after the last attempt (or a `retry-after` beyond the attempts). */
-  | 'model_rate_limited'
-  /** 5xx or connection errors after the last attempt. */
-  | 'model_unavailable'
-  /** No answer within the timeout (not retried: the provider may still be billing the call). */
-  | 'model_timeout'
-  /** 401/403, or no API key configured for the agent. */
-  | 'model_auth_failed'
-  /** 400/404/422 and other 4xx: the request (model name, params, messages) was refused. */
-  | 'model_bad_request'
-  /** A 2xx answer the adapter cannot read (no choice, an unknown tool call type). */
-  | 'model_invalid_response'
-  /** The caller's signal aborted the call. */
-  | 'model_aborted';
+/** Why a model call failed (the contracts' MODEL_ERROR_CODES); the loop ends the run `failed` with this code. */
+export type { ModelErrorCode };
 
 /** A failed model call. The message never contains the API key. */
 export class ModelError extends Error {

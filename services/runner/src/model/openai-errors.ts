@@ -1,3 +1,4 @@
+import { MODEL_ERROR_CODES } from '@switchyard/contracts';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ModelError } from './model';
 import { retryAfterFromHeaders, type RetryDecision } from './retry';
@@ -33,25 +34,25 @@ export interface AttemptContext {
  */
 export function classifyOpenAiError(error: unknown, context: AttemptContext): AttemptFailure {
   const final = (code: ModelError['code'], message: string, status?: number) => new AttemptFailure(new ModelError(code, redact(message, context.apiKey), { status }), { retry: false });
-  if (context.signal.aborted) return new AttemptFailure(new ModelError('model_aborted', 'the model call was aborted', { cause: context.signal.reason }), { retry: false });
-  if (context.timedOut || error instanceof APIConnectionTimeoutError) return final('model_timeout', `no answer from the model within ${context.timeoutMs} ms`);
+  if (context.signal.aborted) return new AttemptFailure(new ModelError(MODEL_ERROR_CODES.aborted, 'the model call was aborted', { cause: context.signal.reason }), { retry: false });
+  if (context.timedOut || error instanceof APIConnectionTimeoutError) return final(MODEL_ERROR_CODES.timeout, `no answer from the model within ${context.timeoutMs} ms`);
   // Our own timeout reaches the client as its caller's abort.
-  if (error instanceof APIUserAbortError) return final('model_timeout', `no answer from the model within ${context.timeoutMs} ms`);
-  if (error instanceof APIConnectionError) return retryable('model_unavailable', `cannot reach the model endpoint: ${detail(error.message, context.apiKey)}`, undefined, context.apiKey);
+  if (error instanceof APIUserAbortError) return final(MODEL_ERROR_CODES.timeout, `no answer from the model within ${context.timeoutMs} ms`);
+  if (error instanceof APIConnectionError) return retryable(MODEL_ERROR_CODES.unavailable, `cannot reach the model endpoint: ${detail(error.message, context.apiKey)}`, undefined, context.apiKey);
   if (error instanceof APIError && typeof error.status === 'number') return classifyStatus(error, error.status, context.apiKey);
-  if (error instanceof SyntaxError) return final('model_invalid_response', `the model endpoint answered with unreadable JSON: ${detail(error.message, context.apiKey)}`);
+  if (error instanceof SyntaxError) return final(MODEL_ERROR_CODES.invalidResponse, `the model endpoint answered with unreadable JSON: ${detail(error.message, context.apiKey)}`);
   // Anything else happened while reading the answer (a connection cut mid-body): a connection error.
-  return retryable('model_unavailable', `the model call failed: ${detail(error instanceof Error ? error.message : String(error), context.apiKey)}`, undefined, context.apiKey);
+  return retryable(MODEL_ERROR_CODES.unavailable, `the model call failed: ${detail(error instanceof Error ? error.message : String(error), context.apiKey)}`, undefined, context.apiKey);
 }
 
 function classifyStatus(error: APIError, status: number, apiKey: string): AttemptFailure {
   const headers = error.headers;
   const shouldRetry = headers?.get('x-should-retry');
   // Auth errors carry no provider text: OpenAI's 401 quotes (a masked form of) the key.
-  if (status === 401 || status === 403) return new AttemptFailure(new ModelError('model_auth_failed', `the model endpoint refused the credentials (${status})`, { status }), { retry: false });
-  const code = status === 429 ? 'model_rate_limited' : status >= 500 || status === 408 || status === 409 ? 'model_unavailable' : 'model_bad_request';
+  if (status === 401 || status === 403) return new AttemptFailure(new ModelError(MODEL_ERROR_CODES.authFailed, `the model endpoint refused the credentials (${status})`, { status }), { retry: false });
+  const code = status === 429 ? MODEL_ERROR_CODES.rateLimited : status >= 500 || status === 408 || status === 409 ? MODEL_ERROR_CODES.unavailable : MODEL_ERROR_CODES.badRequest;
   const message = `the model endpoint answered ${status}: ${detail(error.message.replace(/^\d{3} /, ''), apiKey)}`;
-  const wantsRetry = shouldRetry === 'true' || (shouldRetry !== 'false' && code !== 'model_bad_request');
+  const wantsRetry = shouldRetry === 'true' || (shouldRetry !== 'false' && code !== MODEL_ERROR_CODES.badRequest);
   if (!wantsRetry) return new AttemptFailure(new ModelError(code, redact(message, apiKey), { status }), { retry: false });
   return retryable(code, message, status, apiKey, retryAfterFromHeaders(headers));
 }

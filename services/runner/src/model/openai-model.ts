@@ -1,3 +1,4 @@
+import { MODEL_ERROR_CODES } from '@switchyard/contracts';
 import OpenAI from 'openai';
 import type {
   ChatCompletion,
@@ -44,7 +45,7 @@ export class OpenAiModel implements Model {
 
   /** @throws ModelError `model_auth_failed` without an API key; Error for a bad timeout or attempt count. */
   constructor(private readonly options: OpenAiModelOptions) {
-    if (!options.apiKey) throw new ModelError('model_auth_failed', 'no API key is configured for the model');
+    if (!options.apiKey) throw new ModelError(MODEL_ERROR_CODES.authFailed, 'no API key is configured for the model');
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.retry = { ...DEFAULT_RETRY_OPTIONS, ...options.retry };
     if (!(this.timeoutMs > 0)) throw new Error('timeoutMs must be positive');
@@ -142,10 +143,10 @@ function toOpenAiTool(tool: ModelTool): ChatCompletionTool {
 function toModelResponse(completion: ChatCompletion): ModelResponse {
   // A compatible server may answer 2xx with something else than a completion object.
   const choice = typeof completion === 'object' && completion !== null && Array.isArray(completion.choices) ? completion.choices[0] : undefined;
-  if (!choice?.message) throw new ModelError('model_invalid_response', 'the model answered without a choice');
+  if (!choice?.message) throw new ModelError(MODEL_ERROR_CODES.invalidResponse, 'the model answered without a choice');
   const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => {
     if (call.type !== 'function' || typeof call.function?.name !== 'string') {
-      throw new ModelError('model_invalid_response', `the model answered with a tool call of type ${String(call.type)}`);
+      throw new ModelError(MODEL_ERROR_CODES.invalidResponse, `the model answered with a tool call of type ${String(call.type)}`);
     }
     return { id: call.id || `call_${index}`, name: call.function.name, arguments: call.function.arguments ?? '' };
   });

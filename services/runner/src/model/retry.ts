@@ -1,3 +1,4 @@
+import { MODEL_ERROR_CODES } from '@switchyard/contracts';
 import { ModelError } from './model';
 
 /** How model calls are retried. The `openai` client's own retries are off: this is the one retry layer. */
@@ -78,7 +79,7 @@ export function retryAfterFromHeaders(headers: Pick<Headers, 'get'> | undefined,
 }
 
 export function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new ModelError('model_aborted', 'the model call was aborted', { cause: signal.reason });
+  if (signal.aborted) throw new ModelError(MODEL_ERROR_CODES.aborted, 'the model call was aborted', { cause: signal.reason });
 }
 
 /** Waits `ms`; rejects with `model_aborted` as soon as the signal aborts. */
@@ -92,7 +93,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     function onAbort() {
       clearTimeout(timer);
-      reject(new ModelError('model_aborted', 'the model call was aborted', { cause: signal.reason }));
+      reject(new ModelError(MODEL_ERROR_CODES.aborted, 'the model call was aborted', { cause: signal.reason }));
     }
     signal.addEventListener('abort', onAbort, { once: true });
   });

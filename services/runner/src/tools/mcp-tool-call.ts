@@ -1,3 +1,4 @@
+import { TOOL_ERROR_CODES } from '@switchyard/contracts';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from './mcp-connection';
 import { deadline, untilAborted } from './deadline';
@@ -28,8 +29,8 @@ export async function callMcpTool(
   signal: AbortSignal,
   options: Pick<ToolHostOptions, 'callTimeoutMs' | 'maxResultBytes'>,
 ): Promise<CallOutcome> {
-  if (signal.aborted) return failure('tool_cancelled', 'the run stopped before the call');
-  if (!connection.isOpen()) return failure('tool_unavailable', `the server ${connection.server} is no longer connected`);
+  if (signal.aborted) return failure(TOOL_ERROR_CODES.cancelled, 'the run stopped before the call');
+  if (!connection.isOpen()) return failure(TOOL_ERROR_CODES.unavailable, `the server ${connection.server} is no longer connected`);
   const bound = deadline(signal, options.callTimeoutMs + BACKSTOP_GRACE_MS);
   try {
     const request = connection.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
@@ -40,11 +41,11 @@ export async function callMcpTool(
     // With CallToolResultSchema the answer is a CallToolResult (the declared union also covers the pre-2024 `toolResult` shape).
     const result = (await untilAborted(request, bound.signal)) as CallToolResult;
     const content = capText(renderToolContent(result), options.maxResultBytes);
-    return result.isError === true ? failure('tool_failed', content) : { ok: true, content };
+    return result.isError === true ? failure(TOOL_ERROR_CODES.failed, content) : { ok: true, content };
   } catch (error) {
-    const code = bound.timedOut() ? 'tool_timeout' : callErrorCode(error, signal);
-    if (code === 'tool_timeout') return failure(code, `no answer within ${options.callTimeoutMs} ms`);
-    if (code === 'tool_cancelled') return failure(code, 'the run stopped during the call');
+    const code = bound.timedOut() ? TOOL_ERROR_CODES.timeout : callErrorCode(error, signal);
+    if (code === TOOL_ERROR_CODES.timeout) return failure(code, `no answer within ${options.callTimeoutMs} ms`);
+    if (code === TOOL_ERROR_CODES.cancelled) return failure(code, 'the run stopped during the call');
     return failure(code, describeError(error, connection.secrets));
   } finally {
     bound.dispose();

@@ -1,4 +1,4 @@
-import type { McpServer } from '@switchyard/contracts';
+import { type McpServer, TOOL_ERROR_CODES } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { connectAgentServer, connectPlatformServer, type ConnectContext, type ConnectOutcome, type McpConnection } from './mcp-connection';
 import { callMcpTool } from './mcp-tool-call';
@@ -116,9 +116,9 @@ class McpToolHost implements ToolHost {
     const started = performance.now();
     const hosted = this.byName.get(name);
     const outcome = !hosted
-      ? { ok: false as const, error: { code: 'tool_unknown' as const, message: `no tool named ${name.slice(0, 200)} in this run` } }
+      ? { ok: false as const, error: { code: TOOL_ERROR_CODES.unknown, message: `no tool named ${name.slice(0, 200)} in this run` } }
       : !isJsonObject(args ?? {})
-        ? { ok: false as const, error: { code: 'tool_arguments_invalid' as const, message: 'the arguments must be a JSON object' } }
+        ? { ok: false as const, error: { code: TOOL_ERROR_CODES.argumentsInvalid, message: 'the arguments must be a JSON object' } }
         : await callMcpTool(hosted.connection, hosted.remoteName, (args ?? {}) as Record<string, unknown>, signal, this.options);
     const durationMs = Math.round(performance.now() - started);
     this.log.debug({ tool: hosted?.definition.name, ok: outcome.ok, code: outcome.ok ? undefined : outcome.error.code, durationMs }, 'tool called');

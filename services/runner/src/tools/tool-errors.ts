@@ -1,3 +1,4 @@
+import { TOOL_ERROR_CODES } from '@switchyard/contracts';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolErrorCode } from './tool-host';
 
@@ -24,16 +25,16 @@ export function describeError(error: unknown, secrets: readonly string[] = []): 
  * transport threw (fetch failed, process gone) otherwise.
  */
 export function callErrorCode(error: unknown, signal: AbortSignal): ToolErrorCode {
-  if (signal.aborted) return 'tool_cancelled';
+  if (signal.aborted) return TOOL_ERROR_CODES.cancelled;
   if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) return 'tool_timeout';
-    if (error.code === ErrorCode.ConnectionClosed) return 'tool_unavailable';
+    if (error.code === ErrorCode.RequestTimeout) return TOOL_ERROR_CODES.timeout;
+    if (error.code === ErrorCode.ConnectionClosed) return TOOL_ERROR_CODES.unavailable;
     // The client checks structured content against the tool's output schema itself.
-    if (/structured content|output schema/i.test(error.message)) return 'tool_result_invalid';
-    return 'tool_failed';
+    if (/structured content|output schema/i.test(error.message)) return TOOL_ERROR_CODES.resultInvalid;
+    return TOOL_ERROR_CODES.failed;
   }
-  if (isValidationError(error)) return 'tool_result_invalid';
-  return 'tool_unavailable';
+  if (isValidationError(error)) return TOOL_ERROR_CODES.resultInvalid;
+  return TOOL_ERROR_CODES.unavailable;
 }
 
 function isValidationError(error: unknown): error is Error & { issues: Array<{ path?: unknown[]; message?: string }> } {

@@ -3,6 +3,7 @@
  * MCP implementation is connectTools (mcp-tool-host.ts); a test can pass any
  * other implementation.
  */
+import type { ToolErrorCode } from '@switchyard/contracts';
 
 /** One tool a run may call. */
 export interface ToolDefinition {
@@ -32,24 +33,8 @@ export interface ToolDefinition {
   trusted: boolean;
 }
 
-/**
- * Stable codes of a failed tool call (they reach transcripts):
- * - `tool_unknown`: no tool of that name in this run.
- * - `tool_arguments_invalid`: the arguments are not a JSON object.
- * - `tool_failed`: the tool answered with an error (`isError`, or a JSON-RPC error).
- * - `tool_timeout`: no answer within the call timeout (the request is cancelled).
- * - `tool_unavailable`: the server is gone (crashed, closed, unreachable).
- * - `tool_result_invalid`: the answer is not a valid MCP tool result.
- * - `tool_cancelled`: the run's signal aborted the call.
- */
-export type ToolErrorCode =
-  | 'tool_unknown'
-  | 'tool_arguments_invalid'
-  | 'tool_failed'
-  | 'tool_timeout'
-  | 'tool_unavailable'
-  | 'tool_result_invalid'
-  | 'tool_cancelled';
+/** Stable codes of a failed tool call, which reach transcripts: the contracts' TOOL_ERROR_CODES. */
+export type { ToolErrorCode };
 
 /** A tool call's outcome: never thrown. `content` is text, capped (see ToolHostOptions.maxResultBytes). */
 export type ToolCallResult =
