@@ -32,3 +32,5 @@ export type {
 } from './local-openai-server';
 export { connectTestMcpServer, readTestMcpLog, startTestMcpServer, TEST_MCP_INJECTION, TEST_MCP_STDIO_SCRIPT, testMcpStdioCommand } from './test-mcp-server';
 export type { TestMcpCall, TestMcpHttpServer, TestMcpHttpServerOptions, TestMcpToolsOptions } from './test-mcp-server';
+export { shellServiceSuite } from './shell-service-suite';
+export type { ShellServiceSuiteOptions } from './shell-service-suite';
