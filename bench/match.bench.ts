@@ -282,8 +282,14 @@ async function main(): Promise<void> {
       const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
       const total = rate * SECONDS;
       const cpuWindow = await new CpuWindow(cpuGroups).start();
+      const windowStart = new Date();
       await offer(rate, perRequest, total, kind);
       const cpu = await cpuWindow.end();
+      const windowEnd = new Date();
+      // CPU per activated run: every platform process's CPU in the window over the runs that ended in it.
+      const ended = Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND status = 'completed' AND ended_at BETWEEN $2 AND $3`, [kind, windowStart, windowEnd])).rows[0].count);
+      const platformPct = Object.entries(cpu).filter(([group]) => group !== 'load generator').reduce((sum, [, pct]) => sum + pct, 0);
+      const cpuPerRunMs = ended > 0 ? ((platformPct / 100) * (windowEnd.getTime() - windowStart.getTime())) / ended : null;
       await allStarted(kind, total, WAIT_MS);
       const measuredAt = Date.now();
       const published = new Map<string, { xadd: number; ts: number }>();
@@ -324,7 +330,7 @@ async function main(): Promise<void> {
       // A backlog left by a saturating rate is cancelled (it was measured), so the next rate starts clean.
       await pg.query(`UPDATE runs SET status = 'cancelled', reason = 'bench', ended_at = now() WHERE status = 'queued'`);
       await waitUntil('running runs ended', async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE status = 'running'`)).rows[0].count) === 0, 60_000, 100);
-      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu };
+      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu, cpuPerRunMs, ended };
     };
     const measured = [];
     for (const [n, spec] of LOADS.entries()) measured.push(await measureAt(spec, n));
@@ -380,9 +386,9 @@ Ratios: throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throug
 
 CPU while each load was offered, in % of one core (of ${os.cpus().length}), per process group (read from \`/proc\`; PostgreSQL is the bench database's backends, the load generator is this process):
 
-| rate | ${Object.keys(measured[0]?.cpu ?? {}).join(' | ')} | total |
-|---:|${Object.keys(measured[0]?.cpu ?? {}).map(() => '---:').join('|')}|---:|
-${measured.map((m) => `| ${m.label} | ${Object.values(m.cpu).map((v) => `${fmt(v)} %`).join(' | ')} | ${fmt(Object.values(m.cpu).reduce((a, b) => a + b, 0))} % |`).join('\n')}
+| rate | ${Object.keys(measured[0]?.cpu ?? {}).join(' | ')} | total | platform CPU per activated run (runs completed in the window) |
+|---:|${Object.keys(measured[0]?.cpu ?? {}).map(() => '---:').join('|')}|---:|---:|
+${measured.map((m) => `| ${m.label} | ${Object.values(m.cpu).map((v) => `${fmt(v)} %`).join(' | ')} | ${fmt(Object.values(m.cpu).reduce((a, b) => a + b, 0))} % | ${m.cpuPerRunMs === null ? 'n/a' : `${m.cpuPerRunMs.toFixed(2)} ms (${fmt(m.ended)})`} |`).join('\n')}
 
 CPU time of one Redis \`PING\` round trip, same run (the load stopped), by the idle time before it — the price of waking a process up on this machine, paid by every hop of a fact through the services when they are not already busy:
 
