@@ -58,8 +58,7 @@ class SqlTranscriptWriter implements TranscriptWriter {
 
 /**
  * The parameters, in order, of an INSERT of a tail into `transcript_entries`
- * (session, workspace, run, then the seq, type and content arrays), also
- * used by SqlRunStore.finish to write a run's last entries with its ending.
+ * (session, workspace, run, then the seq, type and content arrays).
  */
 export function transcriptTailParams(tail: TranscriptTail | undefined): [string | null, string | null, string | null, number[], string[], string[]] {
   const entries = tail?.entries ?? [];

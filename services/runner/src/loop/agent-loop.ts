@@ -171,9 +171,6 @@ export class AgentLoop implements Executor {
         }
         // A final answer closes the mailbox, unless messages came during this step: the model sees them first.
         if ((response.final ?? response.toolCalls.length === 0) && (await this.closeMailbox(mailbox, run.id))) {
-          // The last entries go with the run's ending, in the runner's one statement — unless
-          // mailbox entries wait to be deleted: those must be in the transcript first.
-          if (mailbox.settled) return { status: 'completed', outcome: tally.outcome(), transcript: transcript.take() ?? undefined };
           await transcript.flush();
           return { status: 'completed', outcome: tally.outcome() };
         }
