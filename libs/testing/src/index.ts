@@ -32,3 +32,8 @@ export type {
 } from './local-openai-server';
 export { connectTestMcpServer, readTestMcpLog, startTestMcpServer, TEST_MCP_INJECTION, TEST_MCP_STDIO_SCRIPT, testMcpStdioCommand } from './test-mcp-server';
 export type { TestMcpCall, TestMcpHttpServer, TestMcpHttpServerOptions, TestMcpToolsOptions } from './test-mcp-server';
+export { FakeRunQueue, FakeRunQueueStore } from './run-queue/fake-run-queue';
+export type { FakeQueuedRun } from './run-queue/fake-run-queue';
+export { describeRunQueueConformance } from './run-queue/run-queue-conformance';
+export type { RunQueueHarness } from './run-queue/run-queue-conformance';
+export type { ConformingRunQueue, QueueClaimed, QueueEnded, QueueEnding, QueueRunRef, QueueStartedRun } from './run-queue/run-queue-types';
