@@ -20,8 +20,12 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
   RUNNER_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   /** Stalls before BullMQ fails a job; high, since the run ledger (not the job) decides what happened. @defaultValue 10 */
   RUNNER_MAX_STALLED_COUNT: z.coerce.number().int().min(1).default(10),
-  /** How often this process claims the lanes with lapsed leases (a runner died) or queued runs older than 5 s (their job was lost). @defaultValue 30000 */
-  RUNNER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  /**
+   * How often this process claims the lanes with lapsed leases (a runner
+   * died) or queued runs older than 5 s (their job was lost): one indexed
+   * query when there is nothing to do. @defaultValue 5000
+   */
+  RUNNER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
   /** How long a SIGTERM waits for active runs before the process exits anyway. @defaultValue 10000 */
   RUNNER_CLOSE_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /**
