@@ -20,7 +20,7 @@ const scripted = (name: string, kind: string, steps: number, stepMs: number, flo
   model: { provider: 'scripted', name: 'script', params: { stepMs } },
   script: Array.from({ length: steps }, (_, i) => ({ say: `step ${i}` })),
   triggers: [{ kind }],
-  flow: { queueCap: 100_000, ...flow },
+  flow: { queueCap: 10_000, ...flow },
 });
 
 interface RunRow {
