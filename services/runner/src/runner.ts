@@ -56,6 +56,8 @@ export class Runner {
   /** The runs this process executes, by id. */
   private readonly executing = new Map<string, AbortController>();
   private readonly tasks = new Set<Promise<void>>();
+  /** Per agent, the concurrency of the latest spec seen: what a job's claim reserves (a wider lane is filled by its other jobs). */
+  private readonly widths = new Map<string, number>();
   private readonly renewal: NodeJS.Timeout;
   private stopping = false;
 
@@ -68,7 +70,8 @@ export class Runner {
 
   /** Handles an activation job: claims its run's lane (once a slot of this process is free) and executes what it got. */
   async handle(job: ActivationJob): Promise<void> {
-    const reserved = await this.capacity.reserveWhenFree(MAX_LANE_CONCURRENCY);
+    // Reserving only what the lane can take leaves the rest to the claims of other lanes' jobs.
+    const reserved = await this.capacity.reserveWhenFree(this.widths.get(job.agentId) ?? MAX_LANE_CONCURRENCY);
     // Stopping: the run stays queued for another runner's job or sweep.
     if (reserved === 0) return;
     await this.claimed(reserved, () => this.options.queue.claim(job.runId, reserved));
@@ -154,6 +157,7 @@ export class Runner {
     let ending: RunEnding;
     try {
       const spec: AgentSpec | null = await this.specs.get(run.agentId, run.agentVersion);
+      if (spec) this.noteWidth(run.agentId, spec.flow.concurrency);
       ending = spec
         ? await executeRun({ reads, executor, log }, run, spec, controller.signal)
         : { status: 'failed', reason: 'spec_invalid', outcome: null, error: { code: 'spec_invalid', message: 'the stored agent spec does not parse' } };
@@ -173,6 +177,13 @@ export class Runner {
     });
     if (result.ended) this.counted(ending.status, ending.reason);
     else this.options.log.warn({ runId: run.id, status: ending.status }, 'run was ended by someone else; outcome not recorded');
+  }
+
+  private noteWidth(agentId: string, concurrency: number): void {
+    this.widths.delete(agentId);
+    // Oldest first out: a Map keeps insertion order.
+    if (this.widths.size >= 10_000) this.widths.delete(this.widths.keys().next().value!);
+    this.widths.set(agentId, concurrency);
   }
 
   /** Extends the leases of the runs executing here; aborts those whose lease is gone. */
