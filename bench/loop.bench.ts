@@ -19,7 +19,8 @@ import { closeRedis, createRedis } from '@switchyard/redis';
 import { startTestMcpServer } from '@switchyard/testing';
 import { RedisMailbox } from '../services/runner/src/adapters/redis-mailbox';
 import { SqlRunContextStore } from '../services/runner/src/adapters/sql-run-context';
-import { SqlRunStore } from '../services/runner/src/adapters/sql-run-store';
+import { SqlRunQueue } from '../services/runner/src/adapters/sql-run-queue';
+import { SqlRunReads } from '../services/runner/src/adapters/sql-run-reads';
 import { SqlSpendLedger } from '../services/runner/src/adapters/sql-spend-ledger';
 import { SqlTranscriptStore } from '../services/runner/src/adapters/sql-transcript-store';
 import { AgentLoop } from '../services/runner/src/loop/agent-loop';
@@ -92,7 +93,8 @@ async function main(): Promise<void> {
       tools: (input) => connectTools({ ...input, options: toolOptions, log }),
       log,
     });
-    const runs = new SqlRunStore(sql);
+    const runs = new SqlRunReads(sql);
+    const queue = new SqlRunQueue(sql, { owner: 'bench', leaseMs: 60_000 });
 
     const platformSteps: number[] = [];
     const baselineSteps: number[] = [];
@@ -103,8 +105,8 @@ async function main(): Promise<void> {
     const platformRun = async () => {
       const runId = newId();
       await pg.query(
-        `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, started_at)
-         VALUES ($1, $2, $3, 1, 'manual', $4, 'running', $5, now())`,
+        `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, started_at, lease_owner, lease_until)
+         VALUES ($1, $2, $3, 1, 'manual', $4, 'running', $5, now(), 'bench', now() + interval '1 minute')`,
         [runId, workspaceId, agentId, JSON.stringify({ type: 'manual', input: 'go', userId }), newId()],
       );
       const begin = performance.now();
@@ -113,8 +115,8 @@ async function main(): Promise<void> {
         { signal: new AbortController().signal, shouldStop: () => runs.stopReason(runId) },
       );
       if (result.status !== 'completed' || result.outcome.toolCalls !== STEPS) throw new Error(`bench run did not complete: ${JSON.stringify(result)}`);
-      // As the runner does: the ending (the loop has written its transcript).
-      await runs.finish(runId, ['running'], { status: 'completed', reason: null, outcome: result.outcome, error: null });
+      // As the runner does: the ending, and the claim of the lane's next run (none here).
+      await queue.end(runId, { status: 'completed', reason: null, outcome: result.outcome, error: null }, 0);
       const calls = timed!.calls;
       setups.push(calls[0]! - begin);
       platformSteps.push(...stepsOf(calls));

@@ -34,3 +34,8 @@ export { connectTestMcpServer, readTestMcpLog, startTestMcpServer, TEST_MCP_INJE
 export type { TestMcpCall, TestMcpHttpServer, TestMcpHttpServerOptions, TestMcpToolsOptions } from './test-mcp-server';
 export { shellServiceSuite } from './shell-service-suite';
 export type { ShellServiceSuiteOptions } from './shell-service-suite';
+export { FakeRunQueue, FakeRunQueueStore } from './run-queue/fake-run-queue';
+export type { FakeQueuedRun } from './run-queue/fake-run-queue';
+export { describeRunQueueConformance } from './run-queue/run-queue-conformance';
+export type { RunQueueHarness } from './run-queue/run-queue-conformance';
+export type { ConformingRunQueue, QueueClaimed, QueueEnded, QueueEnding, QueueRunRef, QueueStartedRun } from './run-queue/run-queue-types';

@@ -10,32 +10,22 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
   RUNNER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9103),
   /** This process's name in logs and on its Redis connections. */
   RUNNER_NAME: z.string().min(1).default(`${hostname()}-${process.pid}`),
-  /** Activation jobs one process handles at once (runs of different agents, or jobs waiting their turn). @defaultValue 10 */
+  /** Runs one process executes at once (and activation jobs it handles at once). @defaultValue 10 */
   RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
-  /** How long an agent slot is held without renewal; renewed every third of it while a run executes. @defaultValue 30000 */
+  /** How long a run's lease lasts without renewal; renewed every third of it while the run executes, runner_lost once it lapsed. @defaultValue 30000 */
   RUNNER_LEASE_MS: z.coerce.number().int().min(300).default(30_000),
-  /** BullMQ job lock; a job whose runner died is moved back to wait after this. @defaultValue 30000 */
+  /** BullMQ job lock (a job lasts one claim); a job whose runner died is moved back to wait after this. @defaultValue 30000 */
   RUNNER_LOCK_DURATION_MS: z.coerce.number().int().min(300).default(30_000),
   /** How often BullMQ looks for stalled jobs. @defaultValue 30000 */
   RUNNER_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   /** Stalls before BullMQ fails a job; high, since the run ledger (not the job) decides what happened. @defaultValue 10 */
   RUNNER_MAX_STALLED_COUNT: z.coerce.number().int().min(1).default(10),
-  /** Shortest wait before a job that could not start is tried again. @defaultValue 20 */
-  RUNNER_BACKOFF_MIN_MS: z.coerce.number().int().min(1).default(20),
-  /** Longest jittered wait of the agent's next run in line; a run n places back waits n + 1 times longer. @defaultValue 100 */
-  RUNNER_BACKOFF_MAX_MS: z.coerce.number().int().min(1).default(100),
-  /** Longest wait of any job that could not start (far back in line: woken early when its turn comes). @defaultValue 5000 */
-  RUNNER_BACKOFF_CAP_MS: z.coerce.number().int().min(1).default(5000),
-  /** Most runs of one busy agent a job executes back to back before handing over to the queue. @defaultValue 20 */
-  RUNNER_CHAIN_MAX: z.coerce.number().int().min(1).default(20),
   /**
-   * Most lanes the process opens at once beside its jobs' when a claim sees
-   * more of the agent's runs waiting and free slots (a burst: their jobs
-   * arrive one by one); 0 opens none. @defaultValue 10
+   * How often this process claims the lanes with lapsed leases (a runner
+   * died) or queued runs older than 5 s (their job was lost): one indexed
+   * query when there is nothing to do. @defaultValue 5000
    */
-  RUNNER_OPEN_LANES: z.coerce.number().int().min(0).max(200).default(10),
-  /** How often this process looks for runs left `running` by a dead runner whose job is gone too. @defaultValue 30000 */
-  RUNNER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  RUNNER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
   /** How long a SIGTERM waits for active runs before the process exits anyway. @defaultValue 10000 */
   RUNNER_CLOSE_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /**

@@ -1,69 +1,48 @@
 import type { AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
-import type { ExecutionResult, Executor, RunEnding, RunStore, SlotLease, StartedRun, StopReason } from './ports';
+import type { ExecutionResult, Executor, RunEnding, RunReads, StartedRun, StopReason } from './ports';
 
-/** Error code of a run whose runner died (or lost its slot) mid-run. */
+/** Error code of a run whose runner died (or lost its lease) mid-run. */
 export const RUNNER_LOST = 'runner_lost';
 
 /** What executing one run needs besides the run. */
 export interface RunExecutionDeps {
   executor: Executor;
-  store: Pick<RunStore, 'stopReason'>;
+  reads: Pick<RunReads, 'stopReason'>;
   log: Logger;
-  /** Slot lease; renewed every third of it. */
-  leaseMs: number;
-  /** The controllers of the runs in progress (the runner aborts them all when it stops). */
-  controllers: Set<AbortController>;
 }
 
 /**
- * Executes a started run while renewing its slot: a renewal that finds the
- * slot gone (another run may hold it now) aborts the run, which then ends
+ * Executes a started run; the caller holds its lease and aborts `signal`
+ * when the lease is lost or the process stops, and the run then ends
  * `runner_lost`. Returns the ending to write; an executor that throws ends
  * the run `failed`, `executor_error`.
  */
-export async function executeUnderLease(deps: RunExecutionDeps, run: StartedRun, spec: AgentSpec, lease: SlotLease): Promise<RunEnding> {
-  const { store, executor, log } = deps;
-  const controller = new AbortController();
-  deps.controllers.add(controller);
-  let lost = false;
-  const renewal = setInterval(() => {
-    lease.renew().then(
-      (held) => {
-        if (!held && !lost) {
-          lost = true;
-          controller.abort(RUNNER_LOST);
-        }
-      },
-      (error: unknown) => log.warn({ err: error, runId: run.id }, 'slot renewal failed'),
-    );
-  }, Math.max(50, Math.floor(deps.leaseMs / 3)));
+export async function executeRun(deps: RunExecutionDeps, run: StartedRun, spec: AgentSpec, signal: AbortSignal): Promise<RunEnding> {
+  const { reads, executor, log } = deps;
   let result: ExecutionResult;
   try {
     // The first stop check is the one read as the run started; later ones ask the ledger.
     const { stop, ...startedRun } = run;
     let firstCheck: StopReason | null | undefined = stop;
     const shouldStop = async () => {
-      if (firstCheck === undefined) return store.stopReason(run.id);
+      if (firstCheck === undefined) return reads.stopReason(run.id);
       const reason = firstCheck;
       firstCheck = undefined;
       return reason;
     };
-    result = await executor.execute({ ...startedRun, spec }, { signal: controller.signal, shouldStop });
+    result = await executor.execute({ ...startedRun, spec }, { signal, shouldStop });
   } catch (error) {
     log.error({ err: error, runId: run.id }, 'executor threw');
     result = { status: 'failed', error: { code: 'executor_error', message: error instanceof Error ? error.message : String(error) } };
-  } finally {
-    clearInterval(renewal);
-    deps.controllers.delete(controller);
   }
-  return toEnding(result, lost || controller.signal.aborted);
+  return toEnding(result, signal.aborted);
 }
 
-/** The ledger ending of an executor's result; an aborted run (slot lost, process stopping) is runner_lost. */
+/** The ledger ending of an executor's result; an aborted run (lease lost, process stopping) is runner_lost. */
 function toEnding(result: ExecutionResult, lost: boolean): RunEnding {
   if (lost) {
-    return { status: 'failed', reason: RUNNER_LOST, outcome: result.outcome ?? null, error: { code: RUNNER_LOST, message: 'the run lost its agent slot' } };
+    return { status: 'failed', reason: RUNNER_LOST, outcome: result.outcome ?? null, error: { code: RUNNER_LOST, message: 'the run lost its lease or its runner stopped' } };
   }
   switch (result.status) {
     case 'completed':

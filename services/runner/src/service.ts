@@ -1,11 +1,11 @@
 import { SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, once, type Redis } from '@switchyard/redis';
+import { closeRedis, createRedis, once, type Redis } from '@switchyard/redis';
 import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
-import { BullmqJobWaker, createActivationWorker } from './adapters/bullmq-activation-worker';
-import { SqlRunStore } from './adapters/sql-run-store';
-import { RedisAgentSlots } from './adapters/redis-agent-slots';
+import { createActivationWorker } from './adapters/bullmq-activation-worker';
+import { SqlRunQueue } from './adapters/sql-run-queue';
+import { SqlRunReads } from './adapters/sql-run-reads';
 import type { RunnerConfig } from './config';
 import { Runner } from './runner';
 import { secretBoxOf } from '@switchyard/config';
@@ -22,6 +22,12 @@ import { loopMetrics } from './metrics';
 import { createModel } from './model/create-model';
 import { createPriceTable } from './model/prices';
 import { connectTools, toolHostOptions } from './tools';
+
+/** Hooks of startRunner for test fixtures only; main.ts passes none. */
+export interface RunnerHooks {
+  /** Called right after a run's ending was committed (fault injection: a fixture exits here). */
+  afterEnding?: (runId: string) => void;
+}
 
 /** A running runner: its health port and how to stop it. */
 export interface RunningRunner extends Closable {
@@ -54,11 +60,11 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
 }
 
 /**
- * Wires the runner: the BullMQ worker on `activations`, the run ledger, the
- * agent slots and the executors. Used by main.ts and by the one-process
- * `npm start`.
+ * Wires the runner: the BullMQ worker on `activations` (wake-ups), the run
+ * queue in PostgreSQL and the executors. Used by main.ts and by the
+ * one-process `npm start`.
  */
-export async function startRunner(config: RunnerConfig, log: Logger): Promise<RunningRunner> {
+export async function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHooks = {}): Promise<RunningRunner> {
   const redis = createRedis(config.REDIS_URL, { connectionName: `runner:${config.RUNNER_NAME}` });
   const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
   try {
@@ -72,10 +78,6 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
   }
   // BullMQ blocks on its connection (maxRetriesPerRequest null) and does not close one it was given.
   const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
-  // The queue (withdrawing, waking and reviving jobs; it never blocks) shares the runner's
-  // connection: a withdrawal goes out in the same pipelined write as the run's `started` fact
-  // and its slot hand-over (decision 0017).
-  const queue = createActivationQueue(redis, config.REDIS_PREFIX);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const transitions = new Counter({
@@ -84,23 +86,15 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
     labelNames: ['status', 'reason'],
     registers: [registry],
   });
-  const delays = new Counter({ name: 'switchyard_runner_delays_total', help: 'Jobs put back because their agent was busy or they were not first in line', registers: [registry] });
-  const opened = new Counter({ name: 'switchyard_runner_lanes_opened_total', help: 'Lanes opened beside the jobs\' for runs waiting behind a claimed one (RUNNER_OPEN_LANES)', registers: [registry] });
   const runner = new Runner({
-    store: new SqlRunStore(sql),
-    slots: new RedisAgentSlots(redis, config.REDIS_PREFIX),
+    queue: new SqlRunQueue(sql, { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS }),
+    reads: new SqlRunReads(sql),
     executor: agentLoop(config, sql, redis, log, loopMetrics(registry)),
-    waker: new BullmqJobWaker(queue, redis),
     log,
+    concurrency: config.RUNNER_CONCURRENCY,
     leaseMs: config.RUNNER_LEASE_MS,
-    backoff: {
-      minMs: config.RUNNER_BACKOFF_MIN_MS,
-      maxMs: Math.max(config.RUNNER_BACKOFF_MIN_MS, config.RUNNER_BACKOFF_MAX_MS),
-      capMs: Math.max(config.RUNNER_BACKOFF_MAX_MS, config.RUNNER_BACKOFF_CAP_MS),
-    },
-    chainMax: config.RUNNER_CHAIN_MAX,
-    openLanes: config.RUNNER_OPEN_LANES,
-    metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }), delayed: () => delays.inc(), laneOpened: () => opened.inc() },
+    metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }) },
+    afterEnding: hooks.afterEnding,
   });
   const worker = createActivationWorker({
     connection: workerConnection,
@@ -127,19 +121,19 @@ export async function startRunner(config: RunnerConfig, log: Logger): Promise<Ru
   const closeWorker = async () => {
     clearInterval(sweeper);
     runner.stop();
-    // worker.close() waits for active jobs with no deadline of its own: past ours, abort the
-    // runs (they end failed, runner_lost) and force the close. The lanes opened beside the
-    // jobs' are waited for alike, before the connections they use are closed.
+    // No new claims; the runs in progress get RUNNER_CLOSE_TIMEOUT_MS to end, then are aborted
+    // (they end failed, runner_lost) before the connections they use are closed.
     await Promise.race([Promise.all([worker.close(), runner.settled()]), deadline(config.RUNNER_CLOSE_TIMEOUT_MS)]);
     runner.abortAll('runner stopping');
     await worker.close(true);
     await Promise.race([runner.settled(), deadline(config.RUNNER_CLOSE_TIMEOUT_MS)]);
+    runner.close();
   };
   return {
     healthPort: health.port,
     // Memoised: a second SIGTERM or an error path may call it again.
     close: once(() =>
-      closeAll([closeWorker, health, () => queue.close(), () => closeRedis(workerConnection), () => sql.$disconnect(), () => closeRedis(redis)]),
+      closeAll([closeWorker, health, () => closeRedis(workerConnection), () => sql.$disconnect(), () => closeRedis(redis)]),
     ),
   };
 }

@@ -75,8 +75,10 @@ describe('runner (real processes)', () => {
       if (rows.filter((r) => r.status === 'completed').length < completed) return undefined;
       return rows.find((r) => r.status === 'running');
     }, { timeoutMs: 60_000, intervalMs: 20, what: 'a run in progress' });
-    // The runner logs `run started` just after it recorded the run `running`.
-    const holder = await waitFor(async () => platform.runners.find((proc) => proc.output().includes(`"runId":"${victim.id}","agentId"`)), { timeoutMs: 5000, intervalMs: 10, what: 'the runner executing the run' });
+    // The run's lease names the runner holding it; each runner names itself as it starts.
+    const { lease_owner: owner } = (await pg.query<{ lease_owner: string }>('SELECT lease_owner FROM runs WHERE id = $1', [victim.id])).rows[0]!;
+    const holder = platform.runners.find((proc) => proc.output().includes(`"runner":"${owner}"`));
+    if (!holder) throw new Error(`no runner process named ${owner}`);
     await holder.stop('SIGKILL');
     return victim;
   };
@@ -147,24 +149,24 @@ describe('runner (real processes)', () => {
     expect(facts.every((f) => f.n === 1)).toBe(true);
   });
 
-  it('bursts to an agent with concurrency 4, 2 runners opening lanes, one SIGKILLed mid-burst: never more than 4 at once, every run ends once', async () => {
+  it('bursts to an agent with concurrency 4, 2 runners, one SIGKILLed mid-burst: never more than 4 at once, every run ends once', async () => {
     await start(2, FAST_RECOVERY);
     const token = await platform.createWorkspace('burst');
     const api = apiClient(platform.gatewayUrl, token);
     const agent = (await api('POST', '/v1/workspaces/burst/agents', scripted('burst', 'load.fact', 3, 40, { concurrency: 4 }))).body.id as string;
-    // Ten facts to a request: each burst queues ten runs at once, and a lane that claims one
-    // opens lanes for the others on the agent's free slots.
+    // Ten facts to a request: each burst queues ten runs at once, and one claim starts up to
+    // the agent's four.
     await postFactsConcurrently({ baseUrl: platform.gatewayUrl, workspace: 'burst', token, count: 60, concurrency: 2, batchSize: 10 });
     await killRunnerMidRun(agent, 8);
     await platform.startRunner(FAST_RECOVERY);
     await allEnded(60, agent);
     const rows = await runs(agent);
     const outcomes = rows.map((r) => `${r.status}:${r.reason}`);
-    // The killed runner held at most the agent's four slots; every other run completed.
+    // The killed runner held at most the agent's four leases; every other run completed.
     expect(outcomes.filter((o) => o !== 'completed:null').every((o) => o === 'failed:runner_lost')).toBe(true);
     expect(outcomes.filter((o) => o === 'failed:runner_lost').length).toBeLessThanOrEqual(4);
     // The completed runs' recorded intervals never overlap more than four deep (an ending and
-    // the start it hands off to share a timestamp: ends count first).
+    // the start its claim makes may share a timestamp: ends count first).
     const edges = rows
       .filter((r) => r.status === 'completed')
       .flatMap((r) => [[r.started_at!.getTime(), 1], [r.ended_at!.getTime(), -1]] as const)
@@ -180,7 +182,7 @@ describe('runner (real processes)', () => {
     expect(facts.every((f) => f.n === 1)).toBe(true);
   });
 
-  it('the sweep gives queued runs without a live job a job again: one never had one, one whose job failed', async () => {
+  it('the sweep starts queued runs no live job wakes: one never had one, one whose job failed', async () => {
     await start(1, { RUNNER_LEASE_MS: '500', RUNNER_SWEEP_INTERVAL_MS: '300' });
     const token = await platform.createWorkspace('orphans');
     const api = apiClient(platform.gatewayUrl, token);
@@ -206,8 +208,8 @@ describe('runner (real processes)', () => {
         );
       }
       const statuses = async () => (await pg.query<{ status: string }>(`SELECT status::text FROM runs WHERE id = ANY($1::uuid[])`, [copies])).rows.map((r) => r.status);
-      await waitFor(async () => (await statuses()).join() === 'completed,completed', { timeoutMs: 20_000, intervalMs: 100, what: 'the revived runs completed' });
-      expect(platform.runners[0]!.output()).toContain('queued runs without a job were given one again');
+      await waitFor(async () => (await statuses()).join() === 'completed,completed', { timeoutMs: 20_000, intervalMs: 100, what: 'the swept runs completed' });
+      expect(platform.runners[0]!.output()).toContain('the sweep started queued runs no job had');
     } finally {
       await queue.close();
       connection.disconnect();

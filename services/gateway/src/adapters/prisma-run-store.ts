@@ -85,6 +85,8 @@ export class PrismaRunStore implements RunStore {
         ...(run.causedBy === null ? {} : { causedBy: json(run.causedBy) }),
         depth: run.depth,
         sessionId: run.sessionId,
+        // The agent's run queue lane (decision 0009).
+        lane: `agent:${run.agentId}`,
         queuedAt: new Date(),
       },
     });

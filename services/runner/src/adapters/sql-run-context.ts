@@ -5,21 +5,12 @@ import type { RunContext, RunContextStore } from '../ports';
 /**
  * Columns, over a run aliased `r`, of everything a RunContext holds. The fact
  * comes as one JSON column (`row_to_json`), so its column names cannot clash
- * with the run's in a query that selects both (SqlRunStore.markRunning).
- * `tail` names the placeholders of transcript entries the same statement
- * writes (session, seqs): its snapshot does not see them, so a run of that
- * session continues after them (SqlRunStore.finishAndStartNext).
+ * with the run's.
  */
-export function runContextColumns(tail?: { session: string; seqs: string }): string {
-  const stored = '(SELECT max(seq) FROM transcript_entries t WHERE t.session_id = r.session_id)';
-  const seq = tail ? `greatest(${stored}, CASE WHEN r.session_id = ${tail.session}::uuid THEN (SELECT max(s) FROM unnest(${tail.seqs}::int[]) s) END)` : stored;
-  return `r.origin, r.session_id::text AS session_id, ${seq} AS transcript_seq,
+export const RUN_CONTEXT_COLUMNS = `r.origin, r.session_id::text AS session_id,
+  (SELECT max(seq) FROM transcript_entries t WHERE t.session_id = r.session_id) AS transcript_seq,
   (SELECT row_to_json(e) FROM (SELECT ${FACT_COLUMNS} FROM platform_events
                                 WHERE id = r.event_id AND workspace_id = r.workspace_id) e) AS fact_row`;
-}
-
-/** runContextColumns() of a statement that writes no transcript entries. */
-export const RUN_CONTEXT_COLUMNS = runContextColumns();
 
 /** A row selected with RUN_CONTEXT_COLUMNS. */
 export interface RunContextRow {
@@ -29,6 +20,7 @@ export interface RunContextRow {
   fact_row: FactRow | null;
 }
 
+/** The RunContext of a row with RUN_CONTEXT_COLUMNS (or the run queue's started-run JSON). */
 export function runContextFromRow(row: RunContextRow, workspaceSlug: string): RunContext {
   return {
     origin: RunOriginSchema.parse(row.origin),

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { RunStatus } from '@switchyard/contracts';
+import type { ConformingRunQueue, QueueClaimed, QueueEnded, QueueEnding, QueueRunRef, QueueStartedRun } from './run-queue-types';
+
+/** A run as the fake holds it. */
+export interface FakeQueuedRun {
+  id: string;
+  lane: string;
+  agentId: string;
+  status: RunStatus;
+  reason: string | null;
+  /** Place in the line (the SQL queue's queued_at, id). */
+  order: number;
+  /** When it was queued (ms), for the sweep's age. */
+  queuedAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  stop: QueueStartedRun['stop'];
+  startedAt: number | null;
+  endedAt: number | null;
+}
+
+const MAX_CONCURRENCY = 10;
+
+/**
+ * Why this exists: the runner's unit tests need a run queue with the real
+ * one's rules (lanes, concurrency, FIFO, leases, runner_lost) without
+ * PostgreSQL. One store holds the runs; `as(owner, leaseMs)` is a queue
+ * acting for one runner process. Every call does its work synchronously, as
+ * the SQL queue does under the lane's lock. Passes the run queue conformance
+ * suite, as the SQL adapter does.
+ */
+export class FakeRunQueueStore {
+  readonly runs = new Map<string, FakeQueuedRun>();
+  private readonly lanes = new Map<string, number>();
+  private order = 0;
+
+  /** Adds (or changes) a lane and its concurrency; returns its name. */
+  addLane(concurrency: number, lane = `agent:${randomUUID()}`): string {
+    this.lanes.set(lane, Math.min(Math.max(concurrency, 1), MAX_CONCURRENCY));
+    return lane;
+  }
+
+  /** Queues a run at the end of its lane's line; returns its id. */
+  enqueue(lane: string, options: { id?: string; stop?: QueueStartedRun['stop'] } = {}): string {
+    const id = options.id ?? randomUUID();
+    const agentId = lane.startsWith('agent:') ? lane.slice('agent:'.length) : lane;
+    this.runs.set(id, { id, lane, agentId, status: 'queued', reason: null, order: this.order++, queuedAt: Date.now(), leaseOwner: null, leaseUntil: null, stop: options.stop ?? null, startedAt: null, endedAt: null });
+    return id;
+  }
+
+  /** A queue acting for the runner process `owner`, with leases of `leaseMs`. */
+  as(owner: string, leaseMs: number): FakeRunQueue {
+    return new FakeRunQueue(this, owner, leaseMs);
+  }
+
+  /** The runs of a lane in a status. */
+  inStatus(lane: string, status: RunStatus): FakeQueuedRun[] {
+    return [...this.runs.values()].filter((run) => run.lane === lane && run.status === status).sort((a, b) => a.order - b.order);
+  }
+
+  /** run_queue_claim_lane: fail lapsed leases, then start the oldest queued runs while the lane has room. */
+  claimLane(lane: string, owner: string, leaseMs: number, limit: number): QueueClaimed {
+    const now = Date.now();
+    const lost: QueueRunRef[] = [];
+    for (const run of this.inStatus(lane, 'running')) {
+      if (run.leaseUntil === null || run.leaseUntil < now) {
+        Object.assign(run, { status: 'failed', reason: 'runner_lost', leaseOwner: null, leaseUntil: null, endedAt: now });
+        lost.push(refOf(run));
+      }
+    }
+    const room = Math.min((this.lanes.get(lane) ?? 1) - this.inStatus(lane, 'running').length, Math.max(0, limit));
+    const started = this.inStatus(lane, 'queued')
+      .slice(0, Math.max(0, room))
+      .map((run) => {
+        Object.assign(run, { status: 'running', leaseOwner: owner, leaseUntil: now + leaseMs, startedAt: now });
+        return startedOf(run);
+      });
+    return { started, lost };
+  }
+
+  /** run_queue_end: the conditional ending (or parking), then the claim of the run's lane. */
+  end(runId: string, owner: string, leaseMs: number, status: RunStatus, reason: string | null, limit: number): QueueEnded {
+    const run = this.runs.get(runId);
+    if (!run) return { ended: false, started: [], lost: [] };
+    const ended = run.status === 'running' && run.leaseOwner === owner;
+    if (ended) Object.assign(run, { status, reason, leaseOwner: null, leaseUntil: null, endedAt: status === 'awaiting_approval' ? null : Date.now() });
+    return { ...this.claimLane(run.lane, owner, leaseMs, limit), ended };
+  }
+}
+
+/** The fake run queue of one runner process (FakeRunQueueStore.as). */
+export class FakeRunQueue implements ConformingRunQueue {
+  constructor(
+    readonly store: FakeRunQueueStore,
+    private readonly owner: string,
+    private readonly leaseMs: number,
+  ) {}
+
+  async claim(runId: string, limit: number): Promise<QueueClaimed> {
+    const run = this.store.runs.get(runId);
+    return run ? this.store.claimLane(run.lane, this.owner, this.leaseMs, limit) : { started: [], lost: [] };
+  }
+
+  async claimLane(lane: string, limit: number): Promise<QueueClaimed> {
+    return this.store.claimLane(lane, this.owner, this.leaseMs, limit);
+  }
+
+  async end(runId: string, ending: QueueEnding, limit: number): Promise<QueueEnded> {
+    return this.store.end(runId, this.owner, this.leaseMs, ending.status, ending.reason, limit);
+  }
+
+  async park(runId: string, limit: number): Promise<QueueEnded> {
+    return this.store.end(runId, this.owner, this.leaseMs, 'awaiting_approval', null, limit);
+  }
+
+  async resume(runId: string): Promise<boolean> {
+    const run = this.store.runs.get(runId);
+    if (run?.status !== 'awaiting_approval') return false;
+    run.status = 'queued';
+    return true;
+  }
+
+  async renew(runIds: readonly string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    for (const id of runIds) {
+      const run = this.store.runs.get(id);
+      if (run?.status === 'running' && run.leaseOwner === this.owner) {
+        run.leaseUntil = Date.now() + this.leaseMs;
+        held.add(id);
+      }
+    }
+    return held;
+  }
+
+  async lanesToSweep(queuedOlderThanMs: number): Promise<string[]> {
+    const now = Date.now();
+    const lanes = [...this.store.runs.values()]
+      .filter((run) => (run.status === 'queued' && run.queuedAt <= now - queuedOlderThanMs) || (run.status === 'running' && (run.leaseUntil ?? 0) < now))
+      .map((run) => run.lane);
+    return [...new Set(lanes)];
+  }
+}
+
+function refOf(run: FakeQueuedRun): QueueRunRef {
+  return { id: run.id, workspaceId: 'fake-workspace', workspaceSlug: 'fake', agentId: run.agentId, agentVersion: 1, status: run.status, eventId: null, depth: 0 };
+}
+
+function startedOf(run: FakeQueuedRun): QueueStartedRun {
+  return {
+    ...refOf(run),
+    context: { origin: { type: 'manual', input: 'go', userId: '00000000-0000-7000-8000-000000000000' }, sessionId: run.id, fact: null, transcriptSeq: 0 },
+    stop: run.stop,
+  };
+}

@@ -1,0 +1,16 @@
+import { describeRunQueueConformance, FakeRunQueueStore } from '../src';
+
+/** The fake run queue keeps the real queue's rules (the same suite runs against SqlRunQueue). */
+describeRunQueueConformance('FakeRunQueue', async () => {
+  const store = new FakeRunQueueStore();
+  return {
+    queue: (owner, leaseMs) => store.as(owner, leaseMs),
+    lane: async (concurrency) => store.addLane(concurrency),
+    enqueue: async (lane) => store.enqueue(lane),
+    statusOf: async (runId) => {
+      const run = store.runs.get(runId)!;
+      return { status: run.status, reason: run.reason };
+    },
+    close: async () => undefined,
+  };
+});

@@ -1,0 +1,28 @@
+import type { SqlRunner } from '@switchyard/db';
+import type { RunReads, StopReason } from '../ports';
+
+/** The runner's reads of the run ledger besides the queue: specs and stop flags. */
+export class SqlRunReads implements RunReads {
+  constructor(private readonly sql: SqlRunner) {}
+
+  async specOf(agentId: string, version: number): Promise<unknown> {
+    const [row] = await this.sql.$queryRawUnsafe<Array<{ spec: unknown }>>(
+      'SELECT spec FROM agent_versions WHERE agent_id = $1::uuid AND version = $2',
+      agentId,
+      version,
+    );
+    return row?.spec ?? null;
+  }
+
+  async stopReason(runId: string): Promise<StopReason | null> {
+    const [row] = await this.sql.$queryRawUnsafe<Array<{ stop_requested: boolean; paused: boolean }>>(
+      `SELECT r.stop_requested, coalesce(s.agents_paused, false) AS paused
+         FROM runs r LEFT JOIN workspace_settings s ON s.workspace_id = r.workspace_id
+        WHERE r.id = $1::uuid`,
+      runId,
+    );
+    if (row?.stop_requested) return 'stopped';
+    if (row?.paused) return 'agents_paused';
+    return null;
+  }
+}

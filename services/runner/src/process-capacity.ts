@@ -1,0 +1,62 @@
+/**
+ * How many more runs this process may execute (RUNNER_CONCURRENCY): the runs
+ * it executes and the slots reserved by its claims in flight count. A claim
+ * reserves before it goes out and gives back what it did not use, so two
+ * claims of one process never start more than it can execute together.
+ */
+export class ProcessCapacity {
+  private executing = 0;
+  private reserved = 0;
+  private waiters: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly size: number) {}
+
+  /** Slots neither executing nor reserved. */
+  free(): number {
+    return Math.max(0, this.size - this.executing - this.reserved);
+  }
+
+  /** Reserves up to `most` free slots now (maybe 0). */
+  reserve(most: number): number {
+    const n = Math.min(most, this.free());
+    this.reserved += n;
+    return n;
+  }
+
+  /**
+   * Waits until a slot is free, then reserves up to `most`; 0 once closed
+   * (the process stops claiming).
+   */
+  async reserveWhenFree(most: number): Promise<number> {
+    while (!this.closed && this.free() === 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    return this.closed ? 0 : this.reserve(most);
+  }
+
+  /** A claim that reserved `reserved` slots started `started` runs: those execute, the rest are free again. */
+  settle(reserved: number, started: number): void {
+    this.reserved -= reserved;
+    this.executing += started;
+    this.wake();
+  }
+
+  /** A run stopped executing: its slot becomes a reservation of its ending's claim (up to `most` in all). */
+  ending(most: number): number {
+    this.executing -= 1;
+    const n = this.closed ? 0 : this.reserve(most);
+    this.wake();
+    return n;
+  }
+
+  /** Claims stop: waiting ones get 0. */
+  close(): void {
+    this.closed = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

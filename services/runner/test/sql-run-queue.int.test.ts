@@ -1,0 +1,55 @@
+import { SqlPool } from '@switchyard/db';
+import { newId } from '@switchyard/core';
+import { createTestSql, describeRunQueueConformance, type TestSql } from '@switchyard/testing';
+import { SqlRunQueue } from '../src/adapters/sql-run-queue';
+
+/**
+ * The run queue on a real PostgreSQL passes the conformance suite the fake
+ * passes. Each owner's queue has a pool of its own, so concurrent claims
+ * really go out side by side and meet at the lane's lock.
+ */
+describeRunQueueConformance('SqlRunQueue', async () => {
+  const t: TestSql = await createTestSql();
+  const pools = new Map<string, SqlPool>();
+  const workspaceId = newId();
+  const userId = newId();
+  await t.pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, 'queue')`, [workspaceId]);
+  // Queued in line order, a moment ago: old enough for a sweep of age 0, young for one of a minute.
+  const base = Date.now() - 30_000;
+  let order = 0;
+  return {
+    queue: (owner, leaseMs) => {
+      if (!pools.has(owner)) pools.set(owner, new SqlPool({ databaseUrl: t.db.url, poolMax: 5 }));
+      return new SqlRunQueue(pools.get(owner)!, { owner, leaseMs });
+    },
+    lane: async (concurrency) => {
+      const agentId = newId();
+      await t.pg.query(
+        `INSERT INTO agents (id, workspace_id, name, latest_version, enabled, created_by, updated_at) VALUES ($1::uuid, $2, $1::text, 2, true, $3, now())`,
+        [agentId, workspaceId, userId],
+      );
+      // Version 1 says otherwise: the latest version's concurrency counts.
+      for (const [version, value] of [[1, 9], [2, concurrency]]) {
+        await t.pg.query(
+          `INSERT INTO agent_versions (agent_id, version, schema_version, spec, created_by) VALUES ($1, $2, 1, jsonb_build_object('flow', jsonb_build_object('concurrency', $3::int)), $4)`,
+          [agentId, version, value, userId],
+        );
+      }
+      return `agent:${agentId}`;
+    },
+    enqueue: async (lane) => {
+      const id = newId();
+      await t.pg.query(
+        `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, lane, queued_at)
+         VALUES ($1, $2, $3, 2, 'manual', jsonb_build_object('type', 'manual', 'input', 'go', 'userId', $4::uuid), 'queued', $1, $5, $6)`,
+        [id, workspaceId, lane.slice('agent:'.length), userId, lane, new Date(base + order++)],
+      );
+      return id;
+    },
+    statusOf: async (runId) => (await t.pg.query<{ status: string; reason: string | null }>('SELECT status::text AS status, reason FROM runs WHERE id = $1', [runId])).rows[0]!,
+    close: async () => {
+      await Promise.all([...pools.values()].map((pool) => pool.$disconnect()));
+      await t.close();
+    },
+  };
+});
