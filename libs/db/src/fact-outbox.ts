@@ -26,6 +26,12 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** How often a standby tries to lead, and a leader drains without being woken. @defaultValue 1000 */
   pollMs?: number;
+  /**
+   * After a notification, wait this long before draining, so that the commits
+   * of that moment go as one round (two statements and one XADD call), not one
+   * each. @defaultValue 5
+   */
+  lingerMs?: number;
   /** Called with how many facts each round relayed (metrics). */
   onRelayed?: (count: number) => void;
 }
@@ -156,6 +162,7 @@ export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
   private again = false;
+  private lingering: NodeJS.Timeout | undefined;
   private readonly batchSize: number;
   private readonly pollMs: number;
 
@@ -180,6 +187,7 @@ export class OutboxRelay {
   async close(): Promise<void> {
     this.closing = true;
     clearTimeout(this.timer);
+    clearTimeout(this.lingering);
     await this.draining;
     const client = this.client;
     this.client = undefined;
@@ -225,7 +233,7 @@ export class OutboxRelay {
     const client = new Client({ connectionString: this.options.databaseUrl, application_name: 'outbox-relay' });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
-    client.on('notification', () => void this.drain().catch((error: unknown) => this.options.log.warn({ err: error }, 'outbox drain failed; retried')));
+    client.on('notification', () => this.notified());
     try {
       await client.connect();
       await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
@@ -235,6 +243,15 @@ export class OutboxRelay {
       this.options.log.warn({ err: error }, 'outbox relay could not connect; retried');
       await client.end().catch(() => undefined);
     }
+  }
+
+  /** A commit wrote outbox rows: drain once the linger is over (one timer for every notification meanwhile). */
+  private notified(): void {
+    if (this.lingering || this.closing) return;
+    this.lingering = setTimeout(() => {
+      this.lingering = undefined;
+      this.drain().catch((error: unknown) => this.options.log.warn({ err: error }, 'outbox drain failed; retried'));
+    }, this.options.lingerMs ?? 5);
   }
 
   private async tryLead(): Promise<void> {

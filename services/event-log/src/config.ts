@@ -9,7 +9,8 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
   EVENT_LOG_BATCH: z.coerce.number().int().min(1).max(1000).default(500),
   /**
    * After a batch smaller than EVENT_LOG_BATCH, wait this long before the next
-   * read: what arrived meanwhile is persisted and published as one batch. A
+   * read: what arrived meanwhile is persisted and published as one batch; the
+   * outbox relay likewise waits this long after a commit's notification. A
    * fact may be published up to this much later; the event-log, PostgreSQL,
    * Redis and the consumers of `facts` wake up less often (decision 0017).
    * 0 reads again at once.

@@ -67,6 +67,7 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
       sink: ingest,
       log,
       pollMs: config.OUTBOX_POLL_MS,
+    lingerMs: config.EVENT_LOG_LINGER_MS,
       onRelayed: (count) => relayed.inc(count),
     });
     service.onClose(consumer);
