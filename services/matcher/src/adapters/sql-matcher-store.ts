@@ -96,11 +96,15 @@ export class SqlMatcherStore implements MatcherStore {
 
   async changesBetween(ranges: ReadonlyArray<{ workspaceId: string; afterSeq: number; uptoSeq: number }>): Promise<Array<{ workspaceId: string; fact: Fact }>> {
     // Per workspace and kind a range of the (workspace_id, kind, seq) index: a few rows, whatever the fact rate.
+    // OFFSET 0 keeps the lateral subquery a probe per (workspace, kind): flattened, the generic
+    // plan scanned every fact of the table per batch.
     const rows = await this.prisma.$queryRawUnsafe<Array<FactRow & { slug: string }>>(
-      `SELECT ${FACT_COLUMNS}, (SELECT slug FROM workspaces WHERE workspaces.id = q_ws) AS slug
+      `SELECT e.*, (SELECT slug FROM workspaces WHERE workspaces.id = q_ws) AS slug
          FROM unnest($1::uuid[], $2::bigint[], $3::bigint[]) AS q(q_ws, q_after, q_upto)
-         JOIN platform_events ON workspace_id = q_ws AND kind = ANY($4::text[]) AND seq > q_after AND seq <= q_upto
-        ORDER BY workspace_id, seq`,
+        CROSS JOIN unnest($4::text[]) AS k(q_kind)
+        CROSS JOIN LATERAL (SELECT ${FACT_COLUMNS} FROM platform_events
+                             WHERE workspace_id = q_ws AND kind = q_kind AND seq > q_after AND seq <= q_upto OFFSET 0) e
+        ORDER BY e.workspace_id, e.seq`,
       ranges.map((range) => range.workspaceId),
       ranges.map((range) => range.afterSeq),
       ranges.map((range) => range.uptoSeq),
