@@ -1,3 +1,4 @@
+import type { RunCancelReason } from '@switchyard/contracts';
 import type { AgentSpec, Fact, RunOrigin, RunOutcome, RunStatus } from '@switchyard/contracts';
 
 /** What the runner needs to know of a run to schedule, execute and announce it. */
@@ -42,7 +43,7 @@ export interface StartedRun extends RunRef {
 }
 
 /** Why a run should stop at its next step: a person asked, or the workspace kill switch is on. */
-export type StopReason = 'stopped' | 'agents_paused';
+export type StopReason = RunCancelReason;
 
 /** What a claim did: the runs it started for this process, and the lapsed ones it failed `runner_lost`. */
 export interface Claimed {

@@ -1,9 +1,10 @@
+import { RUN_FAILURE_CODES } from '@switchyard/contracts';
 import type { AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import type { ExecutionResult, Executor, RunEnding, RunReads, StartedRun, StopReason } from './ports';
 
 /** Error code of a run whose runner died (or lost its lease) mid-run. */
-export const RUNNER_LOST = 'runner_lost';
+export const RUNNER_LOST = RUN_FAILURE_CODES.runnerLost;
 
 /** What executing one run needs besides the run. */
 export interface RunExecutionDeps {
@@ -34,7 +35,7 @@ export async function executeRun(deps: RunExecutionDeps, run: StartedRun, spec: 
     result = await executor.execute({ ...startedRun, spec }, { signal, shouldStop });
   } catch (error) {
     log.error({ err: error, runId: run.id }, 'executor threw');
-    result = { status: 'failed', error: { code: 'executor_error', message: error instanceof Error ? error.message : String(error) } };
+    result = { status: 'failed', error: { code: RUN_FAILURE_CODES.executorError, message: error instanceof Error ? error.message : String(error) } };
   }
   return toEnding(result, signal.aborted);
 }

@@ -1,3 +1,4 @@
+import { RUN_FAILURE_CODES } from '@switchyard/contracts';
 import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { ProcessCapacity } from './process-capacity';
@@ -160,7 +161,7 @@ export class Runner {
       if (spec) this.noteWidth(run.agentId, spec.flow.concurrency);
       ending = spec
         ? await executeRun({ reads, executor, log }, run, spec, controller.signal)
-        : { status: 'failed', reason: 'spec_invalid', outcome: null, error: { code: 'spec_invalid', message: 'the stored agent spec does not parse' } };
+        : { status: 'failed', reason: RUN_FAILURE_CODES.specInvalid, outcome: null, error: { code: RUN_FAILURE_CODES.specInvalid, message: 'the stored agent spec does not parse' } };
     } finally {
       this.executing.delete(run.id);
     }

@@ -1,8 +1,8 @@
 import { SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createRedis, once, type Redis } from '@switchyard/redis';
-import { closeAll, startHealthServer, type Closable, storeChecks } from '@switchyard/runtime';
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { closeRedis, createRedis, type Redis } from '@switchyard/redis';
+import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
+import { Counter } from 'prom-client';
 import { createActivationWorker } from './adapters/bullmq-activation-worker';
 import { SqlRunQueue } from './adapters/sql-run-queue';
 import { SqlRunReads } from './adapters/sql-run-reads';
@@ -29,10 +29,8 @@ export interface RunnerHooks {
   afterEnding?: (runId: string) => void;
 }
 
-/** A running runner: its health port and how to stop it. */
-export interface RunningRunner extends Closable {
-  healthPort: number;
-}
+/** A running runner: its health port, its name and how to stop it. */
+export type RunningRunner = RunningService & { runner: string; concurrency: number };
 
 /** Resolves after `ms` without keeping the process alive. */
 function deadline(ms: number): Promise<void> {
@@ -60,80 +58,67 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
 }
 
 /**
- * Wires the runner: the BullMQ worker on `activations` (wake-ups), the run
- * queue in PostgreSQL and the executors. Used by main.ts and by the
- * one-process `npm start`.
+ * Wires the runner on the shape every service follows (startService): the
+ * BullMQ worker on `activations` (wake-ups), the run queue in PostgreSQL and
+ * the executors. Used by main.ts and by the one-process `npm start`.
  */
-export async function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHooks = {}): Promise<RunningRunner> {
-  const redis = createRedis(config.REDIS_URL, { connectionName: `runner:${config.RUNNER_NAME}` });
-  const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
-  try {
+export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHooks = {}): Promise<RunningRunner> {
+  return startService({ name: 'runner', healthPort: config.RUNNER_HEALTH_PORT, host: config.HOST, log }, async (service) => {
+    const redis = createRedis(config.REDIS_URL, { connectionName: `runner:${config.RUNNER_NAME}` });
+    service.onClose(() => closeRedis(redis));
+    const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
+    service.onClose(() => sql.$disconnect());
     // Fail start-up, not a later job, when a store does not answer (BullMQ's own
     // connection would wait for Redis for ever).
     await redis.ping();
     await sql.$queryRawUnsafe('SELECT 1');
-  } catch (error) {
-    await closeAll([() => sql.$disconnect(), () => closeRedis(redis)]).catch(() => undefined);
-    throw error;
-  }
-  // BullMQ blocks on its connection (maxRetriesPerRequest null) and does not close one it was given.
-  const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const transitions = new Counter({
-    name: 'switchyard_runner_runs_total',
-    help: 'Run status changes made by this runner (running and every ending: completed, failed with its code, cancelled, runner_lost), with the reason',
-    labelNames: ['status', 'reason'],
-    registers: [registry],
+    service.check(storeChecks(redis, sql));
+    // BullMQ blocks on its connection (maxRetriesPerRequest null) and does not close one it was given.
+    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
+    service.onClose(() => closeRedis(workerConnection));
+    const transitions = new Counter({
+      name: 'switchyard_runner_runs_total',
+      help: 'Run status changes made by this runner (running and every ending: completed, failed with its code, cancelled, runner_lost), with the reason',
+      labelNames: ['status', 'reason'],
+      registers: [service.registry],
+    });
+    const runner = new Runner({
+      queue: new SqlRunQueue(sql, { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS }),
+      reads: new SqlRunReads(sql),
+      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry)),
+      log,
+      concurrency: config.RUNNER_CONCURRENCY,
+      leaseMs: config.RUNNER_LEASE_MS,
+      metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }) },
+      afterEnding: hooks.afterEnding,
+    });
+    const worker = createActivationWorker({
+      connection: workerConnection,
+      prefix: config.REDIS_PREFIX,
+      concurrency: config.RUNNER_CONCURRENCY,
+      lockDuration: config.RUNNER_LOCK_DURATION_MS,
+      stalledInterval: config.RUNNER_STALLED_INTERVAL_MS,
+      maxStalledCount: config.RUNNER_MAX_STALLED_COUNT,
+      handle: (job) => runner.handle(job),
+      log,
+    });
+    const sweeper = setInterval(() => {
+      runner.sweep().catch((error: unknown) => log.warn({ err: error }, 'run sweep failed'));
+    }, config.RUNNER_SWEEP_INTERVAL_MS);
+    sweeper.unref();
+    // Registered last, so it closes first: no new claims; the runs in progress get
+    // RUNNER_CLOSE_TIMEOUT_MS to end, then are aborted (they end failed, runner_lost) before
+    // the connections they use are closed.
+    service.onClose(async () => {
+      clearInterval(sweeper);
+      runner.stop();
+      await Promise.race([Promise.all([worker.close(), runner.settled()]), deadline(config.RUNNER_CLOSE_TIMEOUT_MS)]);
+      runner.abortAll('runner stopping');
+      await worker.close(true);
+      await Promise.race([runner.settled(), deadline(config.RUNNER_CLOSE_TIMEOUT_MS)]);
+      runner.close();
+    });
+    await worker.waitUntilReady();
+    return { runner: config.RUNNER_NAME, concurrency: config.RUNNER_CONCURRENCY };
   });
-  const runner = new Runner({
-    queue: new SqlRunQueue(sql, { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS }),
-    reads: new SqlRunReads(sql),
-    executor: agentLoop(config, sql, redis, log, loopMetrics(registry)),
-    log,
-    concurrency: config.RUNNER_CONCURRENCY,
-    leaseMs: config.RUNNER_LEASE_MS,
-    metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }) },
-    afterEnding: hooks.afterEnding,
-  });
-  const worker = createActivationWorker({
-    connection: workerConnection,
-    prefix: config.REDIS_PREFIX,
-    concurrency: config.RUNNER_CONCURRENCY,
-    lockDuration: config.RUNNER_LOCK_DURATION_MS,
-    stalledInterval: config.RUNNER_STALLED_INTERVAL_MS,
-    maxStalledCount: config.RUNNER_MAX_STALLED_COUNT,
-    handle: (job) => runner.handle(job),
-    log,
-  });
-  await worker.waitUntilReady();
-  const health = await startHealthServer({
-    port: config.RUNNER_HEALTH_PORT,
-    host: config.HOST,
-    registry,
-    checks: storeChecks(redis, sql),
-  });
-  const sweeper = setInterval(() => {
-    runner.sweep().catch((error: unknown) => log.warn({ err: error }, 'run sweep failed'));
-  }, config.RUNNER_SWEEP_INTERVAL_MS);
-  sweeper.unref();
-  log.info({ runner: config.RUNNER_NAME, concurrency: config.RUNNER_CONCURRENCY, healthPort: health.port }, 'runner started');
-  const closeWorker = async () => {
-    clearInterval(sweeper);
-    runner.stop();
-    // No new claims; the runs in progress get RUNNER_CLOSE_TIMEOUT_MS to end, then are aborted
-    // (they end failed, runner_lost) before the connections they use are closed.
-    await Promise.race([Promise.all([worker.close(), runner.settled()]), deadline(config.RUNNER_CLOSE_TIMEOUT_MS)]);
-    runner.abortAll('runner stopping');
-    await worker.close(true);
-    await Promise.race([runner.settled(), deadline(config.RUNNER_CLOSE_TIMEOUT_MS)]);
-    runner.close();
-  };
-  return {
-    healthPort: health.port,
-    // Memoised: a second SIGTERM or an error path may call it again.
-    close: once(() =>
-      closeAll([closeWorker, health, () => closeRedis(workerConnection), () => sql.$disconnect(), () => closeRedis(redis)]),
-    ),
-  };
 }

@@ -1,3 +1,4 @@
+import { RUN_CANCEL_REASONS } from '@switchyard/contracts';
 import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
 import type { Claimed, Ended, RunEnding, RunQueue, RunRef, StartedRun } from '../ports';
@@ -42,7 +43,7 @@ function toStarted(row: StartedJson): StartedRun {
   return {
     ...toRef(row),
     context: runContextFromRow(row, row.slug),
-    stop: row.stop_requested ? 'stopped' : row.paused ? 'agents_paused' : null,
+    stop: row.stop_requested ? RUN_CANCEL_REASONS.stopped : row.paused ? RUN_CANCEL_REASONS.agentsPaused : null,
   };
 }
 

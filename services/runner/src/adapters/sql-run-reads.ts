@@ -1,3 +1,4 @@
+import { RUN_CANCEL_REASONS } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
 import type { RunReads, StopReason } from '../ports';
 
@@ -21,8 +22,8 @@ export class SqlRunReads implements RunReads {
         WHERE r.id = $1::uuid`,
       runId,
     );
-    if (row?.stop_requested) return 'stopped';
-    if (row?.paused) return 'agents_paused';
+    if (row?.stop_requested) return RUN_CANCEL_REASONS.stopped;
+    if (row?.paused) return RUN_CANCEL_REASONS.agentsPaused;
     return null;
   }
 }

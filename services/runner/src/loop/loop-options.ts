@@ -1,3 +1,4 @@
+import { RUN_FAILURE_CODES } from '@switchyard/contracts';
 import type { AgentSpec, Fact, RunState } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import type { AgentTokens } from '../agent-token-port';
@@ -42,10 +43,10 @@ export interface AgentLoopOptions {
 
 /** Stable codes a run of the loop fails with (besides the model's and `runner_lost`). */
 export const LOOP_ERRORS = {
-  maxTurns: 'max_turns_reached',
-  budget: 'budget_exceeded',
-  contextMissing: 'run_context_missing',
-  aborted: 'aborted',
+  maxTurns: RUN_FAILURE_CODES.maxTurnsReached,
+  budget: RUN_FAILURE_CODES.budgetExceeded,
+  contextMissing: RUN_FAILURE_CODES.runContextMissing,
+  aborted: RUN_FAILURE_CODES.aborted,
   /** A step stopped for a person's approval, and this runner cannot park runs (issue 14: approvals come later). */
   approvalUnavailable: 'approval_unavailable',
 } as const;

@@ -1,3 +1,4 @@
+import { TOOL_ERROR_CODES } from '@switchyard/contracts';
 import type { AgentSpec, ToolCallResult as ToolCallVerdict } from '@switchyard/contracts';
 import type { ModelToolCall } from '../model/model';
 import type { ToolCallResult, ToolDefinition, ToolHost } from '../tools';
@@ -62,9 +63,9 @@ interface CalledTool {
 
 async function callOne(call: ModelToolCall, tool: ToolDefinition | undefined, input: ToolCallsInput): Promise<CalledTool> {
   const refuse = (code: string, message: string) => ({ call, tool, args: undefined, result: { ok: false as const, error: { code, message }, durationMs: 0 }, refused: true });
-  if (!tool) return refuse('tool_unknown', `no tool named ${call.name} in this run`);
+  if (!tool) return refuse(TOOL_ERROR_CODES.unknown, `no tool named ${call.name} in this run`);
   const args = parseArguments(call.arguments);
-  if (!args) return refuse('tool_arguments_invalid', 'the arguments are not a JSON object');
+  if (!args) return refuse(TOOL_ERROR_CODES.argumentsInvalid, 'the arguments are not a JSON object');
   const verdict = toolVerdict(tool, input.spec);
   if (!verdict.allowed) return { ...refuse(verdict.code, verdict.message), args };
   return { call, tool, args, result: await input.host.call(tool.name, args, input.signal), refused: false };

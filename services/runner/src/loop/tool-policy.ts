@@ -1,14 +1,5 @@
-import type { AgentSpec } from '@switchyard/contracts';
+import { TOOL_REFUSAL_CODES, type AgentSpec, type ToolRefusalCode } from '@switchyard/contracts';
 import { matchesToolGlob, type ToolDefinition } from '../tools';
-
-/** Why a tool call was refused; reaches the model and the transcript as the call's error. */
-export type ToolRefusalCode =
-  /** A `rules.deny` glob names the tool. */
-  | 'tool_denied'
-  /** The permission mode asks a person first; approvals park runs in a later issue, so the call is refused. */
-  | 'approval_required'
-  /** `plan` mode: only read-only tools until a plan is approved. */
-  | 'plan_read_only';
 
 export type ToolVerdict = { allowed: true } | { allowed: false; code: ToolRefusalCode; message: string };
 
@@ -44,18 +35,18 @@ export function offeredTools(tools: readonly ToolDefinition[], policy: Policy): 
  * with `approval_required` until approvals exist (decision 0016).
  */
 export function toolVerdict(tool: ToolDefinition, policy: Policy): ToolVerdict {
-  if (denied(policy, tool.name)) return { allowed: false, code: 'tool_denied', message: `a deny rule of this agent names ${tool.name}` };
+  if (denied(policy, tool.name)) return { allowed: false, code: TOOL_REFUSAL_CODES.denied, message: `a deny rule of this agent names ${tool.name}` };
   if (allowed(policy, tool.name) || reliablyReadOnly(tool)) return { allowed: true };
   switch (policy.permissionMode) {
     case 'bypass':
       return { allowed: true };
     case 'auto':
       return guarded(tool)
-        ? { allowed: false, code: 'approval_required', message: `${tool.name} is guarded; in auto mode it needs a person's approval` }
+        ? { allowed: false, code: TOOL_REFUSAL_CODES.approvalRequired, message: `${tool.name} is guarded; in auto mode it needs a person's approval` }
         : { allowed: true };
     case 'default':
-      return { allowed: false, code: 'approval_required', message: `${tool.name} may change things; in default mode it needs a person's approval` };
+      return { allowed: false, code: TOOL_REFUSAL_CODES.approvalRequired, message: `${tool.name} may change things; in default mode it needs a person's approval` };
     case 'plan':
-      return { allowed: false, code: 'plan_read_only', message: `plan mode allows read-only tools only; ${tool.name} is not one` };
+      return { allowed: false, code: TOOL_REFUSAL_CODES.planReadOnly, message: `plan mode allows read-only tools only; ${tool.name} is not one` };
   }
 }
