@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { SqlPool } from '@switchyard/db';
 import { apiClient, spawnScript, startTestPlatform, waitFor, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
 import { SqlRunQueue } from '../src/adapters/sql-run-queue';
-import { streamGroupStatsOf } from './runner-test-helpers';
+import { streamGroupStatsOf, scripted } from './runner-test-helpers';
 
 /**
  * Issue 14: the run queue in PostgreSQL, over real processes. A run parked
@@ -14,14 +14,6 @@ import { streamGroupStatsOf } from './runner-test-helpers';
  */
 jest.setTimeout(240_000);
 
-const scripted = (name: string, kind: string, steps: number, stepMs: number, flow: Record<string, unknown> = {}) => ({
-  name,
-  instructions: 'Act on the fact.',
-  model: { provider: 'scripted', name: 'script', params: { stepMs } },
-  script: Array.from({ length: steps }, (_, i) => ({ say: `step ${i}` })),
-  triggers: [{ kind }],
-  flow: { queueCap: 10_000, ...flow },
-});
 
 interface RunRow {
   id: string;

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { QUEUES } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import { apiClient, postFactsConcurrently, startTestPlatform, streamGroupStatsOf, waitFor, type TestPlatform } from './runner-test-helpers';
+import { apiClient, postFactsConcurrently, startTestPlatform, streamGroupStatsOf, waitFor, type TestPlatform, scripted } from './runner-test-helpers';
 
 /**
  * The runner end to end over real processes (gateway, event-log, matcher,
@@ -16,15 +16,6 @@ jest.setTimeout(120_000);
 /** Short leases and locks so a killed runner is noticed in seconds, not the production 30 s. */
 const FAST_RECOVERY = { RUNNER_LEASE_MS: '2000', RUNNER_LOCK_DURATION_MS: '2000', RUNNER_STALLED_INTERVAL_MS: '1000' };
 
-/** A scripted agent whose runs take `steps × stepMs`. */
-const scripted = (name: string, kind: string, steps: number, stepMs: number, flow: Record<string, unknown> = {}) => ({
-  name,
-  instructions: 'Act on the fact.',
-  model: { provider: 'scripted', name: 'script', params: { stepMs } },
-  script: Array.from({ length: steps }, (_, i) => ({ say: `step ${i}` })),
-  triggers: [{ kind }],
-  flow: { queueCap: 10_000, ...flow },
-});
 
 interface RunRow {
   id: string;
