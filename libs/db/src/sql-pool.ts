@@ -17,26 +17,19 @@ export interface SqlRunner {
 export const MAX_PREPARED = 256;
 
 /**
- * Raw SQL on a plain `pg` pool, for hot paths. Prisma's client runs every
- * raw query through its WebAssembly query compiler: about 1 ms of CPU per
- * query on the reference machine, against 0.26 ms for `pg` alone (measured
- * in decision 0015). The matcher and the runner make a few queries per fact
- * and per run, so that difference is most of their CPU at load.
+ * Raw SQL on a plain `pg` pool, for hot paths: Prisma's client runs every raw
+ * query through its WebAssembly query compiler, which costs several times the
+ * query itself (decision 0015; figures in docs/perf/).
  *
- * Statements are prepared: each distinct text gets a name (a hash of it), so
- * a connection parses and plans it once and then only binds and executes —
- * planning was about half of the database's time on the runner's queries
- * (decision 0017). Once, that is, with `plan_cache_mode = force_generic_plan`,
- * which every connection of the pool sets: by default PostgreSQL compares a
- * generic plan's estimate with the custom plans' and, for a statement of CTEs
- * and scalar subqueries such as the runner's hand-off, kept planning it anew
- * on every execution (1,080 µs of the backend's CPU per hand-off, 440 µs with
- * generic plans, in an A/B on the real database). The stores' statements look
- * rows up by id or by agent through indexes, whose plan does not depend on
- * the values. A DATABASE_URL that sets `options` itself keeps its own. The texts are the stores' fixed templates; past
- * {@link MAX_PREPARED} distinct texts the rest go unnamed, so a caller that
- * built texts from data could not grow every connection's statement cache
- * without bound.
+ * Statements are prepared: each distinct text gets a name (a hash of it), so a
+ * connection parses and plans it once and then only binds and executes. Every
+ * connection sets `plan_cache_mode = force_generic_plan`: by default PostgreSQL
+ * may keep planning a statement of CTEs and scalar subqueries anew on every
+ * execution. The stores' statements are written so that their generic plan uses
+ * their indexes for any value (decision 0017). A DATABASE_URL that sets `options`
+ * itself keeps its own. Past {@link MAX_PREPARED} distinct texts the rest go
+ * unnamed, so a caller that built texts from data could not grow every
+ * connection's statement cache without bound.
  *
  * Same value mapping as `pg`: `bigint` columns and `count(*)` arrive as
  * strings (callers wrap them in `Number()`), timestamps as Date, json as

@@ -64,7 +64,7 @@ function nextId(id: string): string {
  * Whether a group has read and acknowledged everything on the stream: nothing
  * pending and its last delivered id is the stream's last generated one. The
  * group's `lag` is not used: Redis only estimates it after trims and a
- * restart (it reported thousands unread of a stream read to its end).
+ * restart, and it can report entries unread of a stream read to its end.
  */
 export async function groupCaughtUp(redis: Redis, stream: string, group: string): Promise<boolean> {
   const mine = (await streamGroupStats(redis, stream)).find((stats) => stats.group === group);
