@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AgentApprovalsSchema } from './approvals';
 import { JsonValueSchema } from './json-value';
 import { WorkspaceSlugSchema } from './facts';
 import { SecretNameSchema, SecretRefSchema } from './agent-loop';
@@ -127,6 +128,8 @@ export const AgentToolsSchema = z.strictObject({
 export const AgentRulesSchema = z.strictObject({
   allow: z.array(ToolNameGlobSchema).max(100).default([]),
   deny: z.array(ToolNameGlobSchema).max(100).default([]),
+  /** Tools that always ask a person first, even in `auto` and `bypass` (deny still wins; allow does not loosen them). */
+  ask: z.array(ToolNameGlobSchema).max(100).default([]),
 });
 
 /** Spending limits; a run stops when one is reached. */
@@ -190,6 +193,8 @@ export const AgentSpecSchema = z
     rules: AgentRulesSchema.prefault({}),
     budget: AgentBudgetSchema.prefault({}),
     flow: AgentFlowSchema.prefault({}),
+    /** How this agent's parked approvals expire, and the mode a plan continues in. */
+    approvals: AgentApprovalsSchema.prefault({}),
     /** Whether facts caused by this agent's own runs may activate it. @defaultValue false */
     allowSelfCause: z.boolean().default(false),
     /** Create enabled (default true); on update, change the flag only when given. */

@@ -57,6 +57,10 @@ export enum ErrorCode {
    * are refused until it is turned off. `data`: `{ workspace }` (the slug).
    */
   AGENTS_PAUSED = 'AGENTS_PAUSED',
+  /** No approval with that id in the workspace. `data`: `{ id }`. */
+  APPROVAL_NOT_FOUND = 'APPROVAL_NOT_FOUND',
+  /** A decision on an approval that is no longer pending (first write wins). `data`: the approval as recorded. */
+  APPROVAL_ALREADY_DECIDED = 'APPROVAL_ALREADY_DECIDED',
   /** No secret with that name in the workspace. `data`: `{ name }`. */
   SECRET_NOT_FOUND = 'SECRET_NOT_FOUND',
   /** No session with that id in the workspace (no run has it). `data`: `{ id }`. */

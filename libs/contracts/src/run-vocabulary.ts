@@ -81,6 +81,11 @@ export const TOOL_ERROR_CODES = {
   resultInvalid: 'tool_result_invalid',
   /** The run's signal aborted the call. */
   cancelled: 'tool_cancelled',
+  /**
+   * An approved call whose runner died while executing it: the tool may or
+   * may not have acted, and it is never called a second time.
+   */
+  outcomeUnknown: 'tool_outcome_unknown',
 } as const;
 export const ToolErrorCodeSchema = z.enum(TOOL_ERROR_CODES);
 export type ToolErrorCode = z.infer<typeof ToolErrorCodeSchema>;
@@ -89,8 +94,12 @@ export type ToolErrorCode = z.infer<typeof ToolErrorCodeSchema>;
 export const TOOL_REFUSAL_CODES = {
   /** A `rules.deny` glob names the tool. */
   denied: 'tool_denied',
-  /** The permission mode asks a person first (refused until approvals park runs). */
+  /** Retired: the permission mode asked a person first before approvals parked runs. */
   approvalRequired: 'approval_required',
+  /** A person (or the platform: `approvals: "deny"`, a stopped run) denied the parked call; the message names who and their note. */
+  approvalDenied: 'approval_denied',
+  /** Nobody decided the parked call before its approval expired. */
+  approvalExpired: 'approval_expired',
   /** `plan` mode allows read-only tools only. */
   planReadOnly: 'plan_read_only',
 } as const;

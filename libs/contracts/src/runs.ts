@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalsSettingSchema } from './approvals';
 import { CausedBySchema } from './facts';
 
 /** Run statuses; `completed | failed | cancelled | dropped` are terminal. */
@@ -104,5 +105,7 @@ export const QUEUES = {
 export const WorkspaceSettingsSchema = z.strictObject({
   /** The kill switch: nothing is activated, running runs are cancelled at their next step. */
   agentsPaused: z.boolean(),
+  /** `deny` fails every approval closed at once (recorded); absent means `enabled`. @defaultValue "enabled" */
+  approvals: ApprovalsSettingSchema.default('enabled'),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;

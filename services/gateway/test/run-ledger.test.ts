@@ -41,7 +41,7 @@ function fakes(options: { enqueue?: () => Promise<void> } = {}) {
       },
     },
     agents: { get: async (_ws, id) => (id === agent.id ? agent : null) },
-    settings: { get: async () => ({ agentsPaused: false }) },
+    settings: { get: async () => ({ agentsPaused: false, approvals: 'enabled' as const }) },
     activations: {
       enqueue: options.enqueue ?? (async (jobs) => void enqueued.push(...jobs.map((job) => job.runId))),
     },

@@ -73,7 +73,7 @@ describe('tool policy', () => {
   const platformWrite = tool('platform.emit_event', { trusted: true });
   const externalRead = tool('web.echo', { readOnly: true });
   const externalDestroy = tool('web.delete_everything', { destructive: true });
-  const policy = (permissionMode: 'default' | 'auto' | 'bypass' | 'plan', rules = { allow: [] as string[], deny: [] as string[] }) => ({ permissionMode, rules });
+  const policy = (permissionMode: 'default' | 'auto' | 'bypass' | 'plan', rules: { allow: string[]; deny: string[]; ask?: string[] } = { allow: [], deny: [] }) => ({ permissionMode, rules: { ask: [], ...rules } });
   const verdicts = (p: ReturnType<typeof policy>) =>
     [platformRead, platformWrite, externalRead, externalDestroy].map((t) => {
       const verdict = toolVerdict(t, p);

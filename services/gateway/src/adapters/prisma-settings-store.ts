@@ -1,9 +1,9 @@
-import type { WorkspaceSettings } from '@switchyard/contracts';
+import { ApprovalsSettingSchema, type WorkspaceSettings } from '@switchyard/contracts';
 import { recordFacts, type PrismaClient } from '@switchyard/db';
 import type { FactsOf, SettingsStore } from '../ports';
 
 /** Settings of a workspace that never saved any: agents run. */
-export const DEFAULT_SETTINGS: WorkspaceSettings = { agentsPaused: false };
+export const DEFAULT_SETTINGS: WorkspaceSettings = { agentsPaused: false, approvals: 'enabled' };
 
 /** Workspace settings on PostgreSQL (`workspace_settings`, one row per workspace once saved). */
 export class PrismaSettingsStore implements SettingsStore {
@@ -11,18 +11,18 @@ export class PrismaSettingsStore implements SettingsStore {
 
   async get(workspaceId: string): Promise<WorkspaceSettings> {
     const row = await this.prisma.workspaceSettings.findUnique({ where: { workspaceId } });
-    return row ? { agentsPaused: row.agentsPaused } : { ...DEFAULT_SETTINGS };
+    return row ? { agentsPaused: row.agentsPaused, approvals: ApprovalsSettingSchema.parse(row.approvals) } : { ...DEFAULT_SETTINGS };
   }
 
   async put(workspaceId: string, settings: WorkspaceSettings, facts: FactsOf<WorkspaceSettings>): Promise<WorkspaceSettings> {
     return this.prisma.$transaction(async (tx) => {
       // INSERT … ON CONFLICT, so concurrent first saves of a workspace cannot collide.
-      const [row] = await tx.$queryRaw<Array<{ agents_paused: boolean }>>`
-        INSERT INTO workspace_settings (workspace_id, agents_paused, updated_at)
-        VALUES (${workspaceId}::uuid, ${settings.agentsPaused}, now())
-        ON CONFLICT (workspace_id) DO UPDATE SET agents_paused = EXCLUDED.agents_paused, updated_at = EXCLUDED.updated_at
-        RETURNING agents_paused`;
-      const saved = { agentsPaused: row!.agents_paused };
+      const [row] = await tx.$queryRaw<Array<{ agents_paused: boolean; approvals: string }>>`
+        INSERT INTO workspace_settings (workspace_id, agents_paused, approvals, updated_at)
+        VALUES (${workspaceId}::uuid, ${settings.agentsPaused}, ${settings.approvals}, now())
+        ON CONFLICT (workspace_id) DO UPDATE SET agents_paused = EXCLUDED.agents_paused, approvals = EXCLUDED.approvals, updated_at = EXCLUDED.updated_at
+        RETURNING agents_paused, approvals`;
+      const saved = { agentsPaused: row!.agents_paused, approvals: ApprovalsSettingSchema.parse(row!.approvals) };
       await recordFacts(tx, facts(saved));
       return saved;
     });

@@ -26,6 +26,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.RUN_NOT_FOUND:
     case ErrorCode.SECRET_NOT_FOUND:
     case ErrorCode.SESSION_NOT_FOUND:
+    case ErrorCode.APPROVAL_NOT_FOUND:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
@@ -40,6 +41,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SESSION_NOT_ACTIVE:
     case ErrorCode.SELF_CAUSED:
     case ErrorCode.CAUSATION_DEPTH_EXCEEDED:
+    case ErrorCode.APPROVAL_ALREADY_DECIDED:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
