@@ -25,9 +25,11 @@ const issuePaths = (value: unknown) => {
 };
 
 describe('AgentSpecSchema', () => {
-  it.each(SUPPORTED_AGENT_SPEC_SCHEMA_VERSIONS.map((v) => [v]))('parses the stored spec of schema version %i unchanged', (version) => {
+  it.each(SUPPORTED_AGENT_SPEC_SCHEMA_VERSIONS.map((v) => [v]))('parses the stored spec of schema version %i with everything it stored kept', (version) => {
     const stored = historical(version);
-    expect(AgentSpecSchema.parse(stored)).toEqual(stored);
+    // Fields added since (rules.ask, approvals) take their defaults; nothing stored changes.
+    expect(AgentSpecSchema.parse(stored)).toMatchObject(stored as object);
+    expect(AgentSpecSchema.parse(stored)).toMatchObject({ rules: { ask: [] }, approvals: { timeoutMs: 604_800_000, afterPlan: 'default' } });
   });
 
   it('is at the newest supported schema version', () => {
@@ -39,7 +41,8 @@ describe('AgentSpecSchema', () => {
     expect(spec).toMatchObject({ description: '', task: '', permissionMode: 'default', allowSelfCause: false });
     expect(spec.flow).toEqual({ concurrency: 1, cooldownMs: 0, queueCap: 100, debounceMs: 0, priority: 0 });
     expect(spec.tools).toEqual({ mcpServers: [], platform: [] });
-    expect(spec.rules).toEqual({ allow: [], deny: [] });
+    expect(spec.rules).toEqual({ allow: [], deny: [], ask: [] });
+    expect(spec.approvals).toEqual({ timeoutMs: 7 * 24 * 3_600_000, afterPlan: 'default' });
     expect(spec.budget).toEqual({ perRunUsd: 1, perDayUsd: 20, maxTurns: 25 });
     expect(spec.enabled).toBeUndefined();
   });

@@ -48,8 +48,9 @@ describe('the run vocabulary', () => {
       'tool_unavailable',
       'tool_result_invalid',
       'tool_cancelled',
+      'tool_outcome_unknown',
     ]);
-    expect(Object.values(TOOL_REFUSAL_CODES)).toEqual(['tool_denied', 'approval_required', 'plan_read_only']);
+    expect(Object.values(TOOL_REFUSAL_CODES)).toEqual(['tool_denied', 'approval_required', 'approval_denied', 'approval_expired', 'plan_read_only']);
     expect(Object.values(RUN_CANCEL_REASONS)).toEqual(['stopped', 'agents_paused']);
     // In the order the matcher's guards run.
     expect(Object.values(ACTIVATION_SKIP_REASONS)).toEqual(['paused', 'disabled', 'self_caused', 'depth_exceeded', 'cooldown', 'duplicate', 'throttled', 'debounced']);

@@ -1,5 +1,9 @@
 import {
+  APPROVAL_FACT_KINDS,
   WORKSPACE_FACT_KINDS,
+  type Approval,
+  type ApprovalFactPayload,
+  type CausedBy,
   type AcceptedFact,
   type Actor,
   type AgentFactKind,
@@ -33,4 +37,19 @@ export function agentFact(author: ChangeAuthor, kind: AgentFactKind, agent: { id
 /** `workspace.settings_changed`: subject the workspace, payload the settings as saved. */
 export function settingsChangedFact(author: ChangeAuthor, settings: WorkspaceSettingsChangedPayload): AcceptedFact {
   return changeFact(author, WORKSPACE_FACT_KINDS.settingsChanged, { type: 'workspace', id: author.workspaceId }, { ...settings });
+}
+
+/** An `approval.*` kind. */
+export type ApprovalFactKind = (typeof APPROVAL_FACT_KINDS)[keyof typeof APPROVAL_FACT_KINDS];
+
+/**
+ * An `approval.requested | decided | expired` fact: subject the approval,
+ * payload the approval after the change, caused by its run (so the loop
+ * guards see it as that run's doing). Its idempotency key
+ * `approval:<id>:<status>` makes a repeated recording of one change one fact.
+ */
+export function approvalFact(author: ChangeAuthor, kind: ApprovalFactKind, approval: Approval, causedBy: CausedBy): AcceptedFact {
+  const { workspace: _workspace, ...payload } = approval;
+  const fact = changeFact(author, kind, { type: 'approval', id: approval.id }, payload satisfies ApprovalFactPayload);
+  return { ...fact, causedBy, idempotencyKey: `approval:${approval.id}:${approval.status}` };
 }
