@@ -38,3 +38,4 @@ export {
   type StoredSealedSecret,
 } from './workspace-secrets';
 export { SqlDeadLetterStore, type DeadLetterCount, type ListDeadLettersOptions } from './dead-letter-store';
+export { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows';
