@@ -26,6 +26,7 @@ import type {
   SettingsStore,
   SteeringStore,
   TranscriptReader,
+  TryStore,
 } from './ports';
 import { agentsRoutes } from './routes/agents';
 import { eventsRoutes } from './routes/events';
@@ -37,6 +38,8 @@ import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
 import { transcriptRoutes } from './routes/transcript';
+import { triesRoutes } from './routes/tries';
+import { TryAgent } from './commands/try-agent';
 import { whoamiRoutes } from './routes/whoami';
 import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
@@ -59,6 +62,8 @@ export interface GatewayAppDeps {
   transcripts: TranscriptReader;
   /** Sessions' runs and senders' names, for steering. */
   steering: SteeringStore;
+  /** Try runs and their records (try-drive, decision 0027). */
+  tries: TryStore;
   /** Sessions' mailboxes (steering writes to them). */
   mailbox: Mailbox;
   /** The BullMQ queue `activations` that manual runs and retries go to. */
@@ -110,6 +115,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
 
   const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens });
   const ledger = new RunLedger(deps);
+  const tryAgent = new TryAgent(deps);
   app.use(whoamiRoutes({ ...deps, authenticator }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
@@ -122,6 +128,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(eventsRoutes(deps));
   workspace.use(agentsRoutes(deps));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
+  workspace.use(triesRoutes({ ...deps, tryAgent }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
   workspace.use(secretsRoutes(deps));
@@ -130,7 +137,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 
   app.use('/v1/workspaces/:ws', workspace);
-  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, allowedHosts: deps.mcpAllowedHosts }));
+  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, tryAgent, allowedHosts: deps.mcpAllowedHosts }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;

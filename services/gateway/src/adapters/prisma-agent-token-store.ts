@@ -20,7 +20,9 @@ interface AgentTokenRow {
  * soon as any of them stops holding: not revoked, not expired (by the database
  * clock, the one the runner set the expiry with), its run not ended (even if
  * the runner died before revoking it), and its creator still a member — with
- * the role they have now, not the one they had at mint time.
+ * the role they have now, not the one they had at mint time. A try run's token
+ * reads only (viewer, decision 0027): a shadow run changes nothing, even through
+ * a tool it was wrong to call.
  */
 export class PrismaAgentTokenStore implements AgentTokenStore {
   /** The gateway's Prisma client, or any raw-SQL runner (decision 0015). */
@@ -29,7 +31,7 @@ export class PrismaAgentTokenStore implements AgentTokenStore {
   async findActiveAgentToken(hash: string): Promise<Principal | null> {
     const [row] = await this.sql.$queryRawUnsafe<AgentTokenRow[]>(
       `SELECT t.id::text AS id, t.user_id::text AS user_id, t.workspace_id::text AS workspace_id, w.slug,
-              m.role::text AS role, t.run_id::text AS run_id, t.agent_id::text AS agent_id, t.depth,
+              CASE WHEN r.origin_type = 'try' THEN 'viewer' ELSE m.role::text END AS role, t.run_id::text AS run_id, t.agent_id::text AS agent_id, t.depth,
               t.expires_at
          FROM agent_tokens t
          JOIN workspaces w ON w.id = t.workspace_id

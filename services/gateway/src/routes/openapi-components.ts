@@ -29,6 +29,10 @@ import {
   TranscriptResponseSchema,
   WhoAmIResponseSchema,
   WorkspaceSettingsSchema,
+  ListAgentTriesResponseSchema,
+  RunWouldHaveResponseSchema,
+  TryAgentRequestSchema,
+  TryAgentResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -67,6 +71,10 @@ const SCHEMAS = {
   TranscriptResponse: TranscriptResponseSchema,
   PostSessionMessageRequest: PostSessionMessageRequestSchema,
   PostSessionMessageResponse: PostSessionMessageResponseSchema,
+  TryAgentRequest: TryAgentRequestSchema,
+  TryAgentResponse: TryAgentResponseSchema,
+  ListAgentTriesResponse: ListAgentTriesResponseSchema,
+  RunWouldHaveResponse: RunWouldHaveResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

@@ -44,6 +44,7 @@ export async function callTools(input: ToolCallsInput): Promise<void> {
       ok: result.ok,
       ...(result.ok ? { result: result.content } : { error: { ...result.error } }),
       ...(verdict === 'refused' ? { refused: true as const } : {}),
+      ...(result.ok && result.wouldHave ? { wouldHave: true as const } : {}),
       durationMs: result.durationMs,
     });
   });
