@@ -37,6 +37,13 @@ export interface Principal {
    * agent and caused by the run (docs/decisions/0014-platform-mcp-and-agent-tokens.md).
    */
   agent?: AgentCaller;
+  /**
+   * Set on a try run's agent token (decision 0027): its calls are made as
+   * `role` (viewer: a shadow run changes nothing), while `tools/list` shows
+   * the tools of this role (its member's, capped like any agent's), so the
+   * model is offered what the agent would have and its writes are captured.
+   */
+  shadowOf?: Role;
 }
 
 /** The run an agent token was minted for. */
