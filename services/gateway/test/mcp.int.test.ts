@@ -86,6 +86,7 @@ describe('platform MCP server', () => {
       'send_session_message',
       'start_run',
       'stop_run',
+      'try_agent',
     ]);
     for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true });
