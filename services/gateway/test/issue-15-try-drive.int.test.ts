@@ -1,8 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { newId } from '@switchyard/core';
+import { newId, newSecretsKey } from '@switchyard/core';
 import { SqlPool } from '@switchyard/db';
-import { apiClient, startTestMcpServer, startTestPlatform, waitFor, type TestMcpHttpServer, type TestPlatform } from '@switchyard/testing';
+import {
+  apiClient,
+  startLocalOpenAiServer,
+  startTestMcpServer,
+  startTestPlatform,
+  waitFor,
+  type LocalOpenAiRequest,
+  type LocalOpenAiServer,
+  type TestMcpHttpServer,
+  type TestPlatform,
+} from '@switchyard/testing';
 import { SqlAgentTokens } from '../../runner/src/adapters/sql-agent-tokens';
 import { callTool, connectMcp } from './mcp-client';
 
@@ -22,6 +32,9 @@ const ENDED = ['completed', 'failed', 'cancelled'];
 describe('issue 15: try-drive (shadow runs)', () => {
   let platform: TestPlatform;
   let mcp: TestMcpHttpServer;
+  let openai: LocalOpenAiServer;
+  /** What the local OpenAI-compatible server was asked. */
+  const modelRequests: LocalOpenAiRequest[] = [];
   let pg: Client;
   let admin: Api;
   let other: Api;
@@ -82,7 +95,24 @@ describe('issue 15: try-drive (shadow runs)', () => {
 
   beforeAll(async () => {
     mcp = await startTestMcpServer();
-    platform = await startTestPlatform({ matcher: true, env: { RUNNER_MCP_ALLOW_PRIVATE: 'true', RUNNER_MCP_CONNECT_TIMEOUT_MS: '20000' } });
+    // One costly answer: 1,000 input tokens at 1,000 USD per million, and a write it asks for.
+    openai = await startLocalOpenAiServer({
+      respond: (request) => {
+        modelRequests.push(request);
+        return { type: 'message', content: null, toolCalls: [{ id: 'c1', name: 'platform__emit_event', arguments: { kind: 'shadow.note', subject: { type: 'ticket', id: 'B' } } }], usage: { prompt_tokens: 1000, completion_tokens: 0 } };
+      },
+    });
+    platform = await startTestPlatform({
+      matcher: true,
+      env: {
+        RUNNER_MCP_ALLOW_PRIVATE: 'true',
+        RUNNER_MCP_CONNECT_TIMEOUT_MS: '20000',
+        SECRETS_KEY: newSecretsKey(),
+        OPENAI_BASE_URL: openai.baseUrl,
+        MODEL_MAX_ATTEMPTS: '1',
+        MODEL_PRICES: JSON.stringify({ 'm-costly': { input: 1000, output: 0 } }),
+      },
+    });
     await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
     pg = new Client({ connectionString: platform.db.url });
     await pg.connect();
@@ -92,6 +122,7 @@ describe('issue 15: try-drive (shadow runs)', () => {
     expect(created.status).toBe(201);
     viewer = apiClient(platform.gatewayUrl, created.body.token);
     acmeId = (await pg.query(`SELECT id::text FROM workspaces WHERE slug = 'acme'`)).rows[0].id;
+    expect((await admin('PUT', '/v1/workspaces/acme/secrets/openai-key', { value: 'sk-test-try-0123456789' })).status).toBe(201);
     adminUserId = (await pg.query(`SELECT user_id::text FROM memberships WHERE workspace_id = $1`, [acmeId])).rows[0].user_id;
     helperId = (await admin('POST', '/v1/workspaces/acme/agents', scripted('helper', [{ say: 'helped' }], { triggers: [{ kind: 'never.happens' }] }))).body.id;
     watcherId = (await admin('POST', '/v1/workspaces/acme/agents', scripted('watcher', [{ say: 'woke' }], { triggers: [{ kind: 'shadow.note' }] }))).body.id;
@@ -106,6 +137,7 @@ describe('issue 15: try-drive (shadow runs)', () => {
     await pg?.end();
     await platform?.stop();
     await mcp?.close();
+    await openai?.close();
   });
 
   it('runs a new draft on a recorded fact: reads live, writes and external tools captured, nothing reaches a server, no fact is recorded', async () => {
@@ -186,6 +218,23 @@ describe('issue 15: try-drive (shadow runs)', () => {
     expect(run.outcome.turns).toBe(2);
     // Two turns: the read, then the captured emit_event.
     expect((await admin('GET', `/v1/workspaces/acme/runs/${tried.runId}/would-have`)).body.wouldHave.map((c: any) => c.tool)).toEqual(['platform.emit_event']);
+  });
+
+  it('holds the run budget with the real openai client: over it after one call, the answer’s calls never run', async () => {
+    const spec = {
+      ...scripted('costly', []),
+      script: undefined,
+      model: { provider: 'openai', name: 'm-costly', apiKeySecret: 'openai-key' },
+      tools: { platform: ['emit_event'] },
+      budget: { perRunUsd: 0.5, perDayUsd: 5 },
+    };
+    const tried = await tryAgent({ spec, input: 'go' });
+    const run = await ended(tried.runId);
+    expect(run).toMatchObject({ status: 'failed', error: { code: 'budget_exceeded' }, outcome: { turns: 1, costUsd: 1 } });
+    expect(modelRequests).toHaveLength(1);
+    // The model was offered the write (what the agent would have), under its model name.
+    expect(modelRequests[0]!.body?.tools?.map((tool: any) => tool.function.name)).toContain('platform__emit_event');
+    expect((await admin('GET', `/v1/workspaces/acme/runs/${tried.runId}/would-have`)).body.wouldHave).toEqual([]);
   });
 
   it('answers bad input with a 4xx and a stable code, and writes nothing', async () => {
