@@ -304,3 +304,11 @@ export type {
   ListApprovalsQuery,
   ToolClass,
 } from './approvals';
+export {
+  ActivatedRunSchema,
+  AgentActivationSchema,
+  EventActivationsResponseSchema,
+  FilterMissSchema,
+  TriggerMissSchema,
+} from './activations';
+export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';

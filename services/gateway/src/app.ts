@@ -18,6 +18,7 @@ import type {
   AgentTokenStore,
   AuthStore,
   FactFlusher,
+  ActivationReads,
   FactReader,
   IngestWriter,
   Mailbox,
@@ -47,6 +48,8 @@ export interface GatewayAppDeps {
   outbox: FactFlusher;
   authStore: AuthStore;
   reader: FactReader;
+  /** What the matcher made of a fact, per agent (GET /events/{id}/activations). */
+  activationReads: ActivationReads;
   ingest: IngestWriter;
   agents: AgentStore;
   runs: RunStore;

@@ -10,6 +10,7 @@ import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
+import { PrismaActivationReads } from './adapters/prisma-activation-reads';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
 import { PrismaRunStore } from './adapters/prisma-run-store';
 import { PrismaSecretStore } from './adapters/prisma-secret-store';
@@ -67,6 +68,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     },
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
+    activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
     runs: new PrismaRunStore(prisma),
     settings: new PrismaSettingsStore(prisma),

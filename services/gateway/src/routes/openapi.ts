@@ -86,6 +86,14 @@ function factAndTokenPaths(): OpenApiPaths {
     [`${base}/events/{id}`]: {
       get: { operationId: 'getEvent', summary: 'One fact', parameters: [ws, uuidParameter('id')], responses: { '200': json('Fact', 'the fact'), ...errors } },
     },
+    [`${base}/events/{id}/activations`]: {
+      get: {
+        operationId: 'getEventActivations',
+        summary: 'Why the fact did or did not activate each agent: its runs, the guard that skipped it, or the trigger clause that failed (decision 0034)',
+        parameters: [ws, uuidParameter('id')],
+        responses: { '200': json('EventActivationsResponse', 'every agent of the workspace with its outcome'), ...errors },
+      },
+    },
     [`${base}/stream`]: {
       get: {
         operationId: 'streamEvents',
