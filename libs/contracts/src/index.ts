@@ -182,8 +182,13 @@ export {
   StartRunRequestSchema,
   WORKSPACE_FACT_KINDS,
   WorkspaceSettingsChangedPayloadSchema,
+  StopActionSchema,
+  StoppedRunSchema,
+  StopRunRequestSchema,
+  StopRunResponseSchema,
 } from './runs-api';
 export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';
+export type { StopAction, StoppedRun, StopRunRequest } from './runs-api';
 export {
   ListSecretsResponseSchema,
   MailboxEnvelopeSchema,

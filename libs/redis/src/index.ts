@@ -10,7 +10,7 @@ export { entryMessage, lastErrorsKey, replayDeadLetter } from './dead-letters';
 export type { DeadLetterStore, ReplayableDeadLetters, ReplayResult } from './dead-letters';
 export { compareIds, groupCaughtUp, streamGroupStats, trimAcknowledged } from './stream-maintenance';
 export type { GroupStats } from './stream-maintenance';
-export { createActivationQueue, enqueueActivations } from './activation-queue';
+export { createActivationQueue, enqueueActivations, enqueueResumes } from './activation-queue';
 export type { ActivationQueue } from './activation-queue';
 export { IdempotencyKeyReusedError, RedisIngestWriter } from './ingest-writer';
 export type { AcceptOptions, IngestResult, ReusedKey } from './ingest-writer';
