@@ -18,3 +18,5 @@ export { factContentHash } from './fact-content';
 export type { FactContent } from './fact-content';
 export { SessionMailbox } from './session-mailbox';
 export type { MailboxPostResult, MailboxRead, SessionMailboxOptions } from './session-mailbox';
+export { createApprovalExpiryQueue, createApprovalExpiryWorker, scheduleApprovalExpiries } from './approval-expiry';
+export type { ApprovalExpiryQueue, ApprovalExpiryWorkerOptions } from './approval-expiry';
