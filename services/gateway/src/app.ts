@@ -15,6 +15,7 @@ import { mcpRoutes } from './routes/mcp';
 import type {
   ActivationSink,
   AgentStore,
+  ApprovalsPort,
   AgentTokenStore,
   AuthStore,
   FactFlusher,
@@ -22,6 +23,7 @@ import type {
   FactReader,
   IngestWriter,
   Mailbox,
+  RunResumer,
   RunStore,
   SecretStore,
   SettingsStore,
@@ -29,6 +31,7 @@ import type {
   TranscriptReader,
 } from './ports';
 import { agentsRoutes } from './routes/agents';
+import { approvalsRoutes } from './routes/approvals';
 import { eventsRoutes } from './routes/events';
 import { buildOpenApi, gatewayPaths } from './routes/openapi';
 import { runsRoutes } from './routes/runs';
@@ -66,6 +69,10 @@ export interface GatewayAppDeps {
   mailbox: Mailbox;
   /** The BullMQ queue `activations` that manual runs and retries go to. */
   activations: ActivationSink;
+  /** Approvals: listed, read and decided (decision 0025). */
+  approvals: ApprovalsPort;
+  /** Wakes the lanes of runs a decision resumed (`activations` too). */
+  resumer: RunResumer;
   feed: FactFeed;
   redis: Redis;
   prefix: string;
@@ -129,6 +136,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(sessionsRoutes(deps));
   workspace.use(secretsRoutes(deps));
   workspace.use(settingsRoutes(deps));
+  workspace.use(approvalsRoutes(deps));
   workspace.use(tickets);
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 

@@ -3,6 +3,11 @@ import {
   AgentResponseSchema,
   AgentSpecSchema,
   AgentVersionResponseSchema,
+  ApprovalSchema,
+  DecideApprovalRequestSchema,
+  ListApprovalsResponseSchema,
+  StopRunRequestSchema,
+  StopRunResponseSchema,
   CreatedTokenSchema,
   CreateTokenRequestSchema,
   ErrorBodySchema,
@@ -71,6 +76,11 @@ const SCHEMAS = {
   TranscriptResponse: TranscriptResponseSchema,
   PostSessionMessageRequest: PostSessionMessageRequestSchema,
   PostSessionMessageResponse: PostSessionMessageResponseSchema,
+  Approval: ApprovalSchema,
+  ListApprovalsResponse: ListApprovalsResponseSchema,
+  DecideApprovalRequest: DecideApprovalRequestSchema,
+  StopRunRequest: StopRunRequestSchema,
+  StopRunResponse: StopRunResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

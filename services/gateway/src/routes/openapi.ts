@@ -8,6 +8,7 @@ import {
   uuidParameter,
   WS_PARAMETER as ws,
 } from './openapi-components';
+import { approvalPaths } from './openapi-approval-paths';
 import { agentLoopPaths, agentPaths, runPaths, WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 /** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
@@ -127,7 +128,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths() };
 }
 
 /**
