@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { ToolClass } from '@switchyard/contracts';
 import { classifyTool } from '../src/loop/tool-classes';
 import { offeredTools, toolVerdict, type ToolPolicy } from '../src/loop/tool-policy';
 import type { ToolDefinition } from '../src/tools';
+import { permissionTable } from './permission-table';
 
 /**
  * Why this exists: docs/tool-classes.md is the permission table people read
@@ -45,24 +44,6 @@ const TOOLS: Record<ToolClass, ToolDefinition[]> = {
   ],
 };
 
-interface Row {
-  mode: ToolPolicy['permissionMode'];
-  rules: string[];
-  cells: Record<ToolClass, string>;
-}
-
-function tableOfDoc(): Row[] {
-  const doc = readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'tool-classes.md'), 'utf8');
-  const section = doc.slice(doc.indexOf('## The table'), doc.indexOf('## Plan mode'));
-  return section
-    .split('\n')
-    .filter((line) => /^\| (default|auto|bypass|plan) \|/.test(line))
-    .map((line) => {
-      const [mode, rules, read, write, guarded] = line.split('|').slice(1, -1).map((cell) => cell.trim());
-      return { mode: mode as Row['mode'], rules: rules === 'none' ? [] : rules!.split(', '), cells: { read: read!, write: write!, guarded: guarded! } };
-    });
-}
-
 const said = (t: ToolDefinition, policy: ToolPolicy): string => {
   const verdict = toolVerdict(t, policy);
   return verdict.type === 'refuse' ? `refuse ${verdict.code}` : verdict.type;
@@ -85,7 +66,7 @@ describe('tool classes', () => {
 });
 
 describe('the permission table of docs/tool-classes.md', () => {
-  const rows = tableOfDoc();
+  const rows = permissionTable();
 
   it('covers every mode with every combination of rules it lists', () => {
     expect(rows).toHaveLength(24);

@@ -26,6 +26,8 @@ export interface RunSession {
   host?: ToolHost;
   /** The tools offered to the model, and the same as the model is told of them. */
   tools: ToolDefinition[];
+  /** Every tool a call can name: the offered ones and those a deny rule hides (a call of one is refused `tool_denied`). */
+  callable: ToolDefinition[];
   modelTools: ModelTool[];
   /** Whether an agent token was minted (revoked at teardown). */
   tokenMinted: boolean;
@@ -53,7 +55,7 @@ export async function openSession(options: AgentLoopOptions, run: ExecutableRun,
   const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq });
   const recorder = new RunRecorder(writer, state, redactContent);
   const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
-  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], modelTools: [], tokenMinted: false, dayUsd: 0, steps: 0 };
+  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], callable: [], modelTools: [], tokenMinted: false, dayUsd: 0, steps: 0 };
 }
 
 /**
@@ -91,8 +93,9 @@ export function effectiveMode(session: RunSession): AgentSpec['permissionMode'] 
 
 /** The tools offered to the model: the host's but those a deny rule names, and in plan mode the plan tool (plan-tool.ts). */
 export function offerTools(session: RunSession): void {
-  const connected = offeredTools(session.host?.tools() ?? [], session.run.spec);
-  session.tools = effectiveMode(session) === 'plan' ? [...connected, PLAN_TOOL] : connected;
+  const plan = effectiveMode(session) === 'plan' ? [PLAN_TOOL] : [];
+  session.callable = [...(session.host?.tools() ?? []), ...plan];
+  session.tools = [...offeredTools(session.host?.tools() ?? [], session.run.spec), ...plan];
   session.modelTools = session.tools.map((tool) => ({ name: tool.modelName, description: tool.description, parameters: tool.inputSchema }));
 }
 

@@ -12,7 +12,7 @@ import type { RunRecorder } from './run-recorder';
 export interface ToolCallsInput extends JudgeInput {
   calls: readonly ModelToolCall[];
   host: ToolHost;
-  /** The tools offered to the model this run. */
+  /** The tools a call may name this run (denied ones included: the policy refuses them by name). */
   tools: readonly ToolDefinition[];
   signal: AbortSignal;
   /** Where each call's result is recorded (and so reaches the conversation and the tally). */

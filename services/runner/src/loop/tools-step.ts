@@ -19,7 +19,7 @@ export async function toolsStep(session: RunSession, next: Extract<RunStateNext,
   const asks = await callTools({
     calls: next.calls,
     host,
-    tools: session.tools,
+    tools: session.callable,
     policy: { permissionMode: mode, rules: run.spec.rules, guardedGlobs: options.guardedTools },
     redact: session.redact,
     reason: lastSaid(session),
