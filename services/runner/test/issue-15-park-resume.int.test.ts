@@ -1,5 +1,17 @@
 import { SqlPool } from '@switchyard/db';
-import { apiClient, startTestMcpServer, startTestPlatform, waitFor, type ServiceProcess, type TestMcpHttpServer, type TestPlatform } from '@switchyard/testing';
+import {
+  apiClient,
+  startLocalOpenAiServer,
+  startTestMcpServer,
+  startTestPlatform,
+  waitFor,
+  type LocalOpenAiReply,
+  type LocalOpenAiRequest,
+  type LocalOpenAiServer,
+  type ServiceProcess,
+  type TestMcpHttpServer,
+  type TestPlatform,
+} from '@switchyard/testing';
 import { approvalsOfRun, decideApproval, nextStop } from './approval-test-helpers';
 
 /**
@@ -24,13 +36,24 @@ describe('issue 15: parked approvals in the runner', () => {
   let ws: string;
   // One platform for the file (starting one is the slow part); each test has its own workspace,
   // its own MCP server (so its call counts are its own) and its own runners, stopped after it.
+  // The real `openai` client's model answers, for the step that asks for several calls at once.
+  let replies: LocalOpenAiReply[] = [];
+  const requests: LocalOpenAiRequest[] = [];
+  let openai: LocalOpenAiServer;
   beforeAll(async () => {
-    platform = await startTestPlatform({ matcher: true, env: ENV });
+    openai = await startLocalOpenAiServer({
+      respond: (request) => {
+        requests.push(request);
+        return replies.shift() ?? { type: 'error', status: 400, body: { error: { message: 'no reply left' } } };
+      },
+    });
+    platform = await startTestPlatform({ matcher: true, env: { ...ENV, OPENAI_BASE_URL: openai.baseUrl, OPENAI_API_KEY: 'sk-test-park', MODEL_MAX_ATTEMPTS: '1' } });
     pool = new SqlPool({ databaseUrl: platform.db.url, poolMax: 2 });
   });
   afterAll(async () => {
     await pool?.$disconnect();
     await platform?.stop();
+    await openai?.close();
   });
   beforeEach(async () => {
     mcp = await startTestMcpServer();
@@ -263,5 +286,79 @@ describe('issue 15: parked approvals in the runner', () => {
     await platform.factsRecorded();
     const kinds = await pool.$queryRawUnsafe<Array<{ kind: string }>>(`SELECT kind FROM platform_events WHERE subject_id IN ($1, $2) ORDER BY seq`, run, approval!.id);
     expect(kinds.map((k) => k.kind)).toEqual(['agent.run.queued', 'agent.run.started', 'approval.requested', 'approval.decided', 'agent.run.completed']);
+  });
+  it('parallel calls of one step: the allowed one runs, each asking one parks its own approval, the run resumes once all are decided', async () => {
+    await platform.startRunner();
+    const created = await api('POST', `/v1/workspaces/${ws}/agents`, {
+      name: 'parallel',
+      instructions: 'Act on the fact.',
+      model: { provider: 'openai', name: 'm-parallel' },
+      triggers: [{ kind: 'par.go' }],
+      tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
+      rules: { allow: ['web.add'] },
+    });
+    expect(created.status).toBe(201);
+    replies = [
+      {
+        type: 'message',
+        content: 'three at once',
+        toolCalls: [
+          { id: 'p1', name: 'web__add', arguments: { a: 1, b: 2 } },
+          { id: 'p2', name: 'web__echo', arguments: { text: 'two' } },
+          { id: 'p3', name: 'web__delete_everything', arguments: {} },
+        ],
+        usage: { prompt_tokens: 1, completion_tokens: 1 },
+      },
+      { type: 'message', content: 'all three done', toolCalls: [], usage: { prompt_tokens: 1, completion_tokens: 1 } },
+    ];
+    await post('par.go', 'PAR');
+    const run = await runOfSubject(created.body.id, 'PAR');
+    const parked = await nextStop(pool, run);
+    expect(parked.status).toBe('awaiting_approval');
+    expect(parked.pending.map((approval) => [approval.tool_call_id, (approval.tool as { class: string }).class])).toEqual([
+      ['p2', 'write'],
+      ['p3', 'guarded'],
+    ]);
+    expect(parked.pending.every((approval) => approval.reason === 'three at once')).toBe(true);
+    expect(callsOf('add')).toHaveLength(1);
+    expect((await entries(run)).filter((entry) => entry.type === 'tool').map((entry) => entry.content.toolCallId)).toEqual(['p1']);
+
+    // One decided: the run keeps waiting for the other.
+    expect(await decideApproval(platform, parked.pending[0]!.id, 'approve')).toEqual({ decided: true, resumed: false });
+    expect((await runRow(run)).status).toBe('awaiting_approval');
+    expect(await decideApproval(platform, parked.pending[1]!.id, 'approve')).toEqual({ decided: true, resumed: true });
+    expect(await ended(run)).toMatchObject({ status: 'completed', outcome: { summary: 'all three done', toolCalls: 3 } });
+    expect([callsOf('add').length, callsOf('echo').length, callsOf('delete_everything').length]).toEqual([1, 1, 1]);
+    expect((await entries(run)).filter((entry) => entry.type === 'tool').map((entry) => entry.content.toolCallId)).toEqual(['p1', 'p2', 'p3']);
+    // The model's second request answers every call of its first answer.
+    expect(requests.at(-1)!.body!.messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['p1', 'p2', 'p3']);
+    await platform.factsRecorded();
+    const [awaiting] = await pool.$queryRawUnsafe<Array<{ payload: any }>>(`SELECT payload FROM platform_events WHERE subject_id = $1 AND kind = 'agent.run.awaiting_approval'`, run);
+    expect([...awaiting!.payload.approvalIds].sort()).toEqual(parked.pending.map((approval) => approval.id).sort());
+  });
+
+  it('a failure to park (the database refuses the approvals row) fails the call; it never runs, and the run goes on', async () => {
+    await platform.startRunner();
+    const id = await agent('unparkable', 'unpark.go', [{ tool: 'web.echo', arguments: { text: 'must not run' } }, { say: 'went on without it' }]);
+    // Fault injection, in this test's workspace only: the approvals insert fails inside the park's transaction.
+    const [{ workspace }] = (await pool.$queryRawUnsafe<Array<{ workspace: string }>>(`SELECT workspace_id::text AS workspace FROM agents WHERE id = $1::uuid`, id)) as [{ workspace: string }];
+    await pool.$executeRawUnsafe(`CREATE FUNCTION test_refuse_approvals() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.workspace_id = '${workspace}'::uuid THEN RAISE EXCEPTION 'approvals refused by the test'; END IF; RETURN NEW; END $$`);
+    await pool.$executeRawUnsafe(`CREATE TRIGGER test_refuse_approvals BEFORE INSERT ON approvals FOR EACH ROW EXECUTE FUNCTION test_refuse_approvals()`);
+    try {
+      await post('unpark.go', 'U');
+      const run = await runOfSubject(id, 'U');
+      expect(await ended(run)).toMatchObject({ status: 'completed', outcome: { summary: 'went on without it', toolCallsByResult: { ok: 0, refused: 0, failed: 1 } }, resumes: 0 });
+      const tool = (await entries(run)).find((entry) => entry.type === 'tool')!;
+      expect(tool.content).toMatchObject({ ok: false, error: { code: 'approval_unavailable' } });
+      expect(tool.content.error.message).toContain('approvals refused by the test');
+      expect(await approvalsOfRun(pool, run)).toEqual([]);
+      expect(callsOf('echo')).toHaveLength(0);
+      const statuses = await pool.$queryRawUnsafe<Array<{ kind: string }>>(`SELECT kind FROM fact_outbox WHERE subject_id = $1 UNION ALL SELECT kind FROM platform_events WHERE subject_id = $1`, run);
+      expect(statuses.map((row) => row.kind)).not.toContain('agent.run.awaiting_approval');
+    } finally {
+      await pool.$executeRawUnsafe(`DROP TRIGGER test_refuse_approvals ON approvals`);
+      await pool.$executeRawUnsafe(`DROP FUNCTION test_refuse_approvals()`);
+    }
   });
 });
