@@ -95,6 +95,8 @@ export const RunFactPayloadSchema = z.strictObject({
   eventId: z.uuid().optional(),
   /** Why it was dropped, failed or cancelled (`stopped`, `enqueue_failed`, …); null otherwise. */
   reason: z.string().max(200).nullable(),
+  /** `agent.run.awaiting_approval` only: the run's pending approvals it waits for. */
+  approvalIds: z.array(z.uuid()).optional(),
 });
 export type RunFactPayload = z.infer<typeof RunFactPayloadSchema>;
 
