@@ -138,8 +138,10 @@ export {
   RunStatusSchema,
   ToolCallCountsSchema,
   ToolCallResultSchema,
+  PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
 } from './runs';
+export type { PutSettingsRequest } from './runs';
 export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
 export {
   ACTIVATION_DROP_REASONS,
@@ -182,8 +184,13 @@ export {
   StartRunRequestSchema,
   WORKSPACE_FACT_KINDS,
   WorkspaceSettingsChangedPayloadSchema,
+  StopActionSchema,
+  StoppedRunSchema,
+  StopRunRequestSchema,
+  StopRunResponseSchema,
 } from './runs-api';
 export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';
+export type { StopAction, StoppedRun, StopRunRequest } from './runs-api';
 export {
   ListSecretsResponseSchema,
   MailboxEnvelopeSchema,
@@ -270,6 +277,7 @@ export {
   ApprovalDeciderSchema,
   ApprovalDecisionSchema,
   ApprovalFactPayloadSchema,
+  ApprovalExpiryJobSchema,
   ApprovalIdSchema,
   ApprovalKindSchema,
   ApprovalSchema,
@@ -295,6 +303,7 @@ export type {
   Approval,
   ApprovalDecider,
   ApprovalDecision,
+  ApprovalExpiryJob,
   ApprovalFactPayload,
   ApprovalKind,
   ApprovalsSetting,
@@ -315,3 +324,11 @@ export {
   WouldHaveSchema,
 } from './try-drive';
 export type { AgentTry, ListAgentTriesQuery, TryAgentRequest, TryAgentResponse, TryFact, WouldHave } from './try-drive';
+export {
+  ActivatedRunSchema,
+  AgentActivationSchema,
+  EventActivationsResponseSchema,
+  FilterMissSchema,
+  TriggerMissSchema,
+} from './activations';
+export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';
