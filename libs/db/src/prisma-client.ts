@@ -39,11 +39,12 @@ export function createPrismaClient(options: CreatePrismaClientOptions): PrismaCl
   checkPositiveInteger('poolMax', options.poolMax);
   checkPositiveInteger('connectionTimeoutMillis', options.connectionTimeoutMillis);
   checkPositiveInteger('idleTimeoutMillis', options.idleTimeoutMillis);
+  const connectionTimeoutMillis = options.connectionTimeoutMillis ?? 5_000;
   const adapter = new PrismaPg(
     {
       connectionString: options.databaseUrl,
       max: options.poolMax ?? 10,
-      connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
+      connectionTimeoutMillis,
       idleTimeoutMillis: options.idleTimeoutMillis ?? 30_000,
       application_name: options.applicationName,
     },
@@ -51,5 +52,7 @@ export function createPrismaClient(options: CreatePrismaClientOptions): PrismaCl
     // this only lets the caller see them.
     { onPoolError: options.onPoolError },
   );
-  return new PrismaClient({ adapter });
+  // An interactive transaction waits for a connection as long as a query does (Prisma's own
+  // default, 2 s, failed concurrent saves on a busy machine), and may run for twice that.
+  return new PrismaClient({ adapter, transactionOptions: { maxWait: connectionTimeoutMillis, timeout: 2 * connectionTimeoutMillis } });
 }

@@ -4,9 +4,10 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
 /**
  * PostgreSQL's SQLSTATEs for a server that is refusing or lost connections
  * (class 08, shutdown and startup 57P0x, too many connections), and
- * Prisma's codes for the same (cannot reach, timed out, closed, pool timeout).
+ * Prisma's codes for the same (cannot reach, timed out, closed, pool timeout,
+ * an interactive transaction that found no connection in time).
  */
-const STORE_CODES = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '53300', 'P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+const STORE_CODES = new Set(['08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '53300', 'P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2028']);
 
 /** @prisma/adapter-pg's error kinds for the same. */
 const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
