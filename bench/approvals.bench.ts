@@ -145,6 +145,7 @@ async function main(): Promise<void> {
     const approvals = (await pg.query(`SELECT id::text, run_id::text FROM approvals WHERE run_id = ANY($1) AND status = 'pending'`, [decisionRuns])).rows as Array<{ id: string; run_id: string }>;
     const inputOf = new Map((await pg.query(`SELECT id::text, origin->>'input' AS input FROM runs WHERE id = ANY($1)`, [decisionRuns])).rows.map((r) => [r.id, r.input as string]));
     const toCall: number[] = [];
+    const answered: number[] = [];
     const decidedAt = new Map<string, number>();
     let missing = 0;
     for (const approval of approvals) {
@@ -158,6 +159,7 @@ async function main(): Promise<void> {
         body: JSON.stringify({ decision: 'approve' }),
       });
       if (response.status !== 200) throw new Error(`decision answered ${response.status}: ${await response.text()}`);
+      answered.push(Date.now() - t0);
       if (!runnerParks) continue;
       const arrived = await waitUntil('the approved call', async () => mcp.calls.slice(before).some((call) => call.name === 'fail' && call.arguments.message === input), 10_000, 1);
       if (!arrived) {
@@ -205,12 +207,14 @@ ${machineLine('all services up (gateway, event-log, approvals, one runner with R
 
 | from the decision POST to | n | p50 | p99 |
 |---|---|---|---|
+${row('its 200 answer (decision, fact and resume committed, job added)', answered)}
 ${runnerParks ? `${row('the approved call reaching the MCP server', toCall)}\n` : ''}${row('the resumed run claimed by the runner (started_at)', toClaim)}
 ${row('baseline: bare BullMQ add → Worker pickup, same Redis', baseline)}
 ${runnerParks ? `\nApproved calls that did not arrive within 10 s: ${fmt(missing)}. Target: p50 ≤ 20 ms to the call.` : '\nThe call itself is not measured on this build (no resume in the runner).'}
 `,
     );
     console.log(`parking: ${parking}`);
+    console.log(`decision answered p50 ${quantile(answered, 0.5)} ms`);
     console.log(`decision → call p50 ${quantile(toCall, 0.5)} ms, → claim p50 ${quantile(toClaim, 0.5)} ms, baseline p50 ${quantile(baseline, 0.5)} ms`);
   } finally {
     await activations.close();

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { APPROVAL_FACT_KINDS, QUEUES } from '@switchyard/contracts';
 import { approvalFact } from '@switchyard/core';
-import { ApprovalStore, createPrismaClient, prismaTransactions, recordFacts, SqlPool } from '@switchyard/db';
+import { ApprovalStore, recordFacts, SqlPool, SqlTransactionPool } from '@switchyard/db';
 import { createActivationQueue, type ActivationQueue } from '@switchyard/redis';
 import { apiClient, insertApproval, insertParkedRun, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { Queue } from 'bullmq';
@@ -144,13 +144,13 @@ describe('approvals service', () => {
 
   it('three expiries of one approval at once (the service racing too): one wins, one fact, one resume', async () => {
     const { runId, id } = await park(-1_000);
-    const prisma = createPrismaClient({ databaseUrl: platform.db.url, poolMax: 4 });
+    const pool = new SqlTransactionPool({ databaseUrl: platform.db.url, poolMax: 4 });
     try {
-      const racing = new ApprovalStore(prisma, prismaTransactions(prisma));
+      const racing = new ApprovalStore(pool, pool);
       const results = await Promise.all([racing.expire(id, 't1'), racing.expire(id, 't2'), racing.expire(id, 't3')]);
       expect(results.filter(Boolean).length).toBeLessThanOrEqual(1);
     } finally {
-      await prisma.$disconnect();
+      await pool.$disconnect();
     }
     await waitFor(async () => (await approvalRow(id)).status === 'expired');
     expect(await factKinds(id)).toEqual(['approval.requested', 'approval.expired']);
