@@ -13,6 +13,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Queue, Worker } from 'bullmq';
@@ -199,7 +200,7 @@ async function main(): Promise<void> {
       'approvals',
       `## Approvals (\`npm run bench:approvals\`)
 
-${machineLine('all services up (gateway, event-log, approvals, one runner with RUNNER_CONCURRENCY 100)')}, ${new Date().toISOString().slice(0, 10)}.
+${machineLine('all services up (gateway, event-log, approvals, one runner with RUNNER_CONCURRENCY 100)')}, ${new Date().toISOString().slice(0, 10)}, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' / ')} at the end. Command: \`BENCH_PARK_RUNS=${PARK_RUNS} BENCH_DECISIONS=${DECISIONS} npm run bench:approvals\`.
 
 **Parking.** ${parking}
 
