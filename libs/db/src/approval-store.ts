@@ -11,11 +11,7 @@ import { approvalFact, type ApprovalFactKind } from '@switchyard/core';
 import { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows';
 import { recordFacts } from './fact-outbox';
 import type { SqlRunner } from './sql-pool';
-
-/** Runs a function in one database transaction; what it rejects with rolls the transaction back. */
-export interface SqlTransactions {
-  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
-}
+import type { SqlTransactions } from './sql-transactions';
 
 /** A workspace as the approvals' queries scope them: its id, and the slug its approvals and facts show. */
 export interface ApprovalWorkspace {

@@ -52,5 +52,5 @@ export {
   type ClosedApproval,
   type DecideResult,
   type ResumedRun,
-  type SqlTransactions,
 } from './approval-store';
+export { SqlTransactionPool, type SqlTransactions } from './sql-transactions';

@@ -1,5 +1,5 @@
 import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, createPrismaClient, prismaTransactions, SqlDeadLetterStore } from '@switchyard/db';
+import { ApprovalStore, SqlDeadLetterStore, SqlTransactionPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,
@@ -33,11 +33,18 @@ export function startApprovals(config: ApprovalsConfig, log: Logger): Promise<Ru
   return startService({ name: 'approvals', healthPort: config.APPROVALS_HEALTH_PORT, host: config.HOST, log }, async (service) => {
     const redis = createRedis(config.REDIS_URL, { connectionName: 'approvals' });
     service.onClose(() => closeRedis(redis));
-    const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
-    service.onClose(() => prisma.$disconnect());
+    // Raw SQL and short transactions on a plain pool: every change of an approval is one (decision 0025).
+    const sql = new SqlTransactionPool({
+      databaseUrl: config.DATABASE_URL,
+      poolMax: config.DATABASE_POOL_MAX,
+      applicationName: 'approvals',
+      onPoolError: (error) => log.warn({ err: error }, 'idle database connection failed'),
+    });
+    service.onClose(() => sql.$disconnect());
+    // Fail start-up, not a later job, when a store does not answer.
     await redis.ping();
-    await prisma.$queryRawUnsafe('SELECT 1');
-    service.check(storeChecks(redis, prisma));
+    await sql.$queryRawUnsafe('SELECT 1');
+    service.check(storeChecks(redis, sql));
     // BullMQ blocks on a worker's connection (maxRetriesPerRequest null) and does not close one it was given.
     const workerConnection = redis.duplicate({ maxRetriesPerRequest: null, connectionName: 'approvals:expiry' });
     service.onClose(() => closeRedis(workerConnection));
@@ -47,14 +54,14 @@ export function startApprovals(config: ApprovalsConfig, log: Logger): Promise<Ru
     const expired = counter('switchyard_approvals_expired_total', 'Approvals this process expired');
     const resumed = counter('switchyard_approvals_runs_resumed_total', 'Parked runs this process resumed (expiries, unpaused workspaces, sweeps)');
     const keeper = new ApprovalKeeper({
-      records: new ApprovalStore(prisma, prismaTransactions(prisma)),
+      records: new ApprovalStore(sql, sql),
       expiries: { schedule: (items) => scheduleApprovalExpiries(expiryQueue, items) },
       resumer: { resume: (runs, key) => enqueueResumes(activations, runs.map((run) => ({ job: { schemaVersion: 1, ...run }, key }))) },
       log,
       metrics: { expired: (n) => expired.inc(n), resumed: (n) => resumed.inc(n) },
     });
     const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
-    const deadLetters = new SqlDeadLetterStore(prisma);
+    const deadLetters = new SqlDeadLetterStore(sql);
     registerDeadLetterGauge(service.registry, deadLetters, [{ stream: factsKey, group: GROUPS.approvals }]);
     const consumer = new StreamConsumer({
       redis,

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, createPrismaClient, flushFacts, prismaTransactions } from '@switchyard/db';
+import { ApprovalStore, createPrismaClient, flushFacts, SqlTransactionPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, enqueueActivations, enqueueResumes, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
@@ -46,6 +46,13 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const secretBox = secretBoxOf(config);
   const redis = createRedis(config.REDIS_URL, { connectionName: 'gateway' });
   const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
+  // Approvals' decisions are short raw-SQL transactions on a plain pool (decision 0025), a few connections of their own.
+  const approvalsSql = new SqlTransactionPool({
+    databaseUrl: config.DATABASE_URL,
+    poolMax: Math.min(4, config.DATABASE_POOL_MAX),
+    applicationName: 'gateway:approvals',
+    onPoolError: (error) => log.warn({ err: error }, 'idle database connection failed'),
+  });
   const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
   const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
   const feed = new FactFeed(redis, factsKey, log);
@@ -80,7 +87,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     tries: new PrismaTryStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
     activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
-    approvals: new ApprovalStore(prisma, prismaTransactions(prisma)),
+    approvals: new ApprovalStore(approvalsSql, approvalsSql),
     resumer: {
       resume: (runs, key) => enqueueResumes(activationQueue, runs.map((run) => ({ job: { schemaVersion: 1, ...run }, key }))),
     },
@@ -114,6 +121,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
         activationQueue,
         () => closeRedis(queueConnection),
         () => prisma.$disconnect(),
+        () => approvalsSql.$disconnect(),
         () => closeRedis(redis),
       ]),
   };
