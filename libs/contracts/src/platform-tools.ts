@@ -3,6 +3,7 @@ import { AgentIdSchema, ListAgentsQuerySchema } from './agents';
 import { FactIdSchema, ListEventsQuerySchema, PostEventRequestSchema } from './facts';
 import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-api';
 import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
+import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 
 /*
  * Inputs of the platform's own MCP tools (served by the gateway at `/mcp`).
@@ -91,6 +92,7 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   retry_run: RetryRunToolInputSchema,
   get_transcript: GetTranscriptToolInputSchema,
   send_session_message: SendSessionMessageToolInputSchema,
+  ...TEAM_TOOL_INPUT_SCHEMAS,
 } as const;
 export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;
 

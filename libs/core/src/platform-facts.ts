@@ -1,6 +1,10 @@
 import {
   APPROVAL_FACT_KINDS,
+  COLLABORATOR_FACT_KINDS,
   WORKSPACE_FACT_KINDS,
+  type CollaboratorChangedPayload,
+  type TaskFactKind,
+  type TaskFactPayload,
   type Approval,
   type ApprovalFactPayload,
   type CausedBy,
@@ -52,4 +56,19 @@ export function approvalFact(author: ChangeAuthor, kind: ApprovalFactKind, appro
   const { workspace: _workspace, ...payload } = approval;
   const fact = changeFact(author, kind, { type: 'approval', id: approval.id }, payload satisfies ApprovalFactPayload);
   return { ...fact, causedBy, idempotencyKey: `approval:${approval.id}:${approval.status}` };
+}
+
+/**
+ * A `task.*` fact: subject the task, payload the task after the change. A
+ * change made by a run (its agent token) is caused by that run, so the
+ * matcher's self-cause guard keeps an agent from waking on its own tasks.
+ */
+export function taskFact(author: ChangeAuthor, kind: TaskFactKind, task: TaskFactPayload, causedBy: CausedBy | null): AcceptedFact {
+  const fact = changeFact(author, kind, { type: 'task', id: task.id }, { ...task });
+  return causedBy ? { ...fact, causedBy } : fact;
+}
+
+/** `agent.collaborator_changed`: subject the delegating agent, payload the rule after the change (`enabled` null: removed). */
+export function collaboratorFact(author: ChangeAuthor, agentId: string, rule: CollaboratorChangedPayload): AcceptedFact {
+  return changeFact(author, COLLABORATOR_FACT_KINDS.changed, { type: 'agent', id: agentId }, { ...rule });
 }

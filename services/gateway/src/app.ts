@@ -40,6 +40,11 @@ import { transcriptRoutes } from './routes/transcript';
 import { whoamiRoutes } from './routes/whoami';
 import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
+import { CollaboratorRules } from './commands/collaborators';
+import { TaskLedger } from './commands/task-ledger';
+import { collaboratorsRoutes } from './routes/collaborators';
+import { tasksRoutes } from './routes/tasks';
+import type { CollaboratorStore, TaskStore } from './team-ports';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -83,6 +88,10 @@ export interface GatewayAppDeps {
   streamAuthRecheckMs: number;
   /** MAX_CAUSATION_DEPTH: the cap on manual runs started by agents. */
   maxCausationDepth: number;
+  /** The workspace task ledger. */
+  tasks: TaskStore;
+  /** Agents' collaborator rules (who may delegate to whom). */
+  collaborators: CollaboratorStore;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -110,6 +119,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
 
   const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens });
   const ledger = new RunLedger(deps);
+  const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
+  const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
   app.use(whoamiRoutes({ ...deps, authenticator }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
@@ -120,7 +131,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(rateLimit(deps.rateLimiter, deps.ratePerSecond));
   workspace.use(jsonBody({ limitBytes: deps.bodyLimitBytes }));
   workspace.use(eventsRoutes(deps));
+  workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(agentsRoutes(deps));
+  workspace.use(tasksRoutes({ taskLedger }));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
@@ -130,7 +143,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 
   app.use('/v1/workspaces/:ws', workspace);
-  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, allowedHosts: deps.mcpAllowedHosts }));
+  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;

@@ -10,16 +10,21 @@ import { postSessionMessage, type PostSessionMessageDeps } from '../commands/pos
 import { readTranscript, type ReadTranscriptDeps } from '../commands/read-transcript';
 import type { AgentStore, FactReader, IngestWriter, Principal, RunStore } from '../ports';
 import type { RunLedger } from '../run-ledger';
+import type { TaskLedger } from '../commands/task-ledger';
+import type { DelegationDeps } from '../commands/delegation';
+import { TEAM_TOOLS } from './team-tools';
 import { getAgent, getEvent, getRun, listAgents, listEvents, listRuns } from '../workspace-queries';
 
 /** What the platform tools need: the same ports and commands the REST routes use. */
-export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps {
+export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps, Omit<DelegationDeps, 'ledger' | 'agents'> {
   reader: Pick<FactReader, 'listAfter' | 'get' | 'findByIdempotencyKeys'>;
   ingest: IngestWriter;
   runs: Pick<RunStore, 'list' | 'get'>;
   agents: Pick<AgentStore, 'list' | 'get' | 'deletedAt'>;
   /** Starts, stops and retries runs (the REST routes' RunLedger). */
-  ledger: Pick<RunLedger, 'start' | 'stop' | 'retry'>;
+  ledger: Pick<RunLedger, 'start' | 'stop' | 'retry' | 'startDelegated'>;
+  /** The task ledger's commands (the REST routes' TaskLedger). */
+  taskLedger: TaskLedger;
 }
 
 /** Who calls, and the id that ties the call to the facts it records. */
@@ -153,6 +158,7 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     role: 'member',
     run: (deps, ctx, input) => postSessionMessage(deps, ctx.principal, input.sessionId, input.content),
   },
+  ...TEAM_TOOLS,
 };
 
 /**

@@ -29,6 +29,13 @@ import {
   TranscriptResponseSchema,
   WhoAmIResponseSchema,
   WorkspaceSettingsSchema,
+  CollaboratorSchema,
+  CreateTaskRequestSchema,
+  ListCollaboratorsResponseSchema,
+  ListTasksResponseSchema,
+  PutCollaboratorRequestSchema,
+  TaskSchema,
+  UpdateTaskRequestSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -67,6 +74,13 @@ const SCHEMAS = {
   TranscriptResponse: TranscriptResponseSchema,
   PostSessionMessageRequest: PostSessionMessageRequestSchema,
   PostSessionMessageResponse: PostSessionMessageResponseSchema,
+  Task: TaskSchema,
+  CreateTaskRequest: CreateTaskRequestSchema,
+  UpdateTaskRequest: UpdateTaskRequestSchema,
+  ListTasksResponse: ListTasksResponseSchema,
+  Collaborator: CollaboratorSchema,
+  ListCollaboratorsResponse: ListCollaboratorsResponseSchema,
+  PutCollaboratorRequest: PutCollaboratorRequestSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */
