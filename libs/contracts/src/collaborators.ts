@@ -84,3 +84,21 @@ export const DelegationRefusedDetailsSchema = z.strictObject({
   roster: z.array(z.strictObject({ agentId: AgentIdSchema, name: z.string(), self: z.boolean() })),
 });
 export type DelegationRefusedDetails = z.infer<typeof DelegationRefusedDetailsSchema>;
+
+/** Kinds of the delegation facts, subject `{type: "run", id}` (the parent run). */
+export const DELEGATION_FACT_KINDS = {
+  /** A delegated child run ended and its result went to the parent's mailbox (or, the parent having ended, is recorded here). */
+  returned: 'agent.delegation.returned',
+} as const;
+
+/** Payload of `agent.delegation.returned`. */
+export const DelegationReturnedPayloadSchema = z.strictObject({
+  childRunId: z.uuid(),
+  childAgentId: z.uuid(),
+  status: z.enum(['completed', 'failed', 'cancelled']),
+  /** The child's summary (completed) or its error's message, bounded. */
+  result: z.string().max(10_000),
+  /** `delivered`: in the parent's mailbox; `parent_ended`: the parent's session was closed, this fact is the record. */
+  delivery: z.enum(['delivered', 'parent_ended']),
+});
+export type DelegationReturnedPayload = z.infer<typeof DelegationReturnedPayloadSchema>;

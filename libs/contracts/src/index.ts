@@ -324,8 +324,10 @@ export {
   CollaboratorChangedPayloadSchema,
   CollaboratorRuleSchema,
   CollaboratorSchema,
+  DELEGATION_FACT_KINDS,
   DELEGATION_REFUSALS,
   DelegateToAgentToolInputSchema,
+  DelegationReturnedPayloadSchema,
   DelegationRefusedDetailsSchema,
   ListCollaboratorsQuerySchema,
   ListCollaboratorsResponseSchema,
@@ -340,6 +342,7 @@ export type {
   DelegateToAgentToolInput,
   DelegationRefusal,
   DelegationRefusedDetails,
+  DelegationReturnedPayload,
   ListCollaboratorsQuery,
   PutCollaboratorRequest,
 } from './collaborators';

@@ -1,6 +1,8 @@
 import {
   APPROVAL_FACT_KINDS,
   COLLABORATOR_FACT_KINDS,
+  DELEGATION_FACT_KINDS,
+  type DelegationReturnedPayload,
   WORKSPACE_FACT_KINDS,
   type CollaboratorChangedPayload,
   type TaskFactKind,
@@ -71,4 +73,14 @@ export function taskFact(author: ChangeAuthor, kind: TaskFactKind, task: TaskFac
 /** `agent.collaborator_changed`: subject the delegating agent, payload the rule after the change (`enabled` null: removed). */
 export function collaboratorFact(author: ChangeAuthor, agentId: string, rule: CollaboratorChangedPayload): AcceptedFact {
   return changeFact(author, COLLABORATOR_FACT_KINDS.changed, { type: 'agent', id: agentId }, { ...rule });
+}
+
+/**
+ * `agent.delegation.returned`: subject the parent run, caused by the child
+ * run (so a parent agent that triggers on it is woken by its child, not by
+ * itself). The key `delegation:<child>:returned` makes a repeat one fact.
+ */
+export function delegationReturnedFact(author: ChangeAuthor, parentRunId: string, payload: DelegationReturnedPayload, causedBy: CausedBy): AcceptedFact {
+  const fact = changeFact(author, DELEGATION_FACT_KINDS.returned, { type: 'run', id: parentRunId }, { ...payload });
+  return { ...fact, causedBy, idempotencyKey: `delegation:${payload.childRunId}:returned` };
 }

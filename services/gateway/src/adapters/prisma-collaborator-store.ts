@@ -28,20 +28,24 @@ export class PrismaCollaboratorStore implements CollaboratorStore {
 
   async put(input: { workspaceId: string; agentId: string; collaboratorId: string; enabled: boolean; userId: string }, facts: FactsOf<{ changed: boolean }>) {
     return this.prisma.$transaction(async (tx) => {
-      // The previous state, read in the upsert's statement: a concurrent PUT of the same rule waits on the row.
-      const rows = await tx.$queryRawUnsafe<Array<{ before: boolean | null }>>(
-        `WITH previous AS (SELECT enabled FROM agent_collaborators WHERE agent_id = $2::uuid AND collaborator_id = $3::uuid FOR UPDATE)
-         INSERT INTO agent_collaborators (workspace_id, agent_id, collaborator_id, enabled, updated_by, updated_at)
+      // The previous state under the row's lock: a concurrent PUT of the same rule waits for this one.
+      const [previous] = await tx.$queryRawUnsafe<Array<{ enabled: boolean }>>(
+        `SELECT enabled FROM agent_collaborators WHERE workspace_id = $1::uuid AND agent_id = $2::uuid AND collaborator_id = $3::uuid FOR UPDATE`,
+        input.workspaceId,
+        input.agentId,
+        input.collaboratorId,
+      );
+      await tx.$executeRawUnsafe(
+        `INSERT INTO agent_collaborators (workspace_id, agent_id, collaborator_id, enabled, updated_by, updated_at)
          VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5::uuid, now())
-         ON CONFLICT (agent_id, collaborator_id) DO UPDATE SET enabled = EXCLUDED.enabled, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at
-         RETURNING (SELECT enabled FROM previous) AS before`,
+         ON CONFLICT (agent_id, collaborator_id) DO UPDATE SET enabled = EXCLUDED.enabled, updated_by = EXCLUDED.updated_by, updated_at = EXCLUDED.updated_at`,
         input.workspaceId,
         input.agentId,
         input.collaboratorId,
         input.enabled,
         input.userId,
       );
-      const result = { changed: rows[0]?.before !== input.enabled };
+      const result = { changed: previous?.enabled !== input.enabled };
       if (result.changed) await recordFacts(tx, facts(result));
       return result;
     });
