@@ -138,8 +138,10 @@ export {
   RunStatusSchema,
   ToolCallCountsSchema,
   ToolCallResultSchema,
+  PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
 } from './runs';
+export type { PutSettingsRequest } from './runs';
 export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
 export {
   ACTIVATION_DROP_REASONS,
@@ -182,8 +184,13 @@ export {
   StartRunRequestSchema,
   WORKSPACE_FACT_KINDS,
   WorkspaceSettingsChangedPayloadSchema,
+  StopActionSchema,
+  StoppedRunSchema,
+  StopRunRequestSchema,
+  StopRunResponseSchema,
 } from './runs-api';
 export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';
+export type { StopAction, StoppedRun, StopRunRequest } from './runs-api';
 export {
   ListSecretsResponseSchema,
   MailboxEnvelopeSchema,
@@ -269,6 +276,7 @@ export {
   ApprovalDeciderSchema,
   ApprovalDecisionSchema,
   ApprovalFactPayloadSchema,
+  ApprovalExpiryJobSchema,
   ApprovalIdSchema,
   ApprovalKindSchema,
   ApprovalSchema,
@@ -294,6 +302,7 @@ export type {
   Approval,
   ApprovalDecider,
   ApprovalDecision,
+  ApprovalExpiryJob,
   ApprovalFactPayload,
   ApprovalKind,
   ApprovalsSetting,
@@ -347,3 +356,11 @@ export type {
   PutCollaboratorRequest,
 } from './collaborators';
 export { CreateTaskToolInputSchema, ListTasksToolInputSchema, TaskRefToolInputSchema, TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
+export {
+  ActivatedRunSchema,
+  AgentActivationSchema,
+  EventActivationsResponseSchema,
+  FilterMissSchema,
+  TriggerMissSchema,
+} from './activations';
+export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';

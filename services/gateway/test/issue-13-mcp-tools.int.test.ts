@@ -11,7 +11,7 @@ import { callTool, connectMcp } from './mcp-client';
 
 type Api = ReturnType<typeof apiClient>;
 
-const VIEWER_TOOLS = ['get_agent', 'get_event', 'get_run', 'get_transcript', 'list_agents', 'list_events', 'list_runs', 'get_task', 'list_tasks'].sort();
+const VIEWER_TOOLS = ['get_agent', 'get_event', 'get_run', 'get_transcript', 'list_agents', 'list_events', 'list_runs', 'get_task', 'list_tasks', 'list_approvals', 'get_approval'].sort();
 const MEMBER_TOOLS = [
   ...VIEWER_TOOLS,
   'emit_event',
@@ -24,6 +24,7 @@ const MEMBER_TOOLS = [
   'claim_task',
   'complete_task',
   'delegate_to_agent',
+  'decide_approval',
 ].sort();
 
 /**

@@ -95,6 +95,10 @@ describe('platform MCP server', () => {
         'claim_task',
         'complete_task',
         'delegate_to_agent',
+        // Approvals (issue 15).
+        'list_approvals',
+        'get_approval',
+        'decide_approval',
       ].sort(),
     );
     for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {
