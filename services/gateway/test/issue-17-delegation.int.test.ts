@@ -208,4 +208,19 @@ describe('issue 17: collaborators and delegation', () => {
     expect(first).toHaveLength(1);
     expect(first[0].payload.delivery).toBe('delivered');
   }, 120_000);
+
+  it('stopping the parent stops its delegated children (the causal stop follows causedBy)', async () => {
+    const parent = await sessions.start(acmeId, agents.lead);
+    const parentMcp = await connectMcp(platform.gatewayUrl, parent.token);
+    let child: { id: string };
+    try {
+      child = (await callTool(parentMcp, 'delegate_to_agent', { target: 'helper', objective: 'Long job' })).body;
+    } finally {
+      await parentMcp.close();
+    }
+    const stopped = await admin('POST', `${ws}/runs/${parent.runId}/stop`, {});
+    expect([200, 202]).toContain(stopped.status);
+    expect(stopped.body.stopped).toEqual(expect.arrayContaining([expect.objectContaining({ id: child.id, action: 'cancelled' })]));
+    expect((await admin('GET', `${ws}/runs/${child.id}`)).body.status).toBe('cancelled');
+  }, 60_000);
 });
