@@ -81,6 +81,27 @@ export enum ErrorCode {
    * `data`: `{ idempotencyKey, id }` (the original fact's id).
    */
   IDEMPOTENCY_KEY_REUSED = 'IDEMPOTENCY_KEY_REUSED',
+  /** No task with that id in the workspace. `data`: `{ id }`. */
+  TASK_NOT_FOUND = 'TASK_NOT_FOUND',
+  /** A claim (or completion) of a task another owner holds: exactly one claim wins. `data`: `{ id, owner }`. */
+  TASK_ALREADY_CLAIMED = 'TASK_ALREADY_CLAIMED',
+  /** The task's status does not allow the action (claiming a completed task, reopening a pending one). `data`: `{ id, status }`. */
+  TASK_NOT_OPEN = 'TASK_NOT_OPEN',
+  /** The task has blockers not yet completed or cancelled: it cannot be claimed or completed. `data`: `{ id, openBlockers }`. */
+  TASK_BLOCKED = 'TASK_BLOCKED',
+  /**
+   * `blockedBy` names a task that is not in the workspace, the task itself, or
+   * one that depends on it (a cycle). `data`: `{ reason: 'not_found' | 'self' | 'cycle', ids }`.
+   */
+  TASK_BLOCKER_INVALID = 'TASK_BLOCKER_INVALID',
+  /** A collaborator rule from an agent to itself. `data`: `{ id }`. */
+  COLLABORATOR_SELF = 'COLLABORATOR_SELF',
+  /**
+   * `delegate_to_agent` was refused: the target is not the caller or an enabled
+   * collaborator, or it is not found or disabled. `data`: DelegationRefusedDetails
+   * (`{ reason, target, roster }`).
+   */
+  DELEGATION_REFUSED = 'DELEGATION_REFUSED',
   /** The per-token rate limit was hit. `data`: `{ retryAfterMs }`. */
   RATE_LIMITED = 'RATE_LIMITED',
   /** A stream ticket is unknown, used or expired. */

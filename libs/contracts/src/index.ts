@@ -325,6 +325,51 @@ export {
 } from './try-drive';
 export type { AgentTry, ListAgentTriesQuery, TryAgentRequest, TryAgentResponse, TryFact, WouldHave } from './try-drive';
 export {
+  CreateTaskRequestSchema,
+  ListTasksQuerySchema,
+  ListTasksResponseSchema,
+  MAX_TASK_BLOCKERS,
+  MAX_TASK_DESCRIPTION_CHARS,
+  MAX_TASK_SUBJECT_CHARS,
+  TASK_FACT_KINDS,
+  TaskFactPayloadSchema,
+  TaskIdSchema,
+  TaskOwnerSchema,
+  TaskSchema,
+  TaskStatusSchema,
+  UpdateTaskRequestSchema,
+  UpdateTaskToolInputSchema,
+} from './tasks';
+export type { CreateTaskRequest, ListTasksQuery, Task, TaskFactKind, TaskFactPayload, TaskOwner, TaskStatus, UpdateTaskRequest } from './tasks';
+export {
+  COLLABORATOR_FACT_KINDS,
+  CollaboratorChangedPayloadSchema,
+  CollaboratorRuleSchema,
+  CollaboratorSchema,
+  DELEGATION_FACT_KINDS,
+  DELEGATION_REFUSALS,
+  DelegateToAgentToolInputSchema,
+  DelegationReturnedPayloadSchema,
+  DelegationRefusedDetailsSchema,
+  ListCollaboratorsQuerySchema,
+  ListCollaboratorsResponseSchema,
+  MAX_DELEGATION_CONTEXT_CHARS,
+  MAX_DELEGATION_OBJECTIVE_CHARS,
+  PutCollaboratorRequestSchema,
+} from './collaborators';
+export type {
+  Collaborator,
+  CollaboratorChangedPayload,
+  CollaboratorRule,
+  DelegateToAgentToolInput,
+  DelegationRefusal,
+  DelegationRefusedDetails,
+  DelegationReturnedPayload,
+  ListCollaboratorsQuery,
+  PutCollaboratorRequest,
+} from './collaborators';
+export { CreateTaskToolInputSchema, ListTasksToolInputSchema, TaskRefToolInputSchema, TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
+export {
   ActivatedRunSchema,
   AgentActivationSchema,
   EventActivationsResponseSchema,

@@ -4,6 +4,7 @@ import { FactIdSchema, ListEventsQuerySchema, PostEventRequestSchema } from './f
 import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-api';
 import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
 import { TryAgentRequestSchema } from './try-drive';
+import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
 
 /*
@@ -98,6 +99,7 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   get_transcript: GetTranscriptToolInputSchema,
   send_session_message: SendSessionMessageToolInputSchema,
   try_agent: TryAgentToolInputSchema,
+  ...TEAM_TOOL_INPUT_SCHEMAS,
   list_approvals: ListApprovalsToolInputSchema,
   get_approval: GetApprovalToolInputSchema,
   decide_approval: DecideApprovalToolInputSchema,

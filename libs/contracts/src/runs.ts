@@ -31,6 +31,15 @@ export const RunOriginSchema = z.discriminatedUnion('type', [
     eventId: z.uuid().optional(),
     input: z.string().max(100_000).optional(),
   }),
+  /** Started by `delegate_to_agent`: a child run of `parentRunId` (its causedBy), told the objective through its mailbox. */
+  z.strictObject({
+    type: z.literal('delegation'),
+    parentRunId: z.uuid(),
+    parentAgentId: z.uuid(),
+    objective: z.string().max(10_000),
+    context: z.string().max(20_000).optional(),
+    userId: z.uuid(),
+  }),
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
 

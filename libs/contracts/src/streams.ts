@@ -28,6 +28,8 @@ export const GROUPS = {
   matcher: 'matcher',
   notifier: 'notifier',
   approvals: 'approvals',
+  /** The matcher's consumer that folds delegated runs' results back to their parents (decision 0032). */
+  delegationReturns: 'delegation-returns',
 } as const;
 
 export type StreamName = (typeof STREAMS)[keyof typeof STREAMS];

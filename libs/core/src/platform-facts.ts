@@ -1,6 +1,12 @@
 import {
   APPROVAL_FACT_KINDS,
+  COLLABORATOR_FACT_KINDS,
+  DELEGATION_FACT_KINDS,
+  type DelegationReturnedPayload,
   WORKSPACE_FACT_KINDS,
+  type CollaboratorChangedPayload,
+  type TaskFactKind,
+  type TaskFactPayload,
   type Approval,
   type ApprovalFactPayload,
   type CausedBy,
@@ -52,4 +58,29 @@ export function approvalFact(author: ChangeAuthor, kind: ApprovalFactKind, appro
   const { workspace: _workspace, ...payload } = approval;
   const fact = changeFact(author, kind, { type: 'approval', id: approval.id }, payload satisfies ApprovalFactPayload);
   return { ...fact, causedBy, idempotencyKey: `approval:${approval.id}:${approval.status}` };
+}
+
+/**
+ * A `task.*` fact: subject the task, payload the task after the change. A
+ * change made by a run (its agent token) is caused by that run, so the
+ * matcher's self-cause guard keeps an agent from waking on its own tasks.
+ */
+export function taskFact(author: ChangeAuthor, kind: TaskFactKind, task: TaskFactPayload, causedBy: CausedBy | null): AcceptedFact {
+  const fact = changeFact(author, kind, { type: 'task', id: task.id }, { ...task });
+  return causedBy ? { ...fact, causedBy } : fact;
+}
+
+/** `agent.collaborator_changed`: subject the delegating agent, payload the rule after the change (`enabled` null: removed). */
+export function collaboratorFact(author: ChangeAuthor, agentId: string, rule: CollaboratorChangedPayload): AcceptedFact {
+  return changeFact(author, COLLABORATOR_FACT_KINDS.changed, { type: 'agent', id: agentId }, { ...rule });
+}
+
+/**
+ * `agent.delegation.returned`: subject the parent run, caused by the child
+ * run (so a parent agent that triggers on it is woken by its child, not by
+ * itself). The key `delegation:<child>:returned` makes a repeat one fact.
+ */
+export function delegationReturnedFact(author: ChangeAuthor, parentRunId: string, payload: DelegationReturnedPayload, causedBy: CausedBy): AcceptedFact {
+  const fact = changeFact(author, DELEGATION_FACT_KINDS.returned, { type: 'run', id: parentRunId }, { ...payload });
+  return { ...fact, causedBy, idempotencyKey: `delegation:${payload.childRunId}:returned` };
 }

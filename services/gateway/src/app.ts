@@ -47,6 +47,11 @@ import { TryAgent } from './commands/try-agent';
 import { whoamiRoutes } from './routes/whoami';
 import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
+import { CollaboratorRules } from './commands/collaborators';
+import { TaskLedger } from './commands/task-ledger';
+import { collaboratorsRoutes } from './routes/collaborators';
+import { tasksRoutes } from './routes/tasks';
+import type { CollaboratorStore, TaskStore } from './team-ports';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -98,6 +103,10 @@ export interface GatewayAppDeps {
   streamAuthRecheckMs: number;
   /** MAX_CAUSATION_DEPTH: the cap on manual runs started by agents. */
   maxCausationDepth: number;
+  /** The workspace task ledger. */
+  tasks: TaskStore;
+  /** Agents' collaborator rules (who may delegate to whom). */
+  collaborators: CollaboratorStore;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -126,6 +135,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens });
   const ledger = new RunLedger(deps);
   const tryAgent = new TryAgent(deps);
+  const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
+  const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
   app.use(whoamiRoutes({ ...deps, authenticator }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
@@ -136,7 +147,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(rateLimit(deps.rateLimiter, deps.ratePerSecond));
   workspace.use(jsonBody({ limitBytes: deps.bodyLimitBytes }));
   workspace.use(eventsRoutes(deps));
+  workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(agentsRoutes(deps));
+  workspace.use(tasksRoutes({ taskLedger }));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));
   workspace.use(transcriptRoutes(deps));
@@ -148,7 +161,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 
   app.use('/v1/workspaces/:ws', workspace);
-  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, tryAgent, allowedHosts: deps.mcpAllowedHosts }));
+  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, tryAgent, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;

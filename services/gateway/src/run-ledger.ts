@@ -1,6 +1,7 @@
 import { AppError, ErrorCode, isTerminalRunStatus, RUN_FAILURE_CODES, type RunOrigin, type StopAction, type StoppedRun } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
+import { delegationMessage } from './commands/delegation-message';
 import type { ActivationSink, AgentRecord, AgentStore, NewRun, Principal, RunRecord, RunStore, SettingsStore, StopRunResult } from './ports';
 
 /** What RunLedger needs: only the methods it calls, so a test fakes no more than that. */
@@ -58,6 +59,29 @@ export class RunLedger {
   }
 
   /**
+   * A delegated child run (`delegate_to_agent`): the caller's run is its
+   * parent and cause, one step deeper, under the depth cap; the target was
+   * admitted by the delegation rules (itself or an enabled collaborator).
+   * `beforeEnqueue` runs once the run is committed (it tells the child its
+   * objective); if it fails, the run is failed like an enqueue failure.
+   */
+  async startDelegated(
+    ctx: RunCommandContext,
+    agentId: string,
+    origin: Extract<RunOrigin, { type: 'delegation' }>,
+    beforeEnqueue: (run: RunRecord) => Promise<void>,
+  ): Promise<RunRecord> {
+    const caller = ctx.principal.agent;
+    if (!caller) throw new AppError(ErrorCode.FORBIDDEN, "delegation needs a run's agent token", { required: 'agent token', actual: ctx.principal.role });
+    const agent = await this.runnableAgent(ctx.principal, agentId);
+    if (caller.depth + 1 >= this.deps.maxCausationDepth) {
+      throw new AppError(ErrorCode.CAUSATION_DEPTH_EXCEEDED, 'this run would be deeper than the causation depth cap', { depth: caller.depth + 1, max: this.deps.maxCausationDepth });
+    }
+    const causedBy = { runId: caller.runId, agentId: caller.agentId, depth: caller.depth + 1 };
+    return this.queue(ctx, { ...this.freshRun(ctx.principal, agent), origin, eventId: null, eventKind: null, causedBy, depth: causedBy.depth }, beforeEnqueue);
+  }
+
+  /**
    * A new run of an ended run's agent, at its latest version, for the same
    * fact (or, for a manual run, the same input, copied onto the retry's origin).
    * It keeps the original's causation, so a retry cannot escape the depth cap.
@@ -71,9 +95,10 @@ export class RunLedger {
       throw new AppError(ErrorCode.RUN_NOT_FINISHED, 'only a run that has ended can be retried: stop it first', { id: runId, status: original.status });
     }
     const agent = await this.runnableAgent(ctx.principal, original.agentId);
-    const eventId = original.eventId ?? (original.origin.type === 'manual' ? undefined : original.origin.eventId);
-    // A manual run's input goes with its retries (and theirs), so the retried run is told the same thing.
-    const input = original.origin.type === 'trigger' ? undefined : original.origin.input;
+    const eventId = original.eventId ?? (original.origin.type === 'trigger' || original.origin.type === 'retry' ? original.origin.eventId : undefined);
+    // A manual run's input goes with its retries (and theirs), so the retried run is told the same thing;
+    // a delegated run's retry is told its objective as a manual input.
+    const input = inputOf(original.origin);
     const origin: RunOrigin = {
       type: 'retry',
       retryOf: original.id,
@@ -139,9 +164,10 @@ export class RunLedger {
    * job that cannot be enqueued leaves no run waiting for nothing: the run is
    * failed and the client gets 503 to try again.
    */
-  private async queue(ctx: RunCommandContext, newRun: NewRun): Promise<RunRecord> {
+  private async queue(ctx: RunCommandContext, newRun: NewRun, beforeEnqueue?: (run: RunRecord) => Promise<void>): Promise<RunRecord> {
     const run = await this.deps.runs.create(newRun);
     try {
+      await beforeEnqueue?.(run);
       await this.deps.activations.enqueue([{ schemaVersion: 1, runId: run.id, workspaceId: run.workspaceId, agentId: run.agentId }]);
     } catch (error) {
       this.deps.log.error({ err: error, runId: run.id, agentId: run.agentId }, 'run committed but its activation could not be enqueued');
@@ -153,6 +179,13 @@ export class RunLedger {
     }
     return run;
   }
+}
+
+/** What a retry of a run of this origin is told first; undefined for trigger runs (they get their fact). */
+function inputOf(origin: RunOrigin): string | undefined {
+  if (origin.type === 'trigger') return undefined;
+  if (origin.type === 'delegation') return delegationMessage(origin);
+  return origin.input;
 }
 
 function stoppedOf(result: Extract<StopRunResult, { ok: true }>): StoppedRun {

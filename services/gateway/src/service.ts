@@ -19,6 +19,8 @@ import { PrismaSteeringStore } from './adapters/prisma-steering-store';
 import { PrismaTryStore } from './adapters/prisma-try-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
 import { RedisMailbox } from './adapters/redis-mailbox';
+import { PrismaCollaboratorStore } from './adapters/prisma-collaborator-store';
+import { PrismaTaskStore } from './adapters/prisma-task-store';
 import { createGatewayApp } from './app';
 import { secretBoxOf } from '@switchyard/config';
 import type { GatewayConfig } from './config';
@@ -108,6 +110,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     heartbeatMs: config.SSE_HEARTBEAT_MS,
     streamAuthRecheckMs: config.STREAM_AUTH_RECHECK_MS,
     maxCausationDepth: config.MAX_CAUSATION_DEPTH,
+    tasks: new PrismaTaskStore(prisma),
+    collaborators: new PrismaCollaboratorStore(prisma),
   });
   return {
     app,

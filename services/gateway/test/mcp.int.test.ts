@@ -73,24 +73,36 @@ describe('platform MCP server', () => {
   it('lists the platform tools a member may call with their annotations and JSON Schemas', async () => {
     const { tools } = await mcp.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(Object.keys(byName).sort()).toEqual([
-      'decide_approval',
-      'emit_event',
-      'get_agent',
-      'get_approval',
-      'get_event',
-      'get_run',
-      'get_transcript',
-      'list_agents',
-      'list_approvals',
-      'list_events',
-      'list_runs',
-      'retry_run',
-      'send_session_message',
-      'start_run',
-      'stop_run',
-      'try_agent',
-    ]);
+    expect(Object.keys(byName).sort()).toEqual(
+      [
+        'emit_event',
+        'get_agent',
+        'get_event',
+        'get_run',
+        'get_transcript',
+        'list_agents',
+        'list_events',
+        'list_runs',
+        'retry_run',
+        'send_session_message',
+        'start_run',
+        'stop_run',
+        // The task ledger and delegation (issue 17).
+        'create_task',
+        'list_tasks',
+        'get_task',
+        'update_task',
+        'claim_task',
+        'complete_task',
+        'delegate_to_agent',
+        // Approvals (issue 15).
+        'list_approvals',
+        'get_approval',
+        'decide_approval',
+        // Try-drive (issue 15).
+        'try_agent',
+      ].sort(),
+    );
     for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true });
     }

@@ -7,6 +7,7 @@ import {
   createRedis,
   enqueueActivations,
   lastErrorsKey,
+  SessionMailbox,
   StreamConsumer,
   toKey,
 } from '@switchyard/redis';
@@ -18,6 +19,7 @@ import type { MatcherConfig } from './config';
 import { Matcher } from './matcher';
 import { SqlMatcherStore } from './adapters/sql-matcher-store';
 import { Reconciler } from './reconciler';
+import { DelegationReturns } from './delegation-returns';
 
 /** A running matcher: its health port and how to stop it. */
 export type RunningMatcher = RunningService & { consumer: string };
@@ -77,14 +79,34 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
       maxDeliveries: config.MAX_DELIVERIES,
       startId: '$',
     });
-    try {
-      await redis.xgroup('CREATE', factsKey, GROUPS.matcher, '$', 'MKSTREAM');
-    } catch (error) {
-      if (!String(error).includes('BUSYGROUP')) throw error;
+    const returns = new DelegationReturns({ sql: prisma, mailbox: new SessionMailbox(redis, config.REDIS_PREFIX), log });
+    const returnsConsumer = new StreamConsumer({
+      redis,
+      stream: factsKey,
+      group: GROUPS.delegationReturns,
+      consumer: config.MATCHER_CONSUMER,
+      deadLetters,
+      lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, GROUPS.delegationReturns),
+      decode: (raw) => FactsMessageSchema.parse(raw),
+      handle: (entries) => returns.handle(entries.map(({ message }) => message.fact)),
+      log,
+      claimIdleMs: config.CLAIM_IDLE_MS,
+      blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
+      maxDeliveries: config.MAX_DELIVERIES,
+      startId: '$',
+    });
+    for (const group of [GROUPS.matcher, GROUPS.delegationReturns]) {
+      try {
+        await redis.xgroup('CREATE', factsKey, group, '$', 'MKSTREAM');
+      } catch (error) {
+        if (!String(error).includes('BUSYGROUP')) throw error;
+      }
     }
     await reconciler.start();
     service.onClose(consumer);
+    service.onClose(returnsConsumer);
     await consumer.start();
+    await returnsConsumer.start();
     return { consumer: config.MATCHER_CONSUMER };
   });
 }

@@ -8,6 +8,8 @@ import { isStoreUnavailable } from './unavailable';
 export function statusOf(code: ErrorCode): number {
   switch (code) {
     case ErrorCode.VALIDATION_FAILED:
+    case ErrorCode.TASK_BLOCKER_INVALID:
+    case ErrorCode.COLLABORATOR_SELF:
     case ErrorCode.MALFORMED_JSON:
     case ErrorCode.BODY_ENCODING_INVALID:
     case ErrorCode.JSON_TOO_DEEP:
@@ -18,6 +20,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
     case ErrorCode.TRY_BY_AGENT_REFUSED:
+    case ErrorCode.DELEGATION_REFUSED:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
@@ -28,6 +31,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SECRET_NOT_FOUND:
     case ErrorCode.SESSION_NOT_FOUND:
     case ErrorCode.APPROVAL_NOT_FOUND:
+    case ErrorCode.TASK_NOT_FOUND:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
@@ -44,6 +48,9 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SELF_CAUSED:
     case ErrorCode.CAUSATION_DEPTH_EXCEEDED:
     case ErrorCode.APPROVAL_ALREADY_DECIDED:
+    case ErrorCode.TASK_ALREADY_CLAIMED:
+    case ErrorCode.TASK_NOT_OPEN:
+    case ErrorCode.TASK_BLOCKED:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;

@@ -13,19 +13,24 @@ import { readTranscript, type ReadTranscriptDeps } from '../commands/read-transc
 import type { TryAgent } from '../commands/try-agent';
 import type { AgentStore, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
 import type { RunLedger } from '../run-ledger';
+import type { TaskLedger } from '../commands/task-ledger';
+import type { DelegationDeps } from '../commands/delegation';
+import { TEAM_TOOLS } from './team-tools';
 import { getAgent, getEvent, getRun, listAgents, listEvents, listRuns } from '../workspace-queries';
 
 /** What the platform tools need: the same ports and commands the REST routes use. */
-export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps, DecideApprovalDeps {
+export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps, DecideApprovalDeps, Omit<DelegationDeps, 'ledger' | 'agents'> {
   approvals: ApprovalsPort;
   reader: Pick<FactReader, 'listAfter' | 'get' | 'findByIdempotencyKeys'>;
   ingest: IngestWriter;
   runs: Pick<RunStore, 'list' | 'get'>;
   agents: Pick<AgentStore, 'list' | 'get' | 'deletedAt'>;
   /** Starts, stops and retries runs (the REST routes' RunLedger). */
-  ledger: Pick<RunLedger, 'start' | 'stop' | 'retry'>;
+  ledger: Pick<RunLedger, 'start' | 'stop' | 'retry' | 'startDelegated'>;
   /** Runs a draft or saved agent once in shadow (the REST route's TryAgent). */
   tryAgent: Pick<TryAgent, 'try'>;
+  /** The task ledger's commands (the REST routes' TaskLedger). */
+  taskLedger: TaskLedger;
 }
 
 /** Who calls, and the id that ties the call to the facts it records. */
@@ -198,6 +203,7 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     peopleOnly: true,
     run: async (deps, ctx, input) => ({ ...(await decideApproval(deps, ctx, input.id, { decision: input.decision, ...(input.note === undefined ? {} : { note: input.note }) })) }),
   },
+  ...TEAM_TOOLS,
 };
 
 /**

@@ -40,6 +40,13 @@ import {
   RunWouldHaveResponseSchema,
   TryAgentRequestSchema,
   TryAgentResponseSchema,
+  CollaboratorSchema,
+  CreateTaskRequestSchema,
+  ListCollaboratorsResponseSchema,
+  ListTasksResponseSchema,
+  PutCollaboratorRequestSchema,
+  TaskSchema,
+  UpdateTaskRequestSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -84,6 +91,13 @@ const SCHEMAS = {
   TryAgentResponse: TryAgentResponseSchema,
   ListAgentTriesResponse: ListAgentTriesResponseSchema,
   RunWouldHaveResponse: RunWouldHaveResponseSchema,
+  Task: TaskSchema,
+  CreateTaskRequest: CreateTaskRequestSchema,
+  UpdateTaskRequest: UpdateTaskRequestSchema,
+  ListTasksResponse: ListTasksResponseSchema,
+  Collaborator: CollaboratorSchema,
+  ListCollaboratorsResponse: ListCollaboratorsResponseSchema,
+  PutCollaboratorRequest: PutCollaboratorRequestSchema,
   Approval: ApprovalSchema,
   ListApprovalsResponse: ListApprovalsResponseSchema,
   DecideApprovalRequest: DecideApprovalRequestSchema,
