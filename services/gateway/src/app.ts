@@ -11,6 +11,7 @@ import { methodNotAllowed } from './http/method-not-allowed';
 import { rateLimit, type TokenRateLimiter } from './http/rate-limit';
 import { jsonBody } from './http/json-body';
 import { checkUrl } from './http/url-check';
+import { DEFAULT_UI_DIR, uiStatic } from './http/ui-static';
 import { mcpRoutes } from './routes/mcp';
 import type {
   ActivationSink,
@@ -26,6 +27,7 @@ import type {
   SettingsStore,
   SteeringStore,
   TranscriptReader,
+  UiSessionStore,
 } from './ports';
 import { agentsRoutes } from './routes/agents';
 import { eventsRoutes } from './routes/events';
@@ -37,6 +39,7 @@ import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
 import { transcriptRoutes } from './routes/transcript';
+import { uiSessionRoutes } from './routes/ui-session';
 import { whoamiRoutes } from './routes/whoami';
 import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
@@ -83,6 +86,12 @@ export interface GatewayAppDeps {
   streamAuthRecheckMs: number;
   /** MAX_CAUSATION_DEPTH: the cap on manual runs started by agents. */
   maxCausationDepth: number;
+  /** Web UI sessions (the `sy_session` cookie). */
+  uiSessions: UiSessionStore;
+  /** UI_SESSION_TTL_SECONDS. */
+  uiSessionTtlSeconds: number;
+  /** The built web UI (served at `/` when it holds an index.html). @defaultValue services/gateway/ui/dist */
+  uiDir?: string;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -108,9 +117,10 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const openApi = buildOpenApi();
   app.get('/v1/openapi.json', (_req, res) => void res.json(openApi));
 
-  const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens });
+  const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens, uiSessions: deps.uiSessions });
   const ledger = new RunLedger(deps);
   app.use(whoamiRoutes({ ...deps, authenticator }));
+  app.use(uiSessionRoutes({ authenticator, uiSessions: deps.uiSessions, ttlSeconds: deps.uiSessionTtlSeconds, bodyLimitBytes: deps.bodyLimitBytes }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
   const workspace = Router({ mergeParams: true });
@@ -131,6 +141,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
 
   app.use('/v1/workspaces/:ws', workspace);
   app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, allowedHosts: deps.mcpAllowedHosts }));
+  const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR);
+  if (ui) app.use(ui);
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;

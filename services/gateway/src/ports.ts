@@ -236,6 +236,8 @@ export type StopRunResult =
 export interface RunListFilter {
   agentId?: string;
   status?: RunStatus;
+  /** The runs started by this fact. */
+  eventId?: string;
   toolResult?: ToolCallResult;
 }
 
@@ -333,4 +335,18 @@ export interface Mailbox {
    * written: the message would never be read). Rejects when Redis does not answer.
    */
   post(envelope: MailboxEnvelope): Promise<'delivered' | 'closed'>;
+}
+
+/** Web UI sessions (decision 0029): a cookie's SHA-256 standing for an API token, for a while. */
+export interface UiSessionStore {
+  /** Records a session of the token; `hash` is the cookie secret's SHA-256. */
+  create(input: { hash: string; tokenId: string; expiresAt: Date }): Promise<void>;
+  /**
+   * The principal of a session with this hash that is not revoked or expired and
+   * whose token is not revoked or expired either; null otherwise. `expiresAt`
+   * is the earlier of the session's and the token's.
+   */
+  findActive(hash: string): Promise<Principal | null>;
+  /** Ends the session (sign-out); a second call changes nothing. */
+  revoke(hash: string): Promise<void>;
 }

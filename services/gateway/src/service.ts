@@ -16,6 +16,7 @@ import { PrismaSecretStore } from './adapters/prisma-secret-store';
 import { PrismaSettingsStore } from './adapters/prisma-settings-store';
 import { PrismaSteeringStore } from './adapters/prisma-steering-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
+import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { createGatewayApp } from './app';
 import { secretBoxOf } from '@switchyard/config';
@@ -93,6 +94,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     heartbeatMs: config.SSE_HEARTBEAT_MS,
     streamAuthRecheckMs: config.STREAM_AUTH_RECHECK_MS,
     maxCausationDepth: config.MAX_CAUSATION_DEPTH,
+    uiSessions: new PrismaUiSessionStore(prisma),
+    uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
   });
   return {
     app,

@@ -17,6 +17,7 @@ export function statusOf(code: ErrorCode): number {
       return 401;
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
+    case ErrorCode.CSRF_TOKEN_INVALID:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:

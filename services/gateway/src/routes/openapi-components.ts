@@ -29,6 +29,8 @@ import {
   TranscriptResponseSchema,
   WhoAmIResponseSchema,
   WorkspaceSettingsSchema,
+  CreateUiSessionRequestSchema,
+  UiSessionResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -50,6 +52,8 @@ const SCHEMAS = {
   CreatedToken: CreatedTokenSchema,
   ListTokensResponse: ListTokensResponseSchema,
   WhoAmIResponse: WhoAmIResponseSchema,
+  CreateUiSessionRequest: CreateUiSessionRequestSchema,
+  UiSessionResponse: UiSessionResponseSchema,
   StreamTicketResponse: StreamTicketResponseSchema,
   /** The body of `POST` and `PUT /agents` (CreateAgentRequestSchema and UpdateAgentRequestSchema are this one schema). */
   AgentSpec: AgentSpecSchema,
