@@ -67,3 +67,8 @@ function safeJson(text: string): unknown {
 export function wsPath(workspace: string, path: string): string {
   return `/v1/workspaces/${encodeURIComponent(workspace)}${path}`;
 }
+
+/** An error as a person reads it: the API's code and message. */
+export function errorText(error: unknown): string {
+  return error instanceof ApiError ? `${error.code}: ${error.message}` : String(error);
+}

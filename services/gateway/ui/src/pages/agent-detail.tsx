@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'wouter';
-import { api, ApiError, wsPath } from '../api';
+import { api, ApiError, errorText, wsPath } from '../api';
 import { SpecEditor } from '../components/spec-editor';
 import { VersionDiff } from '../components/version-diff';
 import { when } from '../format';
@@ -43,7 +43,7 @@ export function AgentDetailPage() {
     }
   };
 
-  if (agent.error) return <p role="alert" className="error">{String(agent.error)}</p>;
+  if (agent.error) return <p role="alert" className="error">{errorText(agent.error)}</p>;
   if (!agent.data) return <p className="loading">Loading…</p>;
   const a = agent.data;
   const canWrite = role !== 'viewer';

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { api, wsPath } from '../api';
+import { api, errorText, wsPath } from '../api';
 import { usd, when } from '../format';
 import { useAgents } from '../queries';
 import { useWorkspace } from '../session';
@@ -28,7 +28,7 @@ export function AgentsPage() {
       <div className="page-head">
         <h1>Agents</h1>
       </div>
-      {agents.error && <p role="alert" className="error">{String(agents.error)}</p>}
+      {agents.error && <p role="alert" className="error">{errorText(agents.error)}</p>}
       <div className="table-wrap">
         <table data-testid="agents">
           <thead>

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'wouter';
-import { api, wsPath } from '../api';
+import { api, errorText, wsPath } from '../api';
 import { shortId, when } from '../format';
 import { useAgents, useFact } from '../queries';
 import { useWorkspace } from '../session';
@@ -16,7 +16,7 @@ export function EventDetailPage() {
     queryKey: ['runs-of-event', slug, id],
     queryFn: () => api<{ runs: Run[] }>('GET', wsPath(slug, `/runs?eventId=${id}&limit=200`)).then((r) => r.runs),
   });
-  if (fact.error) return <p role="alert" className="error">{String(fact.error)}</p>;
+  if (fact.error) return <p role="alert" className="error">{errorText(fact.error)}</p>;
   if (!fact.data) return <p className="loading">Loading…</p>;
   const f = fact.data;
   return (

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { api, wsPath } from '../api';
+import { api, errorText, wsPath } from '../api';
 import { KillSwitch } from '../components/kill-switch';
 import { durationOf, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
@@ -38,6 +38,8 @@ function useLiveRuns(ws: string) {
   }, [list.data]);
   useFacts(ws, (fact: Fact) => {
     if (!fact.kind.startsWith('agent.run.') || fact.subject.type !== 'run') return;
+    const seen = provisional(ws, fact);
+    if (seen) setRows((old) => (old.has(seen.id) ? old : new Map(old).set(seen.id, seen)));
     void api<Run>('GET', wsPath(ws, `/runs/${fact.subject.id}`)).then((run) =>
       setRows((old) => new Map(old).set(run.id, newer(old.get(run.id), run))),
     );
@@ -45,6 +47,34 @@ function useLiveRuns(ws: string) {
   // Newest first: run ids are UUIDv7, so they sort by creation.
   const runs = useMemo(() => [...rows.values()].sort((a, b) => (a.id < b.id ? 1 : -1)), [rows]);
   return { runs, loading: list.isLoading, error: list.error };
+}
+
+/**
+ * A run as its `agent.run.*` fact tells it (agent, status, the fact that
+ * started it), shown at once while `GET /runs/{id}` is read for the rest.
+ */
+function provisional(ws: string, fact: Fact): Run | undefined {
+  const payload = fact.payload as { agentId?: string; agentVersion?: number; status?: RunStatus; eventId?: string; reason?: string | null };
+  if (!payload.agentId || !payload.status || !payload.agentVersion) return undefined;
+  return {
+    id: fact.subject.id,
+    workspace: ws,
+    agentId: payload.agentId,
+    agentVersion: payload.agentVersion,
+    origin: payload.eventId
+      ? { type: 'trigger', eventId: payload.eventId, agentVersion: payload.agentVersion, triggerIndex: 0 }
+      : { type: 'manual', input: '', userId: fact.actor && 'id' in fact.actor ? String(fact.actor.id) : '' },
+    status: payload.status,
+    reason: payload.reason ?? null,
+    causedBy: fact.causedBy ?? null,
+    depth: 0,
+    sessionId: '',
+    outcome: null,
+    error: null,
+    queuedAt: fact.ts,
+    startedAt: null,
+    endedAt: null,
+  };
 }
 
 function Trigger({ ws, run, onKind }: { ws: string; run: Run; onKind?: (kind: string | undefined) => void }) {
@@ -120,7 +150,7 @@ export function FleetPage() {
           <input value={kindFilter} onChange={(e) => setKindFilter(e.target.value)} name="kind" placeholder="build." />
         </label>
       </form>
-      {error && <p role="alert" className="error">{String(error)}</p>}
+      {error && <p role="alert" className="error">{errorText(error)}</p>}
       <div className="table-wrap">
         <table className="runs" data-testid="runs">
           <colgroup>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
-import { api, ApiError, wsPath } from '../api';
+import { api, ApiError, errorText, wsPath } from '../api';
 import { Transcript } from '../components/transcript';
 import { durationOf, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
@@ -74,7 +74,7 @@ export function RunDetailPage() {
     }
   };
 
-  if (run.error) return <p role="alert" className="error">{String(run.error)}</p>;
+  if (run.error) return <p role="alert" className="error">{errorText(run.error)}</p>;
   if (!run.data) return <p className="loading">Loading…</p>;
   const r = run.data;
   const agent = agents.data?.find((a) => a.id === r.agentId);
