@@ -3,7 +3,7 @@ import path from 'node:path';
 import express, { Router } from 'express';
 
 /** The client-side routes of the web UI: a reload on one of them gets the page, not a 404. */
-const UI_ROUTES = ['/', '/runs/:id', '/agents', '/agents/:id', '/events', '/events/:id', '/approvals'];
+const UI_ROUTE = /^\/(?:(?:runs|agents|events)(?:\/[\w-]{1,100})?)?\/?$/;
 
 /** Where `npm run ui:build` (Vite) writes the web UI. */
 export const DEFAULT_UI_DIR = path.resolve(__dirname, '../../ui/dist');
@@ -26,13 +26,15 @@ export function uiStatic(dir: string): Router | null {
       index: false,
     }),
   );
-  const sendIndex: express.RequestHandler = (_req, res) => {
+  // A middleware, not routes: the pages are not API operations (the OpenAPI document lists those).
+  const sendIndex: express.RequestHandler = (req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !UI_ROUTE.test(req.path)) return next();
     res.setHeader('cache-control', 'no-cache');
     res.setHeader('x-content-type-options', 'nosniff');
     // The page loads nothing from elsewhere and no one may frame it.
     res.setHeader('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
     res.sendFile(index);
   };
-  for (const route of UI_ROUTES) router.get(route, sendIndex);
+  router.use(sendIndex);
   return router;
 }

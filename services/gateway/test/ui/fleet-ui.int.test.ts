@@ -54,6 +54,20 @@ describe('issue 16: the fleet web UI (headless Chromium, real processes)', () =>
 
   const url = (path: string) => `${platform.gatewayUrl}${path}`;
 
+  it('serves the built page: index.html not cached, hashed assets immutable, the API untouched', async () => {
+    const index = await fetch(url('/agents/some-id'));
+    expect(index.status).toBe(200);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const html = await index.text();
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const script = await fetch(url(asset));
+    expect(script.status).toBe(200);
+    expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(url('/assets/missing-0000.js'))).status).toBe(404);
+    const api = await fetch(url('/v1/nothing-here'));
+    expect({ status: api.status, type: api.headers.get('content-type') }).toEqual({ status: 404, type: expect.stringContaining('application/json') });
+  });
+
   it('signs in with a pasted token', async () => {
     await page.goto(url('/'));
     await page.getByLabel('API token').waitFor();
