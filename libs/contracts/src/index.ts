@@ -146,8 +146,10 @@ export {
   RunStatusSchema,
   ToolCallCountsSchema,
   ToolCallResultSchema,
+  PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
 } from './runs';
+export type { PutSettingsRequest } from './runs';
 export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
 export {
   ACTIVATION_DROP_REASONS,
@@ -190,8 +192,13 @@ export {
   StartRunRequestSchema,
   WORKSPACE_FACT_KINDS,
   WorkspaceSettingsChangedPayloadSchema,
+  StopActionSchema,
+  StoppedRunSchema,
+  StopRunRequestSchema,
+  StopRunResponseSchema,
 } from './runs-api';
 export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';
+export type { StopAction, StoppedRun, StopRunRequest } from './runs-api';
 export {
   ListSecretsResponseSchema,
   MailboxEnvelopeSchema,
@@ -277,6 +284,7 @@ export {
   ApprovalDeciderSchema,
   ApprovalDecisionSchema,
   ApprovalFactPayloadSchema,
+  ApprovalExpiryJobSchema,
   ApprovalIdSchema,
   ApprovalKindSchema,
   ApprovalSchema,
@@ -302,6 +310,7 @@ export type {
   Approval,
   ApprovalDecider,
   ApprovalDecision,
+  ApprovalExpiryJob,
   ApprovalFactPayload,
   ApprovalKind,
   ApprovalsSetting,
@@ -310,3 +319,11 @@ export type {
   ListApprovalsQuery,
   ToolClass,
 } from './approvals';
+export {
+  ActivatedRunSchema,
+  AgentActivationSchema,
+  EventActivationsResponseSchema,
+  FilterMissSchema,
+  TriggerMissSchema,
+} from './activations';
+export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';

@@ -99,6 +99,8 @@ export type ActivationJob = z.infer<typeof ActivationJobSchema>;
 export const QUEUES = {
   /** Runs to execute; the runner consumes it. */
   activations: 'activations',
+  /** Delayed jobs (job id = approval id) that expire pending approvals; the approvals service adds and consumes them. */
+  approvalExpiry: 'approval-expiry',
 } as const;
 
 /** `PUT /v1/workspaces/{ws}/settings` body and `GET` response. */
@@ -109,3 +111,12 @@ export const WorkspaceSettingsSchema = z.strictObject({
   approvals: ApprovalsSettingSchema.default('enabled'),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;
+
+/**
+ * `PUT /settings` body: the settings to change; a field left out keeps its
+ * saved value (so turning the kill switch on or off never re-opens approvals).
+ */
+export const PutSettingsRequestSchema = z
+  .strictObject({ agentsPaused: z.boolean().optional(), approvals: ApprovalsSettingSchema.optional() })
+  .refine((body) => Object.keys(body).length > 0, { message: 'name at least one setting' });
+export type PutSettingsRequest = z.infer<typeof PutSettingsRequestSchema>;

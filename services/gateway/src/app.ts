@@ -16,12 +16,15 @@ import { mcpRoutes } from './routes/mcp';
 import type {
   ActivationSink,
   AgentStore,
+  ApprovalsPort,
   AgentTokenStore,
   AuthStore,
   FactFlusher,
+  ActivationReads,
   FactReader,
   IngestWriter,
   Mailbox,
+  RunResumer,
   RunStore,
   SecretStore,
   SettingsStore,
@@ -30,6 +33,7 @@ import type {
   UiSessionStore,
 } from './ports';
 import { agentsRoutes } from './routes/agents';
+import { approvalsRoutes } from './routes/approvals';
 import { eventsRoutes } from './routes/events';
 import { buildOpenApi, gatewayPaths } from './routes/openapi';
 import { runsRoutes } from './routes/runs';
@@ -50,6 +54,8 @@ export interface GatewayAppDeps {
   outbox: FactFlusher;
   authStore: AuthStore;
   reader: FactReader;
+  /** What the matcher made of a fact, per agent (GET /events/{id}/activations). */
+  activationReads: ActivationReads;
   ingest: IngestWriter;
   agents: AgentStore;
   runs: RunStore;
@@ -66,6 +72,10 @@ export interface GatewayAppDeps {
   mailbox: Mailbox;
   /** The BullMQ queue `activations` that manual runs and retries go to. */
   activations: ActivationSink;
+  /** Approvals: listed, read and decided (decision 0025). */
+  approvals: ApprovalsPort;
+  /** Wakes the lanes of runs a decision resumed (`activations` too). */
+  resumer: RunResumer;
   feed: FactFeed;
   redis: Redis;
   prefix: string;
@@ -136,6 +146,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(sessionsRoutes(deps));
   workspace.use(secretsRoutes(deps));
   workspace.use(settingsRoutes(deps));
+  workspace.use(approvalsRoutes(deps));
   workspace.use(tickets);
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 

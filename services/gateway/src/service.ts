@@ -2,14 +2,15 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { createPrismaClient, flushFacts } from '@switchyard/db';
+import { ApprovalStore, createPrismaClient, flushFacts, prismaTransactions } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, enqueueActivations, enqueueResumes, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
+import { PrismaActivationReads } from './adapters/prisma-activation-reads';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
 import { PrismaRunStore } from './adapters/prisma-run-store';
 import { PrismaSecretStore } from './adapters/prisma-secret-store';
@@ -68,6 +69,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     },
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
+    activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
     runs: new PrismaRunStore(prisma),
     settings: new PrismaSettingsStore(prisma),
@@ -77,6 +79,10 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     steering: new PrismaSteeringStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
     activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
+    approvals: new ApprovalStore(prisma, prismaTransactions(prisma)),
+    resumer: {
+      resume: (runs, key) => enqueueResumes(activationQueue, runs.map((run) => ({ job: { schemaVersion: 1, ...run }, key }))),
+    },
     ingest,
     feed,
     redis,
