@@ -6,6 +6,7 @@ import { ApiError } from './api';
 import { Layout } from './components/layout';
 import { AgentDetailPage } from './pages/agent-detail';
 import { AgentsPage } from './pages/agents';
+import { ApprovalsPage } from './pages/approvals';
 import { EventDetailPage } from './pages/event-detail';
 import { EventsPage } from './pages/events';
 import { FleetPage } from './pages/fleet';
@@ -32,6 +33,7 @@ function App() {
         <Route path="/runs/:id" component={RunDetailPage} />
         <Route path="/agents" component={AgentsPage} />
         <Route path="/agents/:id" component={AgentDetailPage} />
+        <Route path="/approvals" component={ApprovalsPage} />
         <Route path="/events" component={EventsPage} />
         <Route path="/events/:id" component={EventDetailPage} />
         <Route>

@@ -4,8 +4,10 @@
  */
 export type {
   AgentResponse,
+  AgentActivation,
   AgentSpec,
   Approval,
+  EventActivationsResponse,
   Fact,
   Run,
   RunStatus,
@@ -28,4 +30,13 @@ export interface ValidationIssue {
   path: (string | number)[];
   message: string;
   code?: string;
+}
+
+/** What a stop did to one run (`POST /runs/{id}/stop`, decision 0028). */
+export interface StoppedRun {
+  id: string;
+  agentId: string;
+  status: string;
+  action: 'cancelled' | 'stop_requested';
+  approvalsClosed: number;
 }

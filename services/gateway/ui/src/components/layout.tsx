@@ -25,6 +25,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <strong className="brand">Switchyard</strong>
         <nav aria-label="main">
           <NavLink href="/" match="/">Fleet</NavLink>
+          <NavLink href="/approvals" match="/approvals">Approvals</NavLink>
           <NavLink href="/agents" match="/agents/*?">Agents</NavLink>
           <NavLink href="/events" match="/events/*?">Events</NavLink>
         </nav>

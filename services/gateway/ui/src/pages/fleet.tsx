@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
 import { KillSwitch } from '../components/kill-switch';
@@ -36,7 +36,9 @@ function useLiveRuns(ws: string) {
       return next;
     });
   }, [list.data]);
+  const queryClient = useQueryClient();
   useFacts(ws, (fact: Fact) => {
+    if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', ws, 'pending'] });
     if (!fact.kind.startsWith('agent.run.') || fact.subject.type !== 'run') return;
     const seen = provisional(ws, fact);
     if (seen) setRows((old) => (old.has(seen.id) ? old : new Map(old).set(seen.id, seen)));
@@ -119,9 +121,9 @@ export function FleetPage() {
     <section>
       <div className="page-head">
         <h1>Fleet</h1>
-        <span className="badge" data-testid="pending-approvals">
+        <Link href="/approvals" className="badge" data-testid="pending-approvals">
           {approvals.data === null ? 'approvals: n/a' : `${approvals.data?.length ?? '…'} pending approvals`}
-        </span>
+        </Link>
         <KillSwitch />
       </div>
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="filter runs">

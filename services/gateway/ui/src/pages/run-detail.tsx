@@ -2,12 +2,13 @@ import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
+import { ApprovalCard } from '../components/approval-card';
 import { Transcript } from '../components/transcript';
 import { durationOf, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
 import { eventIdOf, isFinished, useAgents, useFact } from '../queries';
 import { useWorkspace } from '../session';
-import type { Run, TranscriptEntry } from '../types';
+import type { Approval, Run, StoppedRun, TranscriptEntry } from '../types';
 
 /** Every transcript entry of a run, page by page. */
 async function readTranscript(ws: string, runId: string): Promise<TranscriptEntry[]> {
@@ -46,6 +47,12 @@ export function RunDetailPage() {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const [actionError, setActionError] = useState<string | undefined>();
+  const [cascade, setCascade] = useState(true);
+  const [stopped, setStopped] = useState<StoppedRun[] | undefined>();
+  const approvals = useQuery({
+    queryKey: ['approvals', slug, 'run', id],
+    queryFn: () => api<{ approvals: Approval[] }>('GET', wsPath(slug, `/approvals?runId=${id}&limit=200`)).then((r) => r.approvals),
+  });
   const run = useQuery({ queryKey: ['run', slug, id], queryFn: () => api<Run>('GET', wsPath(slug, `/runs/${id}`)) });
   // The transcript is read again while the run is live: entries are not facts, so the stream does not carry them.
   const transcript = useQuery({
@@ -57,6 +64,7 @@ export function RunDetailPage() {
   const fact = useFact(slug, run.data ? eventIdOf(run.data) : undefined);
   const causation = useCausation(slug, run.data);
   useFacts(slug, (f) => {
+    if (f.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', slug, 'run', id] });
     if (f.subject.type === 'run' && f.subject.id === id) {
       void queryClient.invalidateQueries({ queryKey: ['run', slug, id] });
       void queryClient.invalidateQueries({ queryKey: ['transcript', slug, id] });
@@ -66,9 +74,11 @@ export function RunDetailPage() {
   const act = async (action: 'stop' | 'retry') => {
     setActionError(undefined);
     try {
-      const answer = await api<Run>('POST', wsPath(slug, `/runs/${id}/${action}`));
-      if (action === 'retry') navigate(`/runs/${answer.id}`);
-      else queryClient.setQueryData(['run', slug, id], answer);
+      const answer = await api<Run & { stopped?: StoppedRun[] }>('POST', wsPath(slug, `/runs/${id}/${action}`), action === 'stop' ? { cascade } : undefined);
+      if (action === 'retry') return navigate(`/runs/${answer.id}`);
+      const { stopped: ended, ...run } = answer;
+      setStopped(ended);
+      queryClient.setQueryData(['run', slug, id], run as Run);
     } catch (error) {
       setActionError(error instanceof ApiError ? `${error.code}: ${error.message}` : String(error));
     }
@@ -90,9 +100,14 @@ export function RunDetailPage() {
         </span>
         {r.reason && <span className="muted">{r.reason}</span>}
         {canWrite && !isFinished(r) && (
-          <button type="button" className="danger" onClick={() => act('stop')}>
-            Stop
-          </button>
+          <span className="row">
+            <label className="inline">
+              <input type="checkbox" checked={cascade} onChange={(e) => setCascade(e.target.checked)} /> and every run it caused
+            </label>
+            <button type="button" className="danger" onClick={() => act('stop')}>
+              Stop
+            </button>
+          </span>
         )}
         {canWrite && isFinished(r) && (
           <button type="button" onClick={() => act('retry')}>
@@ -101,6 +116,16 @@ export function RunDetailPage() {
         )}
       </div>
       {actionError && <p role="alert" className="error">{actionError}</p>}
+      {stopped && stopped.length > 0 && (
+        <ul className="stopped" data-testid="stopped">
+          {stopped.map((entry) => (
+            <li key={entry.id}>
+              <Link href={`/runs/${entry.id}`}>run {shortId(entry.id)}</Link> {entry.action === 'cancelled' ? 'cancelled' : 'stops at its next step'}
+              {entry.approvalsClosed > 0 ? ` · ${entry.approvalsClosed} approvals closed` : ''}
+            </li>
+          ))}
+        </ul>
+      )}
       <dl className="facts-grid">
         <dt>Agent</dt>
         <dd>
@@ -159,6 +184,16 @@ export function RunDetailPage() {
           <summary>Triggering fact</summary>
           <pre data-testid="trigger-fact">{JSON.stringify(fact.data, null, 2)}</pre>
         </details>
+      )}
+      {approvals.data && approvals.data.length > 0 && (
+        <>
+          <h2>Approvals</h2>
+          <div data-testid="run-approvals">
+            {approvals.data.map((approval) => (
+              <ApprovalCard key={approval.id} approval={approval} showRun={false} />
+            ))}
+          </div>
+        </>
       )}
       <h2>Transcript</h2>
       <Transcript entries={transcript.data ?? []} />
