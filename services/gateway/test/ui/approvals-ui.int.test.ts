@@ -65,7 +65,7 @@ describe('issue 16: approvals and stop in the web UI (headless Chromium, real pr
 
   it('shows a parked approval in the inbox and on its run, approves it by a click, and the run completes having called the tool once', async () => {
     const approval = await parkedRun('1.2.3');
-    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByRole('link', { name: 'Approvals', exact: true }).click();
     const card = page.locator(`[data-testid="pending-list"] [data-approval-id="${approval.id}"]`);
     await card.getByText('web.echo').waitFor();
     await card.getByTestId('arguments-preview').getByText('deploy 1.2.3').waitFor();
