@@ -67,7 +67,7 @@ describe('issue 16: approvals and stop in the web UI (headless Chromium, real pr
     const approval = await parkedRun('1.2.3');
     await page.getByRole('link', { name: 'Approvals', exact: true }).click();
     const card = page.locator(`[data-testid="pending-list"] [data-approval-id="${approval.id}"]`);
-    await card.getByText('web.echo').waitFor();
+    await card.getByText('web.echo', { exact: true }).waitFor();
     await card.getByTestId('arguments-preview').getByText('deploy 1.2.3').waitFor();
     await screenshot(page, 'approvals');
     await page.getByRole('link', { name: 'Fleet' }).click();
