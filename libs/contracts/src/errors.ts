@@ -52,6 +52,10 @@ export enum ErrorCode {
   RUN_NOT_ACTIVE = 'RUN_NOT_ACTIVE',
   /** A retry of a run that has not ended yet (queued, running, awaiting approval). `data`: `{ id, status }`. */
   RUN_NOT_FINISHED = 'RUN_NOT_FINISHED',
+  /** A retry of a try run (decision 0027): try the agent again instead. `data`: `{ id }`. */
+  RUN_NOT_RETRYABLE = 'RUN_NOT_RETRYABLE',
+  /** An agent token tried to try an agent: only people try drafts (decision 0027). */
+  TRY_BY_AGENT_REFUSED = 'TRY_BY_AGENT_REFUSED',
   /**
    * The workspace kill switch (`agentsPaused`) is on: manual runs and retries
    * are refused until it is turned off. `data`: `{ workspace }` (the slug).

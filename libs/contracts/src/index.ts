@@ -239,6 +239,7 @@ export {
   PLATFORM_TOOL_NAMES,
   RetryRunToolInputSchema,
   SendSessionMessageToolInputSchema,
+  TryAgentToolInputSchema,
   StartRunToolInputSchema,
   StopRunToolInputSchema,
 } from './platform-tools';
@@ -319,6 +320,18 @@ export type {
   ListApprovalsQuery,
   ToolClass,
 } from './approvals';
+export {
+  AgentTrySchema,
+  ListAgentTriesQuerySchema,
+  ListAgentTriesResponseSchema,
+  RunWouldHaveResponseSchema,
+  SHADOW_RESULT_TEXT,
+  TryAgentRequestSchema,
+  TryAgentResponseSchema,
+  TryFactSchema,
+  WouldHaveSchema,
+} from './try-drive';
+export type { AgentTry, ListAgentTriesQuery, TryAgentRequest, TryAgentResponse, TryFact, WouldHave } from './try-drive';
 export {
   ActivatedRunSchema,
   AgentActivationSchema,

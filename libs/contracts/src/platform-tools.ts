@@ -3,6 +3,7 @@ import { AgentIdSchema, ListAgentsQuerySchema } from './agents';
 import { FactIdSchema, ListEventsQuerySchema, PostEventRequestSchema } from './facts';
 import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-api';
 import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
+import { TryAgentRequestSchema } from './try-drive';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
 
 /*
@@ -78,6 +79,10 @@ export type GetTranscriptToolInput = z.infer<typeof GetTranscriptToolInputSchema
 export const SendSessionMessageToolInputSchema = PostSessionMessageRequestSchema.extend({ sessionId: z.uuid() });
 export type SendSessionMessageToolInput = z.infer<typeof SendSessionMessageToolInputSchema>;
 
+/** `try_agent`: a draft or saved agent run once in shadow, like `POST /agents/try`. */
+export const TryAgentToolInputSchema = TryAgentRequestSchema;
+export type TryAgentToolInput = z.infer<typeof TryAgentToolInputSchema>;
+
 /** Every platform tool's input schema, by tool name (the names are part of the API). */
 export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   list_events: ListEventsToolInputSchema,
@@ -92,6 +97,7 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   retry_run: RetryRunToolInputSchema,
   get_transcript: GetTranscriptToolInputSchema,
   send_session_message: SendSessionMessageToolInputSchema,
+  try_agent: TryAgentToolInputSchema,
   list_approvals: ListApprovalsToolInputSchema,
   get_approval: GetApprovalToolInputSchema,
   decide_approval: DecideApprovalToolInputSchema,

@@ -121,7 +121,7 @@ export const AssistantEntryContentSchema = z.looseObject({
   unpriced: z.literal(true).optional(),
   final: z.boolean().optional(),
 });
-/** `tool`: one call's result (`ok`) or error; `refused`: it never reached the tool. */
+/** `tool`: one call's result (`ok`) or error; `refused`: it never reached the tool; `wouldHave`: a shadow run captured it. */
 export const ToolEntryContentSchema = z.looseObject({
   toolCallId: z.string(),
   name: z.string(),
@@ -129,6 +129,8 @@ export const ToolEntryContentSchema = z.looseObject({
   result: z.string().optional(),
   error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
   refused: z.literal(true).optional(),
+  /** A shadow run's call that was not executed (decision 0027): `result` is SHADOW_RESULT_TEXT. */
+  wouldHave: z.literal(true).optional(),
 });
 /** `notice`: something the platform reports; not part of the conversation. `mode`: of a `plan_approved` notice, the mode the run goes on in. */
 export const NoticeEntryContentSchema = z.looseObject({ code: z.string(), message: z.string(), mode: z.enum(['default', 'auto']).optional() });

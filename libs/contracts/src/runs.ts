@@ -18,6 +18,19 @@ export const RunOriginSchema = z.discriminatedUnion('type', [
     /** The manual input of the run retried (copied along a chain of retries); absent for trigger runs and retries stored before it existed. */
     input: z.string().max(100_000).optional(),
   }),
+  /**
+   * A try-drive (decision 0027): run once in shadow by `userId`, its platform
+   * reads live under their rights, every other call captured as a wouldHave.
+   * `version`: the saved version tried, absent for a draft (its spec is kept with
+   * the try). At most one of `eventId` (a recorded fact), `input`; neither: a hand-built fact.
+   */
+  z.strictObject({
+    type: z.literal('try'),
+    userId: z.uuid(),
+    version: z.number().int().positive().optional(),
+    eventId: z.uuid().optional(),
+    input: z.string().max(100_000).optional(),
+  }),
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
 
@@ -64,7 +77,8 @@ export const RunSchema = z.strictObject({
   id: z.uuid(),
   workspace: z.string(),
   agentId: z.uuid(),
-  agentVersion: z.number().int().positive(),
+  /** The version it runs; 0 for a try of a draft (decision 0027), which is no saved version. */
+  agentVersion: z.number().int().min(0),
   origin: RunOriginSchema,
   status: RunStatusSchema,
   reason: z.string().nullable(),

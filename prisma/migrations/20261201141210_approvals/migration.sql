@@ -37,7 +37,3 @@ CREATE INDEX "approvals_status_expires_at_idx" ON "approvals"("status", "expires
 -- CreateIndex
 CREATE UNIQUE INDEX "approvals_run_id_tool_call_id_key" ON "approvals"("run_id", "tool_call_id");
 
--- The vocabularies of libs/contracts/src/approvals.ts, enforced where the rows live.
-ALTER TABLE "approvals" ADD CONSTRAINT "approvals_status_check" CHECK ("status" IN ('pending', 'approved', 'denied', 'expired'));
-ALTER TABLE "approvals" ADD CONSTRAINT "approvals_kind_check" CHECK ("kind" IN ('tool', 'plan'));
-ALTER TABLE "workspace_settings" ADD CONSTRAINT "workspace_settings_approvals_check" CHECK ("approvals" IN ('enabled', 'deny'));

@@ -31,6 +31,7 @@ import type {
   SteeringStore,
   TranscriptReader,
   UiSessionStore,
+  TryStore,
 } from './ports';
 import { agentsRoutes } from './routes/agents';
 import { approvalsRoutes } from './routes/approvals';
@@ -44,6 +45,8 @@ import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
 import { transcriptRoutes } from './routes/transcript';
 import { uiSessionRoutes } from './routes/ui-session';
+import { triesRoutes } from './routes/tries';
+import { TryAgent } from './commands/try-agent';
 import { whoamiRoutes } from './routes/whoami';
 import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
@@ -68,6 +71,8 @@ export interface GatewayAppDeps {
   transcripts: TranscriptReader;
   /** Sessions' runs and senders' names, for steering. */
   steering: SteeringStore;
+  /** Try runs and their records (try-drive, decision 0027). */
+  tries: TryStore;
   /** Sessions' mailboxes (steering writes to them). */
   mailbox: Mailbox;
   /** The BullMQ queue `activations` that manual runs and retries go to. */
@@ -129,6 +134,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
 
   const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens, uiSessions: deps.uiSessions });
   const ledger = new RunLedger(deps);
+  const tryAgent = new TryAgent(deps);
   app.use(whoamiRoutes({ ...deps, authenticator }));
   app.use(uiSessionRoutes({ authenticator, uiSessions: deps.uiSessions, ttlSeconds: deps.uiSessionTtlSeconds, bodyLimitBytes: deps.bodyLimitBytes }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
@@ -142,6 +148,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(eventsRoutes(deps));
   workspace.use(agentsRoutes(deps));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
+  workspace.use(triesRoutes({ ...deps, tryAgent }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
   workspace.use(secretsRoutes(deps));
@@ -151,7 +158,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 
   app.use('/v1/workspaces/:ws', workspace);
-  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, allowedHosts: deps.mcpAllowedHosts }));
+  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, tryAgent, allowedHosts: deps.mcpAllowedHosts }));
   const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR);
   if (ui) app.use(ui);
   app.use(notFoundHandler);

@@ -65,6 +65,8 @@ export class RunLedger {
   async retry(ctx: RunCommandContext, runId: string): Promise<RunRecord> {
     const original = await this.deps.runs.get(ctx.principal.workspaceId, runId);
     if (!original) throw runNotFound(runId);
+    // A retry would run a try's agent for real: a try is tried again instead (decision 0027).
+    if (original.origin.type === 'try') throw new AppError(ErrorCode.RUN_NOT_RETRYABLE, 'a try run is not retried: try the agent again', { id: runId });
     if (!isTerminalRunStatus(original.status)) {
       throw new AppError(ErrorCode.RUN_NOT_FINISHED, 'only a run that has ended can be retried: stop it first', { id: runId, status: original.status });
     }

@@ -16,6 +16,7 @@ import { PrismaRunStore } from './adapters/prisma-run-store';
 import { PrismaSecretStore } from './adapters/prisma-secret-store';
 import { PrismaSettingsStore } from './adapters/prisma-settings-store';
 import { PrismaSteeringStore } from './adapters/prisma-steering-store';
+import { PrismaTryStore } from './adapters/prisma-try-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
 import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
 import { RedisMailbox } from './adapters/redis-mailbox';
@@ -77,6 +78,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     secretBox,
     transcripts: new PrismaTranscriptReader(prisma),
     steering: new PrismaSteeringStore(prisma),
+    tries: new PrismaTryStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
     activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
     approvals: new ApprovalStore(prisma, prismaTransactions(prisma)),

@@ -11,8 +11,8 @@ import { callTool, connectMcp } from './mcp-client';
 
 type Api = ReturnType<typeof apiClient>;
 
-const VIEWER_TOOLS = ['get_agent', 'get_event', 'get_run', 'get_transcript', 'list_agents', 'list_events', 'list_runs'];
-const MEMBER_TOOLS = [...VIEWER_TOOLS, 'emit_event', 'retry_run', 'send_session_message', 'start_run', 'stop_run'].sort();
+const VIEWER_TOOLS = ['get_agent', 'get_approval', 'get_event', 'get_run', 'get_transcript', 'list_agents', 'list_approvals', 'list_events', 'list_runs'];
+const MEMBER_TOOLS = [...VIEWER_TOOLS, 'decide_approval', 'emit_event', 'retry_run', 'send_session_message', 'start_run', 'stop_run', 'try_agent'].sort();
 
 /**
  * Issue 13 item 8 on the platform MCP server, against the real gateway: the

@@ -74,18 +74,22 @@ describe('platform MCP server', () => {
     const { tools } = await mcp.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(Object.keys(byName).sort()).toEqual([
+      'decide_approval',
       'emit_event',
       'get_agent',
+      'get_approval',
       'get_event',
       'get_run',
       'get_transcript',
       'list_agents',
+      'list_approvals',
       'list_events',
       'list_runs',
       'retry_run',
       'send_session_message',
       'start_run',
       'stop_run',
+      'try_agent',
     ]);
     for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true });

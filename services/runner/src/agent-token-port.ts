@@ -7,6 +7,8 @@ export interface MintAgentTokenInput {
   depth: number;
   /** How long the token lives if it is never revoked (a runner that dies mid-run). */
   ttlMs: number;
+  /** The member the token acts as instead of the agent's creator (a try run acts as who tried it). @defaultValue the agent's creator */
+  userId?: string;
 }
 
 /**

@@ -87,6 +87,16 @@ export interface RunReads {
   /** The stored spec of an agent version (raw: parsed by the runner at its boundary); null when absent. */
   specOf(agentId: string, version: number): Promise<unknown>;
   stopReason(runId: string): Promise<StopReason | null>;
+  /** A try run's record (decision 0027): the spec it runs and its hand-built fact (raw), who tried it and when; null when absent. */
+  tryOf(runId: string): Promise<StoredTry | null>;
+}
+
+/** What the gateway stored with a try run (`agent_tries`), its JSON not parsed yet. */
+export interface StoredTry {
+  spec: unknown;
+  fact: unknown;
+  createdBy: string;
+  createdAt: Date;
 }
 
 /** One call a person must decide before it runs (or, kind `plan`, a plan-mode run's plan). */

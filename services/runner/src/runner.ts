@@ -4,6 +4,7 @@ import type { Logger } from '@switchyard/logging';
 import { ProcessCapacity } from './process-capacity';
 import { executeRun, RUNNER_LOST } from './run-execution';
 import { SpecCache } from './spec-cache';
+import { isTryRun, prepareTryRun } from './try-run';
 import type { ApprovalParking, Claimed, ExecutionContext, Executor, RunEnding, RunQueue, RunReads, RunRef, StartedRun } from './ports';
 
 /** Most runs one lane may hold at once (flow.concurrency's maximum): a claim never needs more slots. */
@@ -159,10 +160,11 @@ export class Runner {
     const { reads, executor, log } = this.options;
     let ending: RunEnding | { status: 'parked' };
     try {
-      const spec: AgentSpec | null = await this.specs.get(run.agentId, run.agentVersion);
-      if (spec) this.noteWidth(run.agentId, spec.flow.concurrency);
-      ending = spec
-        ? await executeRun({ reads, executor, log }, run, spec, controller.signal, this.parkFor(run))
+      // A try runs the spec stored with it, in shadow (decision 0027): its lane is its own, and it never parks.
+      const shadow = isTryRun(run);
+      const prepared = shadow ? await prepareTryRun(reads, run) : await this.versionRun(run);
+      ending = prepared
+        ? await executeRun({ reads, executor, log }, prepared.run, prepared.spec, controller.signal, shadow ? undefined : this.parkFor(run))
         : { status: 'failed', reason: RUN_FAILURE_CODES.specInvalid, outcome: null, error: { code: RUN_FAILURE_CODES.specInvalid, message: 'the stored agent spec does not parse' } };
     } finally {
       this.executing.delete(run.id);
@@ -194,6 +196,13 @@ export class Runner {
   private async parked(run: RunRef): Promise<void> {
     const reserved = this.capacity.ending(MAX_LANE_CONCURRENCY);
     await this.claimed(reserved, () => this.options.queue.claim(run.id, reserved));
+  }
+
+  /** A run of a saved version: its spec from the cache (null when it does not parse). */
+  private async versionRun(run: StartedRun): Promise<{ run: StartedRun; spec: AgentSpec } | null> {
+    const spec = await this.specs.get(run.agentId, run.agentVersion);
+    if (spec) this.noteWidth(run.agentId, spec.flow.concurrency);
+    return spec ? { run, spec } : null;
   }
 
   /** Writes the ending; the same call claims the lane's next runs with the slot this run frees. */

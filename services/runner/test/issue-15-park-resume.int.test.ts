@@ -130,8 +130,8 @@ describe('issue 15: parked approvals in the runner', () => {
     await post('lane.go', 'C');
     await post('lane.go', 'D');
     const [c, d] = [await runOfSubject(id, 'C'), await runOfSubject(id, 'D')];
-    expect(await decideApproval(platform, parked.pending[0]!.id, 'approve', 'go ahead')).toEqual({ decided: true, resumed: true });
-    expect(await decideApproval(platform, parked.pending[0]!.id, 'deny')).toEqual({ decided: false, resumed: false });
+    expect(await decideApproval(api, ws, parked.pending[0]!.id, 'approve', 'go ahead')).toBe(200);
+    expect(await decideApproval(api, ws, parked.pending[0]!.id, 'deny')).toBe(409);
     const second: ServiceProcess = await platform.startRunner();
 
     const [rowA, rowC, rowD] = [await ended(a), await ended(c), await ended(d)];
@@ -192,7 +192,7 @@ describe('issue 15: parked approvals in the runner', () => {
     await post('deny.go', 'X');
     const run = await runOfSubject(id, 'X');
     const parked = await nextStop(pool, run);
-    expect(await decideApproval(platform, parked.pending[0]!.id, 'deny', 'not today')).toEqual({ decided: true, resumed: true });
+    expect(await decideApproval(api, ws, parked.pending[0]!.id, 'deny', 'not today')).toBe(200);
     expect((await ended(run)).status).toBe('completed');
     const tool = (await entries(run)).find((entry) => entry.type === 'tool')!;
     expect(tool.content).toMatchObject({ ok: false, refused: true, error: { code: 'approval_denied' } });
@@ -219,7 +219,7 @@ describe('issue 15: parked approvals in the runner', () => {
     await post('kill.go', 'K');
     const run = await runOfSubject(id, 'K');
     const parked = await nextStop(pool, run);
-    expect(await decideApproval(platform, parked.pending[0]!.id, 'approve')).toEqual({ decided: true, resumed: true });
+    expect(await decideApproval(api, ws, parked.pending[0]!.id, 'approve')).toBe(200);
     await waitFor(async () => callsOf('slow').length === 1, { timeoutMs: 30_000, intervalMs: 20, what: 'the approved call reached the MCP server' });
     await doomed.stop('SIGKILL');
     await platform.startRunner(env);
@@ -247,7 +247,7 @@ describe('issue 15: parked approvals in the runner', () => {
     const parked = await nextStop(pool, approved);
     expect(parked.pending).toHaveLength(1);
     expect(parked.pending[0]).toMatchObject({ kind: 'plan', tool: null, arguments_preview: '1. echo the ticket\n2. report' });
-    await decideApproval(platform, parked.pending[0]!.id, 'approve');
+    expect(await decideApproval(api, ws, parked.pending[0]!.id, 'approve')).toBe(200);
     // Under afterPlan `auto` the write runs without asking.
     const done = await ended(approved);
     expect(done).toMatchObject({ status: 'completed', outcome: { summary: 'plan carried out' } });
@@ -257,7 +257,7 @@ describe('issue 15: parked approvals in the runner', () => {
     await post('plan.go', 'P2');
     const denied = await runOfSubject(id, 'P2');
     const asked = await nextStop(pool, denied);
-    await decideApproval(platform, asked.pending[0]!.id, 'deny', 'too risky');
+    expect(await decideApproval(api, ws, asked.pending[0]!.id, 'deny', 'too risky')).toBe(200);
     expect(await ended(denied)).toMatchObject({ status: 'completed', outcome: { summary: '1. echo the ticket\n2. report', turns: 1 } });
     expect(callsOf('echo')).toHaveLength(1);
   });
@@ -324,9 +324,9 @@ describe('issue 15: parked approvals in the runner', () => {
     expect((await entries(run)).filter((entry) => entry.type === 'tool').map((entry) => entry.content.toolCallId)).toEqual(['p1']);
 
     // One decided: the run keeps waiting for the other.
-    expect(await decideApproval(platform, parked.pending[0]!.id, 'approve')).toEqual({ decided: true, resumed: false });
+    expect(await decideApproval(api, ws, parked.pending[0]!.id, 'approve')).toBe(200);
     expect((await runRow(run)).status).toBe('awaiting_approval');
-    expect(await decideApproval(platform, parked.pending[1]!.id, 'approve')).toEqual({ decided: true, resumed: true });
+    expect(await decideApproval(api, ws, parked.pending[1]!.id, 'approve')).toBe(200);
     expect(await ended(run)).toMatchObject({ status: 'completed', outcome: { summary: 'all three done', toolCalls: 3 } });
     expect([callsOf('add').length, callsOf('echo').length, callsOf('delete_everything').length]).toEqual([1, 1, 1]);
     expect((await entries(run)).filter((entry) => entry.type === 'tool').map((entry) => entry.content.toolCallId)).toEqual(['p1', 'p2', 'p3']);

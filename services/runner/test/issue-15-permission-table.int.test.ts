@@ -75,12 +75,12 @@ describe('issue 15: the permission table over real processes', () => {
         for (;;) {
           const stop = await nextStop(pool, runId, 120_000);
           if (stop.status !== 'awaiting_approval') {
-            expect(stop.status).toBe('completed');
+            expect({ name, status: stop.status, reason: stop.reason }).toEqual({ name, status: 'completed', reason: null });
             break;
           }
           for (const approval of stop.pending) {
             parked.push((approval.tool as { name: string }).name);
-            await decideApproval(platform, approval.id, 'approve');
+            expect(await decideApproval(api, 'table', approval.id, 'approve')).toBe(200);
           }
         }
         const entries = await pool.$queryRawUnsafe<Array<{ content: any }>>(`SELECT content FROM transcript_entries WHERE run_id = $1::uuid AND type = 'tool' ORDER BY seq`, runId);

@@ -70,7 +70,7 @@ function setup(options: { concurrency?: number; leaseMs?: number; specOf?: () =>
   const executor = options.executor ?? new GateExecutor();
   const transitions: string[] = [];
   const metrics: RunnerMetrics = { transitioned: (status, reason) => transitions.push(`${status}:${reason ?? ''}`) };
-  const reads: RunReads = { specOf: async () => (options.specOf ? options.specOf() : spec()), stopReason: async () => null };
+  const reads: RunReads = { specOf: async () => (options.specOf ? options.specOf() : spec()), stopReason: async () => null, tryOf: async () => null };
   const leaseMs = options.leaseMs ?? 60_000;
   const queue: RunQueue = store.as('me', leaseMs);
   const runner = new Runner({ queue, reads, executor, log: createLogger({ service: 'test', level: 'silent' }), concurrency: options.concurrency ?? 10, leaseMs, metrics });

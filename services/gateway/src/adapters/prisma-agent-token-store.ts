@@ -8,6 +8,7 @@ interface AgentTokenRow {
   workspace_id: string;
   slug: string;
   role: Role;
+  shadow: boolean;
   run_id: string;
   agent_id: string;
   depth: number;
@@ -20,7 +21,9 @@ interface AgentTokenRow {
  * soon as any of them stops holding: not revoked, not expired (by the database
  * clock, the one the runner set the expiry with), its run not ended (even if
  * the runner died before revoking it), and its creator still a member — with
- * the role they have now, not the one they had at mint time.
+ * the role they have now, not the one they had at mint time. A try run's token
+ * reads only (viewer, decision 0027): a shadow run changes nothing, even through
+ * a tool it was wrong to call.
  */
 export class PrismaAgentTokenStore implements AgentTokenStore {
   /** The gateway's Prisma client, or any raw-SQL runner (decision 0015). */
@@ -29,7 +32,7 @@ export class PrismaAgentTokenStore implements AgentTokenStore {
   async findActiveAgentToken(hash: string): Promise<Principal | null> {
     const [row] = await this.sql.$queryRawUnsafe<AgentTokenRow[]>(
       `SELECT t.id::text AS id, t.user_id::text AS user_id, t.workspace_id::text AS workspace_id, w.slug,
-              m.role::text AS role, t.run_id::text AS run_id, t.agent_id::text AS agent_id, t.depth,
+              m.role::text AS role, r.origin_type = 'try' AS shadow, t.run_id::text AS run_id, t.agent_id::text AS agent_id, t.depth,
               t.expires_at
          FROM agent_tokens t
          JOIN workspaces w ON w.id = t.workspace_id
@@ -46,9 +49,10 @@ export class PrismaAgentTokenStore implements AgentTokenStore {
       userId: row.user_id,
       workspaceId: row.workspace_id,
       workspaceSlug: row.slug,
-      role: row.role,
+      role: row.shadow ? 'viewer' : row.role,
       expiresAt: new Date(row.expires_at).toISOString(),
       agent: { runId: row.run_id, agentId: row.agent_id, depth: Number(row.depth) },
+      ...(row.shadow ? { shadowOf: row.role } : {}),
     };
   }
 }

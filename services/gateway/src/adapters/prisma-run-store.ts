@@ -13,7 +13,8 @@ const StoredJsonSchema = z.object({
   error: RunSchema.shape.error,
 });
 
-function toRecord(row: RunRow): RunRecord {
+/** A `runs` row as the ledger's RunRecord (its JSON columns parsed). */
+export function toRecord(row: RunRow): RunRecord {
   const parsed = StoredJsonSchema.safeParse({ origin: row.origin, causedBy: row.causedBy, outcome: row.outcome, error: row.error });
   if (!parsed.success) {
     throw new AppError(ErrorCode.INTERNAL, 'stored run has a JSON column this code cannot read', { id: row.id, issues: parsed.error.issues });

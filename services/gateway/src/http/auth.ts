@@ -13,6 +13,8 @@ const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2 };
  */
 export const AGENT_MAX_ROLE: Role = 'member';
 
+const capRole = (role: Role): Role => (RANK[role] <= RANK[AGENT_MAX_ROLE] ? role : AGENT_MAX_ROLE);
+
 /** Options of Authenticator. */
 export interface AuthenticatorOptions {
   store: AuthStore;
@@ -56,8 +58,9 @@ export class Authenticator {
 
   private async resolveAgent(hash: string): Promise<Principal | null> {
     const principal = (await this.options.agentTokens?.findActiveAgentToken(hash)) ?? null;
-    if (!principal || RANK[principal.role] <= RANK[AGENT_MAX_ROLE]) return principal;
-    return { ...principal, role: AGENT_MAX_ROLE };
+    if (!principal) return null;
+    const capped = { ...principal, role: capRole(principal.role) };
+    return principal.shadowOf === undefined ? capped : { ...capped, shadowOf: capRole(principal.shadowOf) };
   }
 
   /**

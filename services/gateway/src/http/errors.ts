@@ -18,6 +18,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
     case ErrorCode.CSRF_TOKEN_INVALID:
+    case ErrorCode.TRY_BY_AGENT_REFUSED:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
@@ -39,6 +40,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.AGENTS_PAUSED:
     case ErrorCode.RUN_NOT_ACTIVE:
     case ErrorCode.RUN_NOT_FINISHED:
+    case ErrorCode.RUN_NOT_RETRYABLE:
     case ErrorCode.SESSION_NOT_ACTIVE:
     case ErrorCode.SELF_CAUSED:
     case ErrorCode.CAUSATION_DEPTH_EXCEEDED:

@@ -31,9 +31,11 @@ export function methodNotAllowed(paths: Record<string, Record<string, unknown>>)
     return { pattern: templatePattern(template), methods };
   });
   return (req, res, next) => {
-    const path = known.find((entry) => entry.pattern.test(req.path));
-    if (!path || path.methods.includes(req.method)) return next();
-    res.setHeader('Allow', path.methods.join(', '));
-    next(new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not allowed here`, { allow: path.methods }));
+    // A literal path and a template may both match (`/agents/try` and `/agents/{id}`): the methods are theirs together.
+    const matching = known.filter((entry) => entry.pattern.test(req.path));
+    const methods = [...new Set(matching.flatMap((entry) => entry.methods))];
+    if (matching.length === 0 || methods.includes(req.method)) return next();
+    res.setHeader('Allow', methods.join(', '));
+    next(new AppError(ErrorCode.METHOD_NOT_ALLOWED, `${req.method} is not allowed here`, { allow: methods }));
   };
 }

@@ -50,7 +50,9 @@ function errorResult(error: AppError): CallToolResult {
 export function createPlatformMcpServer(deps: PlatformToolDeps, ctx: PlatformToolContext, log: Logger): Server {
   const server = new Server({ name: 'switchyard', version: '0.1.0' }, { capabilities: { tools: {} } });
   // Only what the caller's role may call: a tool it would be refused is not offered (calling it is still refused).
-  const visible = TOOL_LIST.filter((entry) => hasRole(ctx.principal, entry.role) && !(entry.peopleOnly && ctx.principal.agent)).map((entry) => entry.tool);
+  // A try run's token lists its member's tools (so the model is offered what the agent would have); its calls stay read-only.
+  const listedAs = { ...ctx.principal, role: ctx.principal.shadowOf ?? ctx.principal.role };
+  const visible = TOOL_LIST.filter((entry) => hasRole(listedAs, entry.role) && !(entry.peopleOnly && ctx.principal.agent)).map((entry) => entry.tool);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;

@@ -10,6 +10,7 @@ import { decideApproval, type DecideApprovalDeps } from '../commands/decide-appr
 import { postSessionMessage, type PostSessionMessageDeps } from '../commands/post-session-message';
 import { getApproval, listApprovals } from '../commands/read-approvals';
 import { readTranscript, type ReadTranscriptDeps } from '../commands/read-transcript';
+import type { TryAgent } from '../commands/try-agent';
 import type { AgentStore, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
 import type { RunLedger } from '../run-ledger';
 import { getAgent, getEvent, getRun, listAgents, listEvents, listRuns } from '../workspace-queries';
@@ -23,6 +24,8 @@ export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessage
   agents: Pick<AgentStore, 'list' | 'get' | 'deletedAt'>;
   /** Starts, stops and retries runs (the REST routes' RunLedger). */
   ledger: Pick<RunLedger, 'start' | 'stop' | 'retry'>;
+  /** Runs a draft or saved agent once in shadow (the REST route's TryAgent). */
+  tryAgent: Pick<TryAgent, 'try'>;
 }
 
 /** Who calls, and the id that ties the call to the facts it records. */
@@ -158,6 +161,16 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     annotations: write('Send session message', false),
     role: 'member',
     run: (deps, ctx, input) => postSessionMessage(deps, ctx.principal, input.sessionId, input.content),
+  },
+  try_agent: {
+    name: 'try_agent',
+    description:
+      'Runs a draft `spec` (or a saved `agentId`, at `version` or its latest) once in shadow, on exactly one of a recorded fact (`eventId`), a hand-built `fact` or an `input`. ' +
+      "The platform's read-only tools run live; every other call is not executed and is recorded as wouldHave. Returns {runId, agentId, version}; " +
+      'read the run with get_run and get_transcript. A try records no facts and never needs approvals. People only: an agent token is refused.',
+    annotations: write('Try agent', false),
+    role: 'member',
+    run: async (deps, ctx, input) => ({ ...(await deps.tryAgent.try(ctx, input)) }),
   },
   list_approvals: {
     name: 'list_approvals',

@@ -38,6 +38,10 @@ import {
   WorkspaceSettingsSchema,
   CreateUiSessionRequestSchema,
   UiSessionResponseSchema,
+  ListAgentTriesResponseSchema,
+  RunWouldHaveResponseSchema,
+  TryAgentRequestSchema,
+  TryAgentResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -80,6 +84,10 @@ const SCHEMAS = {
   TranscriptResponse: TranscriptResponseSchema,
   PostSessionMessageRequest: PostSessionMessageRequestSchema,
   PostSessionMessageResponse: PostSessionMessageResponseSchema,
+  TryAgentRequest: TryAgentRequestSchema,
+  TryAgentResponse: TryAgentResponseSchema,
+  ListAgentTriesResponse: ListAgentTriesResponseSchema,
+  RunWouldHaveResponse: RunWouldHaveResponseSchema,
   Approval: ApprovalSchema,
   ListApprovalsResponse: ListApprovalsResponseSchema,
   DecideApprovalRequest: DecideApprovalRequestSchema,

@@ -9,6 +9,7 @@ import {
   WS_PARAMETER as ws,
 } from './openapi-components';
 import { approvalPaths } from './openapi-approval-paths';
+import { tryPaths } from './openapi-try-paths';
 import { agentLoopPaths, agentPaths, runPaths, WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 /** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
@@ -150,7 +151,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths() };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { RUN_CANCEL_REASONS } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { RunReads, StopReason } from '../ports';
+import type { RunReads, StopReason, StoredTry } from '../ports';
 
-/** The runner's reads of the run ledger besides the queue: specs and stop flags. */
+/** The runner's reads of the run ledger besides the queue: specs, tries and stop flags. */
 export class SqlRunReads implements RunReads {
   constructor(private readonly sql: SqlRunner) {}
 
@@ -13,6 +13,14 @@ export class SqlRunReads implements RunReads {
       version,
     );
     return row?.spec ?? null;
+  }
+
+  async tryOf(runId: string): Promise<StoredTry | null> {
+    const [row] = await this.sql.$queryRawUnsafe<Array<{ spec: unknown; fact: unknown; created_by: string; created_at: Date }>>(
+      'SELECT spec, fact, created_by::text AS created_by, created_at FROM agent_tries WHERE run_id = $1::uuid',
+      runId,
+    );
+    return row ? { spec: row.spec, fact: row.fact ?? null, createdBy: row.created_by, createdAt: new Date(row.created_at) } : null;
   }
 
   async stopReason(runId: string): Promise<StopReason | null> {

@@ -2,7 +2,7 @@ import type { AgentSpec, RunState } from '@switchyard/contracts';
 import { redactSecrets } from '@switchyard/core';
 import type { ModelTool, Model } from '../model/model';
 import type { ExecutableRun, ExecutionContext, RunContext } from '../ports';
-import type { PlatformToolServer, ToolDefinition, ToolHost } from '../tools';
+import { ShadowToolHost, type PlatformToolServer, type ToolDefinition, type ToolHost } from '../tools';
 import type { AgentLoopOptions, ResolveSecret } from './loop-options';
 import { MailboxIntake } from './mailbox-intake';
 import { PLAN_TOOL } from './plan-tool';
@@ -75,7 +75,8 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
   session.model = await options.model(run.spec, { fact: runContext.fact, input, resolveSecret, answered: recorder.state.tally.turns });
   const platform = await platformTools(options, session);
   const connected = await options.tools({ servers: run.spec.tools.mcpServers, platform, resolveSecret, signal: session.context.signal });
-  session.host = connected.host;
+  // A try-drive runs in shadow (decision 0027): its host executes only the platform's reads.
+  session.host = runContext.origin.type === 'try' ? new ShadowToolHost(connected.host) : connected.host;
   for (const notice of connected.notices) recorder.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
   offerTools(session);
   if (recorder.state.conversation.length === 0) {
@@ -109,6 +110,8 @@ async function platformTools(options: AgentLoopOptions, session: RunSession): Pr
     agentId: run.agentId,
     depth: run.depth,
     ttlMs: options.platform.tokenTtlMs,
+    // A try's reads act as the person who tried it (the gateway lets its token read only).
+    ...(session.runContext.origin.type === 'try' ? { userId: session.runContext.origin.userId } : {}),
   });
   session.tokenMinted = true;
   session.secretValues.push(token);
@@ -134,9 +137,9 @@ export async function closeSession(options: AgentLoopOptions, session: RunSessio
   }
 }
 
-/** What woke the run, for its first message; a retry of a manual run carries its input. */
+/** What woke the run, for its first message; a retry of a manual run, and a try, carry their input. */
 function toTrigger(origin: { type: string; input?: string }, fact: RunContext['fact']): RunTrigger {
   if (fact) return { type: 'fact', fact };
-  if ((origin.type === 'manual' || origin.type === 'retry') && typeof origin.input === 'string') return { type: 'manual', input: origin.input };
+  if ((origin.type === 'manual' || origin.type === 'retry' || origin.type === 'try') && typeof origin.input === 'string') return { type: 'manual', input: origin.input };
   return { type: 'none' };
 }

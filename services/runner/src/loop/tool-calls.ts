@@ -36,7 +36,7 @@ interface CalledTool {
   call: ModelToolCall;
   tool: ToolDefinition | undefined;
   args: Record<string, unknown> | undefined;
-  result: { ok: true; content: string; durationMs: number } | { ok: false; error: { code: string; message: string }; durationMs: number };
+  result: { ok: true; content: string; durationMs: number; wouldHave?: true } | { ok: false; error: { code: string; message: string }; durationMs: number };
   refused: boolean;
   /** A plan's decision, recorded after the step's results (run-state.ts folds it). */
   notice?: { code: string; message: string; mode?: 'default' | 'auto' };
@@ -58,12 +58,17 @@ export async function callTools(input: ToolCallsInput): Promise<AskingCall[]> {
   const byName = new Map(input.tools.flatMap((tool) => [[tool.modelName, tool] as const, [tool.name, tool] as const]));
   const judged = input.calls.map((call) => judgeCall(call, byName.get(call.name), input));
   const asks = judged.filter((call): call is AskingCall => call.type === 'ask');
-  const decided = asks.length > 0 && input.approvals ? await input.approvals.ofCalls(input.run, asks.map((ask) => ask.call.id)) : new Map<string, RecordedApproval>();
+  let decided: Map<string, RecordedApproval> | Error = new Map();
+  if (asks.length > 0 && input.approvals) {
+    decided = await input.approvals.ofCalls(input.run, asks.map((ask) => ask.call.id)).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  }
   const waiting: AskingCall[] = [];
   const outcomes = await Promise.all(
     judged.map((call) => {
       if (call.type === 'refuse') return refusal(call, call.code, call.message);
       if (call.type === 'run') return execute(call, input);
+      // Fail closed: a call whose decision cannot be read does not run.
+      if (decided instanceof Error) return { ...refusal(call, LOOP_ERRORS.approvalUnavailable, `the call's approval could not be read (${decided.message}); it did not run`), refused: false };
       const approval = decided.get(call.call.id);
       const decision = approval ? decisionOf(approval) : ({ type: 'pending' } as const);
       if (decision.type === 'pending') return void waiting.push(call);
@@ -144,6 +149,7 @@ function record(input: Pick<ToolCallsInput, 'transcript' | 'metrics'>, outcomes:
       ok: result.ok,
       ...(result.ok ? { result: result.content } : { error: { ...result.error } }),
       ...(verdict === 'refused' ? { refused: true as const } : {}),
+      ...(result.ok && result.wouldHave ? { wouldHave: true as const } : {}),
       durationMs: result.durationMs,
     });
   }

@@ -38,7 +38,8 @@ export type { ToolErrorCode };
 
 /** A tool call's outcome: never thrown. `content` is text, capped (see ToolHostOptions.maxResultBytes). */
 export type ToolCallResult =
-  | { ok: true; content: string; durationMs: number }
+  /** `wouldHave`: a shadow run's call that was not executed; `content` is the fixed placeholder (ShadowToolHost). */
+  | { ok: true; content: string; durationMs: number; wouldHave?: true }
   | { ok: false; error: { code: ToolErrorCode; message: string }; durationMs: number };
 
 /**

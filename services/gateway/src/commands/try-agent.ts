@@ -1,0 +1,110 @@
+import { AppError, ErrorCode, RUN_FAILURE_CODES, type RunOrigin, type TryAgentRequest, type TryAgentResponse } from '@switchyard/contracts';
+import { newId } from '@switchyard/core';
+import type { Logger } from '@switchyard/logging';
+import type { ActivationSink, AgentStore, FactReader, NewTry, Principal, RunStore, SettingsStore, StoredAgentSpec, TryStore } from '../ports';
+
+/** What TryAgent needs: only the methods it calls. */
+export interface TryAgentDeps {
+  tries: TryStore;
+  agents: Pick<AgentStore, 'get' | 'getVersion'>;
+  reader: Pick<FactReader, 'get'>;
+  settings: Pick<SettingsStore, 'get'>;
+  runs: Pick<RunStore, 'fail'>;
+  activations: ActivationSink;
+  log: Logger;
+}
+
+/** Who asks, and the id of the request (for the logs). */
+export interface TryCommandContext {
+  principal: Principal;
+  correlationId: string;
+}
+
+const agentNotFound = (id: string) => new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent (or draft with tries) in this workspace', { id });
+
+/**
+ * Try-drive (decision 0027): runs a draft or a saved agent once in shadow.
+ * The run and its try record (the exact spec, a hand-built fact) are written
+ * together, then the run is enqueued like a manual run; the runner executes
+ * it with the shadow tool host. A try records no fact, so nothing it does can
+ * activate an agent. Only people try agents: an agent token is refused.
+ */
+export class TryAgent {
+  constructor(private readonly deps: TryAgentDeps) {}
+
+  async try(ctx: TryCommandContext, body: TryAgentRequest): Promise<TryAgentResponse> {
+    const { principal } = ctx;
+    if (principal.agent) throw new AppError(ErrorCode.TRY_BY_AGENT_REFUSED, 'only people try agents: an agent token cannot');
+    if ((await this.deps.settings.get(principal.workspaceId)).agentsPaused) {
+      throw new AppError(ErrorCode.AGENTS_PAUSED, 'agents are paused in this workspace (settings.agentsPaused)', { workspace: principal.workspaceSlug });
+    }
+    const target = await this.target(principal, body);
+    const trigger = await this.trigger(principal, body);
+    const origin: RunOrigin = {
+      type: 'try',
+      userId: principal.userId,
+      ...(target.version === null ? {} : { version: target.version }),
+      ...(trigger.eventId === null ? {} : { eventId: trigger.eventId }),
+      ...(body.input === undefined ? {} : { input: body.input }),
+    };
+    const input: NewTry = {
+      run: {
+        id: newId(),
+        workspaceId: principal.workspaceId,
+        agentId: target.agentId,
+        agentVersion: target.version ?? 0,
+        origin,
+        eventId: trigger.eventId,
+        eventKind: trigger.eventKind,
+        causedBy: null,
+        depth: 0,
+        sessionId: newId(),
+      },
+      version: target.version,
+      spec: target.spec,
+      fact: body.fact === undefined ? null : { id: newId(), ...body.fact },
+      createdBy: principal.userId,
+    };
+    const run = await this.deps.tries.create(input);
+    await this.enqueue(run.id, run.workspaceId, run.agentId);
+    return { runId: run.id, agentId: target.agentId, version: target.version };
+  }
+
+  /** What runs: a draft (of a saved agent, of an earlier draft, or new) or a saved version. */
+  private async target(principal: Principal, body: TryAgentRequest): Promise<{ agentId: string; version: number | null; spec: StoredAgentSpec }> {
+    const workspaceId = principal.workspaceId;
+    if (body.spec) {
+      const { enabled: _enabled, ...spec } = body.spec;
+      if (body.agentId === undefined) return { agentId: newId(), version: null, spec };
+      const known = (await this.deps.agents.get(workspaceId, body.agentId)) !== null || (await this.deps.tries.hasTries(workspaceId, body.agentId));
+      if (!known) throw agentNotFound(body.agentId);
+      return { agentId: body.agentId, version: null, spec };
+    }
+    const agentId = body.agentId!;
+    const agent = await this.deps.agents.get(workspaceId, agentId);
+    if (!agent) throw agentNotFound(agentId);
+    if (body.version === undefined || body.version === agent.version) return { agentId, version: agent.version, spec: agent.spec };
+    const found = await this.deps.agents.getVersion(workspaceId, agentId, body.version);
+    if (!found.ok) throw new AppError(ErrorCode.AGENT_VERSION_NOT_FOUND, 'the agent has no such version', { id: agentId, version: body.version });
+    return { agentId, version: body.version, spec: found.version.spec };
+  }
+
+  /** The recorded fact it replays, if any (of this workspace only). */
+  private async trigger(principal: Principal, body: TryAgentRequest): Promise<{ eventId: string | null; eventKind: string | null }> {
+    if (body.eventId === undefined) return { eventId: null, eventKind: null };
+    const fact = await this.deps.reader.get({ id: principal.workspaceId, slug: principal.workspaceSlug }, body.eventId);
+    if (!fact) throw new AppError(ErrorCode.EVENT_NOT_FOUND, 'no such event in this workspace', { id: body.eventId });
+    return { eventId: fact.id, eventKind: fact.kind };
+  }
+
+  /** Enqueues the run's job; a job that cannot be enqueued fails the run and the client gets 503 to try again. */
+  private async enqueue(runId: string, workspaceId: string, agentId: string): Promise<void> {
+    try {
+      await this.deps.activations.enqueue([{ schemaVersion: 1, runId, workspaceId, agentId }]);
+    } catch (error) {
+      this.deps.log.error({ err: error, runId, agentId }, 'try committed but its activation could not be enqueued');
+      await this.deps.runs.fail(workspaceId, runId, RUN_FAILURE_CODES.enqueueFailed, { code: ErrorCode.UNAVAILABLE, message: 'the activation could not be enqueued' });
+      throw new AppError(ErrorCode.UNAVAILABLE, 'the try could not be queued: try again', { id: runId }, { cause: error });
+    }
+  }
+}
