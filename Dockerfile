@@ -4,7 +4,8 @@
 #
 #   manifests  every package.json and the lock, alone: the installs below are rebuilt only
 #              when one of them changes, not on every change to the sources
-#   deps       the full install, to generate the Prisma client (the Prisma CLI is a dev tool)
+#   deps       the full install, to generate the Prisma client (the Prisma CLI is a dev tool) and
+#              build the web UI (Vite is a dev tool)
 #   runtime    production dependencies, the sources and the generated client; no dev
 #              dependencies, no embedded PostgreSQL, no Prisma CLI
 
@@ -26,6 +27,10 @@ COPY prisma ./prisma
 COPY prisma.config.ts ./
 COPY scripts/prisma-generate.mjs ./scripts/
 RUN npm run db:generate
+# The web UI (decision 0029): built here with the dev dependencies (Vite), served by the gateway.
+COPY services/gateway/ui ./services/gateway/ui
+COPY scripts/build-ui.mjs ./scripts/
+RUN npm run ui:build
 
 FROM node:20-bookworm-slim AS runtime
 WORKDIR /app
@@ -38,6 +43,7 @@ RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
 COPY --from=deps /app/node_modules/@esbuild ./node_modules/@esbuild
 COPY . .
 COPY --from=deps /app/libs/db/src/generated ./libs/db/src/generated
+COPY --from=deps /app/services/gateway/ui/dist ./services/gateway/ui/dist
 
 ENV NODE_ENV=production
 # The sources stay owned by root and read-only to the services.

@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'libs/db/src/generated/**', '.data/**', 'coverage/**'] },
+  { ignores: ['**/node_modules/**', 'libs/db/src/generated/**', '.data/**', 'coverage/**', 'services/gateway/ui/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,6 +17,11 @@ export default tseslint.config(
     // Tests read JSON response bodies without declaring a type for each one.
     files: ['**/test/**/*.ts', 'libs/testing/src/http-client.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The web UI runs in the browser.
+    files: ['services/gateway/ui/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     files: ['**/*.js', '**/*.cjs'],

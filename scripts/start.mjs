@@ -2,7 +2,7 @@
 // `npm start`: Switchyard on one machine, from a fresh clone, in one command.
 //
 //   1. installs dependencies unless node_modules matches package-lock.json (by content);
-//   2. generates the Prisma client;
+//   2. generates the Prisma client, and builds the web UI when its sources changed (scripts/build-ui.mjs);
 //   3. finds Redis: REDIS_URL, else a Redis answering on 127.0.0.1:6379, else starts
 //      `redis-server` (data in .data/redis, append-only file on);
 //   4. finds PostgreSQL: DATABASE_URL, else a server on 127.0.0.1:5432 (database
@@ -66,6 +66,7 @@ async function main() {
 
   await installDependencies();
   if (!npm(['run', 'db:generate'])) return fail('npm run db:generate failed');
+  if (!npm(['run', 'ui:build'])) return fail('npm run ui:build failed (the web UI)');
   const redis = await resolveRedis();
   const postgres = await resolvePostgres();
   env.REDIS_URL = redis.url;

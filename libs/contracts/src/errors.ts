@@ -106,6 +106,8 @@ export enum ErrorCode {
   RATE_LIMITED = 'RATE_LIMITED',
   /** A stream ticket is unknown, used or expired. */
   STREAM_TICKET_INVALID = 'STREAM_TICKET_INVALID',
+  /** A mutating request authenticated by the UI session cookie lacks the session's `x-csrf-token` (decision 0029). */
+  CSRF_TOKEN_INVALID = 'CSRF_TOKEN_INVALID',
   /** A dependency (Redis, PostgreSQL) does not answer. */
   UNAVAILABLE = 'UNAVAILABLE',
   /** An environment variable is missing or invalid at start-up. `data`: the issues. */

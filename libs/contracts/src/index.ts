@@ -56,6 +56,14 @@ export {
 } from './auth';
 export type { CreateTokenRequest, Role, TokenInfo, WhoAmIResponse } from './auth';
 export {
+  CreateUiSessionRequestSchema,
+  CSRF_HEADER,
+  MAX_UI_SESSION_TTL_SECONDS,
+  UI_SESSION_COOKIE,
+  UiSessionResponseSchema,
+} from './ui-session';
+export type { CreateUiSessionRequest, UiSessionResponse } from './ui-session';
+export {
   AGENT_FACT_KINDS,
   AGENT_SPEC_SCHEMA_VERSION,
   AgentBudgetSchema,

@@ -11,6 +11,7 @@ import { methodNotAllowed } from './http/method-not-allowed';
 import { rateLimit, type TokenRateLimiter } from './http/rate-limit';
 import { jsonBody } from './http/json-body';
 import { checkUrl } from './http/url-check';
+import { DEFAULT_UI_DIR, uiStatic } from './http/ui-static';
 import { mcpRoutes } from './routes/mcp';
 import type {
   ActivationSink,
@@ -29,6 +30,7 @@ import type {
   SettingsStore,
   SteeringStore,
   TranscriptReader,
+  UiSessionStore,
   TryStore,
 } from './ports';
 import { agentsRoutes } from './routes/agents';
@@ -42,6 +44,7 @@ import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
 import { transcriptRoutes } from './routes/transcript';
+import { uiSessionRoutes } from './routes/ui-session';
 import { triesRoutes } from './routes/tries';
 import { TryAgent } from './commands/try-agent';
 import { whoamiRoutes } from './routes/whoami';
@@ -107,6 +110,12 @@ export interface GatewayAppDeps {
   tasks: TaskStore;
   /** Agents' collaborator rules (who may delegate to whom). */
   collaborators: CollaboratorStore;
+  /** Web UI sessions (the `sy_session` cookie). */
+  uiSessions: UiSessionStore;
+  /** UI_SESSION_TTL_SECONDS. */
+  uiSessionTtlSeconds: number;
+  /** The built web UI (served at `/` when it holds an index.html). @defaultValue services/gateway/ui/dist */
+  uiDir?: string;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -132,12 +141,13 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const openApi = buildOpenApi();
   app.get('/v1/openapi.json', (_req, res) => void res.json(openApi));
 
-  const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens });
+  const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens, uiSessions: deps.uiSessions });
   const ledger = new RunLedger(deps);
   const tryAgent = new TryAgent(deps);
   const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
   const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
   app.use(whoamiRoutes({ ...deps, authenticator }));
+  app.use(uiSessionRoutes({ authenticator, uiSessions: deps.uiSessions, ttlSeconds: deps.uiSessionTtlSeconds, bodyLimitBytes: deps.bodyLimitBytes }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
   const workspace = Router({ mergeParams: true });
@@ -162,6 +172,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
 
   app.use('/v1/workspaces/:ws', workspace);
   app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, tryAgent, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
+  const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR);
+  if (ui) app.use(ui);
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;

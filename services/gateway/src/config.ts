@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BaseEnvSchema, loadConfig, SecretsEnvSchema } from '@switchyard/config';
+import { MAX_UI_SESSION_TTL_SECONDS } from '@switchyard/contracts';
 
 export const GatewayEnvSchema = BaseEnvSchema.extend({
   /** The public HTTP port: the API, `/mcp`, `/healthz` and `/readyz` (not `/metrics`). */
@@ -22,6 +23,8 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
    * token whose run ended, is closed within this on every replica. @defaultValue 2000
    */
   STREAM_AUTH_RECHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+  /** How long a web UI sign-in lasts, in seconds (never past its API token's expiry; decision 0029). @defaultValue 43200 */
+  UI_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(MAX_UI_SESSION_TTL_SECONDS).default(43_200),
   /** Interval of SSE heartbeat comments. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
   /** How long Redis remembers an idempotencyKey → id (PostgreSQL remembers for ever). */

@@ -248,6 +248,8 @@ export type StopRunResult =
 export interface RunListFilter {
   agentId?: string;
   status?: RunStatus;
+  /** The runs started by this fact. */
+  eventId?: string;
   toolResult?: ToolCallResult;
 }
 
@@ -406,4 +408,18 @@ export type ApprovalsPort = Pick<ApprovalStore, 'list' | 'get' | 'decide'>;
 export interface RunResumer {
   /** Adds one job per run, its id unique to this resume (`key`); rejects when Redis is unreachable. */
   resume(runs: readonly ResumedRun[], key: string): Promise<void>;
+}
+
+/** Web UI sessions (decision 0029): a cookie's SHA-256 standing for an API token, for a while. */
+export interface UiSessionStore {
+  /** Records a session of the token; `hash` is the cookie secret's SHA-256. */
+  create(input: { hash: string; tokenId: string; expiresAt: Date }): Promise<void>;
+  /**
+   * The principal of a session with this hash that is not revoked or expired and
+   * whose token is not revoked or expired either; null otherwise. `expiresAt`
+   * is the earlier of the session's and the token's.
+   */
+  findActive(hash: string): Promise<Principal | null>;
+  /** Ends the session (sign-out); a second call changes nothing. */
+  revoke(hash: string): Promise<void>;
 }

@@ -18,6 +18,7 @@ import { PrismaSettingsStore } from './adapters/prisma-settings-store';
 import { PrismaSteeringStore } from './adapters/prisma-steering-store';
 import { PrismaTryStore } from './adapters/prisma-try-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
+import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { PrismaCollaboratorStore } from './adapters/prisma-collaborator-store';
 import { PrismaTaskStore } from './adapters/prisma-task-store';
@@ -112,6 +113,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     maxCausationDepth: config.MAX_CAUSATION_DEPTH,
     tasks: new PrismaTaskStore(prisma),
     collaborators: new PrismaCollaboratorStore(prisma),
+    uiSessions: new PrismaUiSessionStore(prisma),
+    uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
   });
   return {
     app,

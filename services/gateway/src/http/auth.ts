@@ -1,7 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode, type Role } from '@switchyard/contracts';
 import { hashToken, isAgentToken } from '@switchyard/core';
-import type { AgentTokenStore, AuthStore, Principal } from '../ports';
+import type { AgentTokenStore, AuthStore, Principal, UiSessionStore } from '../ports';
+import { checkCsrf, sessionCookieOf } from './ui-session-cookie';
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2 };
 
@@ -23,6 +24,8 @@ export interface AuthenticatorOptions {
   touchEveryMs?: number;
   /** Where agent tokens (`sya_…`) are looked up; without it they are refused. Never cached. */
   agentTokens?: AgentTokenStore;
+  /** Where UI sessions (the `sy_session` cookie) are looked up; without it the cookie is ignored. Never cached. */
+  uiSessions?: UiSessionStore;
 }
 
 /**
@@ -61,12 +64,22 @@ export class Authenticator {
   }
 
   /**
+   * The principal of a UI session cookie. Looked up on every request, not
+   * cached: a sign-out (or its token's revocation) on any replica must refuse
+   * the cookie at once.
+   */
+  async resolveSession(secret: string): Promise<Principal | null> {
+    return (await this.options.uiSessions?.findActive(hashToken(secret))) ?? null;
+  }
+
+  /**
    * Looks a credential up again in the store, never in the cache: for what
    * outlives a request (an open stream, a ticket), so that a revocation made
    * on any replica is seen. The cache takes the answer too.
    */
   async recheck(credential: Credential): Promise<Principal | null> {
     if (credential.agent) return this.resolveAgent(credential.hash);
+    if (credential.session) return (await this.options.uiSessions?.findActive(credential.hash)) ?? null;
     const principal = await this.options.store.findActiveToken(credential.hash);
     this.cache.set(credential.hash, { principal, until: Date.now() + (this.options.cacheMs ?? 5_000) });
     return principal;
@@ -94,6 +107,8 @@ export interface Credential {
   hash: string;
   /** An agent token (`sya_…`), looked up in the agent tokens. */
   agent: boolean;
+  /** A UI session cookie, looked up in the UI sessions. */
+  session?: boolean;
 }
 
 /** The credential of a bearer secret. */
@@ -107,6 +122,16 @@ export function bearerOf(req: Request): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
+}
+
+/**
+ * The credential the auth middleware authenticated the request with (bearer
+ * token, session cookie or stream ticket), to look up again later.
+ */
+export function credentialOfRequest(res: Response): Credential {
+  const credential = res.locals.credential as Credential | undefined;
+  if (!credential) throw new AppError(ErrorCode.UNAUTHENTICATED, 'authentication required');
+  return credential;
 }
 
 /** The principal the auth middleware put on the response. */
@@ -146,16 +171,30 @@ export function authenticateBearer(authenticator: Authenticator): RequestHandler
   };
 }
 
+/**
+ * The one way a request is authenticated: a bearer token first, else the UI
+ * session cookie (then a mutating request must carry the session's CSRF
+ * token), else what the route also accepts (a stream ticket). The credential
+ * used is kept on `res.locals.credential`.
+ */
 async function principalFrom(
   req: Request,
   authenticator: Authenticator,
   resolveOther?: (req: Request) => Promise<Principal | null>,
 ): Promise<Principal> {
+  const res = req.res!;
   const secret = bearerOf(req);
+  const cookie = secret ? undefined : sessionCookieOf(req);
   let principal: Principal | null = null;
-  if (secret) principal = await authenticator.resolve(secret);
-  else if (resolveOther) principal = await resolveOther(req);
-  if (!principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'a valid bearer token is required');
+  if (secret) {
+    principal = await authenticator.resolve(secret);
+    res.locals.credential = credentialOf(secret);
+  } else if (cookie) {
+    principal = await authenticator.resolveSession(cookie);
+    if (principal) checkCsrf(req, cookie);
+    res.locals.credential = { hash: hashToken(cookie), agent: false, session: true } satisfies Credential;
+  } else if (resolveOther) principal = await resolveOther(req);
+  if (!principal) throw new AppError(ErrorCode.UNAUTHENTICATED, 'a valid bearer token or session is required');
   return principal;
 }
 

@@ -19,6 +19,7 @@ export function statusOf(code: ErrorCode): number {
       return 401;
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
+    case ErrorCode.CSRF_TOKEN_INVALID:
     case ErrorCode.TRY_BY_AGENT_REFUSED:
     case ErrorCode.DELEGATION_REFUSED:
       return 403;

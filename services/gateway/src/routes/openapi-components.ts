@@ -36,6 +36,8 @@ import {
   WhoAmIResponseSchema,
   PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
+  CreateUiSessionRequestSchema,
+  UiSessionResponseSchema,
   ListAgentTriesResponseSchema,
   RunWouldHaveResponseSchema,
   TryAgentRequestSchema,
@@ -69,6 +71,8 @@ const SCHEMAS = {
   CreatedToken: CreatedTokenSchema,
   ListTokensResponse: ListTokensResponseSchema,
   WhoAmIResponse: WhoAmIResponseSchema,
+  CreateUiSessionRequest: CreateUiSessionRequestSchema,
+  UiSessionResponse: UiSessionResponseSchema,
   StreamTicketResponse: StreamTicketResponseSchema,
   /** The body of `POST` and `PUT /agents` (CreateAgentRequestSchema and UpdateAgentRequestSchema are this one schema). */
   AgentSpec: AgentSpecSchema,

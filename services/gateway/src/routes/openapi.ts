@@ -40,6 +40,28 @@ function platformPaths(): OpenApiPaths {
         responses: { '200': json('WhoAmIResponse', 'the token'), '401': json('Error', 'UNAUTHENTICATED'), '429': json('Error', 'RATE_LIMITED') },
       },
     },
+    '/v1/session': {
+      post: {
+        operationId: 'openUiSession',
+        summary:
+          'Web UI sign-in: exchange an API token for an HttpOnly, SameSite=Strict session cookie (sy_session). With the cookie, every mutating request carries the x-csrf-token header (403 CSRF_TOKEN_INVALID otherwise); decision 0029',
+        security: [],
+        requestBody: body('CreateUiSessionRequest'),
+        responses: { '201': json('UiSessionResponse', 'signed in; Set-Cookie: sy_session'), '400': json('Error', 'VALIDATION_FAILED'), '401': json('Error', 'UNAUTHENTICATED'), '403': json('Error', "FORBIDDEN: a run's agent token") },
+      },
+      get: {
+        operationId: 'getUiSession',
+        summary: "The cookie's session: its CSRF token, expiry and who it acts as",
+        security: [{ session: [] }],
+        responses: { '200': json('UiSessionResponse', 'the session'), '401': json('Error', 'UNAUTHENTICATED') },
+      },
+      delete: {
+        operationId: 'closeUiSession',
+        summary: 'Sign out: the session is revoked and its cookie cleared (x-csrf-token required)',
+        security: [{ session: [] }],
+        responses: { '204': { description: 'signed out' }, '401': json('Error', 'UNAUTHENTICATED'), '403': json('Error', 'CSRF_TOKEN_INVALID') },
+      },
+    },
     '/mcp': {
       post: {
         operationId: 'callMcp',
@@ -141,8 +163,8 @@ export function buildOpenApi(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
     info: { title: 'Switchyard API', version: '0.1.0' },
-    components: { schemas: componentSchemas(), securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    security: [{ bearer: [] }],
+    components: { schemas: componentSchemas(), securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie', name: 'sy_session' } } },
+    security: [{ bearer: [] }, { session: [] }],
     paths: gatewayPaths(),
   };
 }

@@ -5,7 +5,7 @@ import { compileKindGlob, hashToken } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { toKey, type Redis } from '@switchyard/redis';
 import { z } from 'zod';
-import { authenticate, bearerOf, credentialOf, principalOf, requireRole, type Authenticator, type Credential } from '../http/auth';
+import { authenticate, credentialOfRequest, principalOf, requireRole, type Authenticator, type Credential } from '../http/auth';
 import { parseInput, parseQuery } from '../http/validate';
 import type { FactReader, Principal } from '../ports';
 import type { FactFeed } from '../sse/fact-feed';
@@ -29,7 +29,7 @@ export interface StreamRoutesDeps {
 /** What a ticket stands for: who, and the token that minted it (its hash), to look up again on open. */
 const TicketRecordSchema = z.object({
   principal: z.object({ tokenId: z.string() }).passthrough(),
-  credential: z.object({ hash: z.string(), agent: z.boolean() }),
+  credential: z.object({ hash: z.string(), agent: z.boolean(), session: z.boolean().optional() }),
 });
 
 /**
@@ -47,8 +47,7 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
   const tickets = Router({ mergeParams: true });
   tickets.post('/stream-tickets', requireRole('viewer'), async (req, res) => {
     const ticket = `st_${randomBytes(24).toString('base64url')}`;
-    // authenticate() took the bearer, so there is one.
-    const record = { principal: principalOf(res), credential: credentialOf(bearerOf(req)!) };
+    const record = { principal: principalOf(res), credential: credentialOfRequest(res) };
     await deps.redis.set(ticketKey(ticket), JSON.stringify(record), 'PX', deps.ticketTtlMs);
     res.status(201).json({ ticket, expiresAt: new Date(Date.now() + deps.ticketTtlMs).toISOString() });
   });
@@ -59,7 +58,7 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
     const stored = await deps.redis.getdel(ticketKey(ticket));
     const record = stored ? TicketRecordSchema.safeParse(JSON.parse(stored)) : undefined;
     if (!record?.success) throw new AppError(ErrorCode.STREAM_TICKET_INVALID, 'stream ticket is unknown, used or expired');
-    req.res!.locals.streamCredential = record.data.credential;
+    req.res!.locals.credential = record.data.credential;
     return record.data.principal as unknown as Principal;
   };
 
@@ -70,8 +69,7 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
    * stands for the principal it was authenticated as: a ticket can outlive its token's revocation.
    */
   const recheckOpening = async (req: Request, opened: Principal): Promise<Credential> => {
-    const secret = bearerOf(req);
-    const credential = secret ? credentialOf(secret) : (req.res!.locals.streamCredential as Credential);
+    const credential = credentialOfRequest(req.res!);
     const now = await deps.authenticator.recheck(credential);
     if (now?.tokenId !== opened.tokenId) throw new AppError(ErrorCode.UNAUTHENTICATED, 'the token behind this stream is revoked or expired');
     return credential;

@@ -1,0 +1,102 @@
+import type { Browser, Page } from 'playwright-core';
+import { apiClient, startTestMcpServer, startTestPlatform, waitFor, type TestMcpHttpServer, type TestPlatform } from '@switchyard/testing';
+import { launchBrowser, screenshot } from './browser';
+
+jest.setTimeout(300_000);
+
+const WS = 'ops';
+const base = `/v1/workspaces/${WS}`;
+
+/**
+ * Issue 16: approvals in the web UI, in headless Chromium against the real
+ * platform (gateway, event-log, matcher, runner as processes) and the real MCP
+ * test server counting calls: a parked approval appears in the inbox and on
+ * its run's page, is approved by a click and the run completes with the tool
+ * called exactly once; a parked run stopped from its page (cascade on) is
+ * cancelled with its approval closed and the tool never called.
+ */
+describe('issue 16: approvals and stop in the web UI (headless Chromium, real processes)', () => {
+  let platform: TestPlatform;
+  let mcp: TestMcpHttpServer;
+  let browser: Browser;
+  let page: Page;
+  let admin: ReturnType<typeof apiClient>;
+  let token: string;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    mcp = await startTestMcpServer();
+    platform = await startTestPlatform({ matcher: true, runners: 1, env: { RUNNER_MCP_ALLOW_PRIVATE: 'true' } });
+    token = await platform.createWorkspace(WS);
+    admin = apiClient(platform.gatewayUrl, token);
+    const created = await admin('POST', `${base}/agents`, {
+      name: 'deployer',
+      instructions: 'Deploy what is asked.',
+      model: { provider: 'scripted', name: 'script', params: { stepMs: 50 } },
+      script: [{ say: 'deploying the release', tool: 'web.echo', arguments: { text: 'deploy 1.2.3' } }, { say: 'deployed' }],
+      triggers: [{ kind: 'deploy.requested' }],
+      tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
+    });
+    expect(created.status).toBe(201);
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await page.goto(`${platform.gatewayUrl}/`);
+    await page.getByLabel('API token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+    await mcp?.close();
+  });
+
+  const echoCalls = () => mcp.calls.filter((call) => call.name === 'echo').length;
+  const parkedRun = async (subject: string) => {
+    expect((await admin('POST', `${base}/events`, { kind: 'deploy.requested', subject: { type: 'release', id: subject } })).status).toBe(202);
+    return waitFor(
+      async () => {
+        const { approvals } = (await admin('GET', `${base}/approvals?status=pending`)).body;
+        return approvals.find((a: any) => !seen.has(a.id) && seen.add(a.id));
+      },
+      { timeoutMs: 60_000, what: `an approval for ${subject}` },
+    );
+  };
+  const seen = new Set<string>();
+
+  it('shows a parked approval in the inbox and on its run, approves it by a click, and the run completes having called the tool once', async () => {
+    const approval = await parkedRun('1.2.3');
+    await page.getByRole('link', { name: 'Approvals', exact: true }).click();
+    const card = page.locator(`[data-testid="pending-list"] [data-approval-id="${approval.id}"]`);
+    await card.getByText('web.echo', { exact: true }).waitFor();
+    await card.getByTestId('arguments-preview').getByText('deploy 1.2.3').waitFor();
+    await screenshot(page, 'approvals');
+    await page.getByRole('link', { name: 'Fleet' }).click();
+    await page.getByTestId('pending-approvals').filter({ hasText: '1 pending approvals' }).waitFor();
+
+    await page.goto(`${platform.gatewayUrl}/runs/${approval.runId}`);
+    await page.getByTestId('run-status').filter({ hasText: 'awaiting_approval' }).waitFor();
+    const inline = page.locator(`[data-testid="run-approvals"] [data-approval-id="${approval.id}"]`);
+    await inline.getByLabel('note').fill('ship it');
+    await screenshot(page, 'run-approval');
+    expect(echoCalls()).toBe(0);
+    await inline.getByRole('button', { name: 'Approve' }).click();
+    await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
+    await inline.getByTestId('decision').filter({ hasText: 'approved' }).waitFor();
+    expect(echoCalls()).toBe(1);
+    expect((await admin('GET', `${base}/approvals/${approval.id}`)).body).toMatchObject({ status: 'approved', note: 'ship it' });
+  });
+
+  it('stops a parked run from its page with cascade: cancelled, its approval closed, the tool never called', async () => {
+    const before = echoCalls();
+    const approval = await parkedRun('1.2.4');
+    await page.goto(`${platform.gatewayUrl}/runs/${approval.runId}`);
+    await page.getByTestId('run-status').filter({ hasText: 'awaiting_approval' }).waitFor();
+    expect(await page.getByLabel('and every run it caused').isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.getByTestId('run-status').filter({ hasText: 'cancelled' }).waitFor();
+    await page.getByTestId('stopped').getByText('1 approvals closed').waitFor();
+    await screenshot(page, 'run-stopped');
+    expect((await admin('GET', `${base}/approvals/${approval.id}`)).body).toMatchObject({ status: 'denied', decidedBy: { type: 'system', reason: 'run_stopped' } });
+    expect(echoCalls()).toBe(before);
+  });
+});

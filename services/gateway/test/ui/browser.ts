@@ -1,0 +1,39 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+
+/** Debian's Chromium (`.ci/run` installs it when missing); CHROMIUM_PATH overrides. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Why this exists: the web UI is tested in a real headless Chromium driven by
+ * playwright-core (the browsers Playwright downloads are not reachable here),
+ * against the real gateway serving the real build. This builds the UI when its
+ * sources changed (the same script `npm start` runs) and launches Chromium
+ * with the flags these machines need; Playwright gives each launch a fresh profile.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  await promisify(execFile)(process.execPath, ['scripts/build-ui.mjs'], { cwd: ROOT, timeout: 180_000 });
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/**
+ * Where the tests' screenshots go: `docs/ui/` when UI_SCREENSHOTS=1 (`npm run
+ * ui:screenshots`, to refresh the committed ones), else a folder under /tmp so
+ * an ordinary run changes nothing in the repository.
+ */
+export const SCREENSHOT_DIR = process.env.UI_SCREENSHOTS === '1' ? path.join(ROOT, 'docs/ui') : path.join('/tmp', `switchyard-ui-shots-${process.pid}`);
+
+/** Takes a full-page screenshot named `name.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,81 @@
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { api, errorText, wsPath } from '../api';
+import { shortId, when } from '../format';
+import { useWorkspace } from '../session';
+import type { Approval } from '../types';
+
+function decider(approval: Approval): string {
+  const by = approval.decidedBy;
+  if (!by) return '';
+  return by.type === 'member' ? `member ${shortId(by.userId)}` : `the platform (${by.reason})`;
+}
+
+/**
+ * One approval: the tool, its class and why it asks, the arguments preview and
+ * the run's context; Approve / Deny with a note while pending (first decision
+ * wins: a late click is told who decided), who and when once decided.
+ */
+export function ApprovalCard({ approval, showRun = true }: { approval: Approval; showRun?: boolean }) {
+  const { slug, role } = useWorkspace();
+  const queryClient = useQueryClient();
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  const decide = async (decision: 'approve' | 'deny') => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api('POST', wsPath(slug, `/approvals/${approval.id}/decision`), { decision, ...(note.trim() ? { note: note.trim() } : {}) });
+    } catch (caught) {
+      setError(errorText(caught));
+    } finally {
+      setBusy(false);
+      void queryClient.invalidateQueries({ queryKey: ['approvals', slug] });
+    }
+  };
+
+  return (
+    <article className={`approval a-${approval.status}`} data-approval-id={approval.id} data-status={approval.status}>
+      <div className="who-line">
+        {approval.kind === 'plan' ? 'plan' : <code>{approval.tool?.name}</code>}
+        {approval.tool && <span className={`status c-${approval.tool.class}`}> {approval.tool.class}</span>}
+        <span className="muted"> · requested {when(approval.requestedAt)}</span>
+        {showRun && (
+          <>
+            {' '}
+            · run <Link href={`/runs/${approval.runId}`}>{shortId(approval.runId)}</Link>
+          </>
+        )}
+      </div>
+      {approval.tool && <p className="muted why">{approval.tool.why}</p>}
+      {approval.reason && <p className="text">{approval.reason}</p>}
+      <pre data-testid="arguments-preview">
+        {approval.argumentsPreview}
+        {approval.truncated ? '\n…' : ''}
+      </pre>
+      {approval.status === 'pending' ? (
+        role !== 'viewer' && (
+          <div className="row decide">
+            <input aria-label="note" placeholder="note (optional)" value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} />
+            <button type="button" onClick={() => decide('approve')} disabled={busy}>
+              Approve
+            </button>
+            <button type="button" className="danger" onClick={() => decide('deny')} disabled={busy}>
+              Deny
+            </button>
+          </div>
+        )
+      ) : (
+        <p data-testid="decision">
+          <span className={`status s-${approval.status === 'approved' ? 'completed' : 'failed'}`}>{approval.status}</span> by {decider(approval)}{' '}
+          {when(approval.decidedAt)}
+          {approval.note ? ` — “${approval.note}”` : ''}
+        </p>
+      )}
+      {error && <p role="alert" className="error">{error}</p>}
+    </article>
+  );
+}

@@ -1,0 +1,52 @@
+import type { ReactNode } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link, useRoute } from 'wouter';
+import { closeLiveStream, useLiveStatus } from '../live';
+import { useSession, useWorkspace } from '../session';
+
+function NavLink({ href, children, match }: { href: string; children: ReactNode; match: string }) {
+  const [active] = useRoute(match);
+  return (
+    <Link href={href} className={active ? 'active' : undefined} aria-current={active ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+/** The frame of every signed-in page: navigation, workspace, live status, sign-out. */
+export function Layout({ children }: { children: ReactNode }) {
+  const { slug, role } = useWorkspace();
+  const { signOut } = useSession();
+  const live = useLiveStatus(slug);
+  const queryClient = useQueryClient();
+  return (
+    <>
+      <header className="top">
+        <strong className="brand">Switchyard</strong>
+        <nav aria-label="main">
+          <NavLink href="/" match="/">Fleet</NavLink>
+          <NavLink href="/approvals" match="/approvals">Approvals</NavLink>
+          <NavLink href="/agents" match="/agents/*?">Agents</NavLink>
+          <NavLink href="/events" match="/events/*?">Events</NavLink>
+        </nav>
+        <span className="who">
+          <span className={`live live-${live}`} title={`live stream: ${live}`} data-testid="live-status">
+            ● {live}
+          </span>{' '}
+          <span data-testid="workspace">{slug}</span> · {role}
+        </span>
+        <button
+          type="button"
+          onClick={async () => {
+            closeLiveStream();
+            await signOut();
+            queryClient.clear();
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main>{children}</main>
+    </>
+  );
+}

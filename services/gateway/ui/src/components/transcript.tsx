@@ -1,0 +1,88 @@
+import type { TranscriptEntry } from '../types';
+
+type Content = Record<string, unknown>;
+
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+function Entry({ entry }: { entry: TranscriptEntry }) {
+  const c = entry.content as Content;
+  switch (entry.type) {
+    case 'system':
+    case 'user':
+      return (
+        <>
+          <div className="who-line">
+            {entry.type}
+            {c.from ? <span className="muted"> from {json(c.from)}</span> : null}
+          </div>
+          <pre className="text">{String(c.text ?? '')}</pre>
+        </>
+      );
+    case 'assistant': {
+      const calls = (c.toolCalls as { id: string; name: string; arguments: unknown }[] | undefined) ?? [];
+      const usage = c.usage as { inputTokens?: number; outputTokens?: number } | undefined;
+      return (
+        <>
+          <div className="who-line">
+            assistant
+            {usage && (
+              <span className="muted" data-testid="usage">
+                {' '}
+                · {usage.inputTokens ?? 0} in / {usage.outputTokens ?? 0} out{typeof c.costUsd === 'number' ? ` · $${c.costUsd.toFixed(4)}` : ''}
+              </span>
+            )}
+          </div>
+          {c.text ? <pre className="text">{String(c.text)}</pre> : null}
+          {calls.map((call) => (
+            <details key={call.id} open>
+              <summary>
+                calls <code>{call.name}</code>
+              </summary>
+              <pre>{json(call.arguments)}</pre>
+            </details>
+          ))}
+        </>
+      );
+    }
+    case 'tool':
+      return (
+        <>
+          <div className="who-line">
+            tool <code>{String(c.name)}</code> <span className={c.ok ? 'ok' : 'error'}>{c.ok ? 'ok' : 'error'}</span>
+            {typeof c.durationMs === 'number' && <span className="muted"> · {c.durationMs} ms</span>}
+          </div>
+          <details>
+            <summary>arguments</summary>
+            <pre>{json(c.arguments)}</pre>
+          </details>
+          <details open>
+            <summary>{c.ok ? 'result' : 'error'}</summary>
+            <pre>{json(c.ok ? c.result : c.error)}</pre>
+          </details>
+        </>
+      );
+    case 'notice':
+      return (
+        <>
+          <div className="who-line">
+            notice <code>{String(c.code)}</code>
+          </div>
+          <pre className="text">{String(c.message ?? '')}</pre>
+        </>
+      );
+  }
+}
+
+/** A run's transcript: messages, tool calls with their arguments and results, usage and notices. */
+export function Transcript({ entries }: { entries: TranscriptEntry[] }) {
+  if (entries.length === 0) return <p className="muted">Nothing in the transcript yet.</p>;
+  return (
+    <ol className="transcript" data-testid="transcript">
+      {entries.map((entry) => (
+        <li key={entry.seq} className={`entry e-${entry.type}`}>
+          <Entry entry={entry} />
+        </li>
+      ))}
+    </ol>
+  );
+}

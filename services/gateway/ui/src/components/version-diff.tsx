@@ -1,0 +1,52 @@
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { api, wsPath } from '../api';
+import { lineDiff } from '../line-diff';
+import type { AgentSpec, AgentVersionSummary } from '../types';
+
+function useVersionSpec(ws: string, agentId: string, version: number | undefined) {
+  return useQuery({
+    queryKey: ['agent-version', ws, agentId, version],
+    enabled: version !== undefined,
+    // Versions are immutable.
+    staleTime: Infinity,
+    queryFn: () => api<{ spec: AgentSpec }>('GET', wsPath(ws, `/agents/${agentId}/versions/${version}`)).then((v) => JSON.stringify(v.spec, null, 2)),
+  });
+}
+
+/** The diff between any two versions of an agent, picked from its history. */
+export function VersionDiff({ ws, agentId, versions }: { ws: string; agentId: string; versions: AgentVersionSummary[] }) {
+  const latest = versions.at(-1)?.version;
+  const [from, setFrom] = useState<number | undefined>(latest !== undefined && latest > 1 ? latest - 1 : latest);
+  const [to, setTo] = useState<number | undefined>(latest);
+  const before = useVersionSpec(ws, agentId, from);
+  const after = useVersionSpec(ws, agentId, to);
+  const lines = before.data !== undefined && after.data !== undefined ? lineDiff(before.data, after.data) : [];
+  const picker = (label: string, value: number | undefined, set: (v: number) => void) => (
+    <label>
+      {label}
+      <select name={label} value={value ?? ''} onChange={(e) => set(Number(e.target.value))}>
+        {versions.map((v) => (
+          <option key={v.version} value={v.version}>
+            v{v.version}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <div className="diff">
+      <div className="filters">
+        {picker('from', from, setFrom)}
+        {picker('to', to, setTo)}
+      </div>
+      <pre className="diff-body" data-testid="version-diff">
+        {lines.map((line, index) => (
+          <div key={index} className={line.op === '+' ? 'add' : line.op === '-' ? 'del' : 'same'}>
+            {line.op} {line.text}
+          </div>
+        ))}
+      </pre>
+    </div>
+  );
+}

@@ -1,0 +1,29 @@
+import type { Run } from './types';
+
+/** A run's duration so far (or in all), as `1.2 s`, `3 min 4 s`; empty before it started. */
+export function durationOf(run: Pick<Run, 'startedAt' | 'endedAt'>, now = Date.now()): string {
+  if (!run.startedAt) return '';
+  const ms = (run.endedAt ? Date.parse(run.endedAt) : now) - Date.parse(run.startedAt);
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** USD with enough digits for model calls. */
+export function usd(amount: number | undefined): string {
+  if (amount === undefined) return '';
+  return amount >= 1 ? `$${amount.toFixed(2)}` : `$${amount.toFixed(4)}`;
+}
+
+/** A timestamp as local time, with the date when it is not today. */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  const today = new Date().toDateString() === date.toDateString();
+  return today ? date.toLocaleTimeString() : date.toLocaleString();
+}
+
+/** The first characters of an id, enough to tell runs apart on a screen. */
+export function shortId(id: string): string {
+  return id.slice(-8);
+}

@@ -1,0 +1,55 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { Route, Switch } from 'wouter';
+import { ApiError } from './api';
+import { Layout } from './components/layout';
+import { AgentDetailPage } from './pages/agent-detail';
+import { AgentsPage } from './pages/agents';
+import { ApprovalsPage } from './pages/approvals';
+import { EventDetailPage } from './pages/event-detail';
+import { EventsPage } from './pages/events';
+import { FleetPage } from './pages/fleet';
+import { RunDetailPage } from './pages/run-detail';
+import { SignInPage } from './pages/sign-in';
+import { SessionProvider, useSession } from './session';
+import './styles.css';
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    // A 4xx will not change by asking again; the live stream refreshes what changes.
+    queries: { retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2, refetchOnWindowFocus: false, staleTime: 5_000 },
+  },
+});
+
+function App() {
+  const { session } = useSession();
+  if (session === undefined) return <p className="loading">Loading…</p>;
+  if (session === null) return <SignInPage />;
+  return (
+    <Layout>
+      <Switch>
+        <Route path="/" component={FleetPage} />
+        <Route path="/runs/:id" component={RunDetailPage} />
+        <Route path="/agents" component={AgentsPage} />
+        <Route path="/agents/:id" component={AgentDetailPage} />
+        <Route path="/approvals" component={ApprovalsPage} />
+        <Route path="/events" component={EventsPage} />
+        <Route path="/events/:id" component={EventDetailPage} />
+        <Route>
+          <p role="alert">No such page.</p>
+        </Route>
+      </Switch>
+    </Layout>
+  );
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <SessionProvider>
+        <App />
+      </SessionProvider>
+    </QueryClientProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,101 @@
+import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useParams } from 'wouter';
+import { api, ApiError, errorText, wsPath } from '../api';
+import { SpecEditor } from '../components/spec-editor';
+import { VersionDiff } from '../components/version-diff';
+import { when } from '../format';
+import { useWorkspace } from '../session';
+import type { AgentResponse, AgentVersionSummary } from '../types';
+
+/** Every version of an agent, oldest first. */
+async function listVersions(ws: string, id: string): Promise<AgentVersionSummary[]> {
+  const all: AgentVersionSummary[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await api<{ versions: AgentVersionSummary[]; nextCursor: number | null }>('GET', wsPath(ws, `/agents/${id}/versions?after=${after}&limit=200`));
+    all.push(...page.versions);
+    if (page.nextCursor === null) return all;
+    after = page.nextCursor;
+  }
+}
+
+export function AgentDetailPage() {
+  const { id } = useParams<{ id: string }>();
+  const { slug, role } = useWorkspace();
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const agent = useQuery({ queryKey: ['agent', slug, id], queryFn: () => api<AgentResponse>('GET', wsPath(slug, `/agents/${id}`)) });
+  const versions = useQuery({ queryKey: ['agent-versions', slug, id], queryFn: () => listVersions(slug, id) });
+
+  const adopt = (saved: AgentResponse) => {
+    queryClient.setQueryData(['agent', slug, id], saved);
+    void queryClient.invalidateQueries({ queryKey: ['agent-versions', slug, id] });
+    void queryClient.invalidateQueries({ queryKey: ['agents', slug] });
+  };
+  const setEnabled = async (enabled: boolean) => {
+    setError(undefined);
+    try {
+      adopt(await api<AgentResponse>('POST', wsPath(slug, `/agents/${id}/${enabled ? 'enable' : 'disable'}`)));
+    } catch (caught) {
+      setError(caught instanceof ApiError ? `${caught.code}: ${caught.message}` : String(caught));
+    }
+  };
+
+  if (agent.error) return <p role="alert" className="error">{errorText(agent.error)}</p>;
+  if (!agent.data) return <p className="loading">Loading…</p>;
+  const a = agent.data;
+  const canWrite = role !== 'viewer';
+  return (
+    <section>
+      <div className="page-head">
+        <h1>{a.spec.name}</h1>
+        <span className={a.enabled ? 'status s-completed' : 'status s-cancelled'} data-testid="agent-enabled">
+          {a.enabled ? 'enabled' : 'disabled'}
+        </span>
+        <span className="muted">v{a.version}</span>
+        {canWrite && (
+          <>
+            <button type="button" onClick={() => setEnabled(!a.enabled)}>
+              {a.enabled ? 'Disable' : 'Enable'}
+            </button>
+            <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
+              {editing ? 'Close editor' : 'Edit'}
+            </button>
+          </>
+        )}
+      </div>
+      {error && <p role="alert" className="error">{error}</p>}
+      {editing ? (
+        <SpecEditor
+          key={a.version}
+          ws={slug}
+          agent={a}
+          onSaved={(saved) => {
+            adopt(saved);
+            setEditing(false);
+          }}
+        />
+      ) : (
+        <pre className="spec" data-testid="agent-spec">
+          {JSON.stringify(a.spec, null, 2)}
+        </pre>
+      )}
+      <h2>Versions</h2>
+      <ol className="versions" data-testid="versions">
+        {versions.data?.map((v) => (
+          <li key={v.version}>
+            v{v.version} <span className="muted">{v.name} · {when(v.createdAt)}</span>
+          </li>
+        ))}
+      </ol>
+      {versions.data && versions.data.length > 0 && (
+        <>
+          <h2>Diff</h2>
+          <VersionDiff key={versions.data.length} ws={slug} agentId={id} versions={versions.data} />
+        </>
+      )}
+    </section>
+  );
+}

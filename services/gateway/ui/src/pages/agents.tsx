@@ -1,0 +1,68 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { api, errorText, wsPath } from '../api';
+import { usd, when } from '../format';
+import { useAgents } from '../queries';
+import { useWorkspace } from '../session';
+import type { Run } from '../types';
+
+/** Per agent: its latest run and what its runs of today (UTC) cost, from the latest 200 runs. */
+function useRecentRuns(ws: string) {
+  return useQuery({
+    queryKey: ['runs-recent', ws],
+    queryFn: () => api<{ runs: Run[] }>('GET', wsPath(ws, '/runs?limit=200')).then((r) => r.runs),
+  });
+}
+
+export function AgentsPage() {
+  const { slug } = useWorkspace();
+  const agents = useAgents(slug);
+  const runs = useRecentRuns(slug);
+  const today = new Date().toISOString().slice(0, 10);
+  const lastRun = (agentId: string) => runs.data?.find((run) => run.agentId === agentId);
+  const spentToday = (agentId: string) =>
+    (runs.data ?? []).filter((run) => run.agentId === agentId && run.queuedAt.startsWith(today)).reduce((sum, run) => sum + (run.outcome?.costUsd ?? 0), 0);
+
+  return (
+    <section>
+      <div className="page-head">
+        <h1>Agents</h1>
+      </div>
+      {agents.error && <p role="alert" className="error">{errorText(agents.error)}</p>}
+      <div className="table-wrap">
+        <table data-testid="agents">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>State</th>
+              <th>Version</th>
+              <th>Last run</th>
+              <th>Today (UTC) / budget</th>
+            </tr>
+          </thead>
+          <tbody>
+            {agents.data?.map((agent) => {
+              const last = lastRun(agent.id);
+              return (
+                <tr key={agent.id} data-agent-id={agent.id}>
+                  <td>
+                    <Link href={`/agents/${agent.id}`}>{agent.spec.name}</Link>
+                  </td>
+                  <td>
+                    <span className={agent.enabled ? 'status s-completed' : 'status s-cancelled'}>{agent.enabled ? 'enabled' : 'disabled'}</span>
+                  </td>
+                  <td>v{agent.version}</td>
+                  <td>{last ? <Link href={`/runs/${last.id}`}>{`${last.status} · ${when(last.queuedAt)}`}</Link> : <span className="muted">never</span>}</td>
+                  <td>
+                    {usd(spentToday(agent.id))} / {usd(agent.spec.budget?.perDayUsd)}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {agents.data?.length === 0 && <p className="muted">No agents yet.</p>}
+      </div>
+    </section>
+  );
+}

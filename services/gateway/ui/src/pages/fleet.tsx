@@ -1,0 +1,214 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { api, errorText, wsPath } from '../api';
+import { KillSwitch } from '../components/kill-switch';
+import { durationOf, shortId, usd, when } from '../format';
+import { useFacts } from '../live';
+import { eventIdOf, useAgents, useFact, usePendingApprovals } from '../queries';
+import { useWorkspace } from '../session';
+import type { Fact, Run, RunStatus } from '../types';
+
+const STATUSES: RunStatus[] = ['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped'];
+/** How far along a status is: a late answer about an earlier status never overwrites a later one. */
+const RANK: Record<RunStatus, number> = { queued: 0, running: 1, awaiting_approval: 2, completed: 3, failed: 3, cancelled: 3, dropped: 3 };
+
+/** Keeps the further-along of two views of a run. */
+function newer(a: Run | undefined, b: Run): Run {
+  if (!a) return b;
+  if (RANK[b.status] !== RANK[a.status]) return RANK[b.status] > RANK[a.status] ? b : a;
+  return (b.outcome ? 1 : 0) >= (a.outcome ? 1 : 0) ? b : a;
+}
+
+/**
+ * The runs of the workspace, live: the first page from `GET /runs`, then every
+ * `agent.run.*` fact on the stream re-reads its run, so new runs appear and
+ * statuses change without a reload.
+ */
+function useLiveRuns(ws: string) {
+  const [rows, setRows] = useState(() => new Map<string, Run>());
+  const list = useQuery({ queryKey: ['runs', ws], queryFn: () => api<{ runs: Run[] }>('GET', wsPath(ws, '/runs?limit=100')).then((r) => r.runs) });
+  useEffect(() => {
+    if (!list.data) return;
+    setRows((old) => {
+      const next = new Map(old);
+      for (const run of list.data) next.set(run.id, newer(next.get(run.id), run));
+      return next;
+    });
+  }, [list.data]);
+  const queryClient = useQueryClient();
+  useFacts(ws, (fact: Fact) => {
+    if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', ws, 'pending'] });
+    if (!fact.kind.startsWith('agent.run.') || fact.subject.type !== 'run') return;
+    const seen = provisional(ws, fact);
+    if (seen) setRows((old) => (old.has(seen.id) ? old : new Map(old).set(seen.id, seen)));
+    void api<Run>('GET', wsPath(ws, `/runs/${fact.subject.id}`)).then((run) =>
+      setRows((old) => new Map(old).set(run.id, newer(old.get(run.id), run))),
+    );
+  });
+  // Newest first: run ids are UUIDv7, so they sort by creation.
+  const runs = useMemo(() => [...rows.values()].sort((a, b) => (a.id < b.id ? 1 : -1)), [rows]);
+  return { runs, loading: list.isLoading, error: list.error };
+}
+
+/**
+ * A run as its `agent.run.*` fact tells it (agent, status, the fact that
+ * started it), shown at once while `GET /runs/{id}` is read for the rest.
+ */
+function provisional(ws: string, fact: Fact): Run | undefined {
+  const payload = fact.payload as { agentId?: string; agentVersion?: number; status?: RunStatus; eventId?: string; reason?: string | null };
+  if (!payload.agentId || !payload.status || !payload.agentVersion) return undefined;
+  return {
+    id: fact.subject.id,
+    workspace: ws,
+    agentId: payload.agentId,
+    agentVersion: payload.agentVersion,
+    origin: payload.eventId
+      ? { type: 'trigger', eventId: payload.eventId, agentVersion: payload.agentVersion, triggerIndex: 0 }
+      : { type: 'manual', input: '', userId: fact.actor && 'id' in fact.actor ? String(fact.actor.id) : '' },
+    status: payload.status,
+    reason: payload.reason ?? null,
+    causedBy: fact.causedBy ?? null,
+    depth: 0,
+    sessionId: '',
+    outcome: null,
+    error: null,
+    queuedAt: fact.ts,
+    startedAt: null,
+    endedAt: null,
+  };
+}
+
+function Trigger({ ws, run, onKind }: { ws: string; run: Run; onKind?: (kind: string | undefined) => void }) {
+  const eventId = eventIdOf(run);
+  const fact = useFact(ws, eventId);
+  useEffect(() => onKind?.(fact.data?.kind), [fact.data?.kind, onKind]);
+  if (run.origin.type === 'manual') return <span className="muted">manual</span>;
+  if (!eventId) return <span className="muted">{run.origin.type}</span>;
+  if (!fact.data) return <span className="muted">…</span>;
+  return (
+    <Link href={`/events/${eventId}`}>
+      <code>{fact.data.kind}</code> <span className="muted">{fact.data.subject.type}/{fact.data.subject.id}</span>
+    </Link>
+  );
+}
+
+export function FleetPage() {
+  const { slug } = useWorkspace();
+  const { runs, loading, error } = useLiveRuns(slug);
+  const agents = useAgents(slug);
+  const approvals = usePendingApprovals(slug);
+  const [agentFilter, setAgentFilter] = useState('');
+  const [statusFilter, setStatusFilter] = useState('');
+  const [kindFilter, setKindFilter] = useState('');
+  const [kinds] = useState(() => new Map<string, string | undefined>());
+  const [, setKindsSeen] = useState(0);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, []);
+
+  const agentName = (id: string) => agents.data?.find((a) => a.id === id)?.spec.name ?? shortId(id);
+  const shown = runs.filter(
+    (run) =>
+      (!agentFilter || run.agentId === agentFilter) &&
+      (!statusFilter || run.status === statusFilter) &&
+      (!kindFilter || (kinds.get(run.id) ?? '').startsWith(kindFilter)),
+  );
+
+  return (
+    <section>
+      <div className="page-head">
+        <h1>Fleet</h1>
+        <Link href="/approvals" className="badge" data-testid="pending-approvals">
+          {approvals.data === null ? 'approvals: n/a' : `${approvals.data?.length ?? '…'} pending approvals`}
+        </Link>
+        <KillSwitch />
+      </div>
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="filter runs">
+        <label>
+          Agent
+          <select value={agentFilter} onChange={(e) => setAgentFilter(e.target.value)} name="agent">
+            <option value="">all</option>
+            {agents.data?.map((agent) => (
+              <option key={agent.id} value={agent.id}>
+                {agent.spec.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select value={statusFilter} onChange={(e) => setStatusFilter(e.target.value)} name="status">
+            <option value="">all</option>
+            {STATUSES.map((status) => (
+              <option key={status}>{status}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Fact kind
+          <input value={kindFilter} onChange={(e) => setKindFilter(e.target.value)} name="kind" placeholder="build." />
+        </label>
+      </form>
+      {error && <p role="alert" className="error">{errorText(error)}</p>}
+      <div className="table-wrap">
+        <table className="runs" data-testid="runs">
+          <colgroup>
+            <col className="c-agent" />
+            <col className="c-trigger" />
+            <col className="c-status" />
+            <col className="c-num hide-narrow" />
+            <col className="c-num hide-narrow" />
+            <col className="c-num hide-narrow" />
+            <col className="c-num" />
+            <col className="c-time hide-narrow" />
+          </colgroup>
+          <thead>
+            <tr>
+              <th>Agent</th>
+              <th>Trigger</th>
+              <th>Status</th>
+              <th className="hide-narrow">Duration</th>
+              <th className="hide-narrow">Turns</th>
+              <th className="hide-narrow">Tokens</th>
+              <th>Cost</th>
+              <th className="hide-narrow">Queued</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((run) => (
+              <tr key={run.id} data-run-id={run.id} data-status={run.status}>
+                <td>
+                  <Link href={`/runs/${run.id}`}>{agentName(run.agentId)}</Link>
+                </td>
+                <td className="ellipsis">
+                  <Trigger
+                    ws={slug}
+                    run={run}
+                    onKind={(kind) => {
+                      if (kinds.get(run.id) === kind) return;
+                      kinds.set(run.id, kind);
+                      setKindsSeen((n) => n + 1);
+                    }}
+                  />
+                </td>
+                <td>
+                  <span className={`status s-${run.status}`}>{run.status}</span>
+                  {run.reason && <span className="muted reason"> {run.reason}</span>}
+                </td>
+                <td className="hide-narrow">{durationOf(run, now)}</td>
+                <td className="hide-narrow">{run.outcome?.turns ?? ''}</td>
+                <td className="hide-narrow">{run.outcome ? run.outcome.tokensIn + run.outcome.tokensOut : ''}</td>
+                <td>{usd(run.outcome?.costUsd)}</td>
+                <td className="hide-narrow">{when(run.queuedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {!loading && shown.length === 0 && <p className="muted">No runs yet.</p>}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, ApiError, wsPath } from './api';
+import type { AgentResponse, Approval, Fact, Run, WorkspaceSettings } from './types';
+
+/** The workspace's agents (first 200), by id. */
+export function useAgents(ws: string) {
+  return useQuery({
+    queryKey: ['agents', ws],
+    queryFn: () => api<{ agents: AgentResponse[] }>('GET', wsPath(ws, '/agents?limit=200')).then((r) => r.agents),
+  });
+}
+
+/** One fact; facts never change, so it is cached for good. */
+export function useFact(ws: string, id: string | undefined) {
+  return useQuery({
+    queryKey: ['fact', ws, id],
+    queryFn: () => api<Fact>('GET', wsPath(ws, `/events/${id}`)),
+    enabled: id !== undefined,
+    staleTime: Infinity,
+  });
+}
+
+export function useSettings(ws: string) {
+  return useQuery({ queryKey: ['settings', ws], queryFn: () => api<WorkspaceSettings>('GET', wsPath(ws, '/settings')) });
+}
+
+/**
+ * Pending approvals (`GET /approvals?status=pending`). Null when this gateway
+ * has no approvals API (404), so the page shows no count rather than a wrong one.
+ */
+export function usePendingApprovals(ws: string) {
+  return useQuery({
+    queryKey: ['approvals', ws, 'pending'],
+    queryFn: async () => {
+      try {
+        return (await api<{ approvals: Approval[] }>('GET', wsPath(ws, '/approvals?status=pending&limit=200'))).approvals;
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }
+    },
+  });
+}
+
+/** The fact id a run was started by (a trigger run or a retry of one). */
+export function eventIdOf(run: Run): string | undefined {
+  return run.origin.type === 'trigger' ? run.origin.eventId : run.origin.type === 'retry' ? run.origin.eventId : undefined;
+}
+
+/** Whether a run will change no more. */
+export function isFinished(run: Run): boolean {
+  return run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'dropped';
+}

@@ -1,0 +1,42 @@
+/**
+ * The API's shapes the UI reads, as types only: they come from the contracts
+ * (zod is never bundled into the page).
+ */
+export type {
+  AgentResponse,
+  AgentActivation,
+  AgentSpec,
+  Approval,
+  EventActivationsResponse,
+  Fact,
+  Run,
+  RunStatus,
+  TranscriptEntry,
+  UiSessionResponse,
+  WorkspaceSettings,
+} from '@switchyard/contracts';
+
+/** An agent version as `GET /agents/{id}/versions` lists it. */
+export interface AgentVersionSummary {
+  agentId: string;
+  version: number;
+  name: string;
+  createdBy: string;
+  createdAt: string;
+}
+
+/** One issue of a `VALIDATION_FAILED` error (zod's). */
+export interface ValidationIssue {
+  path: (string | number)[];
+  message: string;
+  code?: string;
+}
+
+/** What a stop did to one run (`POST /runs/{id}/stop`, decision 0028). */
+export interface StoppedRun {
+  id: string;
+  agentId: string;
+  status: string;
+  action: 'cancelled' | 'stop_requested';
+  approvalsClosed: number;
+}
