@@ -302,3 +302,31 @@ export type {
   ListApprovalsQuery,
   ToolClass,
 } from './approvals';
+export {
+  DEFAULT_NOTIFICATION_RULES,
+  MATTERMOST_LINK_CODE_TTL_MS,
+  MattermostActionContextSchema,
+  MattermostActionRequestSchema,
+  MattermostChannelIdSchema,
+  MattermostLinkCodeResponseSchema,
+  MattermostSlashCommandSchema,
+  MAX_NOTIFICATION_RULES,
+  MAX_NOTIFICATION_TEMPLATE_CHARS,
+  NOTIFICATIONS_QUEUE,
+  NotificationConnectionSchema,
+  NotificationJobSchema,
+  NotificationRuleSchema,
+  NotificationSettingsSchema,
+  NotificationTestRequestSchema,
+  NotificationTestResponseSchema,
+} from './notifications';
+export type {
+  MattermostActionContext,
+  MattermostActionRequest,
+  MattermostSlashCommand,
+  NotificationConnection,
+  NotificationJob,
+  NotificationRule,
+  NotificationSettings,
+  NotificationTestResponse,
+} from './notifications';

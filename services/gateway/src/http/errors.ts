@@ -11,12 +11,17 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.MALFORMED_JSON:
     case ErrorCode.BODY_ENCODING_INVALID:
     case ErrorCode.JSON_TOO_DEEP:
+    case ErrorCode.OUTBOUND_URL_REFUSED:
+    case ErrorCode.LINK_CODE_INVALID:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
+    case ErrorCode.INTEGRATION_SIGNATURE_INVALID:
       return 401;
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
+    case ErrorCode.INTEGRATION_CONTEXT_EXPIRED:
+    case ErrorCode.INTEGRATION_USER_NOT_LINKED:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
@@ -42,6 +47,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SELF_CAUSED:
     case ErrorCode.CAUSATION_DEPTH_EXCEEDED:
     case ErrorCode.APPROVAL_ALREADY_DECIDED:
+    case ErrorCode.NOTIFICATIONS_NOT_CONFIGURED:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
