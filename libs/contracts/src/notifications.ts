@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SecretNameSchema } from './agent-loop';
 import { ApprovalDecisionSchema, ApprovalIdSchema, MAX_APPROVAL_NOTE_CHARS } from './approvals';
-import { FactIdSchema, KindGlobSchema, WorkspaceSlugSchema } from './facts';
+import { FactIdSchema, FactSchema, KindGlobSchema, WorkspaceSlugSchema } from './facts';
 import { TriggerFilterSchema } from './trigger-filter';
 
 /*
@@ -119,10 +119,14 @@ export type NotificationTestResponse = z.infer<typeof NotificationTestResponseSc
 /** `POST /v1/workspaces/{ws}/integrations/mattermost/link-codes` answer: a one-time code for `/switchyard link <code>`. */
 export const MattermostLinkCodeResponseSchema = z.strictObject({ code: z.string(), expiresAt: z.iso.datetime() });
 
-/** A delivery to make: one fact through one rule (`post`), or a posted approval to update (`update`). */
+/**
+ * A delivery to make: one fact through one rule (`post`), or the post a rule
+ * made for an earlier fact (`postFactId`) updated from this one (`update`,
+ * an approval decided or expired). The fact travels with the job.
+ */
 export const NotificationJobSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('post'), workspaceId: z.uuid(), factId: FactIdSchema, ruleId: z.string() }),
-  z.strictObject({ type: z.literal('update'), workspaceId: z.uuid(), factId: FactIdSchema, ruleId: z.string(), postFactId: FactIdSchema }),
+  z.strictObject({ type: z.literal('post'), workspaceId: z.uuid(), fact: FactSchema, ruleId: z.string() }),
+  z.strictObject({ type: z.literal('update'), workspaceId: z.uuid(), fact: FactSchema, ruleId: z.string(), postFactId: FactIdSchema }),
 ]);
 export type NotificationJob = z.infer<typeof NotificationJobSchema>;
 

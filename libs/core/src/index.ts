@@ -20,3 +20,5 @@ export { actionSigningKey, signActionContext, verifyActionContext } from './acti
 export type { UnsignedActionContext } from './action-signature';
 export { MattermostRest, retryAfterOf } from './mattermost-rest';
 export type { MattermostAction, MattermostAnswer, MattermostAttachment, MattermostPostInput, MattermostRestOptions, MattermostTarget } from './mattermost-rest';
+export { approvalOf, approvalOutcomeMessage, approvalRequestMessage, defaultMessage, neutralize, renderTemplate, subjectKey } from './mattermost-messages';
+export type { ButtonSigner, RenderedMessage } from './mattermost-messages';
