@@ -138,8 +138,10 @@ export {
   RunStatusSchema,
   ToolCallCountsSchema,
   ToolCallResultSchema,
+  PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
 } from './runs';
+export type { PutSettingsRequest } from './runs';
 export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
 export {
   ACTIVATION_DROP_REASONS,

@@ -109,3 +109,12 @@ export const WorkspaceSettingsSchema = z.strictObject({
   approvals: ApprovalsSettingSchema.default('enabled'),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;
+
+/**
+ * `PUT /settings` body: the settings to change; a field left out keeps its
+ * saved value (so turning the kill switch on or off never re-opens approvals).
+ */
+export const PutSettingsRequestSchema = z
+  .strictObject({ agentsPaused: z.boolean().optional(), approvals: ApprovalsSettingSchema.optional() })
+  .refine((body) => Object.keys(body).length > 0, { message: 'name at least one setting' });
+export type PutSettingsRequest = z.infer<typeof PutSettingsRequestSchema>;

@@ -63,6 +63,50 @@ export function compileFilter(filter: TriggerFilter): FactPredicate {
   return compileNode(filter, 1, { remaining: REGEX_MAX_COST });
 }
 
+/** Longest serialized value a FilterMiss quotes; a longer one is cut to a string of this many characters. */
+export const FILTER_MISS_SEEN_MAX_CHARS = 500;
+
+/** Why a fact fails a filter: the clause that decided, its place in the filter, and what the fact held there. */
+export interface FilterMiss {
+  /** The clause's place in the filter, as a path of its keys (`all.1`, `any.0.not`); empty for the root. */
+  at: string;
+  /** The node that failed: a condition, an `any` none of whose branches held, or a `not` whose node held. */
+  clause: TriggerFilter;
+  /** A condition's value at its path in the fact; absent when the path is missing (or for `any`/`not`). */
+  seen?: unknown;
+  /** For an `any`: why each branch failed. */
+  branches?: FilterMiss[];
+}
+
+/**
+ * Explains why a fact fails a filter (null when it passes), for "why did my
+ * agent not run?": the first failing node of an `all`, every branch of an
+ * `any`, the node a `not` found holding. Evaluates exactly as compileFilter;
+ * meant for one fact on request, not for the matcher's hot path.
+ */
+export function explainFilter(filter: TriggerFilter, fact: Fact): FilterMiss | null {
+  return compileFilter(filter)(fact) ? null : explainNode(filter, fact, '');
+}
+
+function explainNode(node: TriggerFilter, fact: Fact, at: string): FilterMiss {
+  const place = (key: string | number) => (at === '' ? String(key) : `${at}.${key}`);
+  const holds = (child: TriggerFilter) => compileNode(child, 1, { remaining: REGEX_MAX_COST })(fact);
+  if ('all' in node) {
+    const index = node.all.findIndex((child) => !holds(child));
+    return explainNode(node.all[index]!, fact, place(`all.${index}`));
+  }
+  if ('any' in node) return { at, clause: node, branches: node.any.map((child, i) => explainNode(child, fact, place(`any.${i}`))) };
+  if ('not' in node) return { at, clause: node };
+  const seen = compilePath(node.path)(fact);
+  return seen === undefined ? { at, clause: node } : { at, clause: node, seen: quoted(seen) };
+}
+
+/** A value as a FilterMiss quotes it: itself, or its JSON cut to FILTER_MISS_SEEN_MAX_CHARS. */
+function quoted(value: unknown): unknown {
+  const json = JSON.stringify(value);
+  return json.length <= FILTER_MISS_SEEN_MAX_CHARS ? value : `${json.slice(0, FILTER_MISS_SEEN_MAX_CHARS)}…`;
+}
+
 function compileNode(node: TriggerFilter, depth: number, budget: RegexBudget): FactPredicate {
   if (depth > FILTER_MAX_DEPTH) invalid(`filters nest at most ${FILTER_MAX_DEPTH} levels deep`);
   if ('all' in node) {

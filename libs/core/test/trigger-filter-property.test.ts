@@ -1,5 +1,5 @@
 import { checkRegexSafety, type Fact, MAX_PAYLOAD_BYTES, REGEX_MAX_COST, TriggerFilterSchema } from '@switchyard/contracts';
-import { compileFilter } from '@switchyard/core';
+import { compileFilter, explainFilter, type FilterMiss } from '@switchyard/core';
 import { pick, prng } from '@switchyard/testing';
 
 type Rand = () => number;
@@ -131,6 +131,49 @@ describe('compileFilter against a reference evaluator', () => {
     // Guard against a generator that makes the comparison vacuous.
     expect(outcomes.true).toBeGreaterThan(1_500);
     expect(outcomes.false).toBeGreaterThan(1_500);
+  });
+});
+
+/** A miss is honest: the clause it names fails on the fact by the reference, and sits where it says. */
+function checkMiss(filter: any, miss: FilterMiss, fact: Fact): void {
+  const node = miss.at === '' ? filter : miss.at.split('.').reduce((n: any, key) => n[/^\d+$/.test(key) ? Number(key) : key], filter);
+  expect(node).toEqual(miss.clause);
+  if ('not' in node) expect(reference(node.not, fact)).toBe(true);
+  else expect(reference(node, fact)).toBe(false);
+  if ('any' in node) miss.branches!.forEach((branch) => checkMiss(filter, branch, fact));
+  if ('path' in node) {
+    const seen = resolve(fact, node.path);
+    if (seen === MISSING) expect('seen' in miss).toBe(false);
+    else if (JSON.stringify(seen).length <= 500) expect(miss.seen).toEqual(seen);
+  }
+}
+
+describe('explainFilter', () => {
+  it('is null exactly when the filter passes, and otherwise names a failing clause with what the fact held', () => {
+    const rand = prng(20_261_201);
+    let misses = 0;
+    for (let i = 0; i < 300; i++) {
+      const filter = TriggerFilterSchema.parse(randomFilter(rand));
+      for (let j = 0; j < 10; j++) {
+        const fact = randomFact(rand);
+        const miss = explainFilter(filter, fact);
+        expect(miss === null).toBe(reference(filter, fact));
+        if (miss) {
+          misses++;
+          checkMiss(filter, miss, fact);
+        }
+      }
+    }
+    expect(misses).toBeGreaterThan(500);
+  });
+
+  it('quotes the value at the failing path, and says nothing when the path is missing', () => {
+    const fact = randomFact(prng(1));
+    const filter = TriggerFilterSchema.parse({ all: [{ path: 'kind', op: 'eq', value: fact.kind }, { path: 'payload.failures', op: 'gt', value: 0 }] });
+    expect(explainFilter(filter, fact)).toEqual({ at: 'all.1', clause: { path: 'payload.failures', op: 'gt', value: 0 } });
+    const withValue = { ...fact, payload: { failures: 0 } };
+    expect(explainFilter(filter, withValue)).toEqual({ at: 'all.1', clause: { path: 'payload.failures', op: 'gt', value: 0 }, seen: 0 });
+    expect(explainFilter(filter, { ...fact, payload: { failures: 3 } })).toBeNull();
   });
 });
 

@@ -13,6 +13,7 @@ import type {
   TokenInfo,
   ToolCallResult,
   TranscriptEntry,
+  PutSettingsRequest,
   WorkspaceSettings,
 } from '@switchyard/contracts';
 import type { SealedSecret } from '@switchyard/core';
@@ -282,7 +283,8 @@ export type FactsOf<T> = (result: T) => IngestItem[];
 export interface SettingsStore {
   get(workspaceId: string): Promise<WorkspaceSettings>;
   /** Saves the settings (insert or update) with the facts they announce; returns them as stored. */
-  put(workspaceId: string, settings: WorkspaceSettings, facts: FactsOf<WorkspaceSettings>): Promise<WorkspaceSettings>;
+  /** Saves the settings named (the others keep their saved values), with the facts built from the result. */
+  put(workspaceId: string, settings: PutSettingsRequest, facts: FactsOf<WorkspaceSettings>): Promise<WorkspaceSettings>;
 }
 
 /** The BullMQ queue `activations`, seen from a producer. */

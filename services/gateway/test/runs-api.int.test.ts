@@ -75,7 +75,7 @@ describe('runs and settings API', () => {
   const snapshot = async () => {
     const { rows } = await pg.query(
       `SELECT (SELECT string_agg(id::text || status::text || stop_requested::text, ',' ORDER BY id) FROM runs) AS runs,
-              (SELECT string_agg(workspace_id::text || agents_paused::text, ',') FROM workspace_settings) AS settings`,
+              (SELECT string_agg(workspace_id::text || agents_paused::text || approvals, ',') FROM workspace_settings) AS settings`,
     );
     return { ...rows[0], facts: await ingestAdded(), jobs: await jobCount() };
   };
@@ -241,15 +241,15 @@ describe('runs and settings API', () => {
   });
 
   it('pauses and resumes agents with the kill switch, recording workspace.settings_changed', async () => {
-    expect((await viewer('GET', `${ws}/settings`)).body).toEqual({ agentsPaused: false });
+    expect((await viewer('GET', `${ws}/settings`)).body).toEqual({ agentsPaused: false, approvals: 'enabled' });
     const paused = await api('PUT', `${ws}/settings`, { agentsPaused: true });
     expect(paused).toMatchObject({ status: 200, body: { agentsPaused: true } });
-    expect((await viewer('GET', `${ws}/settings`)).body).toEqual({ agentsPaused: true });
+    expect((await viewer('GET', `${ws}/settings`)).body).toEqual({ agentsPaused: true, approvals: 'enabled' });
     expect((await pg.query('SELECT agents_paused FROM workspace_settings WHERE workspace_id = $1', [acmeId])).rows).toEqual([{ agents_paused: true }]);
     const [fact] = await factsAbout(acmeId, 'workspace.settings_changed');
     expect(fact).toMatchObject({ subject: { type: 'workspace', id: acmeId }, actor: { type: 'member', id: adminUserId }, payload: { agentsPaused: true } });
     // Another workspace is not paused by it.
-    expect((await other('GET', '/v1/workspaces/other/settings')).body).toEqual({ agentsPaused: false });
+    expect((await other('GET', '/v1/workspaces/other/settings')).body).toEqual({ agentsPaused: false, approvals: 'enabled' });
 
     // While paused, nothing new is started, and nothing is written.
     const ended = await insertRun(agents.worker!, 'completed');
@@ -260,13 +260,29 @@ describe('runs and settings API', () => {
     expect((await member('POST', `${ws}/runs/${ended}/retry`)).body.error.code).toBe('AGENTS_PAUSED');
     expect(await snapshot()).toEqual(before);
 
-    expect((await api('PUT', `${ws}/settings`, { agentsPaused: false })).body).toEqual({ agentsPaused: false });
+    expect((await api('PUT', `${ws}/settings`, { agentsPaused: false })).body).toEqual({ agentsPaused: false, approvals: 'enabled' });
     expect((await member('POST', `${ws}/agents/${agents.manual}/runs`, { input: 'x' })).status).toBe(201);
     const facts = await waitFor(async () => {
       const found = await factsAbout(acmeId, 'workspace.settings_changed');
       return found.length >= 2 ? found : undefined;
     });
-    expect(facts.map((f: { payload: unknown }) => f.payload)).toEqual([{ agentsPaused: true }, { agentsPaused: false }]);
+    expect(facts.map((f: { payload: unknown }) => f.payload)).toEqual([
+      { agentsPaused: true, approvals: 'enabled' },
+      { agentsPaused: false, approvals: 'enabled' },
+    ]);
+  });
+
+  it('saves only the settings a PUT names: the kill switch never re-opens approvals set to deny', async () => {
+    expect((await api('PUT', `${ws}/settings`, { approvals: 'deny' })).body).toEqual({ agentsPaused: false, approvals: 'deny' });
+    expect((await api('PUT', `${ws}/settings`, { agentsPaused: true })).body).toEqual({ agentsPaused: true, approvals: 'deny' });
+    expect((await api('PUT', `${ws}/settings`, { agentsPaused: false })).body).toEqual({ agentsPaused: false, approvals: 'deny' });
+    const before = await snapshot();
+    for (const bad of [{}, { approvals: 'maybe' }, { agentsPaused: 'yes' }, { agentsPaused: false, extra: 1 }]) {
+      const answer = await api('PUT', `${ws}/settings`, bad);
+      expect(answer).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_FAILED' } } });
+    }
+    expect(await snapshot()).toEqual(before);
+    expect((await api('PUT', `${ws}/settings`, { approvals: 'enabled' })).body).toEqual({ agentsPaused: false, approvals: 'enabled' });
   });
 
   it('documents the routes in OpenAPI', async () => {

@@ -3,7 +3,7 @@ import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
 import type { AgentIndex, TriggerMatch } from './agent-index';
-import { pairKey, type ActivationSink, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
+import { pairKey, type ActivationSink, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
 
 /** Counters the matcher reports; main wiring binds them to Prometheus. */
 export interface MatcherMetrics {
@@ -118,7 +118,7 @@ export class Matcher {
     await this.options.activations.enqueue(jobs);
     if (advanced.size === 0) return;
     // Every match either has its run recorded (a repeat finds it: nothing is decided again) or
-    // was skipped, which is recorded nowhere but in the cursor.
+    // was skipped (its skip recorded; a repeat decides it anew and overwrites that).
     const skipped = candidates.length - slots.length;
     if (skipped > 0 || reloaded) {
       // A batch that skipped a match (cooldown, throttle… would decide anew on a later clock),
@@ -165,6 +165,7 @@ export class Matcher {
       candidates.map(({ match, fact }) => ({ agentId: match.agent.agentId, eventId: fact.id })),
     );
     const runs: NewTriggerRun[] = [];
+    const skips: ActivationSkipRecord[] = [];
     const decided: Candidate[] = [];
     const recorded: Array<{ slot: TriggerRunSlot; candidate: Candidate }> = [];
     for (const candidate of candidates) {
@@ -194,7 +195,7 @@ export class Matcher {
       this.options.metrics?.decided(decision);
       if (reachedDebounce(decision)) this.lastDebounceArrival.set(agent.agentId, now);
       if (decision.action === 'skip') {
-        this.options.log.debug({ agentId: agent.agentId, eventId: fact.id, reason: decision.reason }, 'activation skipped');
+        skips.push({ workspaceId, eventId: fact.id, agentId: agent.agentId, agentVersion: agent.version, reason: decision.reason });
         continue;
       }
       if (decision.action === 'activate') {
@@ -220,7 +221,8 @@ export class Matcher {
       });
       decided.push(candidate);
     }
-    const slots = runs.length > 0 ? await store.createTriggerRuns(runs) : [];
+    // The skips are recorded beside the runs (for GET /events/{id}/activations); a crash repeats the batch and records them again.
+    const [slots] = await Promise.all([runs.length > 0 ? store.createTriggerRuns(runs) : [], store.recordSkips(skips)]);
     slots.forEach((slot, i) => recorded.push({ slot, candidate: decided[i]! }));
     return recorded;
   }

@@ -1,4 +1,4 @@
-import type { ActivationJob, CausedBy, Fact, RunOrigin, RunStatus } from '@switchyard/contracts';
+import type { ActivationJob, ActivationSkipReason, CausedBy, Fact, RunOrigin, RunStatus } from '@switchyard/contracts';
 import type { AgentRecord } from './agent-index';
 
 /** A run the matcher records: `queued` (activated) or `dropped` (queue full). */
@@ -15,6 +15,15 @@ export interface NewTriggerRun {
   causedBy?: CausedBy;
   depth: number;
   sessionId: string;
+}
+
+/** A guard's refusal of a matched (agent, fact) pair, recorded so that it can be explained (activation_skips). */
+export interface ActivationSkipRecord {
+  workspaceId: string;
+  eventId: string;
+  agentId: string;
+  agentVersion: number;
+  reason: ActivationSkipReason;
 }
 
 /** The run that holds the (agent, fact) slot: the one just created, or the one there before. */
@@ -75,6 +84,8 @@ export interface MatcherStore {
   existingRuns(pairs: ReadonlyArray<{ agentId: string; eventId: string }>): Promise<Map<string, TriggerRunSlot>>;
   /** Inserts trigger runs, in order, except where one exists for (agent, fact); returns the slot of each, in order. */
   createTriggerRuns(runs: readonly NewTriggerRun[]): Promise<TriggerRunSlot[]>;
+  /** Records the guards' skips (a repeat overwrites a pair's row with its new decision). */
+  recordSkips(skips: readonly ActivationSkipRecord[]): Promise<void>;
   /** Runs left `queued` (their jobs may be gone with Redis). */
   queuedRuns(): Promise<ActivationJob[]>;
   workspaces(): Promise<Array<{ id: string; slug: string }>>;

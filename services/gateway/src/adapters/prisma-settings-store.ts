@@ -1,4 +1,4 @@
-import { ApprovalsSettingSchema, type WorkspaceSettings } from '@switchyard/contracts';
+import { ApprovalsSettingSchema, type PutSettingsRequest, type WorkspaceSettings } from '@switchyard/contracts';
 import { recordFacts, type PrismaClient } from '@switchyard/db';
 import type { FactsOf, SettingsStore } from '../ports';
 
@@ -14,13 +14,16 @@ export class PrismaSettingsStore implements SettingsStore {
     return row ? { agentsPaused: row.agentsPaused, approvals: ApprovalsSettingSchema.parse(row.approvals) } : { ...DEFAULT_SETTINGS };
   }
 
-  async put(workspaceId: string, settings: WorkspaceSettings, facts: FactsOf<WorkspaceSettings>): Promise<WorkspaceSettings> {
+  async put(workspaceId: string, settings: PutSettingsRequest, facts: FactsOf<WorkspaceSettings>): Promise<WorkspaceSettings> {
     return this.prisma.$transaction(async (tx) => {
       // INSERT … ON CONFLICT, so concurrent first saves of a workspace cannot collide.
       const [row] = await tx.$queryRaw<Array<{ agents_paused: boolean; approvals: string }>>`
         INSERT INTO workspace_settings (workspace_id, agents_paused, approvals, updated_at)
-        VALUES (${workspaceId}::uuid, ${settings.agentsPaused}, ${settings.approvals}, now())
-        ON CONFLICT (workspace_id) DO UPDATE SET agents_paused = EXCLUDED.agents_paused, approvals = EXCLUDED.approvals, updated_at = EXCLUDED.updated_at
+        VALUES (${workspaceId}::uuid, ${settings.agentsPaused ?? DEFAULT_SETTINGS.agentsPaused}, ${settings.approvals ?? DEFAULT_SETTINGS.approvals}, now())
+        ON CONFLICT (workspace_id) DO UPDATE SET
+          agents_paused = COALESCE(${settings.agentsPaused ?? null}::boolean, workspace_settings.agents_paused),
+          approvals = COALESCE(${settings.approvals ?? null}::text, workspace_settings.approvals),
+          updated_at = EXCLUDED.updated_at
         RETURNING agents_paused, approvals`;
       const saved = { agentsPaused: row!.agents_paused, approvals: ApprovalsSettingSchema.parse(row!.approvals) };
       await recordFacts(tx, facts(saved));

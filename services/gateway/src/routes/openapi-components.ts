@@ -28,6 +28,7 @@ import {
   StreamTicketResponseSchema,
   TranscriptResponseSchema,
   WhoAmIResponseSchema,
+  PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
 } from '@switchyard/contracts';
 
@@ -61,6 +62,7 @@ const SCHEMAS = {
   ListRunsResponse: ListRunsResponseSchema,
   StartRunRequest: StartRunRequestSchema,
   WorkspaceSettings: WorkspaceSettingsSchema,
+  PutSettingsRequest: PutSettingsRequestSchema,
   PutSecretRequest: PutSecretRequestSchema,
   SecretInfo: SecretInfoSchema,
   ListSecretsResponse: ListSecretsResponseSchema,

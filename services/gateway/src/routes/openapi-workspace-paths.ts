@@ -102,9 +102,9 @@ export function runPaths(): OpenApiPaths {
       get: { operationId: 'getSettings', summary: 'Workspace settings (the kill switch)', parameters: [ws], responses: { '200': json('WorkspaceSettings', 'the settings'), ...errors } },
       put: {
         operationId: 'putSettings',
-        summary: 'Save the settings (admin); records workspace.settings_changed',
+        summary: 'Save the settings named (admin; the others keep their values); records workspace.settings_changed',
         parameters: [ws],
-        requestBody: body('WorkspaceSettings'),
+        requestBody: body('PutSettingsRequest'),
         responses: { '200': json('WorkspaceSettings', 'the settings as saved'), ...errors },
       },
     },

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { WorkspaceSettingsSchema } from '@switchyard/contracts';
+import { PutSettingsRequestSchema } from '@switchyard/contracts';
 import { settingsChangedFact } from '@switchyard/core';
 import { changeAuthorOf } from '../change-author';
 import { principalOf, requireRole } from '../http/auth';
@@ -13,7 +13,8 @@ export interface SettingsRoutesDeps {
 }
 
 /**
- * `/v1/workspaces/{ws}/settings`: the kill switch. Viewers read; admins save.
+ * `/v1/workspaces/{ws}/settings`: the kill switch and the approvals setting.
+ * Viewers read; admins save the settings they name.
  * Every save records `workspace.settings_changed` with it, even when nothing
  * changed, relayed before the answer: a fact posted after a pause is not
  * activated.
@@ -26,13 +27,17 @@ export function settingsRoutes(deps: SettingsRoutesDeps): Router {
   });
 
   router.put('/settings', requireRole('admin'), async (req, res) => {
-    const body = parseBody(WorkspaceSettingsSchema, req);
+    const body = parseBody(PutSettingsRequestSchema, req);
     const principal = principalOf(res);
     const author = changeAuthorOf(principal);
     const correlationId = String(res.locals.requestId);
-    const fact = settingsChangedFact(author, body);
-    const saved = await deps.settings.put(principal.workspaceId, body, (stored) => [{ fact: { ...fact, payload: { ...stored } }, correlationId }]);
-    await deps.outbox.flush([fact.id]);
+    let factId = '';
+    const saved = await deps.settings.put(principal.workspaceId, body, (stored) => {
+      const fact = settingsChangedFact(author, stored);
+      factId = fact.id;
+      return [{ fact, correlationId }];
+    });
+    await deps.outbox.flush([factId]);
     res.json(saved);
   });
 

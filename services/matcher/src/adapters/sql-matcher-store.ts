@@ -2,7 +2,7 @@ import { AGENT_FACT_KINDS, AgentSpecSchema, WORKSPACE_FACT_KINDS, type Activatio
 import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import type { AgentRecord } from '../agent-index';
-import { pairKey, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
+import { pairKey, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
 
 interface SlotRow {
   id: string;
@@ -203,6 +203,23 @@ export class SqlMatcherStore implements MatcherStore {
       created.has(run.id)
         ? { created: true, runId: run.id, status: run.status, depth: run.depth }
         : existing.get(pairKey(run.agentId, run.eventId))!,
+    );
+  }
+
+  async recordSkips(skips: readonly ActivationSkipRecord[]): Promise<void> {
+    if (skips.length === 0) return;
+    // DISTINCT ON: a batch may decide one pair twice (a redelivered fact); the last decision stands.
+    await this.prisma.$executeRawUnsafe(
+      `INSERT INTO activation_skips (event_id, agent_id, workspace_id, agent_version, reason)
+       SELECT DISTINCT ON (event, agent) event, agent, ws, ver, reason
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::text[]) WITH ORDINALITY AS t(event, agent, ws, ver, reason, ord)
+        ORDER BY event, agent, ord DESC
+       ON CONFLICT (event_id, agent_id) DO UPDATE SET agent_version = EXCLUDED.agent_version, reason = EXCLUDED.reason, decided_at = now()`,
+      skips.map((skip) => skip.eventId),
+      skips.map((skip) => skip.agentId),
+      skips.map((skip) => skip.workspaceId),
+      skips.map((skip) => skip.agentVersion),
+      skips.map((skip) => skip.reason),
     );
   }
 
