@@ -2,7 +2,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { createPrismaClient, flushFacts } from '@switchyard/db';
+import { createPrismaClient, flushFacts, readWorkspaceSecret } from '@switchyard/db';
+import { actionSigningKey, MattermostRest } from '@switchyard/core';
+import { Queue } from 'bullmq';
+import { AppError, ErrorCode, NOTIFICATIONS_QUEUE } from '@switchyard/contracts';
+import { PrismaNotificationStore } from './adapters/prisma-notification-store';
+import { PrismaOverviewReader } from './adapters/prisma-overview-reader';
+import type { ApprovalDecisions } from './notification-ports';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
@@ -23,6 +29,15 @@ import type { GatewayConfig } from './config';
 import { createGatewayMetrics, type GatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
 import { TokenRateLimiter } from './http/rate-limit';
+
+/**
+ * The approvals decision command (`POST …/approvals/{id}/decision`) is built
+ * in parallel; until it is wired here, buttons and `/switchyard approve|deny`
+ * answer 503 and decide nothing.
+ */
+const pendingApprovalDecisions: ApprovalDecisions = {
+  decide: () => Promise.reject(new AppError(ErrorCode.UNAVAILABLE, 'approval decisions are not available on this gateway yet')),
+};
 
 /** A running gateway: the port it listens on, its health port (GATEWAY_HEALTH_PORT) and how to stop it. */
 export type RunningGateway = RunningService & { port: number; host: string };
@@ -59,6 +74,12 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }, registry);
   const checks = storeChecks(redis, prisma);
   const rateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.RATE_LIMIT_PER_SECOND });
+  const notifications = new PrismaNotificationStore(prisma);
+  const readSecret = secretBox ? (workspaceId: string, name: string) => readWorkspaceSecret(prisma, secretBox, workspaceId, name) : null;
+  const mattermostRest = new MattermostRest({ allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS });
+  const signingKeys = [config.SECRETS_KEY, ...config.SECRETS_KEY_PREVIOUS].filter((key): key is string => key !== undefined).map(actionSigningKey);
+  // The dashboard's other queues, read and managed through the producer connection (they are the approvals' and the notifier's).
+  const dashboardQueues = config.GATEWAY_ADMIN_TOKEN ? ['approval-expiry', NOTIFICATIONS_QUEUE].map((name) => new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX })) : [];
   const ingest = new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS);
   const app = createGatewayApp({
     outbox: {
@@ -93,6 +114,18 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     heartbeatMs: config.SSE_HEARTBEAT_MS,
     streamAuthRecheckMs: config.STREAM_AUTH_RECHECK_MS,
     maxCausationDepth: config.MAX_CAUSATION_DEPTH,
+    notifications: { notifications, readSecret, mattermost: mattermostRest, outbound: { allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS } },
+    mattermost: {
+      notifications,
+      readSecret,
+      signingKeys,
+      decisions: pendingApprovalDecisions,
+      userName: async (userId) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null,
+      overview: new PrismaOverviewReader(prisma),
+      settings: new PrismaSettingsStore(prisma),
+      outbox: { flush: (ids) => flushFacts(prisma, ingest, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')) },
+    },
+    adminQueues: config.GATEWAY_ADMIN_TOKEN ? { token: config.GATEWAY_ADMIN_TOKEN, queues: [activationQueue, ...dashboardQueues] } : null,
   });
   return {
     app,
@@ -104,6 +137,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
         feed,
         // The queue shares the connection it was given, so closing it leaves the connection to close here.
         activationQueue,
+        ...dashboardQueues,
         () => closeRedis(queueConnection),
         () => prisma.$disconnect(),
         () => closeRedis(redis),

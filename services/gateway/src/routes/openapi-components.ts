@@ -30,6 +30,10 @@ import {
   WhoAmIResponseSchema,
   PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
+  NotificationSettingsSchema,
+  NotificationTestRequestSchema,
+  NotificationTestResponseSchema,
+  MattermostLinkCodeResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -69,6 +73,10 @@ const SCHEMAS = {
   TranscriptResponse: TranscriptResponseSchema,
   PostSessionMessageRequest: PostSessionMessageRequestSchema,
   PostSessionMessageResponse: PostSessionMessageResponseSchema,
+  NotificationSettings: NotificationSettingsSchema,
+  NotificationTestRequest: NotificationTestRequestSchema,
+  NotificationTestResponse: NotificationTestResponseSchema,
+  MattermostLinkCodeResponse: MattermostLinkCodeResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

@@ -9,6 +9,7 @@ import {
   WS_PARAMETER as ws,
 } from './openapi-components';
 import { agentLoopPaths, agentPaths, runPaths, WORKSPACE_BASE as base } from './openapi-workspace-paths';
+import { notificationPaths } from './openapi-notification-paths';
 
 /** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
 export interface OpenApiOperation {
@@ -119,7 +120,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...notificationPaths() };
 }
 
 /**
