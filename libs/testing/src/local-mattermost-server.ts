@@ -64,6 +64,8 @@ export interface LocalMattermostServer {
   /** Every request to the channel fails with `status` until heal(). */
   failAlways(channelId: string, status: number): void;
   heal(channelId: string): void;
+  /** Posts to the channel are made at once but answered `ms` later (a crash in that window leaves a post its client never heard of). */
+  delay(channelId: string, ms: number): void;
   /** Clicks a button of a post as `user`, as Mattermost does; applies the `update` of a 200 answer. */
   click(postId: string, actionId: string, user: { id: string; name?: string }): Promise<{ status: number; body: unknown }>;
   /** Runs a slash command against `url` as Mattermost does (form body, `Authorization: Token`). */
@@ -95,6 +97,7 @@ export async function startLocalMattermostServer(options: { botToken?: string } 
   const webhooks = new Map<string, string>();
   const faults = new Map<string, LocalMattermostFault[]>();
   const broken = new Map<string, number>();
+  const delays = new Map<string, number>();
   const requests: LocalMattermostRequest[] = [];
 
   const faultFor = (channelId: string): LocalMattermostFault | undefined => {
@@ -131,7 +134,7 @@ export async function startLocalMattermostServer(options: { botToken?: string } 
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://local');
       const raw = await readBody(req);
-      let body: Record<string, unknown> = {};
+      let body: Record<string, unknown>;
       try {
         body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
       } catch {
@@ -161,6 +164,8 @@ export async function startLocalMattermostServer(options: { botToken?: string } 
         if (seen && seen.until > Date.now()) return answer(req, res, 201, posts.get(seen.postId), channelId);
         const post = createPost(body as Partial<LocalMattermostPost>);
         if (pendingId) pending.set(pendingId, { postId: post.id, until: Date.now() + PENDING_POST_TTL_MS });
+        const delayMs = delays.get(channelId) ?? 0;
+        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         return answer(req, res, 201, post, channelId);
       }
       const patch = /^\/api\/v4\/posts\/([a-z0-9]+)\/patch$/.exec(url.pathname);
@@ -200,6 +205,7 @@ export async function startLocalMattermostServer(options: { botToken?: string } 
     fail: (channelId, fault) => faults.set(channelId, [...(faults.get(channelId) ?? []), { ...fault }]),
     failAlways: (channelId, status) => void broken.set(channelId, status),
     heal: (channelId) => void broken.delete(channelId),
+    delay: (channelId, ms) => void delays.set(channelId, ms),
     click: async (postId, actionId, user) => {
       const post = posts.get(postId);
       const action = post?.props.attachments?.flatMap((attachment) => attachment.actions ?? []).find((candidate) => candidate.id === actionId);

@@ -75,8 +75,9 @@ export class Delivery {
     if (gate && gate.until > this.now()) return { type: 'later', at: gate.until, reason: 'target backing off' };
     const target = await this.targetOf(job.workspaceId, connection);
     if (!target) return { type: 'give_up', reason: 'the connection’s secret is missing' };
+    const startedAt = this.now();
     const outcome = job.type === 'post' ? await this.post(job, saved, target, channel) : await this.update(job, saved.slug, target);
-    this.settle(targetKey, outcome);
+    this.settle(targetKey, outcome, startedAt);
     return outcome;
   }
 
@@ -145,14 +146,19 @@ export class Delivery {
     return url === null ? null : { type: 'webhook', url };
   }
 
-  /** Opens or closes the target's gate from what its request got. */
-  private settle(targetKey: string, outcome: DeliveryOutcome): void {
+  /**
+   * Opens or closes the target's gate from what its request got. Requests
+   * that were in flight together fail together: only one made after the gate
+   * last opened doubles its backoff.
+   */
+  private settle(targetKey: string, outcome: DeliveryOutcome, startedAt: number): void {
     if (outcome.type === 'done') {
       this.gates.delete(targetKey);
       return;
     }
     if (outcome.type !== 'retry' && outcome.type !== 'later') return;
     const previous = this.gates.get(targetKey);
+    if (previous && previous.until > startedAt) return;
     const failures = (previous?.failures ?? 0) + 1;
     const backoff = Math.min(this.deps.backoffMs * 2 ** (failures - 1), MAX_TARGET_BACKOFF_MS);
     const until = outcome.type === 'later' ? outcome.at : this.now() + Math.max(backoff, outcome.retryAfterMs ?? 0);
