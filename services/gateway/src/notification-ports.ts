@@ -6,15 +6,15 @@ export interface NotificationStore {
   /** The saved settings, or null when never saved. */
   getSettings(workspaceId: string): Promise<NotificationSettings | null>;
   putSettings(workspaceId: string, settings: NotificationSettings): Promise<NotificationSettings>;
-  /** Stores a link code's SHA-256 for the member. */
-  issueLinkCode(workspaceId: string, userId: string, codeHash: string, expiresAt: Date): Promise<void>;
+  /** Stores a link code's SHA-256 for the member; the link it makes never acts above `maxRole` (the asking token's). */
+  issueLinkCode(workspaceId: string, userId: string, maxRole: Role, codeHash: string, expiresAt: Date): Promise<void>;
   /**
    * Uses a code (once, before its expiry) and links the Mattermost user to
    * the code's member, replacing an earlier link of that Mattermost user.
    * Null when the code is unknown, used or expired.
    */
   consumeLinkCode(workspaceId: string, codeHash: string, mattermostUserId: string): Promise<{ userId: string } | null>;
-  /** The member a Mattermost user is linked to, with their role now (null: not linked, or no longer a member). */
+  /** The member a Mattermost user is linked to, with the lower of their role now and the link's (null: not linked, or no longer a member). */
   linkedMember(workspaceId: string, mattermostUserId: string): Promise<{ userId: string; role: Role } | null>;
   workspaceBySlug(slug: string): Promise<{ id: string; slug: string } | null>;
 }

@@ -69,11 +69,16 @@ export async function sendTestNotification(deps: NotificationCommandDeps, princi
 /** The SHA-256 a link code is stored as. */
 export const linkCodeHash = (code: string) => createHash('sha256').update(code.trim()).digest('hex');
 
-/** Issues a one-time code that links a Mattermost user to the caller (`/switchyard link <code>`). People only: an agent never links a chat user. */
+/**
+ * Issues a one-time code that links a Mattermost user to the caller
+ * (`/switchyard link <code>`), acting at most with the asking token's role:
+ * a viewer token cannot become its owner's admin in Mattermost. People
+ * only: an agent never links a chat user.
+ */
 export async function issueMattermostLinkCode(deps: Pick<NotificationCommandDeps, 'notifications'>, principal: Principal, now = new Date()): Promise<{ code: string; expiresAt: string }> {
   if (principal.agent) throw new AppError(ErrorCode.FORBIDDEN, 'an agent token cannot link a Mattermost user', { required: 'a person’s token', actual: 'agent' });
   const code = randomBytes(15).toString('base64url');
   const expiresAt = new Date(now.getTime() + MATTERMOST_LINK_CODE_TTL_MS);
-  await deps.notifications.issueLinkCode(principal.workspaceId, principal.userId, linkCodeHash(code), expiresAt);
+  await deps.notifications.issueLinkCode(principal.workspaceId, principal.userId, principal.role, linkCodeHash(code), expiresAt);
   return { code, expiresAt: expiresAt.toISOString() };
 }

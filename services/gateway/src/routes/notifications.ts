@@ -13,7 +13,8 @@ import { parseBody } from '../http/validate';
 /**
  * `/v1/workspaces/{ws}/settings/notifications` (decision 0030): viewers read
  * the rules (secrets are named, never shown), admins save and send a test
- * post; members get a one-time code to link their Mattermost user.
+ * post; any member (viewers too: a link acts with the member's own role)
+ * gets a one-time code to link their Mattermost user.
  */
 export function notificationRoutes(deps: NotificationCommandDeps): Router {
   const router = Router({ mergeParams: true });
@@ -32,7 +33,7 @@ export function notificationRoutes(deps: NotificationCommandDeps): Router {
     res.json(await sendTestNotification(deps, principalOf(res), channel));
   });
 
-  router.post('/integrations/mattermost/link-codes', requireRole('member'), async (_req, res) => {
+  router.post('/integrations/mattermost/link-codes', requireRole('viewer'), async (_req, res) => {
     res.status(201).json(await issueMattermostLinkCode(deps, principalOf(res)));
   });
 

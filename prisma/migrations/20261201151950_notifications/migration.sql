@@ -27,6 +27,7 @@ CREATE TABLE "mattermost_links" (
     "workspace_id" UUID NOT NULL,
     "mattermost_user_id" TEXT NOT NULL,
     "user_id" UUID NOT NULL,
+    "max_role" "Role" NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "mattermost_links_pkey" PRIMARY KEY ("workspace_id","mattermost_user_id")
@@ -37,6 +38,7 @@ CREATE TABLE "mattermost_link_codes" (
     "code_hash" TEXT NOT NULL,
     "workspace_id" UUID NOT NULL,
     "user_id" UUID NOT NULL,
+    "max_role" "Role" NOT NULL,
     "expires_at" TIMESTAMPTZ(3) NOT NULL,
     "used_at" TIMESTAMPTZ(3),
 
