@@ -147,3 +147,10 @@ export const GetApprovalToolInputSchema = z.strictObject({ id: ApprovalIdSchema 
 export const DecideApprovalToolInputSchema = DecideApprovalRequestSchema.extend({ id: ApprovalIdSchema });
 /** `propose_plan` platform tool (plan mode): parks an approval of kind `plan`. */
 export const ProposePlanToolInputSchema = z.strictObject({ plan: z.string().min(1).max(20_000) });
+
+/** A job of the BullMQ queue `approval-expiry` (job id = the approval id, delayed until it expires). */
+export const ApprovalExpiryJobSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  approvalId: ApprovalIdSchema,
+});
+export type ApprovalExpiryJob = z.infer<typeof ApprovalExpiryJobSchema>;

@@ -184,8 +184,13 @@ export {
   StartRunRequestSchema,
   WORKSPACE_FACT_KINDS,
   WorkspaceSettingsChangedPayloadSchema,
+  StopActionSchema,
+  StoppedRunSchema,
+  StopRunRequestSchema,
+  StopRunResponseSchema,
 } from './runs-api';
 export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';
+export type { StopAction, StoppedRun, StopRunRequest } from './runs-api';
 export {
   ListSecretsResponseSchema,
   MailboxEnvelopeSchema,
@@ -271,6 +276,7 @@ export {
   ApprovalDeciderSchema,
   ApprovalDecisionSchema,
   ApprovalFactPayloadSchema,
+  ApprovalExpiryJobSchema,
   ApprovalIdSchema,
   ApprovalKindSchema,
   ApprovalSchema,
@@ -296,6 +302,7 @@ export type {
   Approval,
   ApprovalDecider,
   ApprovalDecision,
+  ApprovalExpiryJob,
   ApprovalFactPayload,
   ApprovalKind,
   ApprovalsSetting,
@@ -332,3 +339,11 @@ export type {
   NotificationSettings,
   NotificationTestResponse,
 } from './notifications';
+export {
+  ActivatedRunSchema,
+  AgentActivationSchema,
+  EventActivationsResponseSchema,
+  FilterMissSchema,
+  TriggerMissSchema,
+} from './activations';
+export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';

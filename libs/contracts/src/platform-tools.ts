@@ -3,6 +3,7 @@ import { AgentIdSchema, ListAgentsQuerySchema } from './agents';
 import { FactIdSchema, ListEventsQuerySchema, PostEventRequestSchema } from './facts';
 import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-api';
 import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
+import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
 
 /*
  * Inputs of the platform's own MCP tools (served by the gateway at `/mcp`).
@@ -55,8 +56,8 @@ export type GetAgentToolInput = z.infer<typeof GetAgentToolInputSchema>;
 export const StartRunToolInputSchema = StartRunRequestSchema.extend({ agentId: AgentIdSchema });
 export type StartRunToolInput = z.infer<typeof StartRunToolInputSchema>;
 
-/** `stop_run`: stops a run, like `POST /runs/{id}/stop`. */
-export const StopRunToolInputSchema = z.strictObject({ id: RunIdSchema });
+/** `stop_run`: stops a run, like `POST /runs/{id}/stop` (with `cascade`, default true, the runs it caused too). */
+export const StopRunToolInputSchema = z.strictObject({ id: RunIdSchema, cascade: z.boolean().default(true) });
 export type StopRunToolInput = z.infer<typeof StopRunToolInputSchema>;
 
 /** `retry_run`: a new run of an ended run, like `POST /runs/{id}/retry`. */
@@ -91,6 +92,9 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   retry_run: RetryRunToolInputSchema,
   get_transcript: GetTranscriptToolInputSchema,
   send_session_message: SendSessionMessageToolInputSchema,
+  list_approvals: ListApprovalsToolInputSchema,
+  get_approval: GetApprovalToolInputSchema,
+  decide_approval: DecideApprovalToolInputSchema,
 } as const;
 export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;
 

@@ -53,17 +53,18 @@ export const RunStateNextSchema = z.discriminatedUnion('type', [
 export type RunStateNext = z.infer<typeof RunStateNextSchema>;
 
 /** The schema version this code writes. */
-export const RUN_STATE_SCHEMA_VERSION = 1;
+export const RUN_STATE_SCHEMA_VERSION = 2;
 
 /**
  * Every RunState version this code reads. Changelog:
  * - 1: first version (issue 14): conversation, tally, envelope ids, next step.
+ * - 2: `permissionMode`, the mode a plan-mode run continues in once its plan was approved (issue 15).
  */
-export const SUPPORTED_RUN_STATE_VERSIONS: readonly number[] = [1];
+export const SUPPORTED_RUN_STATE_VERSIONS: readonly number[] = [1, 2];
 
 /** A run's state after a step; serializable, and what folding the run's transcript entries gives. */
 export const RunStateSchema = z.strictObject({
-  schemaVersion: z.literal(RUN_STATE_SCHEMA_VERSION),
+  schemaVersion: z.union([z.literal(1), z.literal(RUN_STATE_SCHEMA_VERSION)]),
   runId: z.uuid(),
   /** The `seq` of the last transcript entry the state includes; 0 before the first. */
   lastSeq: z.number().int().min(0),
@@ -72,6 +73,8 @@ export const RunStateSchema = z.strictObject({
   /** Mailbox envelopes already in the conversation: a drain that finds one again (not deleted before a crash) skips it. */
   envelopeIds: z.array(z.uuid()),
   next: RunStateNextSchema,
+  /** The mode the run goes on in after its plan was approved (`approvals.afterPlan`); absent: the spec's `permissionMode`. Version 2. */
+  permissionMode: z.enum(['default', 'auto']).optional(),
 });
 export type RunState = z.infer<typeof RunStateSchema>;
 
@@ -127,8 +130,8 @@ export const ToolEntryContentSchema = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
   refused: z.literal(true).optional(),
 });
-/** `notice`: something the platform reports; not part of the conversation. */
-export const NoticeEntryContentSchema = z.looseObject({ code: z.string(), message: z.string() });
+/** `notice`: something the platform reports; not part of the conversation. `mode`: of a `plan_approved` notice, the mode the run goes on in. */
+export const NoticeEntryContentSchema = z.looseObject({ code: z.string(), message: z.string(), mode: z.enum(['default', 'auto']).optional() });
 
 /** A transcript entry as the loop writes it and reads it back: its `seq`, `type` and typed content. */
 export const RecordedEntrySchema = z.discriminatedUnion('type', [

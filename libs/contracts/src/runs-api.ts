@@ -37,6 +37,35 @@ export const StartRunRequestSchema = z.strictObject({
 });
 export type StartRunRequest = z.infer<typeof StartRunRequestSchema>;
 
+/** `POST /v1/workspaces/{ws}/runs/{id}/stop` body (optional): the causal stop (decision 0028). */
+export const StopRunRequestSchema = z.strictObject({
+  /** Also stop every run this run caused, transitively (through `causedBy`), and close their pending approvals. @defaultValue true */
+  cascade: z.boolean().default(true),
+});
+export type StopRunRequest = z.infer<typeof StopRunRequestSchema>;
+
+/** What a stop did to one run: `cancelled` now, `stop_requested` (its runner cancels it at its next step), or `none` (it had already ended). */
+export const StopActionSchema = z.enum(['cancelled', 'stop_requested', 'none']);
+export type StopAction = z.infer<typeof StopActionSchema>;
+
+/** One run a stop ended or flagged. */
+export const StoppedRunSchema = z.strictObject({
+  id: z.uuid(),
+  agentId: z.uuid(),
+  /** Its status after the stop. */
+  status: RunStatusSchema,
+  action: StopActionSchema.exclude(['none']),
+  /** How many of its pending approvals were closed `denied` by the platform (`run_stopped`). */
+  approvalsClosed: z.number().int().min(0),
+});
+export type StoppedRun = z.infer<typeof StoppedRunSchema>;
+
+/** `POST /runs/{id}/stop` response: the run after the stop, what happened to it, and every run the stop ended or flagged (the run itself first). */
+export const StopRunResponseSchema = RunSchema.extend({
+  action: StopActionSchema,
+  stopped: z.array(StoppedRunSchema),
+});
+
 /**
  * The fact kind recorded when a run enters each status, subject
  * `{type: "run", id}`. `running` is announced as `agent.run.started`, the name
@@ -66,6 +95,8 @@ export const RunFactPayloadSchema = z.strictObject({
   eventId: z.uuid().optional(),
   /** Why it was dropped, failed or cancelled (`stopped`, `enqueue_failed`, …); null otherwise. */
   reason: z.string().max(200).nullable(),
+  /** `agent.run.awaiting_approval` only: the run's pending approvals it waits for. */
+  approvalIds: z.array(z.uuid()).optional(),
 });
 export type RunFactPayload = z.infer<typeof RunFactPayloadSchema>;
 

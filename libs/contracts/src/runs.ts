@@ -99,6 +99,8 @@ export type ActivationJob = z.infer<typeof ActivationJobSchema>;
 export const QUEUES = {
   /** Runs to execute; the runner consumes it. */
   activations: 'activations',
+  /** Delayed jobs (job id = approval id) that expire pending approvals; the approvals service adds and consumes them. */
+  approvalExpiry: 'approval-expiry',
 } as const;
 
 /** `PUT /v1/workspaces/{ws}/settings` body and `GET` response. */

@@ -22,7 +22,7 @@ describe('RunState versions', () => {
     for (const version of SUPPORTED_RUN_STATE_VERSIONS) expect(versions).toContain(version);
   });
 
-  it.each([2, 0, '1', null, undefined])('refuses schemaVersion %p with run_state_version_unsupported', (version) => {
+  it.each([3, 0, '1', null, undefined])('refuses schemaVersion %p with run_state_version_unsupported', (version) => {
     const [, state] = fixtures[0]!;
     expect(parseRunState({ ...state, schemaVersion: version })).toEqual({
       ok: false,

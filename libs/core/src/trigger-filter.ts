@@ -7,6 +7,7 @@ import {
   REGEX_MAX_COST,
   type Fact,
   type FilterCondition,
+  type FilterMissShape,
   type FilterValue,
   type TriggerFilter,
 } from '@switchyard/contracts';
@@ -66,17 +67,8 @@ export function compileFilter(filter: TriggerFilter): FactPredicate {
 /** Longest serialized value a FilterMiss quotes; a longer one is cut to a string of this many characters. */
 export const FILTER_MISS_SEEN_MAX_CHARS = 500;
 
-/** Why a fact fails a filter: the clause that decided, its place in the filter, and what the fact held there. */
-export interface FilterMiss {
-  /** The clause's place in the filter, as a path of its keys (`all.1`, `any.0.not`); empty for the root. */
-  at: string;
-  /** The node that failed: a condition, an `any` none of whose branches held, or a `not` whose node held. */
-  clause: TriggerFilter;
-  /** A condition's value at its path in the fact; absent when the path is missing (or for `any`/`not`). */
-  seen?: unknown;
-  /** For an `any`: why each branch failed. */
-  branches?: FilterMiss[];
-}
+/** Why a fact fails a filter (the contract's FilterMissShape: the clause that decided, its place, what the fact held). */
+export type FilterMiss = FilterMissShape;
 
 /**
  * Explains why a fact fails a filter (null when it passes), for "why did my

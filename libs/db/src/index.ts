@@ -39,3 +39,18 @@ export {
 } from './workspace-secrets';
 export { SqlDeadLetterStore, type DeadLetterCount, type ListDeadLettersOptions } from './dead-letter-store';
 export { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows';
+export {
+  ApprovalStore,
+  closeRunApprovals,
+  lockRunLane,
+  prismaTransactions,
+  resumeIfReady,
+  type ApprovalDecisionInput,
+  type ApprovalListFilter,
+  type ApprovalPage,
+  type ApprovalWorkspace,
+  type ClosedApproval,
+  type DecideResult,
+  type ResumedRun,
+  type SqlTransactions,
+} from './approval-store';

@@ -61,6 +61,33 @@ export class SqlPool implements SqlRunner {
     return (await this.pool.query(this.statement(query, values))).rowCount ?? 0;
   }
 
+  /**
+   * Runs `work` in one transaction on one connection: committed when it
+   * resolves, rolled back when it throws (the error is rethrown). Statements
+   * are prepared as on the pool. Never hold it across a model or tool call.
+   */
+  async transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const tx: SqlRunner = {
+      $queryRawUnsafe: async <R = unknown>(query: string, ...values: unknown[]) => (await client.query(this.statement(query, values))).rows as R,
+      $executeRawUnsafe: async (query: string, ...values: unknown[]) => (await client.query(this.statement(query, values))).rowCount ?? 0,
+    };
+    let failed = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      failed = true;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      // A connection whose rollback may not have gone through is not handed out again.
+      client.release(failed ? true : undefined);
+    }
+  }
+
   /** The query as a named (prepared) statement while fewer than MAX_PREPARED texts are named. */
   private statement(text: string, values: unknown[]): QueryConfig {
     let name = this.names.get(text);

@@ -22,3 +22,13 @@ export async function enqueueActivations(queue: ActivationQueue, jobs: readonly 
   if (jobs.length === 0) return;
   await queue.addBulk(jobs.map((data) => ({ name: 'run', data, opts: { jobId: data.runId } })));
 }
+
+/**
+ * Wakes the lanes of resumed runs. A run's first job (job id = run id) is
+ * kept a while once done, so a resume's job has an id of its own per
+ * resume (`<runId>-resume-<key>`): the same resume added twice is one job.
+ */
+export async function enqueueResumes(queue: ActivationQueue, jobs: ReadonlyArray<{ job: ActivationJob; key: string }>): Promise<void> {
+  if (jobs.length === 0) return;
+  await queue.addBulk(jobs.map(({ job, key }) => ({ name: 'resume', data: job, opts: { jobId: `${job.runId}-resume-${key}` } })));
+}

@@ -25,12 +25,16 @@ export interface TestPlatform {
   eventLogs: ServiceProcess[];
   /** The matcher process, when started (see `startMatcher`). */
   matcher?: ServiceProcess;
+  /** The approvals process, when started (see `startApprovals`). */
+  approvals?: ServiceProcess;
   /** The runner processes started so far (see `startRunner`). */
   runners: ServiceProcess[];
   /** Starts one more runner process. */
   startRunner(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** Starts a matcher process (again, e.g. after stopping one). */
   startMatcher(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  /** Starts an approvals process (again, e.g. after stopping one). */
+  startApprovals(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** Starts one more event-log process (e.g. after killing one). */
   startEventLog(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   /** Creates a workspace with the real admin command; returns its admin token. */
@@ -55,6 +59,8 @@ export interface TestPlatformOptions {
   matcher?: boolean;
   /** Runner processes to start. @defaultValue 0 */
   runners?: number;
+  /** Also start the approvals service. @defaultValue false */
+  approvals?: boolean;
 }
 
 /**
@@ -74,6 +80,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     EVENT_LOG_HEALTH_PORT: '0',
     MATCHER_HEALTH_PORT: '0',
     RUNNER_HEALTH_PORT: '0',
+    APPROVALS_HEALTH_PORT: '0',
     CLAIM_IDLE_MS: '1500',
     INGEST_TRIM_INTERVAL_MS: '500',
     PORT: '0',
@@ -93,6 +100,13 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     const proc = await spawnService('matcher', { ...env, MATCHER_CONSUMER: `m-${matchers.length}-${Date.now()}`, ...extraEnv }, { readyPattern: /matcher started/ });
     matchers.push(proc);
     platform.matcher = proc;
+    return proc;
+  };
+  const approvalsProcs: ServiceProcess[] = [];
+  const startApprovals = async (extraEnv: Record<string, string> = {}) => {
+    const proc = await spawnService('approvals', { ...env, APPROVALS_CONSUMER: `a-${approvalsProcs.length}-${Date.now()}`, ...extraEnv }, { readyPattern: /approvals started/ });
+    approvalsProcs.push(proc);
+    platform.approvals = proc;
     return proc;
   };
   const runners: ServiceProcess[] = [];
@@ -115,6 +129,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     eventLogs,
     startEventLog,
     startMatcher,
+    startApprovals,
     runners,
     startRunner,
     createWorkspace: async (slug) => {
@@ -144,12 +159,13 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       }
     },
     stop: async () => {
-      await Promise.all([gateway, ...eventLogs, ...matchers, ...runners].map((proc) => proc.stop('SIGTERM')));
+      await Promise.all([gateway, ...eventLogs, ...matchers, ...approvalsProcs, ...runners].map((proc) => proc.stop('SIGTERM')));
       await redis.cleanup();
       await db.drop();
     },
   };
   if (options.matcher) await startMatcher();
+  if (options.approvals) await startApprovals();
   await Promise.all(Array.from({ length: options.runners ?? 0 }, () => startRunner()));
   return platform;
 }

@@ -20,12 +20,15 @@ import { notificationRoutes } from './routes/notifications';
 import type {
   ActivationSink,
   AgentStore,
+  ApprovalsPort,
   AgentTokenStore,
   AuthStore,
   FactFlusher,
+  ActivationReads,
   FactReader,
   IngestWriter,
   Mailbox,
+  RunResumer,
   RunStore,
   SecretStore,
   SettingsStore,
@@ -33,6 +36,7 @@ import type {
   TranscriptReader,
 } from './ports';
 import { agentsRoutes } from './routes/agents';
+import { approvalsRoutes } from './routes/approvals';
 import { eventsRoutes } from './routes/events';
 import { buildOpenApi, gatewayPaths } from './routes/openapi';
 import { runsRoutes } from './routes/runs';
@@ -52,6 +56,8 @@ export interface GatewayAppDeps {
   outbox: FactFlusher;
   authStore: AuthStore;
   reader: FactReader;
+  /** What the matcher made of a fact, per agent (GET /events/{id}/activations). */
+  activationReads: ActivationReads;
   ingest: IngestWriter;
   agents: AgentStore;
   runs: RunStore;
@@ -68,6 +74,10 @@ export interface GatewayAppDeps {
   mailbox: Mailbox;
   /** The BullMQ queue `activations` that manual runs and retries go to. */
   activations: ActivationSink;
+  /** Approvals: listed, read and decided (decision 0025). */
+  approvals: ApprovalsPort;
+  /** Wakes the lanes of runs a decision resumed (`activations` too). */
+  resumer: RunResumer;
   feed: FactFeed;
   redis: Redis;
   prefix: string;
@@ -138,6 +148,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(secretsRoutes(deps));
   workspace.use(settingsRoutes(deps));
   workspace.use(notificationRoutes(deps.notifications));
+  workspace.use(approvalsRoutes(deps));
   workspace.use(tickets);
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 

@@ -1,6 +1,8 @@
 import type { AcceptOptions, IngestResult } from '@switchyard/redis';
+import type { ApprovalStore, ResumedRun } from '@switchyard/db';
 import type {
   ActivationJob,
+  ActivationSkipReason,
   AgentSpec,
   CausedBy,
   Fact,
@@ -229,7 +231,7 @@ export type NewRun = Pick<
 
 /** Outcome of a stop; the refusals are expected, so they are values. */
 export type StopRunResult =
-  | { ok: true; run: RunRecord; action: 'cancelled' | 'stop_requested' }
+  | { ok: true; run: RunRecord; action: 'cancelled' | 'stop_requested'; approvalsClosed: number }
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'not_active'; status: RunStatus };
 
@@ -251,12 +253,15 @@ export interface RunStore {
   /** Records a new run in status `queued`. */
   create(run: NewRun): Promise<RunRecord>;
   /**
-   * A queued run becomes `cancelled` at once (reason `stopped`); a running or
-   * parked run gets `stopRequested` and is cancelled by the runner at its next
-   * step. Both are conditional on the status, so a run that moves on between
-   * read and write is never overwritten.
+   * A queued run becomes `cancelled` at once (reason `stopped`); so does a
+   * parked one, its pending approvals closed `denied` by the platform
+   * (`run_stopped`, their facts recorded with it); a running run gets
+   * `stopRequested` and is cancelled by its runner at its next step. Made
+   * under the run's lane lock, so the runner cannot move it meanwhile.
    */
-  stop(workspaceId: string, id: string): Promise<StopRunResult>;
+  stop(workspaceId: string, id: string, correlationId: string): Promise<StopRunResult>;
+  /** Ids of the non-ended runs this run caused, transitively (through `causedBy`), oldest first. */
+  activeDescendants(workspaceId: string, id: string): Promise<string[]>;
   /**
    * Marks a still-`queued` run `failed` with this reason and error (its job
    * could not be enqueued). Null when it is no longer queued.
@@ -335,4 +340,31 @@ export interface Mailbox {
    * written: the message would never be read). Rejects when Redis does not answer.
    */
   post(envelope: MailboxEnvelope): Promise<'delivered' | 'closed'>;
+}
+
+/** What the matcher made of one fact for one agent, as stored. */
+export interface AgentFactState {
+  agentId: string;
+  name: string;
+  /** Its trigger runs for the fact (queued, ended, or `dropped`). */
+  runs: Array<{ id: string; status: RunStatus; reason: string | null; agentVersion: number }>;
+  /** The guard's skip the matcher recorded, if any. */
+  skip: { reason: ActivationSkipReason; agentVersion: number } | null;
+  /** The version in force at the fact, with its stored spec and the enabled flag then; null when the agent did not exist yet. */
+  inForce: { version: number; spec: unknown; enabled: boolean } | null;
+}
+
+/** Reads for "why did my agent (not) run?" (GET /events/{id}/activations). */
+export interface ActivationReads {
+  /** Every live agent of the workspace (and deleted ones the fact activated), and the matcher's cursor there. */
+  activationsOf(workspaceId: string, fact: { id: string; seq: number }): Promise<{ matcherSeq: number; agents: AgentFactState[] }>;
+}
+
+/** The approvals of the system of record, as the gateway reads and decides them (ApprovalStore of @switchyard/db). */
+export type ApprovalsPort = Pick<ApprovalStore, 'list' | 'get' | 'decide'>;
+
+/** Wakes the lanes of runs a decision resumed (the BullMQ queue `activations`). */
+export interface RunResumer {
+  /** Adds one job per run, its id unique to this resume (`key`); rejects when Redis is unreachable. */
+  resume(runs: readonly ResumedRun[], key: string): Promise<void>;
 }

@@ -1,11 +1,11 @@
-import { AppError, ErrorCode, isTerminalRunStatus, RUN_FAILURE_CODES, type RunOrigin } from '@switchyard/contracts';
+import { AppError, ErrorCode, isTerminalRunStatus, RUN_FAILURE_CODES, type RunOrigin, type StopAction, type StoppedRun } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
-import type { ActivationSink, AgentRecord, AgentStore, NewRun, Principal, RunRecord, RunStore, SettingsStore } from './ports';
+import type { ActivationSink, AgentRecord, AgentStore, NewRun, Principal, RunRecord, RunStore, SettingsStore, StopRunResult } from './ports';
 
 /** What RunLedger needs: only the methods it calls, so a test fakes no more than that. */
 export interface RunLedgerDeps {
-  runs: Pick<RunStore, 'get' | 'create' | 'stop' | 'fail'>;
+  runs: Pick<RunStore, 'get' | 'create' | 'stop' | 'activeDescendants' | 'fail'>;
   agents: Pick<AgentStore, 'get'>;
   settings: Pick<SettingsStore, 'get'>;
   activations: ActivationSink;
@@ -90,17 +90,31 @@ export class RunLedger {
   }
 
   /**
-   * Stops a run: a queued one is cancelled at once (`agent.run.cancelled`);
-   * a running or parked one is flagged, and the runner cancels it at its next
-   * step.
+   * Stops a run (decision 0028): a queued or parked one is cancelled at once
+   * (a parked run's pending approvals are closed `denied` by the platform); a
+   * running one is flagged, and its runner cancels it at its next step. With
+   * `cascade`, every non-ended run it caused, transitively, is stopped the
+   * same way — also when the run itself has already ended. Refused as
+   * RUN_NOT_ACTIVE only when nothing was left to stop.
    */
-  async stop(ctx: RunCommandContext, runId: string): Promise<{ run: RunRecord; action: 'cancelled' | 'stop_requested' }> {
-    const result = await this.deps.runs.stop(ctx.principal.workspaceId, runId);
-    if (!result.ok) {
-      if (result.reason === 'not_found') throw runNotFound(runId);
-      throw new AppError(ErrorCode.RUN_NOT_ACTIVE, 'the run has already ended', { id: runId, status: result.status });
+  async stop(ctx: RunCommandContext, runId: string, cascade = true): Promise<{ run: RunRecord; action: StopAction; stopped: StoppedRun[] }> {
+    const { workspaceId } = ctx.principal;
+    const result = await this.deps.runs.stop(workspaceId, runId, ctx.correlationId);
+    if (!result.ok && result.reason === 'not_found') throw runNotFound(runId);
+    const stopped: StoppedRun[] = result.ok ? [stoppedOf(result)] : [];
+    if (cascade) {
+      for (const id of await this.deps.runs.activeDescendants(workspaceId, runId)) {
+        const caused = await this.deps.runs.stop(workspaceId, id, ctx.correlationId);
+        // One that ended meanwhile is left as it ended.
+        if (caused.ok) stopped.push(stoppedOf(caused));
+      }
     }
-    return { run: result.run, action: result.action };
+    if (!result.ok) {
+      if (stopped.length === 0) throw new AppError(ErrorCode.RUN_NOT_ACTIVE, 'the run has already ended', { id: runId, status: result.status });
+      const run = await this.deps.runs.get(workspaceId, runId);
+      return { run: run!, action: 'none', stopped };
+    }
+    return { run: result.run, action: result.action, stopped };
   }
 
   /** The live agent, refused when it is disabled or the workspace kill switch is on. */
@@ -137,6 +151,10 @@ export class RunLedger {
     }
     return run;
   }
+}
+
+function stoppedOf(result: Extract<StopRunResult, { ok: true }>): StoppedRun {
+  return { id: result.run.id, agentId: result.run.agentId, status: result.run.status, action: result.action, approvalsClosed: result.approvalsClosed };
 }
 
 function runNotFound(id: string): AppError {

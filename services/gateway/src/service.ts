@@ -2,20 +2,23 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { createPrismaClient, flushFacts, readWorkspaceSecret } from '@switchyard/db';
+import { ApprovalStore, createPrismaClient, flushFacts, prismaTransactions, readWorkspaceSecret } from '@switchyard/db';
 import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { Queue } from 'bullmq';
-import { AppError, ErrorCode, NOTIFICATIONS_QUEUE } from '@switchyard/contracts';
+import { NOTIFICATIONS_QUEUE, QUEUES } from '@switchyard/contracts';
+import { decideApproval } from './commands/decide-approval';
+import type { RunResumer } from './ports';
 import { PrismaNotificationStore } from './adapters/prisma-notification-store';
 import { PrismaOverviewReader } from './adapters/prisma-overview-reader';
 import type { ApprovalDecisions } from './notification-ports';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, enqueueActivations, RedisIngestWriter, toKey } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, enqueueActivations, enqueueResumes, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
+import { PrismaActivationReads } from './adapters/prisma-activation-reads';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
 import { PrismaRunStore } from './adapters/prisma-run-store';
 import { PrismaSecretStore } from './adapters/prisma-secret-store';
@@ -29,15 +32,6 @@ import type { GatewayConfig } from './config';
 import { createGatewayMetrics, type GatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
 import { TokenRateLimiter } from './http/rate-limit';
-
-/**
- * The approvals decision command (`POST …/approvals/{id}/decision`) is built
- * in parallel; until it is wired here, buttons and `/switchyard approve|deny`
- * answer 503 and decide nothing.
- */
-const pendingApprovalDecisions: ApprovalDecisions = {
-  decide: () => Promise.reject(new AppError(ErrorCode.UNAVAILABLE, 'approval decisions are not available on this gateway yet')),
-};
 
 /** A running gateway: the port it listens on, its health port (GATEWAY_HEALTH_PORT) and how to stop it. */
 export type RunningGateway = RunningService & { port: number; host: string };
@@ -79,7 +73,15 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const mattermostRest = new MattermostRest({ allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS });
   const signingKeys = [config.SECRETS_KEY, ...config.SECRETS_KEY_PREVIOUS].filter((key): key is string => key !== undefined).map(actionSigningKey);
   // The dashboard's other queues, read and managed through the producer connection (they are the approvals' and the notifier's).
-  const dashboardQueues = config.GATEWAY_ADMIN_TOKEN ? ['approval-expiry', NOTIFICATIONS_QUEUE].map((name) => new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX })) : [];
+  const dashboardQueues = config.GATEWAY_ADMIN_TOKEN ? [QUEUES.approvalExpiry, NOTIFICATIONS_QUEUE].map((name) => new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX })) : [];
+  const approvals = new ApprovalStore(prisma, prismaTransactions(prisma));
+  const resumer: RunResumer = {
+    resume: (runs, key) => enqueueResumes(activationQueue, runs.map((run) => ({ job: { schemaVersion: 1, ...run }, key }))),
+  };
+  // Buttons and `/switchyard approve|deny` decide through the same command as `POST …/approvals/{id}/decision`.
+  const decisions: ApprovalDecisions = {
+    decide: (principal, id, body, correlationId) => decideApproval({ approvals, resumer, log }, { principal, correlationId }, id, body),
+  };
   const ingest = new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS);
   const app = createGatewayApp({
     outbox: {
@@ -88,6 +90,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     },
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
+    activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
     runs: new PrismaRunStore(prisma),
     settings: new PrismaSettingsStore(prisma),
@@ -97,6 +100,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     steering: new PrismaSteeringStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
     activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
+    approvals,
+    resumer,
     ingest,
     feed,
     redis,
@@ -119,7 +124,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
       notifications,
       readSecret,
       signingKeys,
-      decisions: pendingApprovalDecisions,
+      decisions,
       userName: async (userId) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null,
       overview: new PrismaOverviewReader(prisma),
       settings: new PrismaSettingsStore(prisma),

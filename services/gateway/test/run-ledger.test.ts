@@ -32,6 +32,7 @@ function fakes(options: { enqueue?: () => Promise<void> } = {}) {
         return record;
       },
       stop: async () => ({ ok: false, reason: 'not_found' }),
+      activeDescendants: async () => [],
       fail: async (_ws, id, reason, error) => {
         const row = rows.get(id);
         if (row?.status !== 'queued') return null;

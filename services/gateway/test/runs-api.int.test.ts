@@ -129,7 +129,15 @@ describe('runs and settings API', () => {
     });
   });
 
-  it.each(['running', 'awaiting_approval'])('flags a %s run for the runner to cancel (202), recording nothing yet', async (status) => {
+  it('cancels a parked run at once (200): it has no runner (decision 0028)', async () => {
+    const id = await insertRun(agents.worker!, 'awaiting_approval');
+    const stopped = await member('POST', `${ws}/runs/${id}/stop`);
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({ id, status: 'cancelled', reason: 'stopped', action: 'cancelled' });
+    expect((await pg.query('SELECT status, stop_requested FROM runs WHERE id = $1', [id])).rows[0]).toEqual({ status: 'cancelled', stop_requested: true });
+  });
+
+  it.each(['running'])('flags a %s run for the runner to cancel (202), recording nothing yet', async (status) => {
     const id = await insertRun(agents.worker!, status);
     const facts = await ingestAdded();
     const stopped = await member('POST', `${ws}/runs/${id}/stop`);

@@ -1,5 +1,5 @@
 import type { RunCancelReason } from '@switchyard/contracts';
-import type { AgentSpec, Fact, RunOrigin, RunOutcome, RunStatus } from '@switchyard/contracts';
+import type { AgentSpec, Approval, ApprovalKind, Fact, RunOrigin, RunOutcome, RunStatus, ToolClass } from '@switchyard/contracts';
 
 /** What the runner needs to know of a run to schedule, execute and announce it. */
 export interface RunRef {
@@ -89,12 +89,44 @@ export interface RunReads {
   stopReason(runId: string): Promise<StopReason | null>;
 }
 
+/** One call a person must decide before it runs (or, kind `plan`, a plan-mode run's plan). */
+export interface ApprovalRequest {
+  kind: ApprovalKind;
+  /** The model's id of the call: one approval per run and call. */
+  toolCallId: string;
+  /** Null for kind `plan`. */
+  tool: { server: string; name: string; class: ToolClass; why: string } | null;
+  /** The arguments as JSON (secrets redacted), or the plan; cut to MAX_APPROVAL_PREVIEW_CHARS. */
+  argumentsPreview: string;
+  truncated: boolean;
+  /** What the model said with the call, if anything. */
+  reason: string | null;
+}
+
+/**
+ * What asking for approvals did (decision 0026): the run is parked
+ * (`awaiting_approval`, its lease and slot given up; the approvals pending),
+ * or the workspace's `approvals: "deny"` denied every request at once (the
+ * run goes on). A failure to record them throws: the calls fail, never run.
+ */
+export type ParkOutcome = { type: 'parked'; approvals: Approval[] } | { type: 'denied'; approvals: Approval[] };
+
+/** Records approval requests and parks a run on them, in one transaction (approvals rows, their facts, the queue's park). */
+export interface ApprovalParking {
+  park(run: RunRef, requests: readonly ApprovalRequest[], timeoutMs: number, limit: number): Promise<{ outcome: ParkOutcome; claim: Claimed | null }>;
+}
+
 /** What an executor is given besides the run. */
 export interface ExecutionContext {
   /** Aborted when the run must end now (its lease was lost, the process stops). */
   signal: AbortSignal;
   /** Asked between steps: a reason means end the run `cancelled` now. */
   shouldStop(): Promise<StopReason | null>;
+  /**
+   * Asks for approvals of these calls and parks the run on them; the executor
+   * then returns `parked`. Absent (a runner without approvals): every ask fails.
+   */
+  park?(requests: readonly ApprovalRequest[], timeoutMs: number): Promise<ParkOutcome>;
 }
 
 /**
@@ -103,6 +135,8 @@ export interface ExecutionContext {
  */
 export type ExecutionResult =
   | { status: 'completed'; outcome: RunOutcome }
+  /** Parked on approvals (ExecutionContext.park): the run is `awaiting_approval`, nothing to end. */
+  | { status: 'parked' }
   | { status: 'cancelled'; reason: StopReason; outcome: RunOutcome }
   | { status: 'failed'; error: { code: string; message: string }; outcome?: RunOutcome };
 

@@ -1,7 +1,7 @@
 import { RUN_FAILURE_CODES } from '@switchyard/contracts';
 import type { AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
-import type { ExecutionResult, Executor, RunEnding, RunReads, StartedRun, StopReason } from './ports';
+import type { ExecutionContext, ExecutionResult, Executor, RunEnding, RunReads, StartedRun, StopReason } from './ports';
 
 /** Error code of a run whose runner died (or lost its lease) mid-run. */
 export const RUNNER_LOST = RUN_FAILURE_CODES.runnerLost;
@@ -16,10 +16,17 @@ export interface RunExecutionDeps {
 /**
  * Executes a started run; the caller holds its lease and aborts `signal`
  * when the lease is lost or the process stops, and the run then ends
- * `runner_lost`. Returns the ending to write; an executor that throws ends
+ * `runner_lost`. Returns the ending to write, or `parked` when the run parked
+ * on approvals (through `park`; nothing to end); an executor that throws ends
  * the run `failed`, `executor_error`.
  */
-export async function executeRun(deps: RunExecutionDeps, run: StartedRun, spec: AgentSpec, signal: AbortSignal): Promise<RunEnding> {
+export async function executeRun(
+  deps: RunExecutionDeps,
+  run: StartedRun,
+  spec: AgentSpec,
+  signal: AbortSignal,
+  park?: ExecutionContext['park'],
+): Promise<RunEnding | { status: 'parked' }> {
   const { reads, executor, log } = deps;
   let result: ExecutionResult;
   try {
@@ -32,7 +39,7 @@ export async function executeRun(deps: RunExecutionDeps, run: StartedRun, spec: 
       firstCheck = undefined;
       return reason;
     };
-    result = await executor.execute({ ...startedRun, spec }, { signal, shouldStop });
+    result = await executor.execute({ ...startedRun, spec }, { signal, shouldStop, ...(park ? { park } : {}) });
   } catch (error) {
     log.error({ err: error, runId: run.id }, 'executor threw');
     result = { status: 'failed', error: { code: RUN_FAILURE_CODES.executorError, message: error instanceof Error ? error.message : String(error) } };
@@ -41,7 +48,9 @@ export async function executeRun(deps: RunExecutionDeps, run: StartedRun, spec: 
 }
 
 /** The ledger ending of an executor's result; an aborted run (lease lost, process stopping) is runner_lost. */
-function toEnding(result: ExecutionResult, lost: boolean): RunEnding {
+function toEnding(result: ExecutionResult, lost: boolean): RunEnding | { status: 'parked' } {
+  // Parking committed before anything could abort the run: it waits for its approvals.
+  if (result.status === 'parked') return result;
   if (lost) {
     return { status: 'failed', reason: RUNNER_LOST, outcome: result.outcome ?? null, error: { code: RUNNER_LOST, message: 'the run lost its lease or its runner stopped' } };
   }

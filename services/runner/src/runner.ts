@@ -4,7 +4,7 @@ import type { Logger } from '@switchyard/logging';
 import { ProcessCapacity } from './process-capacity';
 import { executeRun, RUNNER_LOST } from './run-execution';
 import { SpecCache } from './spec-cache';
-import type { Claimed, Executor, RunEnding, RunQueue, RunReads, RunRef, StartedRun } from './ports';
+import type { ApprovalParking, Claimed, ExecutionContext, Executor, RunEnding, RunQueue, RunReads, RunRef, StartedRun } from './ports';
 
 /** Most runs one lane may hold at once (flow.concurrency's maximum): a claim never needs more slots. */
 const MAX_LANE_CONCURRENCY = 10;
@@ -40,6 +40,8 @@ export interface RunnerOptions {
   /** Age from which the sweep claims a lane's queued runs (their job may be lost). @defaultValue 5000 */
   sweepQueuedAfterMs?: number;
   metrics?: RunnerMetrics;
+  /** Parks runs on approvals (decision 0026). Absent: a call a person must approve fails. @defaultValue none */
+  parking?: ApprovalParking;
   /** Called right after an ending was committed (a test fixture's fault injection); nothing else uses it. */
   afterEnding?: (runId: string) => void;
 }
@@ -155,17 +157,43 @@ export class Runner {
 
   private async run(run: StartedRun, controller: AbortController): Promise<void> {
     const { reads, executor, log } = this.options;
-    let ending: RunEnding;
+    let ending: RunEnding | { status: 'parked' };
     try {
       const spec: AgentSpec | null = await this.specs.get(run.agentId, run.agentVersion);
       if (spec) this.noteWidth(run.agentId, spec.flow.concurrency);
       ending = spec
-        ? await executeRun({ reads, executor, log }, run, spec, controller.signal)
+        ? await executeRun({ reads, executor, log }, run, spec, controller.signal, this.parkFor(run))
         : { status: 'failed', reason: RUN_FAILURE_CODES.specInvalid, outcome: null, error: { code: RUN_FAILURE_CODES.specInvalid, message: 'the stored agent spec does not parse' } };
     } finally {
       this.executing.delete(run.id);
     }
-    await this.end(run, ending);
+    if (ending.status === 'parked') await this.parked(run);
+    else await this.end(run, ending);
+  }
+
+  /**
+   * The run's way to park on approvals: one transaction (approvals, their
+   * facts, the queue's park), whose claim of the lane takes the free slots
+   * of this process; the run's own slot is given back once it returns.
+   */
+  private parkFor(run: StartedRun): ExecutionContext['park'] {
+    const { parking } = this.options;
+    if (!parking) return undefined;
+    return async (requests, timeoutMs) => {
+      const reserved = this.stopping ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
+      const result = await this.claimed(reserved, async () => {
+        const parked = await parking.park(run, requests, timeoutMs, reserved);
+        return { started: parked.claim?.started ?? [], lost: parked.claim?.lost ?? [], outcome: parked.outcome };
+      });
+      if (result.outcome.type === 'parked') this.counted('awaiting_approval', null);
+      return result.outcome;
+    };
+  }
+
+  /** A run parked: its slot claims the lane's next runs (the park's own claim may have had no free slot). */
+  private async parked(run: RunRef): Promise<void> {
+    const reserved = this.capacity.ending(MAX_LANE_CONCURRENCY);
+    await this.claimed(reserved, () => this.options.queue.claim(run.id, reserved));
   }
 
   /** Writes the ending; the same call claims the lane's next runs with the slot this run frees. */

@@ -4,6 +4,8 @@ import { closeRedis, createRedis, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import { Counter } from 'prom-client';
 import { createActivationWorker } from './adapters/bullmq-activation-worker';
+import { SqlApprovalParking } from './adapters/sql-approval-parking';
+import { SqlApprovalRecords } from './adapters/sql-approval-records';
 import { SqlRunQueue } from './adapters/sql-run-queue';
 import { SqlRunReads } from './adapters/sql-run-reads';
 import type { RunnerConfig } from './config';
@@ -52,6 +54,8 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl }),
     tools: (input) => connectTools({ ...input, options: tools, log }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
+    approvals: new SqlApprovalRecords(sql),
+    guardedTools: config.RUNNER_GUARDED_TOOLS,
     metrics,
     log,
   });
@@ -82,8 +86,10 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       labelNames: ['status', 'reason'],
       registers: [service.registry],
     });
+    const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS };
     const runner = new Runner({
-      queue: new SqlRunQueue(sql, { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS }),
+      queue: new SqlRunQueue(sql, queueOptions),
+      parking: new SqlApprovalParking(sql, queueOptions),
       reads: new SqlRunReads(sql),
       executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry)),
       log,

@@ -1,7 +1,5 @@
 import type { Fact, MailboxEnvelope } from '@switchyard/contracts';
 import { asData, cap, firstMessage, renderEnvelope, renderFact, systemPrompt } from '../src/loop/render';
-import { offeredTools, toolVerdict } from '../src/loop/tool-policy';
-import type { ToolDefinition } from '../src/tools';
 
 const fact: Fact = {
   id: '0190a000-0000-7000-8000-0000000000f1',
@@ -53,46 +51,5 @@ describe('rendering for the model', () => {
   it('caps data with a note of what was cut', () => {
     expect(cap('abcdef', 4)).toBe('abcd\n[… 2 more characters cut]');
     expect(asData('tool x', 'y'.repeat(20), 10)).toContain('[… 10 more characters cut]');
-  });
-});
-
-const tool = (name: string, hints: Partial<Pick<ToolDefinition, 'readOnly' | 'destructive' | 'trusted'>>): ToolDefinition => ({
-  name,
-  modelName: name.replace('.', '__'),
-  description: '',
-  inputSchema: { type: 'object' },
-  server: name.split('.')[0]!,
-  readOnly: false,
-  destructive: false,
-  trusted: false,
-  ...hints,
-});
-
-describe('tool policy', () => {
-  const platformRead = tool('platform.list_runs', { trusted: true, readOnly: true });
-  const platformWrite = tool('platform.emit_event', { trusted: true });
-  const externalRead = tool('web.echo', { readOnly: true });
-  const externalDestroy = tool('web.delete_everything', { destructive: true });
-  const policy = (permissionMode: 'default' | 'auto' | 'bypass' | 'plan', rules: { allow: string[]; deny: string[]; ask?: string[] } = { allow: [], deny: [] }) => ({ permissionMode, rules: { ask: [], ...rules } });
-  const verdicts = (p: ReturnType<typeof policy>) =>
-    [platformRead, platformWrite, externalRead, externalDestroy].map((t) => {
-      const verdict = toolVerdict(t, p);
-      return verdict.allowed ? 'run' : verdict.code;
-    });
-
-  it('decides by permission mode; an external server’s read-only hint never loosens anything', () => {
-    expect(verdicts(policy('bypass'))).toEqual(['run', 'run', 'run', 'run']);
-    expect(verdicts(policy('auto'))).toEqual(['run', 'run', 'approval_required', 'approval_required']);
-    expect(verdicts(policy('default'))).toEqual(['run', 'approval_required', 'approval_required', 'approval_required']);
-    expect(verdicts(policy('plan'))).toEqual(['run', 'plan_read_only', 'plan_read_only', 'plan_read_only']);
-  });
-
-  it('lets an allow rule run a tool in any mode, and a deny rule wins over everything', () => {
-    expect(verdicts(policy('default', { allow: ['web.*'], deny: [] }))).toEqual(['run', 'approval_required', 'run', 'run']);
-    expect(verdicts(policy('bypass', { allow: ['web.*'], deny: ['web.delete_*', 'platform.*'] }))).toEqual(['tool_denied', 'tool_denied', 'run', 'tool_denied']);
-    expect(offeredTools([platformRead, externalRead, externalDestroy], policy('bypass', { allow: [], deny: ['*.delete_*'] })).map((t) => t.name)).toEqual([
-      'platform.list_runs',
-      'web.echo',
-    ]);
   });
 });

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { AppError, CausedBySchema, ErrorCode, RUN_CANCEL_REASONS, RunOriginSchema, RunOutcomeSchema, RunSchema, type RunStatus } from '@switchyard/contracts';
-import type { Prisma, PrismaClient } from '@switchyard/db';
+import { AppError, CausedBySchema, ErrorCode, RUN_CANCEL_REASONS, RunOriginSchema, RunOutcomeSchema, RunSchema } from '@switchyard/contracts';
+import { closeRunApprovals, lockRunLane, type Prisma, type PrismaClient } from '@switchyard/db';
 import type { NewRun, RunListFilter, RunRecord, RunStore, StopRunResult } from '../ports';
 
 type RunRow = Prisma.RunGetPayload<true>;
-
-const ACTIVE: RunStatus[] = ['running', 'awaiting_approval'];
 
 /** How the JSON columns are read: each is a boundary (another service writes them). */
 const StoredJsonSchema = z.object({
@@ -93,27 +91,53 @@ export class PrismaRunStore implements RunStore {
     return toRecord(row);
   }
 
-  async stop(workspaceId: string, id: string): Promise<StopRunResult> {
-    // Each step is conditional on the status it expects. A run can move on
-    // between them (queued → running when a runner picks it), so the steps are
-    // tried again from the read; a few rounds settle any real interleaving.
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const now = new Date();
-      const [cancelled] = await this.prisma.run.updateManyAndReturn({
-        where: { id, workspaceId, status: 'queued' },
-        data: { status: 'cancelled', reason: RUN_CANCEL_REASONS.stopped, stopRequested: true, endedAt: now },
-      });
-      if (cancelled) return { ok: true, run: toRecord(cancelled), action: 'cancelled' };
-      const [requested] = await this.prisma.run.updateManyAndReturn({
-        where: { id, workspaceId, status: { in: ACTIVE } },
-        data: { stopRequested: true },
-      });
-      if (requested) return { ok: true, run: toRecord(requested), action: 'stop_requested' };
-      const current = await this.prisma.run.findFirst({ where: { id, workspaceId }, select: { status: true } });
-      if (!current) return { ok: false, reason: 'not_found' };
-      if (current.status !== 'queued' && !ACTIVE.includes(current.status)) return { ok: false, reason: 'not_active', status: current.status };
-    }
-    throw new AppError(ErrorCode.INTERNAL, 'the run kept changing status while being stopped', { id });
+  async stop(workspaceId: string, id: string, correlationId: string): Promise<StopRunResult> {
+    return this.prisma.$transaction(
+      async (tx): Promise<StopRunResult> => {
+        // Under the run's lane lock, as the runner changes it (decision 0009): its status cannot move meanwhile.
+        await lockRunLane(tx, id);
+        const current = await tx.run.findFirst({ where: { id, workspaceId }, select: { status: true } });
+        if (!current) return { ok: false, reason: 'not_found' };
+        if (current.status === 'queued') {
+          const [cancelled] = await tx.run.updateManyAndReturn({
+            where: { id, workspaceId, status: 'queued' },
+            data: { status: 'cancelled', reason: RUN_CANCEL_REASONS.stopped, stopRequested: true, endedAt: new Date() },
+          });
+          return { ok: true, run: toRecord(cancelled!), action: 'cancelled', approvalsClosed: 0 };
+        }
+        if (current.status === 'awaiting_approval') {
+          // A parked run has no runner to cancel it: cancelled now, its pending approvals closed by the platform (decision 0028).
+          const closed = await closeRunApprovals(tx, [id], correlationId);
+          const run = await tx.run.findFirstOrThrow({ where: { id, workspaceId } });
+          return { ok: true, run: toRecord(run), action: 'cancelled', approvalsClosed: closed.length };
+        }
+        if (current.status === 'running') {
+          const [requested] = await tx.run.updateManyAndReturn({ where: { id, workspaceId, status: 'running' }, data: { stopRequested: true } });
+          return { ok: true, run: toRecord(requested!), action: 'stop_requested', approvalsClosed: 0 };
+        }
+        return { ok: false, reason: 'not_active', status: current.status };
+      },
+      { maxWait: 10_000, timeout: 20_000 },
+    );
+  }
+
+  async activeDescendants(workspaceId: string, id: string): Promise<string[]> {
+    // Through runs.caused_by (a run's facts, and the runs an agent token starts, carry the run's id),
+    // transitively. A run is always queued after the run that caused it: the queued_at bound keeps
+    // each step on the (workspace_id, queued_at) index.
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
+      `WITH RECURSIVE tree(id, queued_at) AS (
+         SELECT id, queued_at FROM runs WHERE id = $1::uuid AND workspace_id = $2::uuid
+         UNION
+         SELECT r.id, r.queued_at FROM tree t
+         JOIN runs r ON r.workspace_id = $2::uuid AND r.queued_at >= t.queued_at AND r.caused_by->>'runId' = t.id::text)
+       SELECT r.id::text AS id FROM tree JOIN runs r ON r.id = tree.id
+       WHERE r.id <> $1::uuid AND r.status IN ('queued', 'running', 'awaiting_approval')
+       ORDER BY r.queued_at, r.id`,
+      id,
+      workspaceId,
+    );
+    return rows.map((row) => row.id);
   }
 
   async fail(workspaceId: string, id: string, reason: string, error: { code: string; message: string }): Promise<RunRecord | null> {

@@ -10,13 +10,15 @@ import {
 import { AppError, ErrorCode, PLATFORM_TOOL_INPUT_SCHEMAS, type ErrorBody, type Role } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { z } from 'zod';
+import { assertPerson } from '../commands/decide-approval';
 import { assertRole, hasRole } from '../http/auth';
 import { statusOf } from '../http/errors';
 import { isPlatformToolName, PLATFORM_TOOLS, type PlatformToolContext, type PlatformToolDeps } from './platform-tools';
 
 /** The tools as `tools/list` shows them, with the role each needs: JSON Schemas generated from the contracts' zod schemas. */
-const TOOL_LIST: Array<{ tool: Tool; role: Role }> = Object.values(PLATFORM_TOOLS).map((tool) => ({
+const TOOL_LIST: Array<{ tool: Tool; role: Role; peopleOnly: boolean }> = Object.values(PLATFORM_TOOLS).map((tool) => ({
   role: tool.role,
+  peopleOnly: tool.peopleOnly ?? false,
   tool: {
     name: tool.name,
     title: tool.annotations.title,
@@ -48,7 +50,7 @@ function errorResult(error: AppError): CallToolResult {
 export function createPlatformMcpServer(deps: PlatformToolDeps, ctx: PlatformToolContext, log: Logger): Server {
   const server = new Server({ name: 'switchyard', version: '0.1.0' }, { capabilities: { tools: {} } });
   // Only what the caller's role may call: a tool it would be refused is not offered (calling it is still refused).
-  const visible = TOOL_LIST.filter((entry) => hasRole(ctx.principal, entry.role)).map((entry) => entry.tool);
+  const visible = TOOL_LIST.filter((entry) => hasRole(ctx.principal, entry.role) && !(entry.peopleOnly && ctx.principal.agent)).map((entry) => entry.tool);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
@@ -56,6 +58,8 @@ export function createPlatformMcpServer(deps: PlatformToolDeps, ctx: PlatformToo
     if (!isPlatformToolName(name)) throw new McpError(McpErrorCode.InvalidParams, `unknown tool: ${name}`);
     const tool = PLATFORM_TOOLS[name];
     try {
+      // Whatever it sends, an agent token never calls a person's tool.
+      if (tool.peopleOnly) assertPerson(ctx.principal);
       const parsed = PLATFORM_TOOL_INPUT_SCHEMAS[name].safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw new AppError(ErrorCode.VALIDATION_FAILED, `invalid arguments for ${name}`, parsed.error.issues);
       assertRole(ctx.principal, tool.role);

@@ -6,14 +6,17 @@ import {
 import type { z } from 'zod';
 import { acceptEvents } from '../accept-events';
 import { toRunResponse } from '../api-views';
+import { decideApproval, type DecideApprovalDeps } from '../commands/decide-approval';
 import { postSessionMessage, type PostSessionMessageDeps } from '../commands/post-session-message';
+import { getApproval, listApprovals } from '../commands/read-approvals';
 import { readTranscript, type ReadTranscriptDeps } from '../commands/read-transcript';
-import type { AgentStore, FactReader, IngestWriter, Principal, RunStore } from '../ports';
+import type { AgentStore, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
 import type { RunLedger } from '../run-ledger';
 import { getAgent, getEvent, getRun, listAgents, listEvents, listRuns } from '../workspace-queries';
 
 /** What the platform tools need: the same ports and commands the REST routes use. */
-export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps {
+export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps, DecideApprovalDeps {
+  approvals: ApprovalsPort;
   reader: Pick<FactReader, 'listAfter' | 'get' | 'findByIdempotencyKeys'>;
   ingest: IngestWriter;
   runs: Pick<RunStore, 'list' | 'get'>;
@@ -44,6 +47,8 @@ export interface PlatformTool<N extends PlatformToolName = PlatformToolName> {
   annotations: PlatformToolAnnotations;
   /** The least role that may call it. */
   role: Role;
+  /** Only a person's token may call it: an agent token is refused and is not offered it. @defaultValue false */
+  peopleOnly?: boolean;
   run(deps: PlatformToolDeps, ctx: PlatformToolContext, input: z.infer<(typeof INPUTS)[N]>): Promise<Record<string, unknown>>;
 }
 
@@ -124,12 +129,13 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
   stop_run: {
     name: 'stop_run',
     description:
-      'Stops a run: a queued one is cancelled at once (action "cancelled"); a running or parked one is cancelled by the runner at its next step (action "stop_requested"). Returns {action, run}.',
+      'Stops a run: a queued or parked one is cancelled at once (action "cancelled"), its pending approvals closed; a running one is cancelled by the runner at its next step (action "stop_requested"). ' +
+      'With cascade (default true) every run it caused, transitively, is stopped too. Returns {action, run, stopped}: stopped lists every run ended or flagged.',
     annotations: write('Stop run', true),
     role: 'member',
     run: async (deps, ctx, input) => {
-      const { run, action } = await deps.ledger.stop(ctx, input.id);
-      return { action, run: toRunResponse(run, ctx.principal) };
+      const { run, action, stopped } = await deps.ledger.stop(ctx, input.id, input.cascade);
+      return { action, run: toRunResponse(run, ctx.principal), stopped };
     },
   },
   retry_run: {
@@ -152,6 +158,32 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     annotations: write('Send session message', false),
     role: 'member',
     run: (deps, ctx, input) => postSessionMessage(deps, ctx.principal, input.sessionId, input.content),
+  },
+  list_approvals: {
+    name: 'list_approvals',
+    description:
+      'Approvals of this workspace, oldest first, optionally in one status (pending, approved, denied, expired), of one run or one agent. Returns {approvals, nextCursor}; pass nextCursor as `after` for the next page. ' +
+      `Each names the tool, its class and why it asks, and an arguments preview. ${DATA_NOTE}`,
+    annotations: read('List approvals'),
+    role: 'viewer',
+    run: async (deps, ctx, input) => ({ ...(await listApprovals(deps.approvals, ctx.principal, input)) }),
+  },
+  get_approval: {
+    name: 'get_approval',
+    description: `One approval of this workspace by id: the parked call, its status and who decided. ${DATA_NOTE}`,
+    annotations: read('Get approval'),
+    role: 'viewer',
+    run: async (deps, ctx, input) => ({ ...(await getApproval(deps.approvals, ctx.principal, input.id)) }),
+  },
+  decide_approval: {
+    name: 'decide_approval',
+    description:
+      'Approves or denies a pending approval ({id, decision: "approve" | "deny", note?}); the parked run resumes once all its approvals are decided. ' +
+      'First decision wins: a later one is refused with APPROVAL_ALREADY_DECIDED. A person\'s token only. Returns the approval.',
+    annotations: write('Decide approval', true),
+    role: 'member',
+    peopleOnly: true,
+    run: async (deps, ctx, input) => ({ ...(await decideApproval(deps, ctx, input.id, { decision: input.decision, ...(input.note === undefined ? {} : { note: input.note }) })) }),
   },
 };
 

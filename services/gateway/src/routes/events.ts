@@ -3,13 +3,15 @@ import { FactIdSchema, ListEventsQuerySchema, PostEventBatchRequestSchema, PostE
 import { acceptEvents } from '../accept-events';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
-import type { FactReader, IngestWriter } from '../ports';
+import { explainActivations } from '../commands/explain-activations';
+import type { ActivationReads, FactReader, IngestWriter } from '../ports';
 import { getEvent, listEvents } from '../workspace-queries';
 
 /** What the events routes need. */
 export interface EventsRoutesDeps {
   reader: FactReader;
   ingest: IngestWriter;
+  activationReads: ActivationReads;
 }
 
 /**
@@ -40,6 +42,11 @@ export function eventsRoutes(deps: EventsRoutesDeps): Router {
   router.get('/events/:id', requireRole('viewer'), async (req, res) => {
     const id = parseInput(FactIdSchema, req.params.id, 'event id');
     res.json(await getEvent(deps.reader, principalOf(res), id));
+  });
+
+  router.get('/events/:id/activations', requireRole('viewer'), async (req, res) => {
+    const id = parseInput(FactIdSchema, req.params.id, 'event id');
+    res.json(await explainActivations(deps, principalOf(res), id));
   });
 
   return router;

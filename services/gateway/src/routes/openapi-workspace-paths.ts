@@ -5,6 +5,7 @@ import {
   jsonResponse as json,
   pathParameter,
   queryParameters,
+  schemaRef,
   uuidParameter,
   WS_PARAMETER as ws,
 } from './openapi-components';
@@ -76,9 +77,17 @@ export function runPaths(): OpenApiPaths {
     [`${base}/runs/{id}/stop`]: {
       post: {
         operationId: 'stopRun',
-        summary: 'Stop a run (member): queued → cancelled now; running or awaiting approval → cancelled by the runner at its next step',
+        summary:
+          'Stop a run (member): queued or awaiting approval → cancelled now (pending approvals closed); running → cancelled by the runner at its next step. ' +
+          'With cascade (default true) every run it caused, transitively, too (docs/decisions/0028-causal-stop.md)',
         parameters: [ws, runId],
-        responses: { '200': json('Run', 'cancelled'), '202': json('Run', 'stop requested'), ...errors, ...conflict('RUN_NOT_ACTIVE: it has already ended') },
+        requestBody: { required: false, content: { 'application/json': { schema: schemaRef('StopRunRequest') } } },
+        responses: {
+          '200': json('StopRunResponse', 'everything stopped is cancelled'),
+          '202': json('StopRunResponse', 'a runner cancels some of it at its next step'),
+          ...errors,
+          ...conflict('RUN_NOT_ACTIVE: it and every run it caused have already ended'),
+        },
       },
     },
     [`${base}/runs/{id}/retry`]: {

@@ -8,6 +8,7 @@ import {
   uuidParameter,
   WS_PARAMETER as ws,
 } from './openapi-components';
+import { approvalPaths } from './openapi-approval-paths';
 import { agentLoopPaths, agentPaths, runPaths, WORKSPACE_BASE as base } from './openapi-workspace-paths';
 import { notificationPaths } from './openapi-notification-paths';
 
@@ -87,6 +88,14 @@ function factAndTokenPaths(): OpenApiPaths {
     [`${base}/events/{id}`]: {
       get: { operationId: 'getEvent', summary: 'One fact', parameters: [ws, uuidParameter('id')], responses: { '200': json('Fact', 'the fact'), ...errors } },
     },
+    [`${base}/events/{id}/activations`]: {
+      get: {
+        operationId: 'getEventActivations',
+        summary: 'Why the fact did or did not activate each agent: its runs, the guard that skipped it, or the trigger clause that failed (decision 0034)',
+        parameters: [ws, uuidParameter('id')],
+        responses: { '200': json('EventActivationsResponse', 'every agent of the workspace with its outcome'), ...errors },
+      },
+    },
     [`${base}/stream`]: {
       get: {
         operationId: 'streamEvents',
@@ -120,7 +129,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...notificationPaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...notificationPaths() };
 }
 
 /**

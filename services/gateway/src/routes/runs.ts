@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { AgentIdSchema, ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from '@switchyard/contracts';
+import { AgentIdSchema, ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema, StopRunRequestSchema } from '@switchyard/contracts';
 import { toRunResponse } from '../api-views';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
@@ -47,9 +47,11 @@ export function runsRoutes(deps: RunsRoutesDeps): Router {
 
   router.post('/runs/:id/stop', write, async (req, res) => {
     const id = runIdOf(req);
-    const { run, action } = await deps.ledger.stop(contextOf(res), id);
-    // 200: it is cancelled now. 202: the runner will cancel it at its next step.
-    res.status(action === 'cancelled' ? 200 : 202).json(toRunResponse(run, principalOf(res)));
+    const { cascade } = parseBody(StopRunRequestSchema, req);
+    const { run, action, stopped } = await deps.ledger.stop(contextOf(res), id, cascade);
+    // 200: everything stopped is cancelled now. 202: a runner cancels some of it at its next step.
+    const pending = stopped.some((entry) => entry.action === 'stop_requested');
+    res.status(pending ? 202 : 200).json({ ...toRunResponse(run, principalOf(res)), action, stopped });
   });
 
   router.post('/runs/:id/retry', write, async (req, res) => {

@@ -78,7 +78,9 @@ export class AgentLoop implements Executor {
         case 'failed':
           return this.fail(session, outcome.code, outcome.message);
         case 'interrupted':
-          return this.fail(session, LOOP_ERRORS.approvalUnavailable, `${outcome.pending.length} tool call(s) need a person's approval, and runs cannot park yet`);
+          // Parked (tools-step.ts): the run waits for its approvals with its mailbox open.
+          session.parked = true;
+          return { status: 'parked' };
         case 'model_called':
         case 'tools_ran':
         case 'finished':

@@ -5,7 +5,7 @@ import type { AgentTokens } from '../agent-token-port';
 import type { Model } from '../model/model';
 import type { PriceTable } from '../model/prices';
 import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
-import type { LoopMetrics, Mailbox, RunContextStore, SecretReader, SpendLedger, TranscriptStore } from './loop-ports';
+import type { ApprovalRecords, LoopMetrics, Mailbox, RunContextStore, SecretReader, SpendLedger, TranscriptStore } from './loop-ports';
 import type { StepOutcome } from './steps';
 
 /** What the loop needs to reach a run's secrets. */
@@ -34,6 +34,10 @@ export interface AgentLoopOptions {
   }): Promise<{ host: ToolHost; notices: ToolServerNotice[] }>;
   /** The platform's own tools (the gateway's `/mcp`, with a token per run); absent: none. */
   platform?: { url: string; tokens: AgentTokens; tokenTtlMs: number };
+  /** The run's approvals (decision 0026); absent: calls that ask fail with approval_unavailable. @defaultValue none */
+  approvals?: ApprovalRecords;
+  /** The operator's guarded tool globs (RUNNER_GUARDED_TOOLS). @defaultValue [] */
+  guardedTools?: readonly string[];
   /** Model and tool call counters. @defaultValue none */
   metrics?: LoopMetrics;
   /** Told of each step as it ends, with the run's state after it (tests, tracing); must not throw. @defaultValue none */
@@ -47,6 +51,10 @@ export const LOOP_ERRORS = {
   budget: RUN_FAILURE_CODES.budgetExceeded,
   contextMissing: RUN_FAILURE_CODES.runContextMissing,
   aborted: RUN_FAILURE_CODES.aborted,
-  /** A step stopped for a person's approval, and this runner cannot park runs (issue 14: approvals come later). */
+  /**
+   * A call's approval could not be recorded or read (the database failed, or
+   * the runner has no approvals): the call fails, it never runs (a tool
+   * result's code, not a run's).
+   */
   approvalUnavailable: 'approval_unavailable',
 } as const;

@@ -1,4 +1,4 @@
-import type { MailboxEnvelope, TranscriptEntryType } from '@switchyard/contracts';
+import type { ApprovalDecider, MailboxEnvelope, TranscriptEntryType } from '@switchyard/contracts';
 
 export type { RunContext, RunContextStore } from '../ports';
 
@@ -71,4 +71,27 @@ export interface LoopMetrics {
   modelError(error: { provider: string; model: string; code: string }): void;
   /** One tool call ended (the tool is `<server>.<tool>`). */
   toolCall(call: { server: string; tool: string; result: 'ok' | 'refused' | 'failed' }): void;
+}
+
+/** A run's recorded approval, as its resumed loop needs it (decision 0026). */
+export interface RecordedApproval {
+  id: string;
+  toolCallId: string;
+  status: 'pending' | 'approved' | 'denied' | 'expired';
+  decidedBy: ApprovalDecider | null;
+  note: string | null;
+  decidedAt: string | null;
+  expiresAt: string;
+}
+
+/** The approvals of a run's calls, and the at-most-once mark of an approved call. */
+export interface ApprovalRecords {
+  /** The run's approvals of these calls, by tool call id (calls with none are missing). */
+  ofCalls(run: { runId: string; workspaceId: string }, toolCallIds: readonly string[]): Promise<Map<string, RecordedApproval>>;
+  /**
+   * Marks an approved call as executing, once: true for the first caller,
+   * false when it was marked before (a runner died during the call: its
+   * outcome is unknown, and it is never called again).
+   */
+  startExecution(approvalId: string): Promise<boolean>;
 }

@@ -1,10 +1,11 @@
-import type { RunState } from '@switchyard/contracts';
+import type { AgentSpec, RunState } from '@switchyard/contracts';
 import { redactSecrets } from '@switchyard/core';
 import type { ModelTool, Model } from '../model/model';
 import type { ExecutableRun, ExecutionContext, RunContext } from '../ports';
 import type { PlatformToolServer, ToolDefinition, ToolHost } from '../tools';
 import type { AgentLoopOptions, ResolveSecret } from './loop-options';
 import { MailboxIntake } from './mailbox-intake';
+import { PLAN_TOOL } from './plan-tool';
 import { firstMessage, systemPrompt, type RunTrigger } from './render';
 import { RunRecorder } from './run-recorder';
 import { emptyRunState, rebuildRunState } from './run-state';
@@ -25,6 +26,8 @@ export interface RunSession {
   host?: ToolHost;
   /** The tools offered to the model, and the same as the model is told of them. */
   tools: ToolDefinition[];
+  /** Every tool a call can name: the offered ones and those a deny rule hides (a call of one is refused `tool_denied`). */
+  callable: ToolDefinition[];
   modelTools: ModelTool[];
   /** Whether an agent token was minted (revoked at teardown). */
   tokenMinted: boolean;
@@ -32,6 +35,8 @@ export interface RunSession {
   dayUsd: number;
   /** Steps taken by this execution (a fresh run's prompt is written with its first step). */
   steps: number;
+  /** The run parked on approvals: teardown leaves its mailbox open (it goes on later). */
+  parked?: boolean;
 }
 
 /**
@@ -50,7 +55,7 @@ export async function openSession(options: AgentLoopOptions, run: ExecutableRun,
   const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq });
   const recorder = new RunRecorder(writer, state, redactContent);
   const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
-  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], modelTools: [], tokenMinted: false, dayUsd: 0, steps: 0 };
+  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], callable: [], modelTools: [], tokenMinted: false, dayUsd: 0, steps: 0 };
 }
 
 /**
@@ -72,14 +77,26 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
   const connected = await options.tools({ servers: run.spec.tools.mcpServers, platform, resolveSecret, signal: session.context.signal });
   session.host = connected.host;
   for (const notice of connected.notices) recorder.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
-  session.tools = offeredTools(connected.host.tools(), run.spec);
-  session.modelTools = session.tools.map((tool) => ({ name: tool.modelName, description: tool.description, parameters: tool.inputSchema }));
+  offerTools(session);
   if (recorder.state.conversation.length === 0) {
     recorder.add('system', { text: systemPrompt(run.spec.instructions) });
     recorder.add('user', { text: firstMessage(run.spec.task, trigger), from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
   }
   // A model without a price costs nothing: its runs need not read the day's spend.
   session.dayUsd = options.prices.priceOf(run.spec.model.name) ? await options.spend.spentToday(run.agentId) : 0;
+}
+
+/** The mode the run's calls are judged in: the spec's, or after an approved plan its `afterPlan` mode (the run state knows). */
+export function effectiveMode(session: RunSession): AgentSpec['permissionMode'] {
+  return session.recorder.state.permissionMode ?? session.run.spec.permissionMode;
+}
+
+/** The tools offered to the model: the host's but those a deny rule names, and in plan mode the plan tool (plan-tool.ts). */
+export function offerTools(session: RunSession): void {
+  const plan = effectiveMode(session) === 'plan' ? [PLAN_TOOL] : [];
+  session.callable = [...(session.host?.tools() ?? []), ...plan];
+  session.tools = [...offeredTools(session.host?.tools() ?? [], session.run.spec), ...plan];
+  session.modelTools = session.tools.map((tool) => ({ name: tool.modelName, description: tool.description, parameters: tool.inputSchema }));
 }
 
 /** The run's agent token and the platform's tools, when the agent lists any. */
@@ -99,14 +116,14 @@ async function platformTools(options: AgentLoopOptions, session: RunSession): Pr
 }
 
 /**
- * Teardown, whatever the ending: the mailbox closed (what it leaves unread
- * becomes a notice), the transcript flushed, the tools closed, the agent
+ * Teardown, whatever the ending: the mailbox closed unless the run parked
+ * (what it leaves unread becomes a notice), the transcript flushed, the tools closed, the agent
  * token revoked. Each part runs even when one before it failed.
  */
 export async function closeSession(options: AgentLoopOptions, session: RunSession): Promise<void> {
   const { log } = options;
   const runId = session.run.id;
-  await session.mailbox.closeNow().catch((error: unknown) => log.warn({ err: error, runId }, 'mailbox not closed'));
+  if (!session.parked) await session.mailbox.closeNow().catch((error: unknown) => log.warn({ err: error, runId }, 'mailbox not closed'));
   await session.recorder
     .flush()
     .then(() => session.mailbox.settle())

@@ -1,5 +1,6 @@
 import { RecordedEntrySchema, RUN_STATE_SCHEMA_VERSION, type RecordedEntry, type RunState } from '@switchyard/contracts';
 import type { StoredEntry } from './loop-ports';
+import { PLAN_NOTICES } from './plan-tool';
 import { asData } from './render';
 
 /** The state of a run that has recorded nothing yet: its set-up writes the first messages. */
@@ -32,7 +33,8 @@ export function rebuildRunState(runId: string, entries: readonly StoredEntry[]):
  * Adds one entry to the state, as the loop does for each entry it records
  * (RunRecorder), so that the state after a step and the state rebuilt from
  * the stored entries are the same by construction. Notices change nothing
- * but `lastSeq`.
+ * but `lastSeq`, except a plan's decision: approved, the run goes on in its
+ * `afterPlan` mode; denied, it finishes with the plan as its summary.
  */
 export function foldEntry(state: RunState, entry: RecordedEntry): void {
   state.lastSeq = entry.seq;
@@ -51,6 +53,11 @@ export function foldEntry(state: RunState, entry: RecordedEntry): void {
     case 'tool':
       return foldToolResult(state, entry.content);
     case 'notice':
+      if (entry.content.code === PLAN_NOTICES.approved && entry.content.mode) state.permissionMode = entry.content.mode;
+      if (entry.content.code === PLAN_NOTICES.denied) {
+        state.tally.summary = entry.content.message;
+        state.next = { type: 'finish' };
+      }
       return;
   }
 }

@@ -14,11 +14,7 @@ export type StepOutcome =
   | { type: 'model_called'; toolCalls: RunStateToolCall[] }
   /** Every pending tool call ran (or was refused), and its result is recorded. */
   | { type: 'tools_ran'; calls: number }
-  /**
-   * Calls the policy says a person must approve first; the run would park
-   * with them. Not produced yet: until approvals park runs, such calls are
-   * refused with `approval_required` (tool-policy.ts).
-   */
+  /** Calls a person must decide first: the run is parked on their approvals (tools-step.ts) and the execution ends. */
   | { type: 'interrupted'; pending: RunStateToolCall[] }
   /** The model's final answer is recorded (with its tool calls' results): the run may complete. */
   | { type: 'finished' }

@@ -1,40 +1,140 @@
-import { TOOL_ERROR_CODES } from '@switchyard/contracts';
-import type { AgentSpec, ToolCallResult as ToolCallVerdict } from '@switchyard/contracts';
+import { TOOL_ERROR_CODES, TOOL_REFUSAL_CODES } from '@switchyard/contracts';
+import type { ToolCallResult as ToolCallVerdict } from '@switchyard/contracts';
 import type { ModelToolCall } from '../model/model';
-import type { ToolCallResult, ToolDefinition, ToolHost } from '../tools';
-import type { LoopMetrics } from './loop-ports';
+import type { ToolDefinition, ToolHost } from '../tools';
+import { decisionOf, judgeCall, type JudgedCall, type JudgeInput } from './call-judgement';
+import type { ApprovalRecords, LoopMetrics, RecordedApproval } from './loop-ports';
+import { isPlanTool, PLAN_NOTICES } from './plan-tool';
+import { LOOP_ERRORS } from './loop-options';
 import type { RunRecorder } from './run-recorder';
-import { toolVerdict } from './tool-policy';
 
 /** Everything one step's tool calls need. */
-export interface ToolCallsInput {
+export interface ToolCallsInput extends JudgeInput {
   calls: readonly ModelToolCall[];
   host: ToolHost;
-  /** The tools offered to the model this run. */
+  /** The tools a call may name this run (denied ones included: the policy refuses them by name). */
   tools: readonly ToolDefinition[];
-  spec: Pick<AgentSpec, 'permissionMode' | 'rules'>;
   signal: AbortSignal;
   /** Where each call's result is recorded (and so reaches the conversation and the tally). */
   transcript: RunRecorder;
   metrics?: LoopMetrics;
+  /** The run's recorded approvals; absent: every ask waits (and fails, with no way to park). */
+  approvals?: ApprovalRecords;
+  run: { runId: string; workspaceId: string };
+  /** The mode a plan-mode run goes on in once its plan is approved. */
+  afterPlan: 'default' | 'auto';
 }
+
+/** A call that asks a person and has no decision yet (none recorded, or still pending): the run parks on it. */
+export type AskingCall = Extract<JudgedCall, { type: 'ask' }>;
 
 /** The metric labels of a tool the run does not have: the model's made-up name never becomes a label. */
 const UNKNOWN_TOOL = { server: '(unknown)', tool: '(unknown)' } as const;
 
+/** A call's outcome, before it is recorded; `refused` when it never reached the tool. */
+interface CalledTool {
+  call: ModelToolCall;
+  tool: ToolDefinition | undefined;
+  args: Record<string, unknown> | undefined;
+  result: { ok: true; content: string; durationMs: number } | { ok: false; error: { code: string; message: string }; durationMs: number };
+  refused: boolean;
+  /** A plan's decision, recorded after the step's results (run-state.ts folds it). */
+  notice?: { code: string; message: string; mode?: 'default' | 'auto' };
+}
+
 /**
  * Runs a step's tool calls side by side (a model may ask for several at
  * once) and records each result in order; the model sees it as delimited
- * data, or its error with a stable code (run-state.ts renders it). A call the model got wrong — an unknown tool,
- * arguments that are not a JSON object, a tool the policy refuses — is
- * answered with the error and the run goes on: the model can correct itself.
+ * data, or its error with a stable code. Calls the policy asks about are
+ * looked up among the run's approvals: approved, the call runs exactly as
+ * parked, at most once; denied or expired, it is refused naming who decided;
+ * with no decision yet it is returned, without a result, for the run to park
+ * on. A call the model got wrong is answered with the error: the model can
+ * correct itself.
  */
-export async function callTools(input: ToolCallsInput): Promise<void> {
+export async function callTools(input: ToolCallsInput): Promise<AskingCall[]> {
   // A model names a tool by its model name (`web__echo`); a script's author may write the name
   // rules and transcripts use (`web.echo`). Both resolve; model names have no dot, so they never clash.
   const byName = new Map(input.tools.flatMap((tool) => [[tool.modelName, tool] as const, [tool.name, tool] as const]));
-  const outcomes = await Promise.all(input.calls.map((call) => callOne(call, byName.get(call.name), input)));
-  outcomes.forEach(({ call, tool, args, result, refused }) => {
+  const judged = input.calls.map((call) => judgeCall(call, byName.get(call.name), input));
+  const asks = judged.filter((call): call is AskingCall => call.type === 'ask');
+  const decided = asks.length > 0 && input.approvals ? await input.approvals.ofCalls(input.run, asks.map((ask) => ask.call.id)) : new Map<string, RecordedApproval>();
+  const waiting: AskingCall[] = [];
+  const outcomes = await Promise.all(
+    judged.map((call) => {
+      if (call.type === 'refuse') return refusal(call, call.code, call.message);
+      if (call.type === 'run') return execute(call, input);
+      const approval = decided.get(call.call.id);
+      const decision = approval ? decisionOf(approval) : ({ type: 'pending' } as const);
+      if (decision.type === 'pending') return void waiting.push(call);
+      if (decision.type === 'refused') return refusal(call, decision.code, decision.message);
+      return executeApproved(call, approval!, input);
+    }),
+  );
+  record(input, outcomes.filter((outcome): outcome is CalledTool => outcome !== undefined));
+  return waiting;
+}
+
+/** Records the asks as refused or failed with one code (the run could not park on them, or the workspace denies every ask). */
+export function answerAsks(input: Pick<ToolCallsInput, 'transcript' | 'metrics'>, asks: readonly AskingCall[], answer: (ask: AskingCall) => { code: string; message: string; refused: boolean }): void {
+  record(
+    input,
+    asks.map((ask) => {
+      const { code, message, refused } = answer(ask);
+      return { ...refusal(ask, code, message), refused };
+    }),
+  );
+}
+
+function refusal(call: { call: ModelToolCall; tool: ToolDefinition | undefined; args: Record<string, unknown> | undefined }, code: string, message: string): CalledTool {
+  const denied = isPlanTool(call.tool) && (code === TOOL_REFUSAL_CODES.approvalDenied || code === TOOL_REFUSAL_CODES.approvalExpired);
+  return {
+    call: call.call,
+    tool: call.tool,
+    args: call.args,
+    result: { ok: false, error: { code, message }, durationMs: 0 },
+    refused: true,
+    // A plan refused is a plan denied: the run completes with it as its summary.
+    ...(denied ? { notice: { code: PLAN_NOTICES.denied, message: String(call.args?.plan ?? '') } } : {}),
+  };
+}
+
+async function execute(call: { call: ModelToolCall; tool: ToolDefinition; args: Record<string, unknown> }, input: ToolCallsInput): Promise<CalledTool> {
+  return { call: call.call, tool: call.tool, args: call.args, result: await input.host.call(call.tool.name, call.args, input.signal), refused: false };
+}
+
+/**
+ * An approved call: a plan lets the run go on in its `afterPlan` mode; a
+ * tool call is marked executing first, so that it runs at most once — a mark
+ * found already set means a runner died during it, and its outcome is unknown.
+ */
+async function executeApproved(call: AskingCall, approval: RecordedApproval, input: ToolCallsInput): Promise<CalledTool> {
+  if (call.request.kind === 'plan') {
+    const message = `the plan is approved: carry it out (the run goes on in ${input.afterPlan} mode)`;
+    return { call: call.call, tool: call.tool, args: call.args, result: { ok: true, content: message, durationMs: 0 }, refused: false, notice: { code: PLAN_NOTICES.approved, message, mode: input.afterPlan } };
+  }
+  let first: boolean;
+  try {
+    first = await approvals(input).startExecution(approval.id);
+  } catch (error) {
+    const message = `the call's execution could not be recorded (${error instanceof Error ? error.message : String(error)}); it did not run`;
+    return { call: call.call, tool: call.tool, args: call.args, result: { ok: false, error: { code: LOOP_ERRORS.approvalUnavailable, message }, durationMs: 0 }, refused: false };
+  }
+  if (!first) {
+    const message = 'this approved call was started before and its runner stopped during it: it may or may not have taken effect, and it is not called again';
+    return { call: call.call, tool: call.tool, args: call.args, result: { ok: false, error: { code: TOOL_ERROR_CODES.outcomeUnknown, message }, durationMs: 0 }, refused: false };
+  }
+  return execute(call, input);
+}
+
+function approvals(input: ToolCallsInput): ApprovalRecords {
+  if (!input.approvals) throw new Error('no approval records in this runner');
+  return input.approvals;
+}
+
+/** Records each outcome in call order (its metric too), then the plan notices. */
+function record(input: Pick<ToolCallsInput, 'transcript' | 'metrics'>, outcomes: readonly CalledTool[]): void {
+  for (const { call, tool, args, result, refused } of outcomes) {
     const verdict: ToolCallVerdict = result.ok ? 'ok' : refused ? 'refused' : 'failed';
     input.metrics?.toolCall({ ...(tool ? { server: tool.server, tool: tool.name } : UNKNOWN_TOOL), result: verdict });
     input.transcript.add('tool', {
@@ -46,38 +146,6 @@ export async function callTools(input: ToolCallsInput): Promise<void> {
       ...(verdict === 'refused' ? { refused: true as const } : {}),
       durationMs: result.durationMs,
     });
-  });
-}
-
-/** A tool host result, or a refusal made before the call (its code is the loop's: tool-policy.ts). */
-type CallOutcome = ToolCallResult | { ok: false; error: { code: string; message: string }; durationMs: number };
-
-/** One call's outcome; `refused` when it never reached the tool (unknown, bad arguments, the policy). */
-interface CalledTool {
-  call: ModelToolCall;
-  tool: ToolDefinition | undefined;
-  args: Record<string, unknown> | undefined;
-  result: CallOutcome;
-  refused: boolean;
-}
-
-async function callOne(call: ModelToolCall, tool: ToolDefinition | undefined, input: ToolCallsInput): Promise<CalledTool> {
-  const refuse = (code: string, message: string) => ({ call, tool, args: undefined, result: { ok: false as const, error: { code, message }, durationMs: 0 }, refused: true });
-  if (!tool) return refuse(TOOL_ERROR_CODES.unknown, `no tool named ${call.name} in this run`);
-  const args = parseArguments(call.arguments);
-  if (!args) return refuse(TOOL_ERROR_CODES.argumentsInvalid, 'the arguments are not a JSON object');
-  const verdict = toolVerdict(tool, input.spec);
-  if (!verdict.allowed) return { ...refuse(verdict.code, verdict.message), args };
-  return { call, tool, args, result: await input.host.call(tool.name, args, input.signal), refused: false };
-}
-
-/** The arguments as a JSON object, or undefined when they are not one (an empty string counts as `{}`). */
-function parseArguments(text: string): Record<string, unknown> | undefined {
-  if (text.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
   }
+  for (const { notice } of outcomes) if (notice) input.transcript.add('notice', notice);
 }

@@ -1,52 +1,59 @@
-import { TOOL_REFUSAL_CODES, type AgentSpec, type ToolRefusalCode } from '@switchyard/contracts';
+import { TOOL_REFUSAL_CODES, type AgentSpec, type ToolClass, type ToolRefusalCode } from '@switchyard/contracts';
 import { matchesToolGlob, type ToolDefinition } from '../tools';
-
-export type ToolVerdict = { allowed: true } | { allowed: false; code: ToolRefusalCode; message: string };
-
-type Policy = Pick<AgentSpec, 'permissionMode' | 'rules'>;
-
-const denied = (policy: Policy, name: string) => policy.rules.deny.some((glob) => matchesToolGlob(glob, name));
-const allowed = (policy: Policy, name: string) => policy.rules.allow.some((glob) => matchesToolGlob(glob, name));
+import { classifyTool } from './tool-classes';
 
 /**
- * Read-only as far as policy may rely on it: only the platform's own hints
- * loosen anything. An external server's `readOnlyHint` is a claim by the
- * server, so its tools count as writes (PITFALLS: hints only tighten).
+ * What the policy says of one call (docs/tool-classes.md): run it now, ask a
+ * person first (the run parks on an approval), or refuse it. Each verdict
+ * carries the tool's class and why, as approvals show them.
  */
-function reliablyReadOnly(tool: ToolDefinition): boolean {
-  return tool.trusted && tool.readOnly;
+export type ToolVerdict =
+  | { type: 'run'; class: ToolClass; why: string }
+  | { type: 'ask'; class: ToolClass; why: string }
+  | { type: 'refuse'; class: ToolClass; code: ToolRefusalCode; message: string };
+
+/** The policy a run's calls are judged by: the agent's mode and rules, and the operator's guarded globs. */
+export interface ToolPolicy extends Pick<AgentSpec, 'permissionMode'> {
+  rules: Pick<AgentSpec['rules'], 'allow' | 'deny' | 'ask'>;
+  /** RUNNER_GUARDED_TOOLS. @defaultValue [] */
+  guardedGlobs?: readonly string[];
 }
 
-/** Guarded (asks even in `auto`): destructive by its hint, or any tool of an untrusted server. */
-function guarded(tool: ToolDefinition): boolean {
-  return tool.destructive || !tool.trusted;
-}
+const names = (globs: readonly string[], name: string) => globs.some((glob) => matchesToolGlob(glob, name));
 
 /** The tools the model is offered: every connected tool but those a deny rule names. */
-export function offeredTools(tools: readonly ToolDefinition[], policy: Policy): ToolDefinition[] {
-  return tools.filter((tool) => !denied(policy, tool.name));
+export function offeredTools(tools: readonly ToolDefinition[], policy: Pick<ToolPolicy, 'rules'>): ToolDefinition[] {
+  return tools.filter((tool) => !names(policy.rules.deny, tool.name));
 }
 
 /**
- * Whether a call may run now. Deny wins over everything; an allow rule then
- * lets a tool run in any mode; otherwise the mode decides: `bypass` runs
- * everything, `auto` all but guarded tools, `default` only read-only tools,
- * `plan` only read-only tools. What would need a person's approval is refused
- * with `approval_required` until approvals exist (decision 0016).
+ * Whether a call may run now. A deny rule wins over everything. Then the
+ * base verdict: an allow rule runs the tool in any mode, a read tool runs in
+ * every mode, else the mode decides — `bypass` runs write and guarded tools,
+ * `auto` runs writes and asks about guarded ones, `default` asks about both,
+ * `plan` refuses both. Last, a `rules.ask` glob tightens: a call that would
+ * run asks instead (even in `auto` and `bypass`, even with an allow rule); a
+ * refusal stays a refusal.
  */
-export function toolVerdict(tool: ToolDefinition, policy: Policy): ToolVerdict {
-  if (denied(policy, tool.name)) return { allowed: false, code: TOOL_REFUSAL_CODES.denied, message: `a deny rule of this agent names ${tool.name}` };
-  if (allowed(policy, tool.name) || reliablyReadOnly(tool)) return { allowed: true };
+export function toolVerdict(tool: ToolDefinition, policy: ToolPolicy): ToolVerdict {
+  const classified = classifyTool(tool, policy.guardedGlobs);
+  if (names(policy.rules.deny, tool.name)) return { type: 'refuse', class: classified.class, code: TOOL_REFUSAL_CODES.denied, message: `a deny rule of this agent names ${tool.name}` };
+  const base = baseVerdict(tool, classified.class, classified.why, policy);
+  if (base.type === 'run' && names(policy.rules.ask, tool.name)) return { type: 'ask', class: classified.class, why: `a rules.ask glob of this agent names ${tool.name}` };
+  return base;
+}
+
+function baseVerdict(tool: ToolDefinition, toolClass: ToolClass, why: string, policy: ToolPolicy): ToolVerdict {
+  if (names(policy.rules.allow, tool.name)) return { type: 'run', class: toolClass, why: `an allow rule of this agent names ${tool.name}` };
+  if (toolClass === 'read') return { type: 'run', class: toolClass, why };
   switch (policy.permissionMode) {
     case 'bypass':
-      return { allowed: true };
+      return { type: 'run', class: toolClass, why };
     case 'auto':
-      return guarded(tool)
-        ? { allowed: false, code: TOOL_REFUSAL_CODES.approvalRequired, message: `${tool.name} is guarded; in auto mode it needs a person's approval` }
-        : { allowed: true };
+      return toolClass === 'guarded' ? { type: 'ask', class: toolClass, why: `${why}; auto mode asks about guarded tools` } : { type: 'run', class: toolClass, why };
     case 'default':
-      return { allowed: false, code: TOOL_REFUSAL_CODES.approvalRequired, message: `${tool.name} may change things; in default mode it needs a person's approval` };
+      return { type: 'ask', class: toolClass, why: `${why}; default mode asks about every tool that is not read-only` };
     case 'plan':
-      return { allowed: false, code: TOOL_REFUSAL_CODES.planReadOnly, message: `plan mode allows read-only tools only; ${tool.name} is not one` };
+      return { type: 'refuse', class: toolClass, code: TOOL_REFUSAL_CODES.planReadOnly, message: `plan mode allows read-only tools only; ${tool.name} is ${toolClass}` };
   }
 }

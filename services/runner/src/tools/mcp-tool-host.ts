@@ -94,8 +94,9 @@ class McpToolHost implements ToolHost {
           inputSchema: tool.inputSchema,
           server: connection.server,
           readOnly,
-          // MCP's default: a tool that is not read-only may be destructive unless it says otherwise.
-          destructive: !readOnly && tool.annotations?.destructiveHint !== false,
+          // MCP's default: a tool may be destructive unless it says otherwise. Taken as said, not
+          // implied by readOnlyHint: an external server's read-only claim never loosens policy.
+          destructive: tool.annotations?.destructiveHint !== false,
           trusted: connection.trusted,
         };
         this.byName.set(name, { definition, connection, remoteName: tool.name });

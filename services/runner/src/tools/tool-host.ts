@@ -27,7 +27,7 @@ export interface ToolDefinition {
    * skipped because an untrusted server calls a tool read-only).
    */
   readOnly: boolean;
-  /** The server says the tool may destroy data (`destructiveHint`, true unless read-only or stated false). */
+  /** The server does not say the tool is harmless: `destructiveHint` is not `false` (MCP's default is true). */
   destructive: boolean;
   /** The server is the platform's own (its hints can be relied on). */
   trusted: boolean;

@@ -32,6 +32,12 @@ export const ToolsEnvSchema = z.object({
   RUNNER_MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /** Longest one tool call may take; then it is cancelled and fails `tool_timeout`. @defaultValue 60000 */
   RUNNER_MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /**
+   * Tool-name globs (`server.tool`, comma-separated) that are guarded whatever
+   * their server says: `auto` asks about them, `default` too (docs/tool-classes.md).
+   * Agents can only tighten further (`rules.ask`). @defaultValue '' (none)
+   */
+  RUNNER_GUARDED_TOOLS: commaList,
   /** Most UTF-8 bytes of a tool result the model sees; the rest is cut with a marker. @defaultValue 16384 */
   RUNNER_MCP_MAX_RESULT_BYTES: z.coerce.number().int().min(1_024).max(1_048_576).default(16_384),
 });

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { RunStatusSchema } from './runs';
+import { ActivationSkipReasonSchema } from './run-vocabulary';
+
+/*
+ * "Why did my agent (not) run?": for one fact, every agent of the workspace
+ * with what the matcher decided (`GET /events/{id}/activations`, decision 0034).
+ */
+
+/** Why a fact failed a trigger filter: the clause that decided, its place, and what the fact held there. */
+export interface FilterMissShape {
+  at: string;
+  clause: unknown;
+  seen?: unknown;
+  branches?: FilterMissShape[];
+}
+export const FilterMissSchema: z.ZodType<FilterMissShape> = z.strictObject({
+  /** The clause's place in the filter (`all.1`, `any.0.not`); empty for the root. */
+  at: z.string(),
+  /** The failing node: a condition, an `any` none of whose branches held, or a `not` whose node held. */
+  clause: z.unknown(),
+  /** A condition's value at its path in the fact (a long one cut to a string); absent when the path is missing. */
+  seen: z.unknown().optional(),
+  /** For an `any`: why each branch failed. */
+  get branches() {
+    return z.array(FilterMissSchema).optional();
+  },
+});
+
+/** One trigger of the agent version in force, and why the fact did not match it. */
+export const TriggerMissSchema = z.strictObject({
+  /** The trigger's index in the spec. */
+  index: z.number().int().min(0),
+  /** Its kind glob. */
+  kind: z.string(),
+  /** False when the fact's kind is not matched by the glob (the filter was not consulted). */
+  kindMatched: z.boolean(),
+  /** When the kind matched: the filter clause that failed. */
+  filter: FilterMissSchema.optional(),
+});
+
+/** A run the fact activated (or recorded `dropped`). */
+export const ActivatedRunSchema = z.strictObject({
+  id: z.uuid(),
+  status: RunStatusSchema,
+  reason: z.string().nullable(),
+  agentVersion: z.number().int().positive(),
+});
+
+const agentFields = {
+  agentId: z.uuid(),
+  /** The agent's name now. */
+  agentName: z.string(),
+  /** The version in force when the matcher reached the fact; null when the agent did not exist yet. */
+  agentVersion: z.number().int().positive().nullable(),
+};
+
+/** What one agent made of the fact. */
+export const AgentActivationSchema = z.discriminatedUnion('outcome', [
+  /** A run was recorded (queued, running, ended — or `dropped` when its queue was full). */
+  z.strictObject({ ...agentFields, outcome: z.literal('activated'), runs: z.array(ActivatedRunSchema) }),
+  /** A trigger matched and a guard refused it (kill switch, disabled, self-caused, depth, cooldown, throttle, debounce). */
+  z.strictObject({ ...agentFields, outcome: z.literal('skipped'), reason: ActivationSkipReasonSchema }),
+  /** No trigger of the version in force matched: each trigger with why. */
+  z.strictObject({ ...agentFields, outcome: z.literal('no_match'), triggers: z.array(TriggerMissSchema) }),
+  /** The agent was created after the fact was recorded. */
+  z.strictObject({ ...agentFields, outcome: z.literal('not_created_yet') }),
+  /** The matcher has not reached the fact yet: ask again in a moment. */
+  z.strictObject({ ...agentFields, outcome: z.literal('pending') }),
+  /** A trigger matched but the matcher recorded no decision (a fact matched before decisions were recorded). */
+  z.strictObject({ ...agentFields, outcome: z.literal('unrecorded') }),
+]);
+export type AgentActivation = z.infer<typeof AgentActivationSchema>;
+
+/** `GET /v1/workspaces/{ws}/events/{id}/activations`. */
+export const EventActivationsResponseSchema = z.strictObject({
+  eventId: z.uuid(),
+  kind: z.string(),
+  seq: z.number().int().positive(),
+  /** Every live agent of the workspace (and deleted ones the fact activated), by name. */
+  agents: z.array(AgentActivationSchema),
+});
+export type EventActivationsResponse = z.infer<typeof EventActivationsResponseSchema>;

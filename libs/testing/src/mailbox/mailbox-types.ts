@@ -1,0 +1,24 @@
+import type { MailboxEnvelope } from '@switchyard/contracts';
+
+/**
+ * The mailbox port as the fake and the conformance suite see it: the runner's
+ * `Mailbox` and `MailboxDrain` (services/runner/src/loop/loop-ports.ts),
+ * restated here because a lib does not depend on a service. The runner's
+ * tests pass the fake as a `Mailbox`, so the compiler keeps the shapes the same.
+ */
+export interface ConformingMailboxDrain {
+  envelopes: MailboxEnvelope[];
+  invalid: number;
+  cursor: string | undefined;
+  ack(): Promise<void>;
+}
+
+/** The mailbox port (see the note above). */
+export interface ConformingMailbox {
+  drain(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain>;
+  closeIfDrained(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain | null>;
+  closeNow(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain>;
+}
+
+/** What a post did (SessionMailbox.post): written, or refused because the mailbox is closed. */
+export type MailboxPostOutcome = 'delivered' | 'closed';

@@ -1,0 +1,66 @@
+import { AGENT_FACT_KINDS } from '@switchyard/contracts';
+import type { PrismaClient } from '@switchyard/db';
+import type { ActivationReads, AgentFactState } from '../ports';
+
+const CHANGE_KINDS = [AGENT_FACT_KINDS.created, AGENT_FACT_KINDS.updated, AGENT_FACT_KINDS.enabled, AGENT_FACT_KINDS.disabled];
+
+interface Row {
+  agent_id: string;
+  name: string;
+  runs: AgentFactState['runs'];
+  skip: AgentFactState['skip'];
+  version: number | null;
+  spec: unknown;
+  enabled: boolean | null;
+  matcher_seq: bigint | number | null;
+}
+
+/**
+ * What the matcher made of one fact, per agent, in one statement (decision
+ * 0034). The version in force is the one the last `agent.*` fact before the
+ * fact named — the matcher applies agent changes in that order; an agent with
+ * no such fact at all (written before facts announced agents) falls back to
+ * its newest version created before the fact was recorded, and its flag now.
+ */
+export class PrismaActivationReads implements ActivationReads {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  async activationsOf(workspaceId: string, fact: { id: string; seq: number }): Promise<{ matcherSeq: number; agents: AgentFactState[] }> {
+    const rows = await this.prisma.$queryRawUnsafe<Row[]>(
+      `WITH fact AS (SELECT recorded_at FROM platform_events WHERE workspace_id = $1::uuid AND id = $2::uuid)
+       SELECT a.id::text AS agent_id, a.name, runs.runs, skip.skip, v.version, v.spec,
+              CASE WHEN facts.any THEN announced.enabled ELSE a.enabled END AS enabled,
+              (SELECT last_seq FROM consumer_cursors WHERE consumer = 'matcher' AND workspace_id = $1::uuid) AS matcher_seq
+         FROM agents a
+         CROSS JOIN fact
+         CROSS JOIN LATERAL (SELECT coalesce(jsonb_agg(jsonb_build_object('id', r.id, 'status', r.status, 'reason', r.reason, 'agentVersion', r.agent_version)
+                                                       ORDER BY r.queued_at, r.id), '[]'::jsonb) AS runs
+                               FROM runs r WHERE r.agent_id = a.id AND r.event_id = $2::uuid AND r.origin_type = 'trigger') runs
+         LEFT JOIN LATERAL (SELECT jsonb_build_object('reason', s.reason, 'agentVersion', s.agent_version) AS skip
+                              FROM activation_skips s WHERE s.event_id = $2::uuid AND s.agent_id = a.id) skip ON true
+         LEFT JOIN LATERAL (SELECT (e.payload->>'version')::int AS version, (e.payload->>'enabled')::boolean AS enabled FROM platform_events e
+                             WHERE e.workspace_id = $1::uuid AND e.kind = ANY($4::text[]) AND e.subject_type = 'agent' AND e.subject_id = a.id::text
+                               AND e.seq < $3 ORDER BY e.seq DESC LIMIT 1) announced ON true
+         LEFT JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM platform_events e WHERE e.workspace_id = $1::uuid AND e.kind = ANY($4::text[])
+                                             AND e.subject_type = 'agent' AND e.subject_id = a.id::text) AS any) facts ON true
+         LEFT JOIN LATERAL (SELECT max(version) AS version FROM agent_versions WHERE agent_id = a.id AND created_at <= fact.recorded_at) created ON true
+         LEFT JOIN agent_versions v ON v.agent_id = a.id AND v.version = (CASE WHEN facts.any THEN announced.version ELSE created.version END)
+        WHERE a.workspace_id = $1::uuid AND (a.deleted_at IS NULL OR jsonb_array_length(runs.runs) > 0)
+        ORDER BY a.name, a.id`,
+      workspaceId,
+      fact.id,
+      fact.seq,
+      CHANGE_KINDS,
+    );
+    return {
+      matcherSeq: Number(rows[0]?.matcher_seq ?? 0),
+      agents: rows.map((row) => ({
+        agentId: row.agent_id,
+        name: row.name,
+        runs: row.runs,
+        skip: row.skip,
+        inForce: row.version === null ? null : { version: Number(row.version), spec: row.spec, enabled: row.enabled !== false },
+      })),
+    };
+  }
+}

@@ -1,0 +1,55 @@
+import { AppError, ErrorCode, type Approval, type DecideApprovalRequest } from '@switchyard/contracts';
+import type { Logger } from '@switchyard/logging';
+import type { ApprovalsPort, Principal, RunResumer } from '../ports';
+
+/** What deciding an approval needs. */
+export interface DecideApprovalDeps {
+  approvals: Pick<ApprovalsPort, 'decide'>;
+  resumer: RunResumer;
+  log: Logger;
+}
+
+/** Throws FORBIDDEN for a run's agent token: only a person's token decides (no agent approves its own call or a peer's). */
+export function assertPerson(principal: Principal): void {
+  if (principal.agent) throw new AppError(ErrorCode.FORBIDDEN, 'an agent token cannot decide approvals: a person decides', { agentId: principal.agent.agentId });
+}
+
+/**
+ * A person's decision on a pending approval, for `POST /approvals/{id}/decision`
+ * and the `decide_approval` tool (decision 0025). An agent token is refused
+ * whatever its role: no agent approves its own call or a peer's. First write
+ * wins: a decision on an approval that is no longer pending is
+ * APPROVAL_ALREADY_DECIDED with the approval as recorded. The decision, its
+ * `approval.decided` fact and the run's resume commit together; the run's
+ * activation is added after the commit, and when that fails the runner's
+ * sweep claims the lane later (the resumed run keeps its old place), so the
+ * decision still stands.
+ */
+export async function decideApproval(
+  deps: DecideApprovalDeps,
+  ctx: { principal: Principal; correlationId: string },
+  id: string,
+  body: DecideApprovalRequest,
+): Promise<Approval> {
+  const { principal } = ctx;
+  assertPerson(principal);
+  const result = await deps.approvals.decide({ id: principal.workspaceId, slug: principal.workspaceSlug }, id, {
+    status: body.decision === 'approve' ? 'approved' : 'denied',
+    decidedBy: { type: 'member', userId: principal.userId, tokenId: principal.tokenId },
+    note: body.note ?? null,
+    actor: { type: 'member', id: principal.userId },
+    correlationId: ctx.correlationId,
+  });
+  if (!result.ok) {
+    if (result.reason === 'not_found') throw new AppError(ErrorCode.APPROVAL_NOT_FOUND, 'no such approval in this workspace', { id });
+    throw new AppError(ErrorCode.APPROVAL_ALREADY_DECIDED, `the approval is already ${result.approval.status}`, result.approval);
+  }
+  if (result.resumed) {
+    try {
+      await deps.resumer.resume([result.resumed], id);
+    } catch (error) {
+      deps.log.warn({ err: error, runId: result.resumed.runId, approvalId: id }, 'run resumed but its activation could not be added; the runner sweep claims it');
+    }
+  }
+  return result.approval;
+}

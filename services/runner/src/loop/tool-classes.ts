@@ -1,0 +1,40 @@
+import type { ToolClass } from '@switchyard/contracts';
+import { matchesToolGlob, type ToolDefinition } from '../tools';
+
+/**
+ * The platform's governance tools (decisions, settings, tokens, secrets,
+ * deletes): guarded whatever their hints say (docs/tool-classes.md).
+ */
+export const PLATFORM_GUARDED_GLOBS: readonly string[] = [
+  'platform.decide_approval',
+  'platform.*setting*',
+  'platform.*token*',
+  'platform.*secret*',
+  'platform.delete_*',
+  'platform.*_delete',
+];
+
+/** A tool's class and, in one sentence, why it has it (shown on every approval). */
+export interface ToolClassification {
+  class: ToolClass;
+  why: string;
+}
+
+/**
+ * Classes a tool (docs/tool-classes.md). An operator's guarded glob wins;
+ * the platform's own tools are read (read-only hint), guarded (governance, or
+ * a destructive hint) or write; an external server's tool is guarded unless
+ * it says `destructiveHint: false` (then write) — its `readOnlyHint` is the
+ * server's own claim and never loosens anything.
+ */
+export function classifyTool(tool: ToolDefinition, guardedGlobs: readonly string[] = []): ToolClassification {
+  if (guardedGlobs.some((glob) => matchesToolGlob(glob, tool.name))) return { class: 'guarded', why: `the operator's guarded tools (RUNNER_GUARDED_TOOLS) name ${tool.name}` };
+  if (tool.trusted) {
+    if (PLATFORM_GUARDED_GLOBS.some((glob) => matchesToolGlob(glob, tool.name))) return { class: 'guarded', why: `${tool.name} is a governance tool of the platform` };
+    if (tool.readOnly) return { class: 'read', why: `${tool.name} is a read-only tool of the platform` };
+    if (tool.destructive) return { class: 'guarded', why: `${tool.name} is a destructive tool of the platform` };
+    return { class: 'write', why: `${tool.name} is a tool of the platform that changes things` };
+  }
+  if (tool.destructive) return { class: 'guarded', why: `${tool.name} is an external tool not marked destructiveHint: false` };
+  return { class: 'write', why: `${tool.name} is an external tool marked destructiveHint: false` };
+}
