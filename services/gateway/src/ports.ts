@@ -38,6 +38,11 @@ export interface Principal {
    * agent and caused by the run (docs/decisions/0014-platform-mcp-and-agent-tokens.md).
    */
   agent?: AgentCaller;
+  /**
+   * Set when the caller is a Mattermost user linked to this member (button,
+   * slash command): there is no API token, and `tokenId` names the link.
+   */
+  via?: 'mattermost';
 }
 
 /** The run an agent token was minted for. */
