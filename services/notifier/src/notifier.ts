@@ -48,7 +48,8 @@ export class Notifier {
         for (const delivery of await this.deps.store.deliveriesOf(workspaceId, subjectKey(fact))) {
           if (delivery.postId === null || delivery.factId === fact.id) continue;
           jobs.push({
-            id: `update:${fact.id}:${delivery.factId}:${delivery.ruleId}`,
+            // BullMQ refuses custom ids of more than three `:`-separated parts.
+            id: `update:${fact.id}:${delivery.factId}/${delivery.ruleId}`,
             job: { type: 'update', workspaceId, fact, ruleId: delivery.ruleId, postFactId: delivery.factId },
           });
         }

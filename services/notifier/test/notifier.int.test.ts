@@ -1,4 +1,7 @@
-import { waitFor } from '@switchyard/testing';
+import { randomUUID } from 'node:crypto';
+import { approvalFact } from '@switchyard/core';
+import { recordFacts, SqlPool } from '@switchyard/db';
+import { insertApproval, insertParkedRun, waitFor } from '@switchyard/testing';
 import { startNotifierPlatform, type NotifierPlatform, type TestWorkspace } from './notifier-platform';
 
 /**
@@ -12,7 +15,7 @@ describe('notifier', () => {
   let env: NotifierPlatform;
   let acme: TestWorkspace;
   let globex: TestWorkspace;
-  const names = ['scores', 'deploys', 'globex', 'limited', 'broken', 'healthy', 'crash'] as const;
+  const names = ['scores', 'deploys', 'globex', 'limited', 'broken', 'healthy', 'crash', 'approvals'] as const;
   const channels = {} as Record<(typeof names)[number], string>;
 
   const settings = (ws: TestWorkspace, rules: unknown[], defaultChannel: string | null = null) =>
@@ -118,5 +121,50 @@ describe('notifier', () => {
     const posts = env.mattermost.postsIn(channels.crash);
     expect(posts).toHaveLength(count);
     expect(new Set(posts.map((p) => p.message)).size).toBe(count);
+  }, 90_000);
+
+  it('posts an approval with buttons; Approve decides it and the post is updated; a decision by API updates its post', async () => {
+    expect((await acme.admin('PUT', '/v1/workspaces/acme/secrets/mm-command', { value: 'slash-secret' })).status).toBe(201);
+    const saved = await acme.admin('PUT', '/v1/workspaces/acme/settings/notifications', {
+      connection: { type: 'bot', serverUrl: env.mattermost.url, tokenSecret: 'mm-bot', commandTokenSecret: 'mm-command' },
+      defaultChannel: channels.approvals,
+      rules: [{ id: 'approvals-requested', kind: 'approval.requested' }],
+    });
+    expect(saved.status).toBe(200);
+    const code = (await acme.admin('POST', '/v1/workspaces/acme/integrations/mattermost/link-codes')).body.code;
+    const linked = await env.mattermost.slashCommand(`${env.platform.gatewayUrl}/integrations/mattermost/commands/acme`, { token: 'slash-secret', userId: 'mmadmin000000000000000000a', text: `link ${code}` });
+    expect((linked.body as { text: string }).text).toContain('Linked');
+
+    // Two approvals parked as the runner parks them, their `approval.requested` facts recorded through the outbox.
+    const sql = new SqlPool({ databaseUrl: env.platform.db.url, poolMax: 1, applicationName: 'test' });
+    const agentId = randomUUID();
+    const park = async () => {
+      const runId = await insertParkedRun(env.pg, { workspaceId: acme.id, agentId });
+      const id = await insertApproval(env.pg, { workspaceId: acme.id, runId, agentId });
+      const approval = (await acme.admin('GET', `/v1/workspaces/acme/approvals/${id}`)).body;
+      const author = { workspaceId: acme.id, workspaceSlug: 'acme', actor: { type: 'system' as const, id: 'runner' } };
+      await recordFacts(sql, [{ fact: approvalFact(author, 'approval.requested', approval, { runId, agentId, depth: 0 }), correlationId: 'test' }]);
+      return id;
+    };
+    const clicked = await park();
+    const byApi = await park();
+    await sql.$disconnect();
+    const postOf = (id: string) => env.mattermost.postsIn(channels.approvals).find((p) => p.message.includes(id));
+    await waitFor(async () => postOf(clicked) && postOf(byApi), { what: 'both approval posts', timeoutMs: 30_000 });
+    const buttons = postOf(clicked)!.props.attachments![0]!.actions!.map((a) => a.id);
+    expect(buttons).toEqual(['approve', 'deny']);
+
+    const click = await env.mattermost.click(postOf(clicked)!.id, 'approve', { id: 'mmadmin000000000000000000a' });
+    expect(click.status).toBe(200);
+    expect((await env.pg.query('SELECT status FROM approvals WHERE id = $1', [clicked])).rows[0].status).toBe('approved');
+    expect(postOf(clicked)!.message).toContain('Approval approved');
+    expect(postOf(clicked)!.props.attachments![0]!.actions).toBeUndefined();
+    // An unlinked user is refused, and the other approval stays pending.
+    expect((await env.mattermost.click(postOf(byApi)!.id, 'deny', { id: 'mmnobody00000000000000000a' })).status).toBe(403);
+
+    expect((await acme.admin('POST', `/v1/workspaces/acme/approvals/${byApi}/decision`, { decision: 'deny', note: 'not today' })).status).toBe(200);
+    await waitFor(async () => postOf(byApi)!.message.includes('Approval denied'), { what: 'the post updated from the API decision', timeoutMs: 30_000 });
+    expect(JSON.stringify(postOf(byApi)!.props)).toContain('not today');
+    expect(postOf(byApi)!.props.attachments![0]!.actions).toBeUndefined();
   }, 90_000);
 });
