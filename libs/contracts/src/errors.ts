@@ -114,6 +114,18 @@ export enum ErrorCode {
   CONFIG_INVALID = 'CONFIG_INVALID',
   /** A stream entry cannot be decoded; it goes to the dead-letter stream. */
   MESSAGE_INVALID = 'MESSAGE_INVALID',
+  /** Notifications have no connection (or its secret is missing): nothing can be sent. `data`: `{ missing? }`. */
+  NOTIFICATIONS_NOT_CONFIGURED = 'NOTIFICATIONS_NOT_CONFIGURED',
+  /** A user-configured outbound URL (Mattermost server, webhook) is refused. `data`: `{ reason, host?, range? }`. */
+  OUTBOUND_URL_REFUSED = 'OUTBOUND_URL_REFUSED',
+  /** A Mattermost button's context or a slash command's token does not verify (forged, tampered, another workspace's). */
+  INTEGRATION_SIGNATURE_INVALID = 'INTEGRATION_SIGNATURE_INVALID',
+  /** A Mattermost button's signed context is past its expiry. `data`: `{ expiredAt }`. */
+  INTEGRATION_CONTEXT_EXPIRED = 'INTEGRATION_CONTEXT_EXPIRED',
+  /** The Mattermost user is not linked to a member of the workspace (`/switchyard link <code>`). */
+  INTEGRATION_USER_NOT_LINKED = 'INTEGRATION_USER_NOT_LINKED',
+  /** A Mattermost link code is unknown, used or expired. */
+  LINK_CODE_INVALID = 'LINK_CODE_INVALID',
   /** Anything unexpected. The message is generic; details are in the logs. */
   INTERNAL = 'INTERNAL',
 }

@@ -378,6 +378,34 @@ export type {
 } from './collaborators';
 export { CreateTaskToolInputSchema, ListTasksToolInputSchema, TaskRefToolInputSchema, TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 export {
+  DEFAULT_NOTIFICATION_RULES,
+  MATTERMOST_LINK_CODE_TTL_MS,
+  MattermostActionContextSchema,
+  MattermostActionRequestSchema,
+  MattermostChannelIdSchema,
+  MattermostLinkCodeResponseSchema,
+  MattermostSlashCommandSchema,
+  MAX_NOTIFICATION_RULES,
+  MAX_NOTIFICATION_TEMPLATE_CHARS,
+  NOTIFICATIONS_QUEUE,
+  NotificationConnectionSchema,
+  NotificationJobSchema,
+  NotificationRuleSchema,
+  NotificationSettingsSchema,
+  NotificationTestRequestSchema,
+  NotificationTestResponseSchema,
+} from './notifications';
+export type {
+  MattermostActionContext,
+  MattermostActionRequest,
+  MattermostSlashCommand,
+  NotificationConnection,
+  NotificationJob,
+  NotificationRule,
+  NotificationSettings,
+  NotificationTestResponse,
+} from './notifications';
+export {
   ActivatedRunSchema,
   AgentActivationSchema,
   EventActivationsResponseSchema,

@@ -14,3 +14,11 @@ export type { AddressRange, LookupAll, OutboundUrlErrorCode, OutboundUrlOptions,
 export { matchesStarGlob } from './star-glob';
 export { checkStorableJson, unstorableIn } from './storable-json';
 export type { JsonCheck, JsonPath, JsonRefusal } from './storable-json';
+export { createPinnedFetch } from './pinned-fetch';
+export type { FetchLike, PinnedFetch, PinnedHost } from './pinned-fetch';
+export { actionSigningKey, signActionContext, verifyActionContext } from './action-signature';
+export type { UnsignedActionContext } from './action-signature';
+export { MattermostRest, retryAfterOf } from './mattermost-rest';
+export type { MattermostAction, MattermostAnswer, MattermostAttachment, MattermostPostInput, MattermostRestOptions, MattermostTarget } from './mattermost-rest';
+export { approvalOf, approvalOutcomeMessage, approvalRequestMessage, defaultMessage, neutralize, renderTemplate, subjectKey } from './mattermost-messages';
+export type { ButtonSigner, RenderedMessage } from './mattermost-messages';

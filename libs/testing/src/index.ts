@@ -39,6 +39,8 @@ export type { FakeQueuedRun } from './run-queue/fake-run-queue';
 export { describeRunQueueConformance } from './run-queue/run-queue-conformance';
 export type { RunQueueHarness } from './run-queue/run-queue-conformance';
 export type { ConformingRunQueue, QueueClaimed, QueueEnded, QueueEnding, QueueRunRef, QueueStartedRun } from './run-queue/run-queue-types';
+export { startLocalMattermostServer } from './local-mattermost-server';
+export type { LocalMattermostFault, LocalMattermostPost, LocalMattermostRequest, LocalMattermostServer } from './local-mattermost-server';
 export { insertApproval, insertParkedRun } from './approval-fixtures';
 export type { ApprovalFixture, ParkedRunFixture } from './approval-fixtures';
 export { FakeMailbox } from './mailbox/fake-mailbox';

@@ -13,6 +13,11 @@ import { jsonBody } from './http/json-body';
 import { checkUrl } from './http/url-check';
 import { DEFAULT_UI_DIR, uiStatic } from './http/ui-static';
 import { mcpRoutes } from './routes/mcp';
+import type { Queue } from 'bullmq';
+import type { NotificationCommandDeps } from './commands/notification-settings';
+import { ADMIN_QUEUES_PATH, adminQueuesApp, requireAdminToken } from './routes/admin-queues';
+import { mattermostIntegrationRoutes, type MattermostIntegrationDeps } from './routes/mattermost-integration';
+import { notificationRoutes } from './routes/notifications';
 import type {
   ActivationSink,
   AgentStore,
@@ -116,6 +121,12 @@ export interface GatewayAppDeps {
   uiSessionTtlSeconds: number;
   /** The built web UI (served at `/` when it holds an index.html). @defaultValue services/gateway/ui/dist */
   uiDir?: string;
+  /** Notification settings and link codes (decision 0030). */
+  notifications: NotificationCommandDeps;
+  /** Mattermost's button callbacks and slash commands. */
+  mattermost: Omit<MattermostIntegrationDeps, 'bodyLimitBytes'>;
+  /** The BullMQ dashboard: the operator's token and the queues shown; null: not served (decision 0033). */
+  adminQueues: { token: string; queues: Queue[] } | null;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -166,11 +177,14 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(sessionsRoutes(deps));
   workspace.use(secretsRoutes(deps));
   workspace.use(settingsRoutes(deps));
+  workspace.use(notificationRoutes(deps.notifications));
   workspace.use(approvalsRoutes(deps));
   workspace.use(tickets);
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 
   app.use('/v1/workspaces/:ws', workspace);
+  app.use(mattermostIntegrationRoutes({ ...deps.mattermost, bodyLimitBytes: deps.bodyLimitBytes }));
+  if (deps.adminQueues) app.use(ADMIN_QUEUES_PATH, requireAdminToken(deps.adminQueues.token), adminQueuesApp(deps.adminQueues.queues));
   app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, tryAgent, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
   const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR);
   if (ui) app.use(ui);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BaseEnvSchema, loadConfig, SecretsEnvSchema } from '@switchyard/config';
+import { BaseEnvSchema, envBoolean, loadConfig, SecretsEnvSchema } from '@switchyard/config';
 import { MAX_UI_SESSION_TTL_SECONDS } from '@switchyard/contracts';
 
 export const GatewayEnvSchema = BaseEnvSchema.extend({
@@ -39,6 +39,19 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
     .default('localhost,127.0.0.1,[::1],gateway')
     .transform((text) => text.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host.length > 0))
     .refine((hosts) => hosts.length > 0, 'at least one host name'),
+  /**
+   * The instance operator's token for the BullMQ dashboard at `/admin/queues`
+   * (Bearer, or HTTP Basic with it as password); at least 32 characters.
+   * Unset: the dashboard is not served (decision 0033). @defaultValue none
+   */
+  GATEWAY_ADMIN_TOKEN: z.string().min(32, 'at least 32 characters').optional(),
+  /** Let Mattermost URLs on private and loopback addresses through (never metadata ones); the notifier's setting of the same name. @defaultValue false */
+  NOTIFICATIONS_ALLOW_PRIVATE: envBoolean.default(false),
+  /** Host names (comma-separated) Mattermost URLs may use whatever they resolve to. @defaultValue none */
+  NOTIFICATIONS_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((text) => text.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host.length > 0)),
 })
   // SECRETS_KEY, SECRETS_KEY_PREVIOUS: without a key the secrets routes answer 503.
   .extend(SecretsEnvSchema.shape);

@@ -47,6 +47,11 @@ export interface Principal {
    * model is offered what the agent would have and its writes are captured.
    */
   shadowOf?: Role;
+  /**
+   * Set when the caller is a Mattermost user linked to this member (button,
+   * slash command): there is no API token, and `tokenId` names the link.
+   */
+  via?: 'mattermost';
 }
 
 /** The run an agent token was minted for. */

@@ -2,7 +2,15 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, createPrismaClient, flushFacts, SqlTransactionPool } from '@switchyard/db';
+import { ApprovalStore, createPrismaClient, flushFacts, readWorkspaceSecret, SqlTransactionPool } from '@switchyard/db';
+import { actionSigningKey, MattermostRest } from '@switchyard/core';
+import { Queue } from 'bullmq';
+import { NOTIFICATIONS_QUEUE, QUEUES } from '@switchyard/contracts';
+import { decideApproval } from './commands/decide-approval';
+import type { RunResumer } from './ports';
+import { PrismaNotificationStore } from './adapters/prisma-notification-store';
+import { PrismaOverviewReader } from './adapters/prisma-overview-reader';
+import type { ApprovalDecisions } from './notification-ports';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, enqueueActivations, enqueueResumes, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
@@ -71,6 +79,20 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }, registry);
   const checks = storeChecks(redis, prisma);
   const rateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.RATE_LIMIT_PER_SECOND });
+  const notifications = new PrismaNotificationStore(prisma);
+  const readSecret = secretBox ? (workspaceId: string, name: string) => readWorkspaceSecret(prisma, secretBox, workspaceId, name) : null;
+  const mattermostRest = new MattermostRest({ allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS });
+  const signingKeys = [config.SECRETS_KEY, ...config.SECRETS_KEY_PREVIOUS].filter((key): key is string => key !== undefined).map(actionSigningKey);
+  // The dashboard's other queues, read and managed through the producer connection (they are the approvals' and the notifier's).
+  const dashboardQueues = config.GATEWAY_ADMIN_TOKEN ? [QUEUES.approvalExpiry, NOTIFICATIONS_QUEUE].map((name) => new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX })) : [];
+  const approvals = new ApprovalStore(approvalsSql, approvalsSql);
+  const resumer: RunResumer = {
+    resume: (runs, key) => enqueueResumes(activationQueue, runs.map((run) => ({ job: { schemaVersion: 1, ...run }, key }))),
+  };
+  // Buttons and `/switchyard approve|deny` decide through the same command as `POST …/approvals/{id}/decision`.
+  const decisions: ApprovalDecisions = {
+    decide: (principal, id, body, correlationId) => decideApproval({ approvals, resumer, log }, { principal, correlationId }, id, body),
+  };
   const ingest = new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS);
   const app = createGatewayApp({
     outbox: {
@@ -90,10 +112,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     tries: new PrismaTryStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
     activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
-    approvals: new ApprovalStore(approvalsSql, approvalsSql),
-    resumer: {
-      resume: (runs, key) => enqueueResumes(activationQueue, runs.map((run) => ({ job: { schemaVersion: 1, ...run }, key }))),
-    },
+    approvals,
+    resumer,
     ingest,
     feed,
     redis,
@@ -115,6 +135,18 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     collaborators: new PrismaCollaboratorStore(prisma),
     uiSessions: new PrismaUiSessionStore(prisma),
     uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
+    notifications: { notifications, readSecret, mattermost: mattermostRest, outbound: { allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS } },
+    mattermost: {
+      notifications,
+      readSecret,
+      signingKeys,
+      decisions,
+      userName: async (userId) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null,
+      overview: new PrismaOverviewReader(prisma),
+      settings: new PrismaSettingsStore(prisma),
+      outbox: { flush: (ids) => flushFacts(prisma, ingest, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')) },
+    },
+    adminQueues: config.GATEWAY_ADMIN_TOKEN ? { token: config.GATEWAY_ADMIN_TOKEN, queues: [activationQueue, ...dashboardQueues] } : null,
   });
   return {
     app,
@@ -126,6 +158,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
         feed,
         // The queue shares the connection it was given, so closing it leaves the connection to close here.
         activationQueue,
+        ...dashboardQueues,
         () => closeRedis(queueConnection),
         () => prisma.$disconnect(),
         () => approvalsSql.$disconnect(),

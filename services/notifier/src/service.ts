@@ -1,14 +1,83 @@
+import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
+import { secretBoxOf } from '@switchyard/config';
+import { actionSigningKey, MattermostRest } from '@switchyard/core';
+import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { startShellService, type RunningShellService } from '@switchyard/runtime';
+import { closeRedis, createRedis, lastErrorsKey, StreamConsumer, toKey } from '@switchyard/redis';
+import { registerDeadLetterGauge, startService, storeChecks, type RunningService } from '@switchyard/runtime';
+import { createNotificationQueue, queueSink, startDeliveryWorker } from './adapters/notification-queue';
+import { SqlNotifierStore } from './adapters/sql-notifier-store';
 import type { NotifierConfig } from './config';
+import { Delivery } from './delivery';
+import { Notifier } from './notifier';
 
-/** A running notifier: its health port and how to stop it. */
-export type RunningNotifier = RunningShellService;
+/** A running notifier: its health port, its consumer name and how to stop it. */
+export type RunningNotifier = RunningService & { consumer: string };
+
+/** How long closing waits for deliveries in flight before it lets go (their jobs are retried elsewhere). */
+const WORKER_CLOSE_DEADLINE_MS = 5_000;
 
 /**
- * Starts the notifier as a shell (health, metrics, clean stop); its real work
- * arrives with its own issue. Used by main.ts and by the one-process `npm start`.
+ * Wires the notifier (decision 0030): its group on `facts` turns facts into
+ * jobs of the queue `notifications`, and its worker delivers them to
+ * Mattermost. Used by main.ts and by the one-process `npm start`.
  */
 export function startNotifier(config: NotifierConfig, log: Logger): Promise<RunningNotifier> {
-  return startShellService({ name: 'notifier', redisUrl: config.REDIS_URL, healthPort: config.NOTIFIER_HEALTH_PORT, host: config.HOST, log });
+  return startService({ name: 'notifier', healthPort: config.NOTIFIER_HEALTH_PORT, host: config.HOST, log }, async (service) => {
+    const box = secretBoxOf(config);
+    const redis = createRedis(config.REDIS_URL, { connectionName: 'notifier' });
+    service.onClose(() => closeRedis(redis));
+    redis.on('error', (error: Error) => log.warn({ err: error }, 'redis connection error'));
+    const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'notifier' });
+    service.onClose(() => sql.$disconnect());
+    service.check(storeChecks(redis, sql));
+    const store = new SqlNotifierStore(sql, box, log);
+    const signer = config.NOTIFIER_ACTION_URL && config.SECRETS_KEY ? { actionUrl: config.NOTIFIER_ACTION_URL, key: actionSigningKey(config.SECRETS_KEY) } : null;
+    const rest = new MattermostRest({ allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS, timeoutMs: config.NOTIFIER_REQUEST_TIMEOUT_MS });
+    const delivery = new Delivery({ store, rest, signer, log, backoffMs: config.NOTIFIER_BACKOFF_MS });
+
+    const queue = createNotificationQueue(redis, config.REDIS_PREFIX, { attempts: config.NOTIFIER_MAX_ATTEMPTS });
+    service.onClose(queue);
+    // BullMQ workers block: a connection of their own that retries for ever.
+    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null, connectionName: 'notifier:deliveries' });
+    service.onClose(() => closeRedis(workerConnection));
+    const worker = startDeliveryWorker({
+      connection: workerConnection,
+      prefix: config.REDIS_PREFIX,
+      delivery,
+      concurrency: config.NOTIFIER_CONCURRENCY,
+      lockMs: config.NOTIFIER_LOCK_MS,
+      backoffMs: config.NOTIFIER_BACKOFF_MS,
+      log,
+    });
+    // worker.close() waits for active jobs with no deadline of its own.
+    service.onClose(() => Promise.race([worker.close(), new Promise<void>((resolve) => setTimeout(resolve, WORKER_CLOSE_DEADLINE_MS).unref())]).then(() => worker.close(true)));
+
+    const notifier = new Notifier({ store, jobs: queueSink(queue), log });
+    const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
+    const deadLetters = new SqlDeadLetterStore(sql);
+    registerDeadLetterGauge(service.registry, deadLetters, [{ stream: factsKey, group: GROUPS.notifier }]);
+    const consumer = new StreamConsumer({
+      redis,
+      stream: factsKey,
+      group: GROUPS.notifier,
+      consumer: config.NOTIFIER_CONSUMER,
+      deadLetters,
+      lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, GROUPS.notifier),
+      decode: (raw) => FactsMessageSchema.parse(raw),
+      handle: (entries) => notifier.handle(entries.map(({ message }) => ({ fact: message.fact, workspaceId: message.workspaceId }))),
+      log,
+      claimIdleMs: config.CLAIM_IDLE_MS,
+      blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
+      startId: '$',
+    });
+    try {
+      await redis.xgroup('CREATE', factsKey, GROUPS.notifier, '$', 'MKSTREAM');
+    } catch (error) {
+      if (!String(error).includes('BUSYGROUP')) throw error;
+    }
+    service.onClose(consumer);
+    await consumer.start();
+    return { consumer: config.NOTIFIER_CONSUMER };
+  });
 }

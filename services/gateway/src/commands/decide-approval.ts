@@ -35,7 +35,8 @@ export async function decideApproval(
   assertPerson(principal);
   const result = await deps.approvals.decide({ id: principal.workspaceId, slug: principal.workspaceSlug }, id, {
     status: body.decision === 'approve' ? 'approved' : 'denied',
-    decidedBy: { type: 'member', userId: principal.userId, tokenId: principal.tokenId },
+    // A linked Mattermost user decides with no API token: only a token's id is recorded as one.
+    decidedBy: { type: 'member', userId: principal.userId, ...(principal.via ? {} : { tokenId: principal.tokenId }) },
     note: body.note ?? null,
     actor: { type: 'member', id: principal.userId },
     correlationId: ctx.correlationId,

@@ -13,15 +13,20 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.MALFORMED_JSON:
     case ErrorCode.BODY_ENCODING_INVALID:
     case ErrorCode.JSON_TOO_DEEP:
+    case ErrorCode.OUTBOUND_URL_REFUSED:
+    case ErrorCode.LINK_CODE_INVALID:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
+    case ErrorCode.INTEGRATION_SIGNATURE_INVALID:
       return 401;
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
     case ErrorCode.CSRF_TOKEN_INVALID:
     case ErrorCode.TRY_BY_AGENT_REFUSED:
     case ErrorCode.DELEGATION_REFUSED:
+    case ErrorCode.INTEGRATION_CONTEXT_EXPIRED:
+    case ErrorCode.INTEGRATION_USER_NOT_LINKED:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
@@ -52,6 +57,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TASK_ALREADY_CLAIMED:
     case ErrorCode.TASK_NOT_OPEN:
     case ErrorCode.TASK_BLOCKED:
+    case ErrorCode.NOTIFICATIONS_NOT_CONFIGURED:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;

@@ -66,7 +66,7 @@ export function createGatewayMetrics(redis: Redis, streams: Record<string, strin
   const middleware: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const child = childrenOf(req.method, routeLabel(req.originalUrl, (req.route as { path?: string } | undefined)?.path), String(res.statusCode));
+      const child = childrenOf(req.method, routeLabel(req.originalUrl, (req.route as { path?: unknown } | undefined)?.path), String(res.statusCode));
       child.count.inc();
       child.time.observe(Number(process.hrtime.bigint() - started) / 1e9);
     });
@@ -80,8 +80,10 @@ export function createGatewayMetrics(redis: Redis, streams: Record<string, strin
  * Workspace routes are mounted under `/v1/workspaces/:ws`, whose slug must not
  * become a label value.
  */
-export function routeLabel(originalUrl: string, routePath: string | undefined): string {
-  if (routePath === undefined) return 'unmatched';
-  const path = routePath.replace(/\\/g, '');
+export function routeLabel(originalUrl: string, routePath: unknown): string {
+  // A mounted app (bull-board) may route several patterns at once: an array.
+  const pattern = Array.isArray(routePath) ? routePath.join('|') : routePath;
+  if (typeof pattern !== 'string') return 'unmatched';
+  const path = pattern.replace(/\\/g, '');
   return originalUrl.startsWith('/v1/workspaces/') ? `/v1/workspaces/:ws${path}` : path;
 }

@@ -49,6 +49,10 @@ import {
   PutCollaboratorRequestSchema,
   TaskSchema,
   UpdateTaskRequestSchema,
+  NotificationSettingsSchema,
+  NotificationTestRequestSchema,
+  NotificationTestResponseSchema,
+  MattermostLinkCodeResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -102,6 +106,10 @@ const SCHEMAS = {
   Collaborator: CollaboratorSchema,
   ListCollaboratorsResponse: ListCollaboratorsResponseSchema,
   PutCollaboratorRequest: PutCollaboratorRequestSchema,
+  NotificationSettings: NotificationSettingsSchema,
+  NotificationTestRequest: NotificationTestRequestSchema,
+  NotificationTestResponse: NotificationTestResponseSchema,
+  MattermostLinkCodeResponse: MattermostLinkCodeResponseSchema,
   Approval: ApprovalSchema,
   ListApprovalsResponse: ListApprovalsResponseSchema,
   DecideApprovalRequest: DecideApprovalRequestSchema,

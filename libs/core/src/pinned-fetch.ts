@@ -1,0 +1,78 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
+/** The fetch shape callers hand to clients (the MCP SDK's FetchLike, Mattermost calls). */
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** A host checked by resolveOutboundUrl and the address its connections must use. */
+export interface PinnedHost {
+  hostname: string;
+  address: string;
+  family: 4 | 6;
+}
+
+/** A fetch bound to one checked address, and the sockets it keeps. */
+export interface PinnedFetch {
+  fetch: FetchLike;
+  /** Destroys the kept-alive sockets. */
+  close(): void;
+}
+
+/**
+ * A fetch (for the MCP client transport, Mattermost calls) that connects only to the address
+ * the URL check approved. The global fetch would resolve the host again,
+ * and a DNS answer that changed since the check (rebinding) would reach a
+ * private address. TLS still verifies the certificate against the host name.
+ * Requests to any other host are refused; the SDK follows redirects itself
+ * (same origin only), through this fetch, so they are held to the same pin.
+ */
+export function createPinnedFetch(pin: PinnedHost): PinnedFetch {
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    if (hostname.replace(/^\[|\]$/g, '').toLowerCase() !== pin.hostname) {
+      callback(Object.assign(new Error(`${hostname} is not the checked host`), { code: 'ENOTFOUND' }), '', 0);
+    } else if (options.all) {
+      (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [{ address: pin.address, family: pin.family }]);
+    } else {
+      callback(null, pin.address, pin.family);
+    }
+  };
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+
+  const fetch: FetchLike = (input, init = {}) =>
+    new Promise<Response>((resolve, reject) => {
+      const url = new URL(input instanceof URL ? input.href : input);
+      const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+      if (hostname !== pin.hostname) return reject(new Error(`refusing to connect to ${hostname}: only ${pin.hostname} was checked`));
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new Error(`refusing scheme ${url.protocol}`));
+      const body = init.body;
+      if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) return reject(new Error('only string and byte bodies are supported'));
+      const secure = url.protocol === 'https:';
+      const request = (secure ? https : http).request(url, {
+        method: init.method ?? 'GET',
+        headers: Object.fromEntries(new Headers(init.headers).entries()),
+        agent: secure ? agents.https : agents.http,
+        lookup,
+        signal: init.signal ?? undefined,
+      });
+      request.on('error', reject);
+      request.on('response', (response) => {
+        const headers = new Headers();
+        for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) headers.append(response.rawHeaders[i]!, response.rawHeaders[i + 1]!);
+        const status = response.statusCode ?? 502;
+        const empty = init.method === 'HEAD' || status === 204 || status === 304;
+        if (empty) response.resume();
+        const stream = empty ? null : (Readable.toWeb(response) as unknown as ReadableStream<Uint8Array>);
+        resolve(new Response(stream, { status, statusText: response.statusMessage ?? '', headers }));
+      });
+      request.end(body ?? undefined);
+    });
+
+  return {
+    fetch,
+    close: () => {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
