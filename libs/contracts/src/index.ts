@@ -319,3 +319,16 @@ export {
   TriggerMissSchema,
 } from './activations';
 export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';
+export {
+  ListTeammatesResponseSchema,
+  MAX_ACTIVE_TEAMMATES,
+  MAX_TEAMMATE_WATCH,
+  MessageSentPayloadSchema,
+  PostTeammateMessageRequestSchema,
+  PostTeammateMessageResponseSchema,
+  SpawnTeammateRequestSchema,
+  TeammateNameSchema,
+  TeammateSchema,
+  TeammateStatusSchema,
+} from './teammates';
+export type { MessageSentPayload, PostTeammateMessageResponse, SpawnTeammateRequest, Teammate, TeammateStatus } from './teammates';

@@ -18,6 +18,8 @@ export const RunOriginSchema = z.discriminatedUnion('type', [
     /** The manual input of the run retried (copied along a chain of retries); absent for trigger runs and retries stored before it existed. */
     input: z.string().max(100_000).optional(),
   }),
+  /** A teammate's turn (lane `session:<sessionId>`): it reads its mailbox, which woke it. */
+  z.strictObject({ type: z.literal('teammate'), teammateId: z.uuid(), name: z.string().max(64) }),
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
 

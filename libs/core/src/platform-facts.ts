@@ -8,6 +8,7 @@ import {
   type Actor,
   type AgentFactKind,
   type AgentFactPayload,
+  type MessageSentPayload,
   type WorkspaceSettingsChangedPayload,
 } from '@switchyard/contracts';
 import { newId } from './ids';
@@ -52,4 +53,18 @@ export function approvalFact(author: ChangeAuthor, kind: ApprovalFactKind, appro
   const { workspace: _workspace, ...payload } = approval;
   const fact = changeFact(author, kind, { type: 'approval', id: approval.id }, payload satisfies ApprovalFactPayload);
   return { ...fact, causedBy, idempotencyKey: `approval:${approval.id}:${approval.status}` };
+}
+
+/** `teammate.spawned | teammate.stopped`: subject the teammate, payload its name, agent and session. */
+export function teammateFact(
+  author: ChangeAuthor,
+  kind: 'teammate.spawned' | 'teammate.stopped',
+  teammate: { id: string; name: string; agentId: string; sessionId: string; team: string | null },
+): AcceptedFact {
+  return changeFact(author, kind, { type: 'teammate', id: teammate.id }, { name: teammate.name, agentId: teammate.agentId, sessionId: teammate.sessionId, team: teammate.team });
+}
+
+/** `message.sent`: subject the recipient session; ids and sizes, never the content (decision 0035). */
+export function messageSentFact(author: ChangeAuthor, payload: MessageSentPayload): AcceptedFact {
+  return changeFact(author, 'message.sent', { type: 'session', id: payload.sessionId }, { ...payload });
 }

@@ -28,6 +28,7 @@ import type {
   SecretStore,
   SettingsStore,
   SteeringStore,
+  TeammateStore,
   TranscriptReader,
 } from './ports';
 import { agentsRoutes } from './routes/agents';
@@ -37,6 +38,7 @@ import { buildOpenApi, gatewayPaths } from './routes/openapi';
 import { runsRoutes } from './routes/runs';
 import { secretsRoutes } from './routes/secrets';
 import { sessionsRoutes } from './routes/sessions';
+import { teammatesRoutes } from './routes/teammates';
 import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
@@ -67,6 +69,8 @@ export interface GatewayAppDeps {
   steering: SteeringStore;
   /** Sessions' mailboxes (steering writes to them). */
   mailbox: Mailbox;
+  /** The teammates roster (decision 0035). */
+  teammates: TeammateStore;
   /** The BullMQ queue `activations` that manual runs and retries go to. */
   activations: ActivationSink;
   /** Approvals: listed, read and decided (decision 0025). */
@@ -134,6 +138,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
+  workspace.use(teammatesRoutes(deps));
   workspace.use(secretsRoutes(deps));
   workspace.use(settingsRoutes(deps));
   workspace.use(approvalsRoutes(deps));

@@ -68,10 +68,17 @@ export class RunLedger {
     if (!isTerminalRunStatus(original.status)) {
       throw new AppError(ErrorCode.RUN_NOT_FINISHED, 'only a run that has ended can be retried: stop it first', { id: runId, status: original.status });
     }
+    if (original.origin.type === 'teammate') {
+      // A teammate's turn reads its mailbox: what it missed waits there for its next turn.
+      throw new AppError(ErrorCode.VALIDATION_FAILED, "a teammate's turn is not retried: message the teammate", [
+        { code: 'teammate_turn', path: ['id'], message: 'message the teammate instead' },
+      ]);
+    }
+    const origin0 = original.origin;
     const agent = await this.runnableAgent(ctx.principal, original.agentId);
-    const eventId = original.eventId ?? (original.origin.type === 'manual' ? undefined : original.origin.eventId);
+    const eventId = original.eventId ?? (origin0.type === 'manual' ? undefined : origin0.eventId);
     // A manual run's input goes with its retries (and theirs), so the retried run is told the same thing.
-    const input = original.origin.type === 'trigger' ? undefined : original.origin.input;
+    const input = origin0.type === 'trigger' ? undefined : origin0.input;
     const origin: RunOrigin = {
       type: 'retry',
       retryOf: original.id,

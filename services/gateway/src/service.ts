@@ -18,6 +18,7 @@ import { PrismaSettingsStore } from './adapters/prisma-settings-store';
 import { PrismaSteeringStore } from './adapters/prisma-steering-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
 import { RedisMailbox } from './adapters/redis-mailbox';
+import { PrismaTeammateStore } from './adapters/prisma-teammate-store';
 import { createGatewayApp } from './app';
 import { secretBoxOf } from '@switchyard/config';
 import type { GatewayConfig } from './config';
@@ -71,6 +72,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
     runs: new PrismaRunStore(prisma),
+    teammates: new PrismaTeammateStore(prisma),
     settings: new PrismaSettingsStore(prisma),
     secrets: new PrismaSecretStore(prisma),
     secretBox,

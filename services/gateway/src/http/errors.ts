@@ -27,6 +27,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SECRET_NOT_FOUND:
     case ErrorCode.SESSION_NOT_FOUND:
     case ErrorCode.APPROVAL_NOT_FOUND:
+    case ErrorCode.TEAMMATE_NOT_FOUND:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
@@ -42,6 +43,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SELF_CAUSED:
     case ErrorCode.CAUSATION_DEPTH_EXCEEDED:
     case ErrorCode.APPROVAL_ALREADY_DECIDED:
+    case ErrorCode.TEAMMATE_NAME_TAKEN:
+    case ErrorCode.TEAMMATE_STOPPED:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
