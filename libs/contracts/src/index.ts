@@ -321,8 +321,13 @@ export {
 export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';
 export {
   ListTeammatesResponseSchema,
+  ListTeammatesToolInputSchema,
   MAX_ACTIVE_TEAMMATES,
+  MAX_MESSAGE_RECIPIENTS,
+  MAX_MESSAGES_PER_RUN,
+  MAX_SEND_MESSAGE_CHARS,
   MAX_TEAMMATE_WATCH,
+  SendMessageToolInputSchema,
   MessageSentPayloadSchema,
   PostTeammateMessageRequestSchema,
   PostTeammateMessageResponseSchema,
@@ -331,4 +336,4 @@ export {
   TeammateSchema,
   TeammateStatusSchema,
 } from './teammates';
-export type { MessageSentPayload, PostTeammateMessageResponse, SpawnTeammateRequest, Teammate, TeammateStatus } from './teammates';
+export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus } from './teammates';

@@ -4,6 +4,7 @@ import { FactIdSchema, ListEventsQuerySchema, PostEventRequestSchema } from './f
 import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-api';
 import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
+import { ListTeammatesToolInputSchema, SendMessageToolInputSchema, SpawnTeammateRequestSchema } from './teammates';
 
 /*
  * Inputs of the platform's own MCP tools (served by the gateway at `/mcp`).
@@ -95,6 +96,9 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   list_approvals: ListApprovalsToolInputSchema,
   get_approval: GetApprovalToolInputSchema,
   decide_approval: DecideApprovalToolInputSchema,
+  send_message: SendMessageToolInputSchema,
+  spawn_teammate: SpawnTeammateRequestSchema,
+  list_teammates: ListTeammatesToolInputSchema,
 } as const;
 export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;
 

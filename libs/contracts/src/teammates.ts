@@ -65,3 +65,20 @@ export const MessageSentPayloadSchema = z.strictObject({
   woke: z.boolean(),
 });
 export type MessageSentPayload = z.infer<typeof MessageSentPayloadSchema>;
+
+/** Largest `send_message` content (a teammate's note, not a document). */
+export const MAX_SEND_MESSAGE_CHARS = 8_000;
+/** Most `send_message` deliveries one run makes (each recipient counts). */
+export const MAX_MESSAGES_PER_RUN = 50;
+/** Most recipients of one `send_message` (no unbounded broadcast). */
+export const MAX_MESSAGE_RECIPIENTS = 5;
+
+/** `send_message` input: `to` is a teammate name, an agent id (its teammate) or a session id (a teammate's), of this workspace. */
+export const SendMessageToolInputSchema = z.strictObject({
+  to: z.union([z.string().min(1).max(64), z.array(z.string().min(1).max(64)).min(1).max(MAX_MESSAGE_RECIPIENTS)]),
+  content: z.string().min(1).max(MAX_SEND_MESSAGE_CHARS),
+});
+export type SendMessageToolInput = z.infer<typeof SendMessageToolInputSchema>;
+
+/** `list_teammates` input: none. */
+export const ListTeammatesToolInputSchema = z.strictObject({});

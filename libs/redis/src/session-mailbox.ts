@@ -150,6 +150,13 @@ export class SessionMailbox {
     return result === 2 ? 'woke' : 'delivered';
   }
 
+  /** One more message sent by the run (send_message's per-run cap): the count so far; the counter outlives any run (a day). */
+  async countSent(runId: string): Promise<number> {
+    const key = toKey(this.prefix, 'messages-sent', runId);
+    const [[, count] = [null, 0]] = (await this.redis.multi().incr(key).expire(key, 86_400).exec()) ?? [];
+    return Number(count);
+  }
+
   /** Entries after `cursor` (from the start when undefined), oldest first, at most 100. */
   async read(sessionId: string, cursor: string | undefined): Promise<MailboxRead> {
     const [stream] = this.keys(sessionId);

@@ -347,6 +347,8 @@ export interface Mailbox {
   retire(sessionId: string): Promise<void>;
   /** Posts to a resident session: `woke` when no turn would read it (the caller queues one), else `delivered`. */
   postResident(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'>;
+  /** Counts one more message sent by the run (send_message's per-run cap); returns the count so far. */
+  countSent(runId: string): Promise<number>;
 }
 
 /** The teammates roster (`teammates`), every call scoped by workspace (decision 0035). */
@@ -363,9 +365,10 @@ export interface TeammateStore {
   stop(workspaceId: string, name: string, facts: (teammate: { id: string; sessionId: string }) => IngestItem[]): Promise<'stopped' | 'already' | 'not_found'>;
   /**
    * Queues the teammate's next turn (id `runId`) unless one is queued already, under its lane's
-   * lock (SQL `teammate_wake`), with `facts` in the same transaction. The run's id, or null when none was queued.
+   * lock (SQL `teammate_wake`), with `facts` in the same transaction; a wake by an agent's run is caused by it.
+   * The run's id, or null when none was queued.
    */
-  wake(workspaceId: string, sessionId: string, runId: string, facts: IngestItem[]): Promise<string | null>;
+  wake(workspaceId: string, sessionId: string, runId: string, causedBy: CausedBy | null, facts: IngestItem[]): Promise<string | null>;
   /** Records facts on their own (a delivery that woke nobody). */
   record(facts: IngestItem[]): Promise<void>;
 }

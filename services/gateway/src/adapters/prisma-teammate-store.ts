@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TriggerSchema, type Teammate } from '@switchyard/contracts';
 import { recordFacts, type PrismaClient } from '@switchyard/db';
-import type { IngestItem } from '@switchyard/contracts';
+import type { CausedBy, IngestItem } from '@switchyard/contracts';
 import type { TeammateStore } from '../ports';
 
 interface TeammateRow {
@@ -117,9 +117,16 @@ export class PrismaTeammateStore implements TeammateStore {
     });
   }
 
-  async wake(workspaceId: string, sessionId: string, runId: string, facts: IngestItem[]): Promise<string | null> {
+  async wake(workspaceId: string, sessionId: string, runId: string, causedBy: CausedBy | null, facts: IngestItem[]): Promise<string | null> {
     return this.prisma.$transaction(async (tx) => {
-      const [row] = await tx.$queryRawUnsafe<Array<{ run: string | null }>>(`SELECT teammate_wake($1::uuid, $2::uuid, $3::uuid)::text AS run`, workspaceId, sessionId, runId);
+      const [row] = await tx.$queryRawUnsafe<Array<{ run: string | null }>>(
+        `SELECT teammate_wake($1::uuid, $2::uuid, $3::uuid, $4::jsonb, $5::int)::text AS run`,
+        workspaceId,
+        sessionId,
+        runId,
+        causedBy === null ? null : JSON.stringify(causedBy),
+        causedBy?.depth ?? 0,
+      );
       await recordFacts(tx, facts);
       return row?.run ?? null;
     });

@@ -32,6 +32,10 @@ export class RedisMailbox implements Mailbox {
     return this.mailbox.retire(sessionId);
   }
 
+  countSent(runId: string): Promise<number> {
+    return this.mailbox.countSent(runId);
+  }
+
   postResident(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'> {
     return this.mailbox.postResident(envelope);
   }

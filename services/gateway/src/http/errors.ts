@@ -28,6 +28,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SESSION_NOT_FOUND:
     case ErrorCode.APPROVAL_NOT_FOUND:
     case ErrorCode.TEAMMATE_NOT_FOUND:
+    case ErrorCode.MESSAGE_RECIPIENT_UNREACHABLE:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
@@ -51,6 +52,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
       return 415;
     case ErrorCode.RATE_LIMITED:
+    case ErrorCode.MESSAGE_LIMIT_EXCEEDED:
       return 429;
     case ErrorCode.UNAVAILABLE:
       return 503;
