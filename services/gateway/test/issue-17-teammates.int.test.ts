@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { mailboxStream } from '@switchyard/contracts';
 import { toKey } from '@switchyard/redis';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { callTool, connectMcp } from './mcp-client';
 
 type Api = ReturnType<typeof apiClient>;
 
@@ -20,6 +21,8 @@ describe('issue 17: teammates and the supervisor', () => {
   let pg: Client;
   let agentId: string;
   let theirAgent: string;
+  let adminToken: string;
+  let otherToken: string;
   const ws = '/v1/workspaces/acme';
 
   /** A scripted agent whose turn takes three model steps of `stepMs` each (three step boundaries). */
@@ -33,9 +36,13 @@ describe('issue 17: teammates and the supervisor', () => {
   });
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ runners: 1 });
-    admin = apiClient(platform.gatewayUrl, await platform.createWorkspace('acme'));
-    other = apiClient(platform.gatewayUrl, await platform.createWorkspace('other'));
+    platform = await startTestPlatform();
+    // Turns call the platform tools (send_message) at this gateway's /mcp.
+    await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
+    adminToken = await platform.createWorkspace('acme');
+    otherToken = await platform.createWorkspace('other');
+    admin = apiClient(platform.gatewayUrl, adminToken);
+    other = apiClient(platform.gatewayUrl, otherToken);
     viewer = apiClient(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'dash', role: 'viewer' })).body.token);
     pg = new Client({ connectionString: platform.db.url });
     await pg.connect();
@@ -131,6 +138,141 @@ describe('issue 17: teammates and the supervisor', () => {
     expect(await turnsOf(mate.sessionId)).toEqual([]);
     await waitFor(async () => (await factsOf('teammate.stopped', mate.id)).length === 1, { timeoutMs: 20_000 });
   });
+
+  it('two busy teammates message each other: each message drained exactly once, in order per sender, attributed; turns equal wakes', async () => {
+    /** Each turn: two send_message calls to the other teammate, then a last word; ~250 ms per step. */
+    const talker = (name: string, peer: string) => ({
+      ...busyAgent(name, 250),
+      tools: { mcpServers: [], platform: ['send_message'] },
+      permissionMode: 'auto',
+      script: [
+        { tool: 'platform.send_message', arguments: { to: peer, content: `first from ${name}` } },
+        { tool: 'platform.send_message', arguments: { to: peer, content: `second from ${name}` } },
+        { say: 'done' },
+      ],
+    });
+    const aAgent = (await admin('POST', `${ws}/agents`, talker('talker-a', 'tib'))).body.id;
+    const bAgent = (await admin('POST', `${ws}/agents`, talker('talker-b', 'tia'))).body.id;
+    const a = (await admin('POST', `${ws}/teammates`, { name: 'tia', agentId: aAgent })).body;
+    const b = (await admin('POST', `${ws}/teammates`, { name: 'tib', agentId: bAgent })).body;
+    expect((await admin('POST', `${ws}/teammates/tia/messages`, { content: 'start' })).body.woke).toBe(true);
+    expect((await admin('POST', `${ws}/teammates/tib/messages`, { content: 'start' })).body.woke).toBe(true);
+    // The chains end at the causation depth cap (each wake is one deeper); then both go idle.
+    await waitFor(
+      async () => {
+        const mates = (await viewer('GET', `${ws}/teammates`)).body.teammates.filter((mate: { name: string }) => ['tia', 'tib'].includes(mate.name));
+        return mates.every((mate: { status: string }) => mate.status === 'idle') && (await turnsOf(a.sessionId)).length > 1 && (await turnsOf(b.sessionId)).length > 1;
+      },
+      { timeoutMs: 90_000 },
+    ).catch(async (error) => {
+      const dump = await pg.query(`SELECT r.id, r.session_id, r.status, r.reason, r.depth, r.error FROM runs r WHERE r.session_id IN ($1, $2) ORDER BY r.queued_at`, [a.sessionId, b.sessionId]);
+      const mates = (await viewer('GET', `${ws}/teammates`)).body;
+      require('node:fs').writeFileSync('/tmp/h17-dump.json', JSON.stringify({ runs: dump.rows, mates }, null, 1));
+      throw error;
+    });
+    for (const mate of [a, b]) {
+      // message.sent facts are relayed from the outbox a moment after they commit.
+      const drainedIds = await drained(mate.sessionId);
+      const sentRows = await waitFor(
+        async () => {
+          const rows = (await pg.query(`SELECT payload FROM platform_events WHERE kind = 'message.sent' AND payload->>'sessionId' = $1 ORDER BY seq`, [mate.sessionId])).rows.map((row) => row.payload);
+          return rows.length === drainedIds.length ? rows : null;
+        },
+        { timeoutMs: 20_000 },
+      );
+      expect(new Set(drainedIds).size).toBe(drainedIds.length);
+      expect([...drainedIds].sort()).toEqual(sentRows.map((row: { messageId: string }) => row.messageId).sort());
+      // In order per sender: the peer's messages (one sender, sent one after another) in the order they were sent.
+      const fromPeer = sentRows.filter((row: { from: string }) => row.from === 'agent').map((row: { messageId: string }) => row.messageId);
+      expect(drainedIds.filter((id) => fromPeer.includes(id))).toEqual(fromPeer);
+      expect(fromPeer.length).toBeGreaterThanOrEqual(2);
+      // No pile-up, no lost wake: one turn per post that found the teammate idle.
+      const turns = await turnsOf(mate.sessionId);
+      expect(turns).toHaveLength(sentRows.filter((row: { woke: boolean }) => row.woke).length);
+      expect(turns.every((turn) => turn.status === 'completed')).toBe(true);
+      // Attributed: the peer's messages reach the model as `[message from teammate <name>]`, as data.
+      const peer = mate === a ? 'tib' : 'tia';
+      const texts = (
+        await pg.query(`SELECT content FROM transcript_entries WHERE session_id = $1 AND type = 'user' AND content->'from'->>'type' = 'agent'`, [mate.sessionId])
+      ).rows.map((row) => row.content);
+      expect(texts).toHaveLength(fromPeer.length);
+      for (const content of texts) {
+        expect(content.text).toMatch(new RegExp(`^\\[message from teammate ${peer}\\]\\n<untrusted-data`));
+        expect(content.from).toMatchObject({ type: 'agent', teammate: peer });
+      }
+    }
+  }, 150_000);
+
+  it('send_message refuses a stopped, unknown, foreign or own recipient and oversized content with typed errors, delivering nothing', async () => {
+    const mcp = await connectMcp(platform.gatewayUrl, adminToken);
+    const theirs = await connectMcp(platform.gatewayUrl, otherToken);
+    try {
+      const live = (await admin('POST', `${ws}/teammates`, { name: 'gil', agentId })).body;
+      await admin('POST', `${ws}/teammates`, { name: 'hal', agentId });
+      await admin('POST', `${ws}/teammates/hal/stop`);
+      const key = toKey(platform.redis.prefix, ...mailboxStream(live.sessionId));
+      for (const [to, reason] of [
+        [['gil', 'hal'], 'stopped'],
+        ['nobody', 'unknown'],
+        [['gil', 'ada-from-elsewhere'], 'unknown'],
+      ] as const) {
+        const refused = await callTool(mcp, 'send_message', { to, content: 'hello' });
+        expect(refused.isError).toBe(true);
+        expect(refused.body.error).toMatchObject({ code: 'MESSAGE_RECIPIENT_UNREACHABLE', details: { reason, reachable: expect.arrayContaining(['gil']) } });
+        expect(refused.body.error.details.reachable).not.toContain('hal');
+      }
+      // Another workspace's token cannot reach this workspace's teammates by name or by session id.
+      for (const to of ['gil', live.sessionId]) {
+        const foreign = await callTool(theirs, 'send_message', { to, content: 'hello' });
+        expect(foreign.body.error).toMatchObject({ code: 'MESSAGE_RECIPIENT_UNREACHABLE', details: { reason: 'unknown', reachable: [] } });
+      }
+      for (const args of [{ to: 'gil', content: 'x'.repeat(8_001) }, { to: ['a', 'b', 'c', 'd', 'e', 'f'], content: 'x' }, { to: [], content: 'x' }, { to: 'gil' }]) {
+        const bad = await callTool(mcp, 'send_message', args);
+        expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+      }
+      expect(await platform.redis.redis.xlen(key)).toBe(0);
+      const ok = await callTool(mcp, 'send_message', { to: live.sessionId, content: 'by session id' });
+      expect(ok.body).toEqual({ delivered: [{ to: 'gil', id: expect.any(String), woke: true }] });
+      expect(await platform.redis.redis.xlen(key)).toBe(1);
+    } finally {
+      await mcp.close();
+      await theirs.close();
+    }
+  });
+
+  it("send_message caps one run's deliveries (MESSAGE_LIMIT_EXCEEDED past 50) and a teammate cannot message itself", async () => {
+    const sink = (await admin('POST', `${ws}/agents`, { ...busyAgent('sink', 0), script: [{ say: 'ok' }] })).body.id;
+    const sinks = ['s1', 's2', 's3', 's4', 's5'];
+    for (const name of sinks) await admin('POST', `${ws}/teammates`, { name, agentId: sink });
+    const capper = (
+      await admin('POST', `${ws}/agents`, {
+        ...busyAgent('capper', 0),
+        tools: { mcpServers: [], platform: ['send_message'] },
+        permissionMode: 'auto',
+        script: [
+          { tool: 'platform.send_message', arguments: { to: 'cap', content: 'to myself' } },
+          ...Array.from({ length: 11 }, (_, i) => ({ tool: 'platform.send_message', arguments: { to: sinks, content: `round ${i}` } })),
+          { say: 'done' },
+        ],
+      })
+    ).body.id;
+    const mate = (await admin('POST', `${ws}/teammates`, { name: 'cap', agentId: capper })).body;
+    await admin('POST', `${ws}/teammates/cap/messages`, { content: 'go' });
+    await settled(mate.sessionId);
+    const calls = (await pg.query(`SELECT content FROM transcript_entries WHERE session_id = $1 AND type = 'tool' ORDER BY seq`, [mate.sessionId])).rows.map((row) => row.content);
+    expect(calls).toHaveLength(12);
+    expect(calls[0].ok).toBe(false);
+    expect(JSON.stringify(calls[0])).toContain('MESSAGE_RECIPIENT_UNREACHABLE');
+    expect(calls.slice(1, 11).every((call) => call.ok === true)).toBe(true);
+    expect(calls[11].ok).toBe(false);
+    expect(JSON.stringify(calls[11])).toContain('MESSAGE_LIMIT_EXCEEDED');
+    // 50 delivered, 10 per sink; none to itself.
+    for (const name of sinks) {
+      const sinkMate = (await viewer('GET', `${ws}/teammates/${name}`)).body;
+      await waitFor(async () => (await pg.query(`SELECT count(*)::int AS n FROM platform_events WHERE kind = 'message.sent' AND payload->>'sessionId' = $1`, [sinkMate.sessionId])).rows[0].n === 10, { timeoutMs: 20_000 });
+    }
+    expect(await drained(mate.sessionId)).toHaveLength(1);
+  }, 120_000);
 
   it("another workspace's token sees none of it, viewers cannot write, and bad input is a 4xx with a stable code, nothing written", async () => {
     const before = (await pg.query(`SELECT count(*)::int AS n FROM teammates`)).rows[0].n;
