@@ -74,16 +74,22 @@ describe('platform MCP server', () => {
     const { tools } = await mcp.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(Object.keys(byName).sort()).toEqual([
+      'decide_approval',
       'emit_event',
       'get_agent',
+      'get_approval',
       'get_event',
       'get_run',
       'get_transcript',
       'list_agents',
+      'list_approvals',
       'list_events',
       'list_runs',
+      'list_teammates',
       'retry_run',
+      'send_message',
       'send_session_message',
+      'spawn_teammate',
       'start_run',
       'stop_run',
     ]);
