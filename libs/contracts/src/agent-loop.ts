@@ -41,10 +41,23 @@ export const MAX_MAILBOX_MESSAGE_CHARS = 32_000;
 export const MailboxSenderSchema = z.discriminatedUnion('type', [
   /** A person: their text reaches the model verbatim. */
   z.strictObject({ type: z.literal('user'), userId: z.uuid(), name: z.string().max(256).optional() }),
-  /** Another agent: rendered as `[message from teammate <name>]`. */
+  /** Another agent, as envelopes written before `agent` existed: rendered as `[message from teammate <name>]`. */
   z.strictObject({ type: z.literal('teammate'), agentId: z.uuid(), name: z.string().max(256) }),
   /** A fact delivered to the session: rendered as `[event <kind> — <subject>]`. */
   z.strictObject({ type: z.literal('event'), eventId: z.uuid(), kind: KindSchema, subject: SubjectSchema }),
+  /**
+   * Another agent's run (send_message): rendered as `[message from teammate <name>]`;
+   * `teammate` is the sender's teammate name when it is one, `runId` the run that sent it.
+   */
+  z.strictObject({
+    type: z.literal('agent'),
+    agentId: z.uuid(),
+    name: z.string().max(256),
+    teammate: z.string().max(64).optional(),
+    runId: z.uuid().optional(),
+  }),
+  /** The platform itself (a notice it delivers): rendered as `[system notice]`. */
+  z.strictObject({ type: z.literal('system'), reason: z.string().max(64) }),
 ]);
 export type MailboxSender = z.infer<typeof MailboxSenderSchema>;
 

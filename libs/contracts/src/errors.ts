@@ -71,6 +71,19 @@ export enum ErrorCode {
   SESSION_NOT_FOUND = 'SESSION_NOT_FOUND',
   /** The session's runs have all ended: a message to it would never be read. `data`: `{ id }`. */
   SESSION_NOT_ACTIVE = 'SESSION_NOT_ACTIVE',
+  /** No teammate with that name in the workspace. `data`: `{ name }`. */
+  TEAMMATE_NOT_FOUND = 'TEAMMATE_NOT_FOUND',
+  /** A teammate (stopped ones too: names are not reused) already has that name in the workspace. `data`: `{ name }`. */
+  TEAMMATE_NAME_TAKEN = 'TEAMMATE_NAME_TAKEN',
+  /** The teammate is stopped: nothing would read the message. `data`: `{ name }`. */
+  TEAMMATE_STOPPED = 'TEAMMATE_STOPPED',
+  /**
+   * `send_message` named a recipient it cannot reach (unknown, stopped, another workspace's, itself);
+   * nothing was delivered to anyone. `data`: `{ to, reason, reachable }` (the teammates it can message).
+   */
+  MESSAGE_RECIPIENT_UNREACHABLE = 'MESSAGE_RECIPIENT_UNREACHABLE',
+  /** The run has sent as many messages as one run may. `data`: `{ max }`. */
+  MESSAGE_LIMIT_EXCEEDED = 'MESSAGE_LIMIT_EXCEEDED',
   /** An agent token tried to start a run of its own agent, which its spec does not allow (`allowSelfCause`). `data`: `{ id }`. */
   SELF_CAUSED = 'SELF_CAUSED',
   /** An agent token tried to start a run as deep as the causation depth cap or deeper. `data`: `{ depth, max }`. */

@@ -413,3 +413,21 @@ export {
   TriggerMissSchema,
 } from './activations';
 export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';
+export {
+  ListTeammatesResponseSchema,
+  ListTeammatesToolInputSchema,
+  MAX_ACTIVE_TEAMMATES,
+  MAX_MESSAGE_RECIPIENTS,
+  MAX_MESSAGES_PER_RUN,
+  MAX_SEND_MESSAGE_CHARS,
+  MAX_TEAMMATE_WATCH,
+  SendMessageToolInputSchema,
+  MessageSentPayloadSchema,
+  PostTeammateMessageRequestSchema,
+  PostTeammateMessageResponseSchema,
+  SpawnTeammateRequestSchema,
+  TeammateNameSchema,
+  TeammateSchema,
+  TeammateStatusSchema,
+} from './teammates';
+export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus } from './teammates';

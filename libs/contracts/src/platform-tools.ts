@@ -6,6 +6,7 @@ import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-
 import { TryAgentRequestSchema } from './try-drive';
 import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
+import { ListTeammatesToolInputSchema, SendMessageToolInputSchema, SpawnTeammateRequestSchema } from './teammates';
 
 /*
  * Inputs of the platform's own MCP tools (served by the gateway at `/mcp`).
@@ -103,6 +104,9 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   list_approvals: ListApprovalsToolInputSchema,
   get_approval: GetApprovalToolInputSchema,
   decide_approval: DecideApprovalToolInputSchema,
+  send_message: SendMessageToolInputSchema,
+  spawn_teammate: SpawnTeammateRequestSchema,
+  list_teammates: ListTeammatesToolInputSchema,
 } as const;
 export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;
 

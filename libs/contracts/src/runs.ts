@@ -40,6 +40,8 @@ export const RunOriginSchema = z.discriminatedUnion('type', [
     context: z.string().max(20_000).optional(),
     userId: z.uuid(),
   }),
+  /** A teammate's turn (lane `session:<sessionId>`): it reads its mailbox, which woke it. */
+  z.strictObject({ type: z.literal('teammate'), teammateId: z.uuid(), name: z.string().max(64) }),
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
 

@@ -4,7 +4,7 @@ export type { KindMatcher } from './kind-glob';
 export { AGENT_TOKEN_PREFIX, hashToken, isAgentToken, newAgentTokenSecret, newTokenSecret, TOKEN_PREFIX, tokenPrefix } from './tokens';
 export { compileFilter, explainFilter, FILTER_MISS_SEEN_MAX_CHARS } from './trigger-filter';
 export type { FactPredicate, FilterMiss } from './trigger-filter';
-export { agentFact, approvalFact, collaboratorFact, delegationReturnedFact, settingsChangedFact, taskFact } from './platform-facts';
+export { agentFact, approvalFact, collaboratorFact, delegationReturnedFact, messageSentFact, settingsChangedFact, taskFact, teammateFact } from './platform-facts';
 export type { ApprovalFactKind, ChangeAuthor } from './platform-facts';
 export { isSecretsKey, newSecretsKey, parseSecretsKey, SecretBox, secretsKeyId } from './secret-box';
 export type { SealedSecret, SecretBoxOptions, SecretScope } from './secret-box';

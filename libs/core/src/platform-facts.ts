@@ -14,6 +14,7 @@ import {
   type Actor,
   type AgentFactKind,
   type AgentFactPayload,
+  type MessageSentPayload,
   type WorkspaceSettingsChangedPayload,
 } from '@switchyard/contracts';
 import { newId } from './ids';
@@ -83,4 +84,18 @@ export function collaboratorFact(author: ChangeAuthor, agentId: string, rule: Co
 export function delegationReturnedFact(author: ChangeAuthor, parentRunId: string, payload: DelegationReturnedPayload, causedBy: CausedBy): AcceptedFact {
   const fact = changeFact(author, DELEGATION_FACT_KINDS.returned, { type: 'run', id: parentRunId }, { ...payload });
   return { ...fact, causedBy, idempotencyKey: `delegation:${payload.childRunId}:returned` };
+}
+
+/** `teammate.spawned | teammate.stopped`: subject the teammate, payload its name, agent and session. */
+export function teammateFact(
+  author: ChangeAuthor,
+  kind: 'teammate.spawned' | 'teammate.stopped',
+  teammate: { id: string; name: string; agentId: string; sessionId: string; team: string | null },
+): AcceptedFact {
+  return changeFact(author, kind, { type: 'teammate', id: teammate.id }, { name: teammate.name, agentId: teammate.agentId, sessionId: teammate.sessionId, team: teammate.team });
+}
+
+/** `message.sent`: subject the recipient session; ids and sizes, never the content (decision 0035). */
+export function messageSentFact(author: ChangeAuthor, payload: MessageSentPayload): AcceptedFact {
+  return changeFact(author, 'message.sent', { type: 'session', id: payload.sessionId }, { ...payload });
 }

@@ -55,13 +55,31 @@ return 1
 const CLOSE_SCRIPT = `
 local entries = redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
 if #entries > 0 and ARGV[4] ~= '1' then return {0, entries} end
-redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  redis.call('SET', KEYS[2], '1')
+  redis.call('PERSIST', KEYS[1])
+else
+  redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+end
 return {1, entries}
+`;
+
+/**
+ * A resident (teammate) session's post: always written; a closed mailbox
+ * means its last turn ended, so this post reopens it and is the one wake.
+ * KEYS: [stream, closed marker]; ARGV: maxLen, field, json. Returns 2 when it woke, 1 otherwise.
+ */
+const POST_RESIDENT_SCRIPT = `
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', ARGV[2], ARGV[3])
+redis.call('PERSIST', KEYS[1])
+if redis.call('DEL', KEYS[2]) == 1 then return 2 end
+return 1
 `;
 
 interface MailboxCommands {
   switchyardMailboxPost(...keysAndArgs: string[]): Promise<number>;
+  switchyardMailboxPostResident(...keysAndArgs: string[]): Promise<number>;
   switchyardMailboxClose(...keysAndArgs: string[]): Promise<[number, Array<[string, string[]]>]>;
 }
 
@@ -86,18 +104,57 @@ export class SessionMailbox {
     this.maxLen = options.maxLen ?? 1000;
     this.closedTtlSeconds = options.closedTtlSeconds ?? 86_400;
     redis.defineCommand('switchyardMailboxPost', { lua: POST_SCRIPT, numberOfKeys: 2 });
-    redis.defineCommand('switchyardMailboxClose', { lua: CLOSE_SCRIPT, numberOfKeys: 2 });
+    redis.defineCommand('switchyardMailboxClose', { lua: CLOSE_SCRIPT, numberOfKeys: 3 });
+    redis.defineCommand('switchyardMailboxPostResident', { lua: POST_RESIDENT_SCRIPT, numberOfKeys: 2 });
   }
 
   /** Appends the envelope to its session's mailbox unless the mailbox is closed; rejects when Redis does not answer. */
   async post(envelope: MailboxEnvelope): Promise<MailboxPostResult> {
+    const [stream, closed] = this.keys(envelope.sessionId);
     const written = await this.commands().switchyardMailboxPost(
-      ...this.keys(envelope.sessionId),
+      stream,
+      closed,
       String(this.maxLen),
       MAILBOX_FIELD,
       JSON.stringify(envelope),
     );
     return written === 1 ? 'delivered' : 'closed';
+  }
+
+  /**
+   * Makes the session resident (a teammate's: decision 0035) and idle: its
+   * mailbox outlives each turn (a turn's close marks it idle, with no expiry)
+   * and `postResident` is how messages reach it.
+   */
+  async makeResident(sessionId: string): Promise<void> {
+    const [, closed, resident] = this.keys(sessionId);
+    await this.redis.multi().set(resident, '1').set(closed, '1').exec();
+  }
+
+  /** A stopped teammate's session: no longer resident, closed, and expiring like any ended run's. */
+  async retire(sessionId: string): Promise<void> {
+    const [stream, closed, resident] = this.keys(sessionId);
+    const ttl = this.closedTtlSeconds;
+    await this.redis.multi().del(resident).set(closed, '1', 'EX', ttl).expire(stream, ttl).exec();
+  }
+
+  /**
+   * Posts to a resident session: always written. `woke` when its mailbox was
+   * closed (no turn running or queued to read it): the caller must queue its
+   * next turn. `delivered` when a turn will read it (the running turn's next
+   * drain or its last, or the queued turn).
+   */
+  async postResident(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'> {
+    const [stream, closed] = this.keys(envelope.sessionId);
+    const result = await this.commands().switchyardMailboxPostResident(stream, closed, String(this.maxLen), MAILBOX_FIELD, JSON.stringify(envelope));
+    return result === 2 ? 'woke' : 'delivered';
+  }
+
+  /** One more message sent by the run (send_message's per-run cap): the count so far; the counter outlives any run (a day). */
+  async countSent(runId: string): Promise<number> {
+    const key = toKey(this.prefix, 'messages-sent', runId);
+    const [[, count] = [null, 0]] = (await this.redis.multi().incr(key).expire(key, 86_400).exec()) ?? [];
+    return Number(count);
   }
 
   /** Entries after `cursor` (from the start when undefined), oldest first, at most 100. */
@@ -140,8 +197,9 @@ export class SessionMailbox {
     return [closed === 1, entries];
   }
 
-  private keys(sessionId: string): [string, string] {
-    return [toKey(this.prefix, ...mailboxStream(sessionId)), toKey(this.prefix, 'mailbox-closed', sessionId)];
+  /** [stream, closed marker, resident marker]. */
+  private keys(sessionId: string): [string, string, string] {
+    return [toKey(this.prefix, ...mailboxStream(sessionId)), toKey(this.prefix, 'mailbox-closed', sessionId), toKey(this.prefix, 'mailbox-resident', sessionId)];
   }
 
   private commands(): MailboxCommands {

@@ -69,4 +69,24 @@ describe('SessionMailbox (real Redis)', () => {
     expect(await box.closeIfDrained(sessionId, undefined)).toBeNull();
     expect(await box.post(envelope('x'))).toBe('closed');
   });
+
+  it('a resident session: the close marks it idle with no expiry, the first post after wakes it once, the rest ride along; retire ends it', async () => {
+    const [stream, closed] = [toKey(t.prefix, ...mailboxStream(sessionId)), toKey(t.prefix, 'mailbox-closed', sessionId)];
+    await box.makeResident(sessionId);
+    expect(await box.postResident(envelope('first'))).toBe('woke');
+    expect(await box.postResident(envelope('second'))).toBe('delivered');
+    // The turn reads both; a post before its last drain is returned by it (no wake), one after wakes.
+    const read = await box.read(sessionId, undefined);
+    expect(await box.postResident(envelope('late but drained'))).toBe('delivered');
+    const late = await box.closeIfDrained(sessionId, read.cursor);
+    expect(late?.envelopes.map((e) => e.content)).toEqual(['late but drained']);
+    expect(await box.closeIfDrained(sessionId, late!.cursor)).toBeNull();
+    expect(await t.redis.ttl(closed)).toBe(-1);
+    expect(await t.redis.ttl(stream)).toBe(-1);
+    expect(await box.postResident(envelope('after the last drain'))).toBe('woke');
+    expect(await box.postResident(envelope('coalesced'))).toBe('delivered');
+    await box.retire(sessionId);
+    expect(await t.redis.ttl(closed)).toBeGreaterThan(0);
+    expect(await box.post(envelope('to a retired session'))).toBe('closed');
+  });
 });

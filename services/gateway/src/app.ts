@@ -34,6 +34,7 @@ import type {
   SecretStore,
   SettingsStore,
   SteeringStore,
+  TeammateStore,
   TranscriptReader,
   UiSessionStore,
   TryStore,
@@ -45,6 +46,7 @@ import { buildOpenApi, gatewayPaths } from './routes/openapi';
 import { runsRoutes } from './routes/runs';
 import { secretsRoutes } from './routes/secrets';
 import { sessionsRoutes } from './routes/sessions';
+import { teammatesRoutes } from './routes/teammates';
 import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
@@ -85,6 +87,8 @@ export interface GatewayAppDeps {
   tries: TryStore;
   /** Sessions' mailboxes (steering writes to them). */
   mailbox: Mailbox;
+  /** The teammates roster (decision 0035). */
+  teammates: TeammateStore;
   /** The BullMQ queue `activations` that manual runs and retries go to. */
   activations: ActivationSink;
   /** Approvals: listed, read and decided (decision 0025). */
@@ -175,6 +179,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(triesRoutes({ ...deps, tryAgent }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
+  workspace.use(teammatesRoutes(deps));
   workspace.use(secretsRoutes(deps));
   workspace.use(settingsRoutes(deps));
   workspace.use(notificationRoutes(deps.notifications));

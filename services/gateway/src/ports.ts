@@ -12,6 +12,7 @@ import type {
   RunOrigin,
   RunOutcome,
   RunStatus,
+  Teammate,
   TokenInfo,
   ToolCallResult,
   TranscriptEntry,
@@ -356,6 +357,36 @@ export interface Mailbox {
    * written: the message would never be read). Rejects when Redis does not answer.
    */
   post(envelope: MailboxEnvelope): Promise<'delivered' | 'closed'>;
+  /** A teammate's session: resident (its mailbox outlives each turn) and idle (decision 0035). */
+  makeResident(sessionId: string): Promise<void>;
+  /** A stopped teammate's session: closed, expiring like any ended run's. */
+  retire(sessionId: string): Promise<void>;
+  /** Posts to a resident session: `woke` when no turn would read it (the caller queues one), else `delivered`. */
+  postResident(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'>;
+  /** Counts one more message sent by the run (send_message's per-run cap); returns the count so far. */
+  countSent(runId: string): Promise<number>;
+}
+
+/** The teammates roster (`teammates`), every call scoped by workspace (decision 0035). */
+export interface TeammateStore {
+  list(workspaceId: string): Promise<Teammate[]>;
+  get(workspaceId: string, name: string): Promise<Teammate | null>;
+  bySession(workspaceId: string, sessionId: string): Promise<Teammate | null>;
+  /** Inserts it with its facts, in one transaction; `name_taken` writes nothing. */
+  create(
+    input: { id: string; workspaceId: string; name: string; agentId: string; sessionId: string; watch: unknown; team: string | null; createdBy: string },
+    facts: IngestItem[],
+  ): Promise<'created' | 'name_taken'>;
+  /** Marks it stopped, cancels its queued turn and flags its running one, with its facts. */
+  stop(workspaceId: string, name: string, facts: (teammate: { id: string; sessionId: string }) => IngestItem[]): Promise<'stopped' | 'already' | 'not_found'>;
+  /**
+   * Queues the teammate's next turn (id `runId`) unless one is queued already, under its lane's
+   * lock (SQL `teammate_wake`), with `facts` in the same transaction; a wake by an agent's run is caused by it.
+   * The run's id, or null when none was queued.
+   */
+  wake(workspaceId: string, sessionId: string, runId: string, causedBy: CausedBy | null, facts: IngestItem[]): Promise<string | null>;
+  /** Records facts on their own (a delivery that woke nobody). */
+  record(facts: IngestItem[]): Promise<void>;
 }
 
 /** A try run to record (decision 0027): the run (`agentVersion` 0 for a draft) and what it runs. */

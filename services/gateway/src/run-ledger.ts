@@ -94,6 +94,12 @@ export class RunLedger {
     if (!isTerminalRunStatus(original.status)) {
       throw new AppError(ErrorCode.RUN_NOT_FINISHED, 'only a run that has ended can be retried: stop it first', { id: runId, status: original.status });
     }
+    if (original.origin.type === 'teammate') {
+      // A teammate's turn reads its mailbox: what it missed waits there for its next turn.
+      throw new AppError(ErrorCode.VALIDATION_FAILED, "a teammate's turn is not retried: message the teammate", [
+        { code: 'teammate_turn', path: ['id'], message: 'message the teammate instead' },
+      ]);
+    }
     const agent = await this.runnableAgent(ctx.principal, original.agentId);
     const eventId = original.eventId ?? (original.origin.type === 'trigger' || original.origin.type === 'retry' ? original.origin.eventId : undefined);
     // A manual run's input goes with its retries (and theirs), so the retried run is told the same thing;
@@ -183,7 +189,7 @@ export class RunLedger {
 
 /** What a retry of a run of this origin is told first; undefined for trigger runs (they get their fact). */
 function inputOf(origin: RunOrigin): string | undefined {
-  if (origin.type === 'trigger') return undefined;
+  if (origin.type === 'trigger' || origin.type === 'teammate') return undefined;
   if (origin.type === 'delegation') return delegationMessage(origin);
   return origin.input;
 }

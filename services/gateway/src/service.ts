@@ -30,6 +30,7 @@ import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { PrismaCollaboratorStore } from './adapters/prisma-collaborator-store';
 import { PrismaTaskStore } from './adapters/prisma-task-store';
+import { PrismaTeammateStore } from './adapters/prisma-teammate-store';
 import { createGatewayApp } from './app';
 import { secretBoxOf } from '@switchyard/config';
 import type { GatewayConfig } from './config';
@@ -104,6 +105,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
     runs: new PrismaRunStore(prisma),
+    teammates: new PrismaTeammateStore(prisma),
     settings: new PrismaSettingsStore(prisma),
     secrets: new PrismaSecretStore(prisma),
     secretBox,

@@ -101,6 +101,10 @@ describe('platform MCP server', () => {
         'decide_approval',
         // Try-drive (issue 15).
         'try_agent',
+        // Teammates (issue 17).
+        'send_message',
+        'spawn_teammate',
+        'list_teammates',
       ].sort(),
     );
     for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {

@@ -23,4 +23,20 @@ export class RedisMailbox implements Mailbox {
   post(envelope: MailboxEnvelope): Promise<MailboxPostResult> {
     return this.mailbox.post(envelope);
   }
+
+  makeResident(sessionId: string): Promise<void> {
+    return this.mailbox.makeResident(sessionId);
+  }
+
+  retire(sessionId: string): Promise<void> {
+    return this.mailbox.retire(sessionId);
+  }
+
+  countSent(runId: string): Promise<number> {
+    return this.mailbox.countSent(runId);
+  }
+
+  postResident(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'> {
+    return this.mailbox.postResident(envelope);
+  }
 }

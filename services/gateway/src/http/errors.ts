@@ -38,6 +38,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SESSION_NOT_FOUND:
     case ErrorCode.APPROVAL_NOT_FOUND:
     case ErrorCode.TASK_NOT_FOUND:
+    case ErrorCode.TEAMMATE_NOT_FOUND:
+    case ErrorCode.MESSAGE_RECIPIENT_UNREACHABLE:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
@@ -58,12 +60,15 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TASK_NOT_OPEN:
     case ErrorCode.TASK_BLOCKED:
     case ErrorCode.NOTIFICATIONS_NOT_CONFIGURED:
+    case ErrorCode.TEAMMATE_NAME_TAKEN:
+    case ErrorCode.TEAMMATE_STOPPED:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
     case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
       return 415;
     case ErrorCode.RATE_LIMITED:
+    case ErrorCode.MESSAGE_LIMIT_EXCEEDED:
       return 429;
     case ErrorCode.UNAVAILABLE:
       return 503;

@@ -11,6 +11,7 @@ import { postSessionMessage, type PostSessionMessageDeps } from '../commands/pos
 import { getApproval, listApprovals } from '../commands/read-approvals';
 import { readTranscript, type ReadTranscriptDeps } from '../commands/read-transcript';
 import type { TryAgent } from '../commands/try-agent';
+import { sendMessage, spawnTeammate, type TeammateDeps } from '../commands/teammates';
 import type { AgentStore, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
 import type { RunLedger } from '../run-ledger';
 import type { TaskLedger } from '../commands/task-ledger';
@@ -19,12 +20,14 @@ import { TEAM_TOOLS } from './team-tools';
 import { getAgent, getEvent, getRun, listAgents, listEvents, listRuns } from '../workspace-queries';
 
 /** What the platform tools need: the same ports and commands the REST routes use. */
-export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps, DecideApprovalDeps, Omit<DelegationDeps, 'ledger' | 'agents'> {
+export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps, DecideApprovalDeps, TeammateDeps, Omit<DelegationDeps, 'ledger' | 'agents'> {
   approvals: ApprovalsPort;
   reader: Pick<FactReader, 'listAfter' | 'get' | 'findByIdempotencyKeys'>;
   ingest: IngestWriter;
   runs: Pick<RunStore, 'list' | 'get'>;
   agents: Pick<AgentStore, 'list' | 'get' | 'deletedAt'>;
+  /** The causation depth cap (MAX_CAUSATION_DEPTH): a message cannot wake a turn past it. */
+  maxCausationDepth: number;
   /** Starts, stops and retries runs (the REST routes' RunLedger). */
   ledger: Pick<RunLedger, 'start' | 'stop' | 'retry' | 'startDelegated'>;
   /** Runs a draft or saved agent once in shadow (the REST route's TryAgent). */
@@ -204,6 +207,29 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     run: async (deps, ctx, input) => ({ ...(await decideApproval(deps, ctx, input.id, { decision: input.decision, ...(input.note === undefined ? {} : { note: input.note }) })) }),
   },
   ...TEAM_TOOLS,
+  send_message: {
+    name: 'send_message',
+    description:
+      'Sends a message to teammates of this workspace ({to: a teammate name, agent id or session id, or up to 5 of them; content}); an idle teammate wakes, a busy one reads it at its next step. ' +
+      'An unreachable recipient refuses the whole call (MESSAGE_RECIPIENT_UNREACHABLE, with the teammates you can reach); nothing is sent. Returns {delivered: [{to, id, woke}]}.',
+    annotations: write('Send message', false),
+    role: 'member',
+    run: async (deps, ctx, input) => ({ ...(await sendMessage(deps, ctx, input)) }),
+  },
+  spawn_teammate: {
+    name: 'spawn_teammate',
+    description: 'Spawns a long-lived teammate ({name, agentId, watch?, team?}) that wakes on messages and watched facts. Returns the teammate.',
+    annotations: write('Spawn teammate', false),
+    role: 'member',
+    run: async (deps, ctx, input) => ({ ...(await spawnTeammate(deps, ctx, input)) }),
+  },
+  list_teammates: {
+    name: 'list_teammates',
+    description: `The teammates of this workspace: name, agent, status (idle, working, stopped), last turn, spend. ${DATA_NOTE}`,
+    annotations: read('List teammates'),
+    role: 'viewer',
+    run: async (deps, ctx) => ({ teammates: await deps.teammates.list(ctx.principal.workspaceId) }),
+  },
 };
 
 /**

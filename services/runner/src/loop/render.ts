@@ -71,5 +71,11 @@ export function renderEnvelope(envelope: MailboxEnvelope): string {
       return `[message from teammate ${from.name}]\n${asData(`teammate ${from.name}`, envelope.content)}`;
     case 'event':
       return `${factHeadline(from)}\n${asData(`event ${from.eventId}`, envelope.content)}`;
+    case 'agent': {
+      const name = from.teammate ?? from.name;
+      return `[message from teammate ${name}]\n${asData(`teammate ${name}`, envelope.content)}`;
+    }
+    case 'system':
+      return `[system notice ${from.reason}]\n${asData('system', envelope.content)}`;
   }
 }

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { AgentNameSchema } from './agents';
+import { MAX_MAILBOX_MESSAGE_CHARS } from './agent-loop';
+import { TriggerSchema } from './trigger-filter';
+
+/** Most watch entries of one teammate. */
+export const MAX_TEAMMATE_WATCH = 20;
+/** Most teammates of one workspace that are not stopped. */
+export const MAX_ACTIVE_TEAMMATES = 200;
+
+/** A teammate's name: how others address it (unique per workspace, the agent-name alphabet). */
+export const TeammateNameSchema = AgentNameSchema;
+
+/** A teammate's status: `idle` (no turn queued or running), `working`, or `stopped` (for good). */
+export const TeammateStatusSchema = z.enum(['idle', 'working', 'stopped']);
+export type TeammateStatus = z.infer<typeof TeammateStatusSchema>;
+
+/** `POST /v1/workspaces/{ws}/teammates` body (and the `spawn_teammate` tool's input). */
+export const SpawnTeammateRequestSchema = z.strictObject({
+  name: TeammateNameSchema,
+  agentId: z.uuid(),
+  /** Kinds of facts delivered to its mailbox (globs, with an optional filter), as an agent's triggers. */
+  watch: z.array(TriggerSchema).max(MAX_TEAMMATE_WATCH).default([]),
+  team: z.string().min(1).max(64).optional(),
+});
+export type SpawnTeammateRequest = z.infer<typeof SpawnTeammateRequestSchema>;
+
+/** A teammate as the API shows it. */
+export const TeammateSchema = z.strictObject({
+  id: z.uuid(),
+  name: TeammateNameSchema,
+  agentId: z.uuid(),
+  /** The long-lived session: its mailbox, and the lane `session:<id>` its turns run in one at a time. */
+  sessionId: z.uuid(),
+  status: TeammateStatusSchema,
+  watch: z.array(TriggerSchema),
+  team: z.string().nullable(),
+  /** The latest turn (a run), if any. */
+  lastTurn: z.strictObject({ runId: z.uuid(), status: z.string(), queuedAt: z.iso.datetime() }).nullable(),
+  /** Turns taken and their summed cost. */
+  turns: z.number().int().min(0),
+  spendUsd: z.number().min(0),
+  createdAt: z.iso.datetime(),
+  stoppedAt: z.iso.datetime().nullable(),
+});
+export type Teammate = z.infer<typeof TeammateSchema>;
+export const ListTeammatesResponseSchema = z.strictObject({ teammates: z.array(TeammateSchema) });
+
+/** `POST /v1/workspaces/{ws}/teammates/{name}/messages` body: a person's message. */
+export const PostTeammateMessageRequestSchema = z.strictObject({
+  content: z.string().min(1).max(MAX_MAILBOX_MESSAGE_CHARS),
+});
+/** What a delivery did: the envelope's id, and whether it woke an idle teammate (a new turn). */
+export const PostTeammateMessageResponseSchema = z.strictObject({ id: z.uuid(), woke: z.boolean() });
+export type PostTeammateMessageResponse = z.infer<typeof PostTeammateMessageResponseSchema>;
+
+/** `message.sent` payload: ids and sizes, never the content. */
+export const MessageSentPayloadSchema = z.strictObject({
+  messageId: z.uuid(),
+  sessionId: z.uuid(),
+  teammate: z.string().optional(),
+  from: z.enum(['user', 'agent', 'event', 'system']),
+  senderId: z.string(),
+  chars: z.number().int().min(0),
+  woke: z.boolean(),
+});
+export type MessageSentPayload = z.infer<typeof MessageSentPayloadSchema>;
+
+/** Largest `send_message` content (a teammate's note, not a document). */
+export const MAX_SEND_MESSAGE_CHARS = 8_000;
+/** Most `send_message` deliveries one run makes (each recipient counts). */
+export const MAX_MESSAGES_PER_RUN = 50;
+/** Most recipients of one `send_message` (no unbounded broadcast). */
+export const MAX_MESSAGE_RECIPIENTS = 5;
+
+/** `send_message` input: `to` is a teammate name, an agent id (its teammate) or a session id (a teammate's), of this workspace. */
+export const SendMessageToolInputSchema = z.strictObject({
+  to: z.union([z.string().min(1).max(64), z.array(z.string().min(1).max(64)).min(1).max(MAX_MESSAGE_RECIPIENTS)]),
+  content: z.string().min(1).max(MAX_SEND_MESSAGE_CHARS),
+});
+export type SendMessageToolInput = z.infer<typeof SendMessageToolInputSchema>;
+
+/** `list_teammates` input: none. */
+export const ListTeammatesToolInputSchema = z.strictObject({});

@@ -1,0 +1,48 @@
+-- CreateTable
+CREATE TABLE "teammates" (
+    "id" UUID NOT NULL,
+    "workspace_id" UUID NOT NULL,
+    "name" TEXT NOT NULL,
+    "agent_id" UUID NOT NULL,
+    "session_id" UUID NOT NULL,
+    "watch" JSONB NOT NULL DEFAULT '[]',
+    "team" TEXT,
+    "created_by" UUID,
+    "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "stopped_at" TIMESTAMPTZ(3),
+
+    CONSTRAINT "teammates_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "teammates_session_id_key" ON "teammates"("session_id");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "teammates_workspace_id_name_key" ON "teammates"("workspace_id", "name");
+
+-- A teammate's wake (decision 0035): under its lane's lock (the lock the run queue's claims
+-- and endings take), queue the teammate's next turn unless one is queued already, so any
+-- number of wakes while a turn waits coalesce into that one turn. Returns the new run's id,
+-- or NULL (a turn was queued already, or the teammate is stopped or gone). A wake by another
+-- agent's run carries its causation (`p_caused_by`, depth + 1): the depth cap applies to teams. Its
+-- `agent.run.queued` fact is recorded by the runs insert trigger, in this transaction.
+CREATE OR REPLACE FUNCTION teammate_wake(p_workspace uuid, p_session uuid, p_run uuid, p_caused_by jsonb, p_depth int)
+RETURNS uuid LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  v_lane text := 'session:' || p_session::text;
+  v_mate teammates%ROWTYPE;
+  v_version int;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('run-lane:' || v_lane, 0));
+  SELECT * INTO v_mate FROM teammates WHERE workspace_id = p_workspace AND session_id = p_session AND stopped_at IS NULL;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  IF EXISTS (SELECT 1 FROM runs WHERE lane = v_lane AND status = 'queued') THEN RETURN NULL; END IF;
+  SELECT latest_version INTO v_version FROM agents WHERE id = v_mate.agent_id AND workspace_id = p_workspace AND deleted_at IS NULL;
+  IF NOT FOUND THEN RETURN NULL; END IF;
+  INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, caused_by, depth, session_id, lane, queued_at)
+  VALUES (p_run, p_workspace, v_mate.agent_id, v_version, 'teammate',
+          jsonb_build_object('type', 'teammate', 'teammateId', v_mate.id, 'name', v_mate.name),
+          'queued', p_caused_by, p_depth, p_session, v_lane, clock_timestamp());
+  RETURN p_run;
+END;
+$$;

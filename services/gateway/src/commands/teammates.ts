@@ -1,0 +1,197 @@
+import { AppError, ErrorCode, type CausedBy, MAX_ACTIVE_TEAMMATES, MAX_MESSAGES_PER_RUN, type MailboxEnvelope, type MailboxSender, type PostTeammateMessageResponse, type SpawnTeammateRequest, type Teammate } from '@switchyard/contracts';
+import { messageSentFact, newId, teammateFact } from '@switchyard/core';
+import { changeAuthorOf } from '../change-author';
+import type { ActivationSink, AgentStore, Mailbox, Principal, RunStore, SteeringStore, TeammateStore } from '../ports';
+
+/** What the teammate commands need. */
+export interface TeammateDeps {
+  teammates: TeammateStore;
+  agents: Pick<AgentStore, 'get'>;
+  mailbox: Mailbox;
+  activations: ActivationSink;
+  steering: SteeringStore;
+  runs: Pick<RunStore, 'get'>;
+}
+
+/** A command's caller and the request's correlation id (its facts carry it). */
+export interface TeammateCommandContext {
+  principal: Principal;
+  correlationId: string;
+}
+
+const notFound = (name: string) => new AppError(ErrorCode.TEAMMATE_NOT_FOUND, 'no such teammate in this workspace', { name });
+
+/**
+ * Spawns a teammate (decision 0035): a roster row with a fresh session, made
+ * resident and idle — it costs nothing until a message or a watched fact wakes it.
+ */
+export async function spawnTeammate(deps: TeammateDeps, ctx: TeammateCommandContext, request: SpawnTeammateRequest): Promise<Teammate> {
+  const { principal } = ctx;
+  const agent = await deps.agents.get(principal.workspaceId, request.agentId);
+  if (!agent) throw new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace', { id: request.agentId });
+  if (!agent.enabled) throw new AppError(ErrorCode.AGENT_DISABLED, 'the agent is disabled: enable it first', { id: request.agentId });
+  const active = (await deps.teammates.list(principal.workspaceId)).filter((mate) => mate.status !== 'stopped');
+  if (active.length >= MAX_ACTIVE_TEAMMATES) {
+    throw new AppError(ErrorCode.VALIDATION_FAILED, `a workspace has at most ${MAX_ACTIVE_TEAMMATES} teammates that are not stopped`, [
+      { code: 'too_many_teammates', path: ['name'], message: 'stop a teammate first' },
+    ]);
+  }
+  const mate = { id: newId(), name: request.name, agentId: agent.id, sessionId: newId(), team: request.team ?? null };
+  // Resident before the row exists: no message can reach a session that is not yet addressable.
+  await deps.mailbox.makeResident(mate.sessionId);
+  const fact = teammateFact(changeAuthorOf(principal), 'teammate.spawned', mate);
+  const created = await deps.teammates.create(
+    { ...mate, workspaceId: principal.workspaceId, watch: request.watch, createdBy: principal.userId },
+    [{ fact, correlationId: ctx.correlationId }],
+  );
+  if (created === 'name_taken') throw new AppError(ErrorCode.TEAMMATE_NAME_TAKEN, 'a teammate of this workspace already has that name', { name: request.name });
+  return (await deps.teammates.get(principal.workspaceId, request.name))!;
+}
+
+/** Stops a teammate for good: its queued turn cancelled, its running turn asked to stop, its mailbox retired. */
+export async function stopTeammate(deps: TeammateDeps, ctx: TeammateCommandContext, name: string): Promise<Teammate> {
+  const { principal } = ctx;
+  const before = await getTeammate(deps, principal, name);
+  const fact = teammateFact(changeAuthorOf(principal), 'teammate.stopped', before);
+  const result = await deps.teammates.stop(principal.workspaceId, name, () => [{ fact, correlationId: ctx.correlationId }]);
+  if (result === 'not_found') throw notFound(name);
+  if (result === 'stopped') await deps.mailbox.retire(before.sessionId);
+  return (await deps.teammates.get(principal.workspaceId, name))!;
+}
+
+/** The teammate of this workspace with that name; TEAMMATE_NOT_FOUND otherwise. */
+export async function getTeammate(deps: Pick<TeammateDeps, 'teammates'>, principal: Principal, name: string): Promise<Teammate> {
+  const mate = await deps.teammates.get(principal.workspaceId, name);
+  if (!mate) throw notFound(name);
+  return mate;
+}
+
+/**
+ * Delivers a message to a teammate's mailbox and, when the teammate was idle,
+ * queues its next turn (the one wake: decision 0035). The post and the close of
+ * a turn's last drain are one Redis script each on the same keys, so a message
+ * is either read by the running turn or reopens the mailbox and wakes; any
+ * number of messages while a turn is queued or running coalesce. Every delivery
+ * records a `message.sent` fact (ids and sizes, never the content).
+ */
+export async function deliverToTeammate(
+  deps: TeammateDeps,
+  ctx: TeammateCommandContext,
+  mate: Teammate,
+  from: MailboxSender,
+  content: string,
+  causedBy?: CausedBy,
+): Promise<PostTeammateMessageResponse> {
+  if (mate.status === 'stopped') throw new AppError(ErrorCode.TEAMMATE_STOPPED, 'the teammate is stopped: nothing would read the message', { name: mate.name });
+  const envelope: MailboxEnvelope = { schemaVersion: 1, id: newId(), sessionId: mate.sessionId, from, content, sentAt: new Date().toISOString() };
+  let posted: 'woke' | 'delivered';
+  try {
+    posted = await deps.mailbox.postResident(envelope);
+  } catch (error) {
+    throw new AppError(ErrorCode.UNAVAILABLE, 'the message could not be delivered: try again', { name: mate.name }, { cause: error });
+  }
+  const woke = posted === 'woke';
+  const fact = messageSentFact(changeAuthorOf(ctx.principal), {
+    messageId: envelope.id,
+    sessionId: mate.sessionId,
+    teammate: mate.name,
+    from: from.type === 'teammate' ? 'agent' : from.type,
+    senderId: senderId(from),
+    chars: content.length,
+    woke,
+  });
+  const items = [{ fact, correlationId: ctx.correlationId }];
+  if (!woke) await deps.teammates.record(items);
+  const runId = woke ? await deps.teammates.wake(ctx.principal.workspaceId, mate.sessionId, newId(), causedBy ?? null, items) : null;
+  if (runId) await deps.activations.enqueue([{ schemaVersion: 1, runId, workspaceId: ctx.principal.workspaceId, agentId: mate.agentId }]);
+  return { id: envelope.id, woke: runId !== null };
+}
+
+function senderId(from: MailboxSender): string {
+  switch (from.type) {
+    case 'user':
+      return from.userId;
+    case 'agent':
+    case 'teammate':
+      return from.agentId;
+    case 'event':
+      return from.eventId;
+    case 'system':
+      return from.reason;
+  }
+}
+
+/** A person's message to a teammate (`POST /teammates/{name}/messages`). */
+export async function postTeammateMessage(deps: TeammateDeps, ctx: TeammateCommandContext, name: string, content: string): Promise<PostTeammateMessageResponse> {
+  const mate = await getTeammate(deps, ctx.principal, name);
+  const userName = (await deps.steering.userName(ctx.principal.userId))?.slice(0, 256);
+  const from: MailboxSender = userName ? { type: 'user', userId: ctx.principal.userId, name: userName } : { type: 'user', userId: ctx.principal.userId };
+  return deliverToTeammate(deps, ctx, mate, from, content);
+}
+
+/** Why a recipient cannot be reached. */
+type Unreachable = 'unknown' | 'stopped' | 'self' | 'ambiguous';
+
+/** The teammate `to` names in this workspace: a name, a session id or an agent id (its one live teammate). */
+function resolveRecipient(roster: readonly Teammate[], to: string, ownSession: string | null): Teammate | Unreachable {
+  const byName = roster.find((mate) => mate.name === to || mate.sessionId === to);
+  const candidates = byName ? [byName] : roster.filter((mate) => mate.agentId === to && mate.status !== 'stopped');
+  if (candidates.length === 0) return roster.some((mate) => mate.agentId === to) ? 'stopped' : 'unknown';
+  if (candidates.length > 1) return 'ambiguous';
+  const mate = candidates[0]!;
+  if (mate.status === 'stopped') return 'stopped';
+  if (mate.sessionId === ownSession) return 'self';
+  return mate;
+}
+
+/**
+ * `send_message {to, content}` (decision 0035): one envelope per recipient,
+ * each delivered like a person's message (woken when idle), attributed to the
+ * calling agent's run (or the person). Every recipient is resolved first: one
+ * unreachable recipient (unknown, another workspace's, stopped, the caller's
+ * own session) refuses the whole call with the teammates it can reach, and
+ * nothing is delivered. An agent's run sends at most MAX_MESSAGES_PER_RUN.
+ */
+export async function sendMessage(
+  deps: TeammateDeps & { maxCausationDepth: number },
+  ctx: TeammateCommandContext,
+  input: { to: string | string[]; content: string },
+): Promise<{ delivered: Array<{ to: string; id: string; woke: boolean }> }> {
+  const { principal } = ctx;
+  const targets = [...new Set(Array.isArray(input.to) ? input.to : [input.to])];
+  const roster = await deps.teammates.list(principal.workspaceId);
+  const caller = principal.agent;
+  // The caller's own teammate, when its run is one of a teammate's turns (its session is the teammate's).
+  const callerRun = caller ? await deps.runs.get(principal.workspaceId, caller.runId) : null;
+  const own = callerRun ? roster.find((mate) => mate.sessionId === callerRun.sessionId) : undefined;
+  const reachable = roster.filter((mate) => mate.status !== 'stopped' && mate.sessionId !== own?.sessionId).map((mate) => mate.name);
+  const resolved: Teammate[] = [];
+  for (const to of targets) {
+    const mate = resolveRecipient(roster, to, own?.sessionId ?? null);
+    if (typeof mate === 'string') {
+      throw new AppError(ErrorCode.MESSAGE_RECIPIENT_UNREACHABLE, `cannot message ${to} (${mate}): nothing was sent`, { to, reason: mate, reachable });
+    }
+    resolved.push(mate);
+  }
+  let from: MailboxSender;
+  let causedBy: CausedBy | undefined;
+  if (caller) {
+    if (caller.depth + 1 >= deps.maxCausationDepth) {
+      throw new AppError(ErrorCode.CAUSATION_DEPTH_EXCEEDED, 'a turn this message wakes would be deeper than the causation depth cap', { depth: caller.depth + 1, max: deps.maxCausationDepth });
+    }
+    const agent = await deps.agents.get(principal.workspaceId, caller.agentId);
+    from = { type: 'agent', agentId: caller.agentId, name: agent?.spec.name ?? caller.agentId, runId: caller.runId, ...(own ? { teammate: own.name } : {}) };
+    causedBy = { runId: caller.runId, agentId: caller.agentId, depth: caller.depth + 1 };
+    const count = await deps.mailbox.countSent(caller.runId);
+    if (count + resolved.length - 1 > MAX_MESSAGES_PER_RUN) {
+      throw new AppError(ErrorCode.MESSAGE_LIMIT_EXCEEDED, `a run sends at most ${MAX_MESSAGES_PER_RUN} messages`, { max: MAX_MESSAGES_PER_RUN });
+    }
+    for (let extra = 1; extra < resolved.length; extra++) await deps.mailbox.countSent(caller.runId);
+  } else {
+    const userName = (await deps.steering.userName(principal.userId))?.slice(0, 256);
+    from = userName ? { type: 'user', userId: principal.userId, name: userName } : { type: 'user', userId: principal.userId };
+  }
+  const delivered: Array<{ to: string; id: string; woke: boolean }> = [];
+  for (const mate of resolved) delivered.push({ to: mate.name, ...(await deliverToTeammate(deps, ctx, mate, from, input.content, causedBy)) });
+  return { delivered };
+}

@@ -1,0 +1,45 @@
+import { Router, type Request, type Response } from 'express';
+import { PostTeammateMessageRequestSchema, SpawnTeammateRequestSchema, TeammateNameSchema } from '@switchyard/contracts';
+import { getTeammate, postTeammateMessage, spawnTeammate, stopTeammate, type TeammateCommandContext, type TeammateDeps } from '../commands/teammates';
+import { principalOf, requireRole } from '../http/auth';
+import { parseBody, parseInput } from '../http/validate';
+
+const nameOf = (req: Request) => parseInput(TeammateNameSchema, req.params.name, 'teammate name');
+const contextOf = (res: Response): TeammateCommandContext => ({ principal: principalOf(res), correlationId: String(res.locals.requestId) });
+
+/**
+ * The teammates roster under `/v1/workspaces/{ws}/teammates` (decision 0035):
+ * viewers read, members spawn, stop and message. Scoped by the token's
+ * workspace: another workspace's teammate is a 404.
+ */
+export function teammatesRoutes(deps: TeammateDeps): Router {
+  const router = Router({ mergeParams: true });
+  router.use('/teammates', requireRole('viewer'));
+  const write = requireRole('member');
+
+  router.get('/teammates', async (_req, res) => {
+    res.json({ teammates: await deps.teammates.list(principalOf(res).workspaceId) });
+  });
+
+  router.post('/teammates', write, async (req, res) => {
+    const request = parseBody(SpawnTeammateRequestSchema, req);
+    const mate = await spawnTeammate(deps, contextOf(res), request);
+    res.status(201).setHeader('Location', `/v1/workspaces/${principalOf(res).workspaceSlug}/teammates/${mate.name}`).json(mate);
+  });
+
+  router.get('/teammates/:name', async (req, res) => {
+    res.json(await getTeammate(deps, principalOf(res), nameOf(req)));
+  });
+
+  router.post('/teammates/:name/stop', write, async (req, res) => {
+    res.json(await stopTeammate(deps, contextOf(res), nameOf(req)));
+  });
+
+  router.post('/teammates/:name/messages', write, async (req, res) => {
+    const name = nameOf(req);
+    const { content } = parseBody(PostTeammateMessageRequestSchema, req);
+    res.status(202).json(await postTeammateMessage(deps, contextOf(res), name, content));
+  });
+
+  return router;
+}
