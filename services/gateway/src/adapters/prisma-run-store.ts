@@ -71,25 +71,8 @@ export class PrismaRunStore implements RunStore {
   }
 
   async create(run: NewRun): Promise<RunRecord> {
-    const row = await this.prisma.run.create({
-      data: {
-        id: run.id,
-        workspaceId: run.workspaceId,
-        agentId: run.agentId,
-        agentVersion: run.agentVersion,
-        originType: run.origin.type,
-        origin: json(run.origin),
-        eventId: run.eventId,
-        eventKind: run.eventKind,
-        status: 'queued',
-        ...(run.causedBy === null ? {} : { causedBy: json(run.causedBy) }),
-        depth: run.depth,
-        sessionId: run.sessionId,
-        // The agent's run queue lane (decision 0009).
-        lane: `agent:${run.agentId}`,
-        queuedAt: new Date(),
-      },
-    });
+    // The agent's run queue lane (decision 0009).
+    const row = await this.prisma.run.create({ data: queuedRunData(run, `agent:${run.agentId}`) });
     return toRecord(row);
   }
 
@@ -149,4 +132,24 @@ export class PrismaRunStore implements RunStore {
     });
     return row ? toRecord(row) : null;
   }
+}
+
+/** The row of a new `queued` run in `lane`: what every writer of runs through Prisma inserts. */
+export function queuedRunData(run: NewRun, lane: string): Prisma.RunUncheckedCreateInput {
+  return {
+    id: run.id,
+    workspaceId: run.workspaceId,
+    agentId: run.agentId,
+    agentVersion: run.agentVersion,
+    originType: run.origin.type,
+    origin: json(run.origin),
+    eventId: run.eventId,
+    eventKind: run.eventKind,
+    status: 'queued',
+    ...(run.causedBy === null ? {} : { causedBy: json(run.causedBy) }),
+    depth: run.depth,
+    sessionId: run.sessionId,
+    lane,
+    queuedAt: new Date(),
+  };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentSpecSchema, AppError, ErrorCode, ToolEntryContentSchema, type WouldHave } from '@switchyard/contracts';
 import type { Prisma, PrismaClient } from '@switchyard/db';
 import type { NewTry, RunRecord, StoredAgentSpec, TryRecord, TryStore } from '../ports';
-import { toRecord } from './prisma-run-store';
+import { queuedRunData, toRecord } from './prisma-run-store';
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
@@ -31,23 +31,7 @@ export class PrismaTryStore implements TryStore {
   async create(input: NewTry): Promise<RunRecord> {
     const { run } = input;
     const [row] = await this.prisma.$transaction([
-      this.prisma.run.create({
-        data: {
-          id: run.id,
-          workspaceId: run.workspaceId,
-          agentId: run.agentId,
-          agentVersion: run.agentVersion,
-          originType: run.origin.type,
-          origin: json(run.origin),
-          eventId: run.eventId,
-          eventKind: run.eventKind,
-          status: 'queued',
-          depth: run.depth,
-          sessionId: run.sessionId,
-          lane: `try:${run.id}`,
-          queuedAt: new Date(),
-        },
-      }),
+      this.prisma.run.create({ data: queuedRunData(run, `try:${run.id}`) }),
       this.prisma.agentTry.create({
         data: {
           runId: run.id,
