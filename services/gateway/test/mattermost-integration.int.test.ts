@@ -114,6 +114,19 @@ describe('Mattermost integration at the gateway', () => {
       expect((unlinked.body as any).text).toContain('not linked');
     });
 
+    it('reads its body like every route: a lying Content-Encoding, bad JSON or unstorable text is a 400, never a 5xx', async () => {
+      const url = `${platform.gatewayUrl}/integrations/mattermost/commands/acme`;
+      const post = (body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', body, headers });
+      const lying = await post(JSON.stringify({ text: 'status' }), { 'content-type': 'application/json', 'content-encoding': 'br' });
+      expect(lying.status).toBe(400);
+      expect(((await lying.json()) as any).error.code).toBe('BODY_ENCODING_INVALID');
+      const formLying = await post('text=status', { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' });
+      expect(((await formLying.json()) as any).error.code).toBe('BODY_ENCODING_INVALID');
+      expect(((await (await post('{"text":', { 'content-type': 'application/json' })).json()) as any).error.code).toBe('MALFORMED_JSON');
+      const nul = await post(`token=${commandToken}&user_id=mmuser0000000000000000000a&text=${encodeURIComponent('status\u0000')}`, { 'content-type': 'application/x-www-form-urlencoded' });
+      expect(nul.status).toBe(400);
+    });
+
     it('links with a one-time code, then answers status, runs, approvals; pause and resume need admin', async () => {
       const linked = await link(viewer, 'mmviewer00000000000000000a');
       expect((linked.body as any).text).toContain('Linked');

@@ -20,9 +20,25 @@ export interface JsonBodyOptions {
  * string or key PostgreSQL cannot store (400 `VALIDATION_FAILED` naming its path).
  */
 export function jsonBody(options: JsonBodyOptions): RequestHandler[] {
-  const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const parse = express.json({ limit: options.limitBytes, type: 'application/json' });
-  const parseAndCheck: RequestHandler = (req, res, next) => {
+  return [requireJsonBody, checkedBody(parse, options.maxDepth ?? MAX_JSON_DEPTH)];
+}
+
+/**
+ * A form or JSON body (Mattermost's slash commands post either), read with
+ * the same refusals and checks as jsonBody; any other content type leaves
+ * the body unset, for the route's schema to refuse.
+ */
+export function formOrJsonBody(options: JsonBodyOptions): RequestHandler[] {
+  const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
+  const form = express.urlencoded({ extended: false, limit: options.limitBytes, parameterLimit: 50 });
+  const json = express.json({ limit: options.limitBytes, type: 'application/json' });
+  return [checkedBody(form, maxDepth), checkedBody(json, maxDepth)];
+}
+
+/** A body-parser with its refusals as AppErrors, and the parsed body passed through checkStorableJson. */
+function checkedBody(parse: RequestHandler, maxDepth: number): RequestHandler {
+  return (req, res, next) => {
     parse(req, res, (error?: unknown) => {
       if (error) return next(bodyParserError(error, req.headers['content-encoding']));
       if (req.body === undefined) return next();
@@ -36,7 +52,6 @@ export function jsonBody(options: JsonBodyOptions): RequestHandler[] {
       next(new AppError(ErrorCode.VALIDATION_FAILED, 'invalid body', [{ code: 'unstorable_text', path: check.path, message }]));
     });
   };
-  return [requireJsonBody, parseAndCheck];
 }
 
 /**

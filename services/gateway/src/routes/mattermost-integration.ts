@@ -1,8 +1,8 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { MattermostActionRequestSchema, MattermostSlashCommandSchema, WorkspaceSlugSchema } from '@switchyard/contracts';
 import { decideFromButton, type MattermostActionDeps } from '../commands/mattermost-action';
 import { runSlashCommand, type SlashCommandDeps } from '../commands/mattermost-slash';
-import { jsonBody } from '../http/json-body';
+import { formOrJsonBody, jsonBody } from '../http/json-body';
 import { parseBody, parseInput } from '../http/validate';
 
 /** What Mattermost's calls to the gateway need. */
@@ -27,8 +27,7 @@ export function mattermostIntegrationRoutes(deps: MattermostIntegrationDeps): Ro
   // form and in `Authorization: Token …` — the form's is checked, the header must agree when given.
   router.post(
     '/integrations/mattermost/commands/:ws',
-    express.urlencoded({ extended: false, limit, parameterLimit: 50 }),
-    express.json({ limit }),
+    ...formOrJsonBody({ limitBytes: limit }),
     async (req, res) => {
       const slug = parseInput(WorkspaceSlugSchema, req.params.ws, 'workspace slug');
       const command = parseBody(MattermostSlashCommandSchema, req);
