@@ -6,7 +6,7 @@ import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-
 import { TryAgentRequestSchema } from './try-drive';
 import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
-import { ListTeammatesToolInputSchema, SendMessageToolInputSchema, SpawnTeammateRequestSchema } from './teammates';
+import { ListTeammatesToolInputSchema, SendMessageToolInputSchema, SpawnTeammateRequestSchema, StopTeammateToolInputSchema } from './teammates';
 
 /*
  * Inputs of the platform's own MCP tools (served by the gateway at `/mcp`).
@@ -107,6 +107,7 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   send_message: SendMessageToolInputSchema,
   spawn_teammate: SpawnTeammateRequestSchema,
   list_teammates: ListTeammatesToolInputSchema,
+  stop_teammate: StopTeammateToolInputSchema,
 } as const;
 export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;
 

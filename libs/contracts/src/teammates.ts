@@ -82,3 +82,7 @@ export type SendMessageToolInput = z.infer<typeof SendMessageToolInputSchema>;
 
 /** `list_teammates` input: none. */
 export const ListTeammatesToolInputSchema = z.strictObject({});
+
+/** `stop_teammate` input: the teammate's name, like `POST /teammates/{name}/stop`. */
+export const StopTeammateToolInputSchema = z.strictObject({ name: TeammateNameSchema });
+export type StopTeammateToolInput = z.infer<typeof StopTeammateToolInputSchema>;

@@ -28,6 +28,7 @@ const MEMBER_TOOLS = [
   'try_agent',
   'send_message',
   'spawn_teammate',
+  'stop_teammate',
 ].sort();
 
 /**

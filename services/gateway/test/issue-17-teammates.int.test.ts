@@ -23,6 +23,7 @@ describe('issue 17: teammates and the supervisor', () => {
   let theirAgent: string;
   let adminToken: string;
   let otherToken: string;
+  let viewerToken: string;
   const ws = '/v1/workspaces/acme';
 
   /** A scripted agent whose turn takes three model steps of `stepMs` each (three step boundaries). */
@@ -43,7 +44,8 @@ describe('issue 17: teammates and the supervisor', () => {
     otherToken = await platform.createWorkspace('other');
     admin = apiClient(platform.gatewayUrl, adminToken);
     other = apiClient(platform.gatewayUrl, otherToken);
-    viewer = apiClient(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'dash', role: 'viewer' })).body.token);
+    viewerToken = (await admin('POST', `${ws}/tokens`, { name: 'dash', role: 'viewer' })).body.token;
+    viewer = apiClient(platform.gatewayUrl, viewerToken);
     pg = new Client({ connectionString: platform.db.url });
     await pg.connect();
     agentId = (await admin('POST', `${ws}/agents`, busyAgent('worker'))).body.id;
@@ -269,6 +271,40 @@ describe('issue 17: teammates and the supervisor', () => {
     }
     expect(await drained(mate.sessionId)).toHaveLength(1);
   }, 120_000);
+
+  it("stop_teammate stops a busy teammate like POST /stop (its turn cancelled, teammate.stopped); another workspace's token or a viewer is refused", async () => {
+    const mcp = await connectMcp(platform.gatewayUrl, adminToken);
+    const theirs = await connectMcp(platform.gatewayUrl, otherToken);
+    const dash = await connectMcp(platform.gatewayUrl, viewerToken);
+    try {
+      const mate = (await admin('POST', `${ws}/teammates`, { name: 'ivy', agentId })).body;
+      // Another workspace's token: that name is not in its workspace, and nothing changes here.
+      const foreign = await callTool(theirs, 'stop_teammate', { name: 'ivy' });
+      expect(foreign).toMatchObject({ isError: true, body: { error: { code: 'TEAMMATE_NOT_FOUND' } } });
+      const denied = await callTool(dash, 'stop_teammate', { name: 'ivy' });
+      expect(denied).toMatchObject({ isError: true, body: { error: { code: 'FORBIDDEN', details: { required: 'member' } } } });
+      for (const args of [{}, { name: 'Bad Name' }, { name: 'ivy', extra: 1 }]) {
+        expect((await callTool(mcp, 'stop_teammate', args)).body.error.code).toBe('VALIDATION_FAILED');
+      }
+      expect((await viewer('GET', `${ws}/teammates/ivy`)).body.status).toBe('idle');
+      // A turn of three 300 ms steps, stopped before it ends.
+      expect((await admin('POST', `${ws}/teammates/ivy/messages`, { content: 'work' })).body.woke).toBe(true);
+      const stopped = await callTool(mcp, 'stop_teammate', { name: 'ivy' });
+      expect(stopped.isError).toBe(false);
+      expect(stopped.body).toMatchObject({ name: 'ivy', id: mate.id, status: 'stopped', stoppedAt: expect.any(String) });
+      await settled(mate.sessionId);
+      expect((await turnsOf(mate.sessionId)).map((turn) => turn.status)).toEqual(['cancelled']);
+      // Stopping again changes nothing: the same stop time, one fact.
+      const again = await callTool(mcp, 'stop_teammate', { name: 'ivy' });
+      expect(again.body.stoppedAt).toBe(stopped.body.stoppedAt);
+      await waitFor(async () => (await factsOf('teammate.stopped', mate.id)).length === 1, { timeoutMs: 20_000 });
+      expect((await admin('POST', `${ws}/teammates/ivy/messages`, { content: 'still there?' })).body.error.code).toBe('TEAMMATE_STOPPED');
+    } finally {
+      await mcp.close();
+      await theirs.close();
+      await dash.close();
+    }
+  }, 90_000);
 
   it("another workspace's token sees none of it, viewers cannot write, and bad input is a 4xx with a stable code, nothing written", async () => {
     const before = (await pg.query(`SELECT count(*)::int AS n FROM teammates`)).rows[0].n;

@@ -105,6 +105,7 @@ describe('platform MCP server', () => {
         'send_message',
         'spawn_teammate',
         'list_teammates',
+        'stop_teammate',
       ].sort(),
     );
     for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {

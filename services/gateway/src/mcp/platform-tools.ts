@@ -11,7 +11,7 @@ import { postSessionMessage, type PostSessionMessageDeps } from '../commands/pos
 import { getApproval, listApprovals } from '../commands/read-approvals';
 import { readTranscript, type ReadTranscriptDeps } from '../commands/read-transcript';
 import type { TryAgent } from '../commands/try-agent';
-import { sendMessage, spawnTeammate, type TeammateDeps } from '../commands/teammates';
+import { sendMessage, spawnTeammate, stopTeammate, type TeammateDeps } from '../commands/teammates';
 import type { AgentStore, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
 import type { RunLedger } from '../run-ledger';
 import type { TaskLedger } from '../commands/task-ledger';
@@ -229,6 +229,15 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     annotations: read('List teammates'),
     role: 'viewer',
     run: async (deps, ctx) => ({ teammates: await deps.teammates.list(ctx.principal.workspaceId) }),
+  },
+  stop_teammate: {
+    name: 'stop_teammate',
+    description:
+      'Stops a teammate of this workspace for good ({name}): its queued turn is cancelled, a running one stops at its next step, its mailbox is retired and its name stays taken. ' +
+      'Stopping a stopped teammate changes nothing. Returns the teammate.',
+    annotations: write('Stop teammate', true),
+    role: 'member',
+    run: async (deps, ctx, input) => ({ ...(await stopTeammate(deps, ctx, input.name)) }),
   },
 };
 

@@ -53,6 +53,11 @@ import {
   NotificationTestRequestSchema,
   NotificationTestResponseSchema,
   MattermostLinkCodeResponseSchema,
+  ListTeammatesResponseSchema,
+  PostTeammateMessageRequestSchema,
+  PostTeammateMessageResponseSchema,
+  SpawnTeammateRequestSchema,
+  TeammateSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -115,6 +120,11 @@ const SCHEMAS = {
   DecideApprovalRequest: DecideApprovalRequestSchema,
   StopRunRequest: StopRunRequestSchema,
   StopRunResponse: StopRunResponseSchema,
+  Teammate: TeammateSchema,
+  ListTeammatesResponse: ListTeammatesResponseSchema,
+  SpawnTeammateRequest: SpawnTeammateRequestSchema,
+  PostTeammateMessageRequest: PostTeammateMessageRequestSchema,
+  PostTeammateMessageResponse: PostTeammateMessageResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

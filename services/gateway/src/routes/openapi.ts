@@ -13,6 +13,7 @@ import { tryPaths } from './openapi-try-paths';
 import { agentLoopPaths, agentPaths, runPaths, WORKSPACE_BASE as base } from './openapi-workspace-paths';
 import { teamPaths } from './openapi-team-paths';
 import { notificationPaths } from './openapi-notification-paths';
+import { teammatePaths } from './openapi-teammate-paths';
 
 /** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
 export interface OpenApiOperation {
@@ -153,7 +154,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...notificationPaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths() };
 }
 
 /**

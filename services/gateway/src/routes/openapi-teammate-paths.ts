@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { TeammateNameSchema } from '@switchyard/contracts';
+import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, pathParameter, WS_PARAMETER as ws } from './openapi-components';
+import type { OpenApiPaths } from './openapi';
+import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
+
+const { $schema: _dialect, ...nameSchema } = z.toJSONSchema(TeammateNameSchema, { io: 'input' });
+const name = pathParameter('name', nameSchema, "the teammate's name (unique in the workspace)");
+const conflict = (codes: string) => ({ '409': json('Error', codes) });
+
+/** The teammates roster's paths (decision 0035): viewers read, members spawn, stop and message. */
+export function teammatePaths(): OpenApiPaths {
+  return {
+    [`${base}/teammates`]: {
+      get: { operationId: 'listTeammates', summary: 'The teammates of the workspace, stopped ones too, with status, last turn, turns and spend', parameters: [ws], responses: { '200': json('ListTeammatesResponse', 'the roster'), ...errors } },
+      post: {
+        operationId: 'spawnTeammate',
+        summary: 'Spawn a long-lived teammate of an enabled agent (member); idle until messaged; records teammate.spawned',
+        parameters: [ws],
+        requestBody: body('SpawnTeammateRequest'),
+        responses: { '201': json('Teammate', 'the teammate, idle; Location is its URL'), ...errors, ...conflict('TEAMMATE_NAME_TAKEN (stopped teammates keep their names)') },
+      },
+    },
+    [`${base}/teammates/{name}`]: {
+      get: { operationId: 'getTeammate', summary: 'One teammate by name', parameters: [ws, name], responses: { '200': json('Teammate', 'the teammate'), ...errors } },
+    },
+    [`${base}/teammates/{name}/stop`]: {
+      post: {
+        operationId: 'stopTeammate',
+        summary: 'Stop a teammate for good (member): its queued turn cancelled, a running one flagged, its mailbox retired; records teammate.stopped. Stopping a stopped one changes nothing',
+        parameters: [ws, name],
+        responses: { '200': json('Teammate', 'the teammate, stopped'), ...errors },
+      },
+    },
+    [`${base}/teammates/{name}/messages`]: {
+      post: {
+        operationId: 'postTeammateMessage',
+        summary: "A person's message to a teammate (member): an idle one wakes for one turn, a busy one reads it at its next step; records message.sent",
+        parameters: [ws, name],
+        requestBody: body('PostTeammateMessageRequest'),
+        responses: { '202': json('PostTeammateMessageResponse', 'delivered; woke says whether it queued a turn'), ...errors, ...conflict('TEAMMATE_STOPPED'), '503': json('Error', 'UNAVAILABLE: not delivered, try again') },
+      },
+    },
+  };
+}
