@@ -10,8 +10,7 @@ import {
 import { approvalFact, type ApprovalFactKind } from '@switchyard/core';
 import { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows';
 import { recordFacts } from './fact-outbox';
-import type { SqlRunner } from './sql-pool';
-import type { SqlTransactions } from './sql-transactions';
+import type { SqlRunner, SqlTransactions } from './sql-pool';
 
 /** A workspace as the approvals' queries scope them: its id, and the slug its approvals and facts show. */
 export interface ApprovalWorkspace {
@@ -327,14 +326,4 @@ export async function closeRunApprovals(tx: SqlRunner, runIds: readonly string[]
 /** The lock of a run's lane, for a caller that changes a parked run in its own transaction. */
 export async function lockRunLane(tx: SqlRunner, runId: string): Promise<void> {
   await tx.$queryRawUnsafe(LOCK_LANE_SQL, runId);
-}
-
-/**
- * SqlTransactions on a Prisma client: an interactive transaction whose
- * waits are long enough for a lane lock held by a busy runner.
- */
-export function prismaTransactions(prisma: {
-  $transaction<T>(fn: (tx: SqlRunner) => Promise<T>, options?: { maxWait?: number; timeout?: number }): Promise<T>;
-}): SqlTransactions {
-  return { transaction: (work) => prisma.$transaction((tx) => work(tx), { maxWait: 10_000, timeout: 20_000 }) };
 }

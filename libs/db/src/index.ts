@@ -4,7 +4,7 @@
  * `./generated` is generated, not committed.
  */
 export { createPrismaClient, type CreatePrismaClientOptions } from './prisma-client';
-export { SqlPool, type SqlRunner } from './sql-pool';
+export { SqlPool, type SqlRunner, type SqlTransactions } from './sql-pool';
 export {
   Prisma,
   PrismaClient,
@@ -43,7 +43,6 @@ export {
   ApprovalStore,
   closeRunApprovals,
   lockRunLane,
-  prismaTransactions,
   resumeIfReady,
   type ApprovalDecisionInput,
   type ApprovalListFilter,
@@ -53,4 +52,3 @@ export {
   type DecideResult,
   type ResumedRun,
 } from './approval-store';
-export { SqlTransactionPool, type SqlTransactions } from './sql-transactions';

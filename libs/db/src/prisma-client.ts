@@ -52,7 +52,6 @@ export function createPrismaClient(options: CreatePrismaClientOptions): PrismaCl
     // this only lets the caller see them.
     { onPoolError: options.onPoolError },
   );
-  // An interactive transaction waits for a connection as long as a query does (Prisma's own
-  // default, 2 s, failed concurrent saves on a busy machine), and may run for twice that.
+  // An interactive transaction waits for a connection as long as a query does, and may run for twice that.
   return new PrismaClient({ adapter, transactionOptions: { maxWait: connectionTimeoutMillis, timeout: 2 * connectionTimeoutMillis } });
 }

@@ -13,6 +13,11 @@ export interface SqlRunner {
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
 
+/** Runs a function in one database transaction; what it rejects with rolls the transaction back. */
+export interface SqlTransactions {
+  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+}
+
 /** Distinct statement texts a pool prepares; the stores have a few dozen. */
 export const MAX_PREPARED = 256;
 
@@ -35,7 +40,7 @@ export const MAX_PREPARED = 256;
  * strings (callers wrap them in `Number()`), timestamps as Date, json as
  * values, arrays as arrays.
  */
-export class SqlPool implements SqlRunner {
+export class SqlPool implements SqlRunner, SqlTransactions {
   private readonly pool: Pool;
   private readonly names = new Map<string, string>();
 

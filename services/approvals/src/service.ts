@@ -1,5 +1,5 @@
 import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, SqlDeadLetterStore, SqlTransactionPool } from '@switchyard/db';
+import { ApprovalStore, SqlDeadLetterStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,
@@ -34,7 +34,7 @@ export function startApprovals(config: ApprovalsConfig, log: Logger): Promise<Ru
     const redis = createRedis(config.REDIS_URL, { connectionName: 'approvals' });
     service.onClose(() => closeRedis(redis));
     // Raw SQL and short transactions on a plain pool: every change of an approval is one (decision 0025).
-    const sql = new SqlTransactionPool({
+    const sql = new SqlPool({
       databaseUrl: config.DATABASE_URL,
       poolMax: config.DATABASE_POOL_MAX,
       applicationName: 'approvals',

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { APPROVAL_FACT_KINDS, QUEUES } from '@switchyard/contracts';
 import { approvalFact } from '@switchyard/core';
-import { ApprovalStore, recordFacts, SqlPool, SqlTransactionPool } from '@switchyard/db';
+import { ApprovalStore, recordFacts, SqlPool } from '@switchyard/db';
 import { createActivationQueue, type ActivationQueue } from '@switchyard/redis';
 import { apiClient, insertApproval, insertParkedRun, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { Queue } from 'bullmq';
@@ -144,7 +144,7 @@ describe('approvals service', () => {
 
   it('three expiries of one approval at once (the service racing too): one wins, one fact, one resume', async () => {
     const { runId, id } = await park(-1_000);
-    const pool = new SqlTransactionPool({ databaseUrl: platform.db.url, poolMax: 4 });
+    const pool = new SqlPool({ databaseUrl: platform.db.url, poolMax: 4 });
     try {
       const racing = new ApprovalStore(pool, pool);
       const results = await Promise.all([racing.expire(id, 't1'), racing.expire(id, 't2'), racing.expire(id, 't3')]);

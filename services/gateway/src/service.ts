@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, createPrismaClient, flushFacts, readWorkspaceSecret, SqlTransactionPool } from '@switchyard/db';
+import { ApprovalStore, createPrismaClient, flushFacts, readWorkspaceSecret, SqlPool } from '@switchyard/db';
 import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { Queue } from 'bullmq';
 import { NOTIFICATIONS_QUEUE, QUEUES } from '@switchyard/contracts';
@@ -59,7 +59,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const redis = createRedis(config.REDIS_URL, { connectionName: 'gateway' });
   const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
   // Approvals' decisions are short raw-SQL transactions on a plain pool (decision 0025), a few connections of their own.
-  const approvalsSql = new SqlTransactionPool({
+  const approvalsSql = new SqlPool({
     databaseUrl: config.DATABASE_URL,
     poolMax: Math.min(4, config.DATABASE_POOL_MAX),
     applicationName: 'gateway:approvals',
