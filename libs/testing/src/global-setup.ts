@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { Client } from 'pg';
 import { startContainersIfWanted } from './containers';
+import { buildTestBundles } from './test-bundles';
 import { databaseServerUrl, isStaleTestDatabase, newTestDatabaseName, redisUrl, TEST_DATABASE_PREFIX, withDatabase } from './infra';
 
 /**
@@ -10,7 +11,8 @@ import { databaseServerUrl, isStaleTestDatabase, newTestDatabaseName, redisUrl, 
  * checks PostgreSQL answers, drops test databases older than a day (left by
  * crashed runs), creates this run's template and applies every migration to
  * it through the real migration command. The template is dropped by the
- * global teardown.
+ * global teardown. It also bundles the entry points tests spawn (see
+ * test-bundles).
  */
 export default async function globalSetup(): Promise<void> {
   await startContainersIfWanted();
@@ -36,6 +38,7 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     await admin.end();
   }
+  await buildTestBundles();
   const root = path.resolve(__dirname, '../../..');
   execFileSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'libs/db/src/cli/migrate.ts'], {
     cwd: root,

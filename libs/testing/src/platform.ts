@@ -8,6 +8,7 @@ import { waitFor } from './wait-for';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { createTestRedis, type TestRedis } from './test-redis';
 import { spawnService, type ServiceProcess } from './spawn-service';
+import { nodeArgsFor } from './test-bundles';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const run = promisify(execFile);
@@ -133,7 +134,7 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     runners,
     startRunner,
     createWorkspace: async (slug) => {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', slug], {
+      const { stdout } = await run(process.execPath, [...nodeArgsFor('scripts/admin.ts'), 'create-workspace', slug], {
         cwd: ROOT,
         env: { ...process.env, ...env },
       });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { nodeArgsFor } from './test-bundles';
 
 /** A service running as its own OS process. */
 export interface ServiceProcess {
@@ -46,9 +47,9 @@ export async function spawnScript(entry: string, env: Record<string, string>, op
   const name = path.basename(entry.replace(/\/src\/main\.ts$/, ''), '.ts');
   const toFile = options.output === 'file' ? path.join(mkdtempSync(path.join(os.tmpdir(), `sy-${name}-`)), 'output.log') : undefined;
   const fd = toFile ? openSync(toFile, 'a') : undefined;
-  // `node --import tsx` runs the service in this one process (the tsx CLI would put it in a
-  // child process, and a SIGKILL of the CLI would leave the service running).
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // Node itself runs the service (the tsx CLI would put it in a child process, and a SIGKILL
+  // of the CLI would leave the service running): its test bundle, or the source through tsx.
+  const child = spawn(process.execPath, nodeArgsFor(entry), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'],

@@ -8,6 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isInitializeRequest, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { nodeArgsFor } from './test-bundles';
 
 /**
  * Why this exists: the runner's tool host must be tested against a real MCP
@@ -216,7 +217,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return raw ? JSON.parse(raw) : undefined;
 }
 
-/** The stdio entry script (run with `node --import tsx`, from anywhere inside the repo). */
+/** The stdio entry script (its test bundle, or the source through tsx; from anywhere inside the repo). */
 export const TEST_MCP_STDIO_SCRIPT = path.join(__dirname, 'test-mcp-server-stdio.ts');
 
 /**
@@ -225,7 +226,7 @@ export const TEST_MCP_STDIO_SCRIPT = path.join(__dirname, 'test-mcp-server-stdio
  * handshake (a connect timeout).
  */
 export function testMcpStdioCommand(logFile: string, flags: readonly string[] = []): { command: string; args: string[] } {
-  return { command: process.execPath, args: ['--import', 'tsx', TEST_MCP_STDIO_SCRIPT, '--log', logFile, ...flags] };
+  return { command: process.execPath, args: [...nodeArgsFor(TEST_MCP_STDIO_SCRIPT), '--log', logFile, ...flags] };
 }
 
 /** What a stdio test server wrote to its log: the pids it started with, the calls it received. */
