@@ -7,6 +7,7 @@ export { createTestRedis, deleteKeys } from './test-redis';
 export type { TestRedis } from './test-redis';
 export { waitFor } from './wait-for';
 export { spawnScript, spawnService } from './spawn-service';
+export { nodeArgsFor } from './test-bundles';
 export type { ServiceProcess, SpawnOptions } from './spawn-service';
 export { startTestPlatform } from './platform';
 export type { TestPlatform, TestPlatformOptions } from './platform';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { apiClient, startTestPlatform, waitFor, type TestPlatform, nodeArgsFor } from '@switchyard/testing';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -19,7 +19,7 @@ describe('event-log dead letters', () => {
   afterAll(() => platform.stop());
 
   const admin = async (...args: string[]) =>
-    (await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...platform.env } })).stdout;
+    (await run(process.execPath, [...nodeArgsFor('scripts/admin.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...platform.env } })).stdout;
   const listed = (out: string) => out.trim().split('\n').slice(0, -1).map((line) => JSON.parse(line));
 
   it('dead-letters undecodable and unknown-workspace entries at once with their errors and persists the ones after them', async () => {

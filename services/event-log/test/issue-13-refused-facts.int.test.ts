@@ -6,7 +6,7 @@ import type { AcceptedFact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { databaseNameOf } from '@switchyard/db';
 import { RedisIngestWriter, toKey } from '@switchyard/redis';
-import { adminQuery, apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { adminQuery, apiClient, startTestPlatform, waitFor, type TestPlatform, nodeArgsFor } from '@switchyard/testing';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -42,7 +42,7 @@ describe('issue 13: facts the event-log cannot store', () => {
   });
 
   const admin = async (...args: string[]) =>
-    (await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...platform.env } })).stdout;
+    (await run(process.execPath, [...nodeArgsFor('scripts/admin.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...platform.env } })).stdout;
   const listed = (out: string) => out.trim().split('\n').slice(0, -1).map((line) => JSON.parse(line));
   const healthPort = () => /"healthPort":(\d+)/.exec(platform.eventLogs[0]!.output())![1];
   const deadLetterGauge = async () => {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { startTestPlatform, waitFor, type TestPlatform, nodeArgsFor } from '@switchyard/testing';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -27,7 +27,7 @@ describe('issue 13: matcher dead letters', () => {
       const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
       return text.split('\n').some((line) => line === `${gauge} 1`);
     }, { what: 'the gauge at 1' });
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'dead-letters', 'list', 'facts'], {
+    const { stdout } = await run(process.execPath, [...nodeArgsFor('scripts/admin.ts'), 'dead-letters', 'list', 'facts'], {
       cwd: ROOT,
       env: { ...process.env, ...platform.env },
     });
