@@ -94,20 +94,20 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     eventLogs.push(proc);
     return proc;
   };
-  for (let i = 0; i < (options.eventLogs ?? 1); i++) await startEventLog();
-  const gateway = await spawnService('gateway', env, { readyPattern: /gateway listening/ });
+  // Set once every first process is up; a process started later updates it.
+  const started: { platform?: TestPlatform } = {};
   const matchers: ServiceProcess[] = [];
   const startMatcher = async (extraEnv: Record<string, string> = {}) => {
     const proc = await spawnService('matcher', { ...env, MATCHER_CONSUMER: `m-${matchers.length}-${Date.now()}`, ...extraEnv }, { readyPattern: /matcher started/ });
     matchers.push(proc);
-    platform.matcher = proc;
+    if (started.platform) started.platform.matcher = proc;
     return proc;
   };
   const approvalsProcs: ServiceProcess[] = [];
   const startApprovals = async (extraEnv: Record<string, string> = {}) => {
     const proc = await spawnService('approvals', { ...env, APPROVALS_CONSUMER: `a-${approvalsProcs.length}-${Date.now()}`, ...extraEnv }, { readyPattern: /approvals started/ });
     approvalsProcs.push(proc);
-    platform.approvals = proc;
+    if (started.platform) started.platform.approvals = proc;
     return proc;
   };
   const runners: ServiceProcess[] = [];
@@ -117,6 +117,22 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     runners.push(proc);
     return proc;
   };
+  // The services start side by side: each creates the streams and groups it reads.
+  const starting = await Promise.allSettled([
+    spawnService('gateway', env, { readyPattern: /gateway listening/ }),
+    ...Array.from({ length: options.eventLogs ?? 1 }, () => startEventLog()),
+    ...(options.matcher ? [startMatcher()] : []),
+    ...(options.approvals ? [startApprovals()] : []),
+    ...Array.from({ length: options.runners ?? 0 }, () => startRunner()),
+  ]);
+  const failed = starting.find((result) => result.status === 'rejected');
+  if (failed) {
+    await Promise.all(starting.map((result) => (result.status === 'fulfilled' ? result.value.stop('SIGKILL') : undefined)));
+    await redis.cleanup();
+    await db.drop();
+    throw failed.reason;
+  }
+  const gateway = (starting[0] as PromiseFulfilledResult<ServiceProcess>).value;
   const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1];
   const healthPort = /"healthPort":(\d+)[^\n]*gateway listening/.exec(gateway.output())?.[1];
   if (!port || !healthPort) throw new Error(`gateway did not report its ports:\n${gateway.output()}`);
@@ -165,8 +181,8 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
       await db.drop();
     },
   };
-  if (options.matcher) await startMatcher();
-  if (options.approvals) await startApprovals();
-  await Promise.all(Array.from({ length: options.runners ?? 0 }, () => startRunner()));
+  platform.matcher = matchers.at(-1);
+  platform.approvals = approvalsProcs.at(-1);
+  started.platform = platform;
   return platform;
 }
