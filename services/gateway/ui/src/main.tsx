@@ -12,6 +12,7 @@ import { EventsPage } from './pages/events';
 import { FleetPage } from './pages/fleet';
 import { RunDetailPage } from './pages/run-detail';
 import { SignInPage } from './pages/sign-in';
+import { TeamPage } from './pages/team';
 import { SessionProvider, useSession } from './session';
 import './styles.css';
 
@@ -36,6 +37,7 @@ function App() {
         <Route path="/approvals" component={ApprovalsPage} />
         <Route path="/events" component={EventsPage} />
         <Route path="/events/:id" component={EventDetailPage} />
+        <Route path="/team" component={TeamPage} />
         <Route>
           <p role="alert">No such page.</p>
         </Route>

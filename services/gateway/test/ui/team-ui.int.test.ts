@@ -1,0 +1,111 @@
+import type { Browser, Page } from 'playwright-core';
+import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { launchBrowser, screenshot } from './browser';
+
+jest.setTimeout(300_000);
+
+const WS = 'crew';
+const base = `/v1/workspaces/${WS}`;
+
+/**
+ * Issue 17, item 8: the Team page in headless Chromium against the real
+ * platform (gateway, event-log and a runner as processes): the roster with a
+ * teammate's status live, a person's message sent from the page waking it and
+ * listed as who messaged whom, the task board (claim, complete, the blocked
+ * task unblocked live, cancel, a new task) and stop behind a confirmation.
+ */
+describe('issue 17: the Team page (headless Chromium, real processes)', () => {
+  let platform: TestPlatform;
+  let browser: Browser;
+  let page: Page;
+  let admin: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    platform = await startTestPlatform({ runners: 1 });
+    const token = await platform.createWorkspace(WS);
+    admin = apiClient(platform.gatewayUrl, token);
+    const agent = await admin('POST', `${base}/agents`, {
+      name: 'scout',
+      instructions: 'Read your mailbox.',
+      task: 'Answer what your mailbox holds.',
+      model: { provider: 'scripted', name: 'demo', params: { stepMs: 300 } },
+      script: [{ say: 'reading' }, { say: 'done' }],
+      triggers: [{ kind: 'never.fires' }],
+    });
+    expect(agent.status).toBe(201);
+    expect((await admin('POST', `${base}/teammates`, { name: 'scout-1', agentId: agent.body.id, team: 'recon' })).status).toBe(201);
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await page.goto(`${platform.gatewayUrl}/`);
+    await page.getByLabel('API token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+  });
+
+  const row = () => page.locator('[data-testid="roster"] tr[data-teammate="scout-1"]');
+  const column = (status: string) => page.locator(`[data-testid="task-board"] [data-status="${status}"]`);
+
+  it('shows the roster live; a message sent from the page wakes the teammate and is listed; stop asks first', async () => {
+    await page.getByRole('link', { name: 'Team', exact: true }).click();
+    await row().getByTestId('teammate-status').filter({ hasText: 'idle' }).waitFor();
+    await row().getByLabel('message to scout-1').fill('look at sc_9');
+    await row().getByRole('button', { name: 'Send' }).click();
+    await row().getByRole('status').filter({ hasText: 'sent; woke it' }).waitFor();
+    // The message.sent fact (ids and sizes, never the content) arrives live, and so do the turn's ending facts.
+    const message = page.locator('[data-testid="messages"] tbody tr').first();
+    await message.filter({ hasText: 'scout-1' }).filter({ hasText: 'woke' }).waitFor({ timeout: 20_000 });
+    await expectText(message.locator('td').nth(2), '12');
+    await row().locator('td').nth(4).filter({ hasText: /^1$/ }).waitFor({ timeout: 30_000 });
+    await row().getByTestId('teammate-status').filter({ hasText: 'idle' }).waitFor({ timeout: 30_000 });
+    // Who messaged whom, never what: the content is not on the page.
+    expect(await page.locator('[data-testid="messages"]').getByText('look at sc_9').count()).toBe(0);
+
+    const stopped = async () => (await admin('GET', `${base}/teammates/scout-1`)).body.status;
+    await row().getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('dialog', { name: 'confirm stop scout-1' }).getByRole('button', { name: 'Cancel' }).click();
+    expect(await stopped()).toBe('idle');
+    await screenshot(page, 'team');
+    await row().getByRole('button', { name: 'Stop' }).click();
+    await page.getByRole('dialog', { name: 'confirm stop scout-1' }).getByRole('button', { name: 'Yes, stop' }).click();
+    await row().getByTestId('teammate-status').filter({ hasText: 'stopped' }).waitFor();
+    expect(await stopped()).toBe('stopped');
+    await page.getByTestId('roster-count').filter({ hasText: '0 active teammates' }).waitFor();
+  });
+
+  it('drives the task board: claim and complete by clicks unblock the dependent task live; cancel; create', async () => {
+    const first = (await admin('POST', `${base}/tasks`, { subject: 'collect the failures' })).body;
+    const second = (await admin('POST', `${base}/tasks`, { subject: 'write the report', blockedBy: [first.id] })).body;
+    await page.goto(`${platform.gatewayUrl}/team`);
+    const card = (id: string) => page.locator(`[data-task-id="${id}"]`);
+    await column('pending').locator(`[data-task-id="${second.id}"]`).getByText('blocked by 1').waitFor();
+    expect(await card(second.id).getByRole('button', { name: 'Claim' }).isDisabled()).toBe(true);
+
+    await card(first.id).getByRole('button', { name: 'Claim' }).click();
+    await column('in_progress').locator(`[data-task-id="${first.id}"]`).getByText(/held by member/).waitFor();
+    await card(first.id).getByRole('button', { name: 'Complete' }).click();
+    await column('completed').locator(`[data-task-id="${first.id}"]`).waitFor();
+    // The ledger's task.* facts refresh the board: the dependent task is claimable now.
+    await waitFor(async () => !(await card(second.id).getByRole('button', { name: 'Claim' }).isDisabled()), { timeoutMs: 20_000, what: 'the report task unblocked' });
+    await card(second.id).getByRole('button', { name: 'Cancel' }).click();
+    await column('cancelled').locator(`[data-task-id="${second.id}"]`).waitFor();
+
+    await page.getByRole('form', { name: 'new task' }).getByRole('textbox').fill('triage sc_10');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await column('pending').getByText('triage sc_10').waitFor();
+    const stored = (await admin('GET', `${base}/tasks`)).body.tasks.map((task: { subject: string; status: string }) => [task.subject, task.status]);
+    expect(stored).toEqual([
+      ['collect the failures', 'completed'],
+      ['write the report', 'cancelled'],
+      ['triage sc_10', 'pending'],
+    ]);
+    await screenshot(page, 'team-tasks');
+  });
+});
+
+async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
+  expect((await locator.textContent())?.trim()).toBe(text);
+}
