@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { apiClient, startTestMcpServer, startTestPlatform, waitFor, type TestMcpHttpServer, type TestPlatform } from '@switchyard/testing';
-import { launchBrowser, screenshot } from './browser';
+import { launchBrowser, screenshot, signedInPage } from './browser';
 
 jest.setTimeout(300_000);
 
@@ -38,11 +38,7 @@ describe('issue 16: approvals and stop in the web UI (headless Chromium, real pr
       tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
     });
     expect(created.status).toBe(201);
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    await page.goto(`${platform.gatewayUrl}/`);
-    await page.getByLabel('API token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+    page = await signedInPage(browser, platform.gatewayUrl, token);
   });
   afterAll(async () => {
     await browser?.close();

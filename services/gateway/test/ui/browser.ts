@@ -37,3 +37,13 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
+
+/** A new page at 1,280 px (or `viewport`) signed in to the gateway at `baseUrl` with `token`, on the fleet page. */
+export async function signedInPage(browser: Browser, baseUrl: string, token: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const page = await (await browser.newContext({ viewport })).newPage();
+  await page.goto(`${baseUrl}/`);
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+  return page;
+}

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
-import { launchBrowser, screenshot } from './browser';
+import { launchBrowser, screenshot, signedInPage } from './browser';
 
 jest.setTimeout(300_000);
 
@@ -35,11 +35,7 @@ describe('issue 17: the Team page (headless Chromium, real processes)', () => {
     });
     expect(agent.status).toBe(201);
     expect((await admin('POST', `${base}/teammates`, { name: 'scout-1', agentId: agent.body.id, team: 'recon' })).status).toBe(201);
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${platform.gatewayUrl}/`);
-    await page.getByLabel('API token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+    page = await signedInPage(browser, platform.gatewayUrl, token, { width: 1280, height: 900 });
   });
   afterAll(async () => {
     await browser?.close();
