@@ -427,7 +427,8 @@ export {
   PostTeammateMessageResponseSchema,
   SpawnTeammateRequestSchema,
   TeammateNameSchema,
+  TeammateWatchSchema,
   TeammateSchema,
   TeammateStatusSchema,
 } from './teammates';
-export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus } from './teammates';
+export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus, TeammateWatch } from './teammates';
