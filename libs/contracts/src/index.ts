@@ -428,6 +428,7 @@ export {
   SpawnTeammateRequestSchema,
   TeammateNameSchema,
   TeammateWatchSchema,
+  TEAMMATE_FACT_KINDS,
   TeammateSchema,
   TeammateStatusSchema,
 } from './teammates';

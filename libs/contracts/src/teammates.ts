@@ -3,6 +3,9 @@ import { AgentNameSchema } from './agents';
 import { MAX_MAILBOX_MESSAGE_CHARS } from './agent-loop';
 import { TriggerSchema } from './trigger-filter';
 
+/** The roster's facts (subject the teammate): the matcher's event bridge follows them. */
+export const TEAMMATE_FACT_KINDS = { spawned: 'teammate.spawned', stopped: 'teammate.stopped' } as const;
+
 /** Most watch entries of one teammate. */
 export const MAX_TEAMMATE_WATCH = 20;
 /** Most teammates of one workspace that are not stopped. */
