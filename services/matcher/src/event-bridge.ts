@@ -80,7 +80,8 @@ export class EventBridge {
   }
 
   /** Decides and delivers, in fact order; returns how many matches the guards skipped. */
-  async deliver(candidates: readonly BridgeCandidate[]): Promise<{ skipped: number }> {
+  async deliver(matched: readonly BridgeCandidate[]): Promise<{ skipped: number }> {
+    const candidates = matched.filter(({ fact }) => !isEventDelivery(fact));
     if (candidates.length === 0) return { skipped: 0 };
     const { store, guards, activations, log } = this.options;
     const now = this.clock();
@@ -90,30 +91,21 @@ export class EventBridge {
     for (const candidate of candidates) {
       const { match, fact, workspaceId } = candidate;
       const mate = match.teammate;
-      if (isEventDelivery(fact)) continue;
       const recorded = history.delivered.get(pairKey(mate.teammateId, fact.id));
       if (recorded) {
         // A repeat: the delivery is recorded; a crash may have lost its turn's job.
         if (recorded.runId && recorded.runQueued) requeue.push({ schemaVersion: 1, runId: recorded.runId, workspaceId, agentId: mate.agentId });
         continue;
       }
-      const kindKey = pairKey(mate.teammateId, fact.kind);
-      const causedBy = fact.causedBy;
-      const decision = guards.decide({
-        now,
-        workspace: { agentsPaused: candidate.paused },
-        // The identity the self-cause guard compares is the teammate: a fact caused by one of its turns is its own.
-        agent: { agentId: mate.teammateId, enabled: !history.stopped.has(mate.teammateId), spec: { allowSelfCause: false, flow: { ...TEAMMATE_FLOW, cooldownMs: match.cooldownMs } } },
-        fact: { causedBy: causedBy && { agentId: history.turnOf.get(causedBy.runId) ?? causedBy.agentId, depth: causedBy.depth } },
-        history: { alreadyActivated: false, lastActivationOfKindAt: history.lastOfKind.get(kindKey), recentActivationsAt: [], queuedRuns: 0 },
-      });
+      const decision = decideDelivery(guards, candidate, history, now);
       this.options.metrics?.decided(decision);
       if (decision.action !== 'activate') {
         skipped += 1;
         log.debug({ teammateId: mate.teammateId, eventId: fact.id, decision }, 'watched fact not delivered');
         continue;
       }
-      history.lastOfKind.set(kindKey, now);
+      // Later facts of this batch see this delivery, as they would had it been stored.
+      history.lastOfKind.set(pairKey(mate.teammateId, fact.kind), now);
       await this.deliverOne(candidate);
     }
     await activations.enqueue(requeue);
@@ -143,6 +135,25 @@ export class EventBridge {
     );
     log.info({ teammateId: mate.teammateId, eventId: fact.id, kind: fact.kind, woke }, 'watched fact delivered');
   }
+}
+
+/**
+ * The agents' guards on one (teammate, fact) match: the teammate is the
+ * identity the self-cause guard compares — a fact caused by one of its own
+ * turns is its own, one caused by another teammate's turn (even of the same
+ * agent) is not — and it is paced by its watch entry's cooldown only.
+ */
+export function decideDelivery(guards: ActivationGuards, candidate: BridgeCandidate, history: BridgeHistory, now: number): ActivationDecision {
+  const { match, fact } = candidate;
+  const mate = match.teammate;
+  const causedBy = fact.causedBy;
+  return guards.decide({
+    now,
+    workspace: { agentsPaused: candidate.paused },
+    agent: { agentId: mate.teammateId, enabled: !history.stopped.has(mate.teammateId), spec: { allowSelfCause: false, flow: { ...TEAMMATE_FLOW, cooldownMs: match.cooldownMs } } },
+    fact: { causedBy: causedBy && { agentId: history.turnOf.get(causedBy.runId) ?? causedBy.agentId, depth: causedBy.depth } },
+    history: { alreadyActivated: false, lastActivationOfKindAt: history.lastOfKind.get(pairKey(mate.teammateId, fact.kind)), recentActivationsAt: [], queuedRuns: 0 },
+  });
 }
 
 /**
