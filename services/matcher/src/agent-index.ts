@@ -67,6 +67,10 @@ interface AgentEntry {
  * wildcard — never a scan of every agent. Each trigger's glob and filter are
  * compiled once, when its agent is upserted.
  *
+ * It also holds the live teammates' watches (the event bridge, decision 0035)
+ * in buckets of their own: `upsertTeammate` on `teammate.spawned`,
+ * `removeTeammate` on `teammate.stopped`, `matchTeammates` per fact.
+ *
  * Reloads of one agent must be applied in the order they were read: `upsert`
  * ignores an older version, but enable/disable make no new version, so two
  * out-of-order reads of the same version cannot be told apart here.
