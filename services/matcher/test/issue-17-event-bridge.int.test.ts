@@ -149,6 +149,19 @@ describe('issue 17: the event bridge', () => {
     await waitFor(async () => (await pg.query(`SELECT payload FROM platform_events WHERE kind = 'message.sent' AND payload->>'messageId' = $1`, [messageId])).rowCount === 1, { timeoutMs: 20_000 });
   }, 120_000);
 
+  it("a watch entry's cooldown: a second fact of the kind within it is not delivered; a bad cooldown is a 400", async () => {
+    const bad = await admin('POST', `${ws}/teammates`, { name: 'bad', agentId: quietAgent, watch: [{ kind: 'ping.*', cooldownMs: -1 }] });
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    const cool = await spawn(admin, 'acme', { name: 'cool', agentId: quietAgent, watch: [{ kind: 'ping.*', cooldownMs: 600_000 }] });
+    const first = await emit(admin, 'acme', 'ping.sent', '20');
+    await delivered(cool.id, first);
+    const second = await emit(admin, 'acme', 'ping.sent', '21');
+    const sentinel = await emit(admin, 'acme', 'build.passed', '22', { branch: 'main' });
+    await delivered(ada.id, sentinel);
+    expect((await deliveriesOf(cool.id)).map((row) => row.event_id)).toEqual([first]);
+    expect((await deliveriesOf(cool.id)).map((row) => row.event_id)).not.toContain(second);
+  }, 60_000);
+
   it('a stopped teammate receives nothing', async () => {
     const dee = await spawn(admin, 'acme', { name: 'dee', agentId: quietAgent, watch: [{ kind: 'build.*' }] });
     expect((await admin('POST', `${ws}/teammates/dee/stop`)).status).toBe(200);
