@@ -427,7 +427,9 @@ export {
   PostTeammateMessageResponseSchema,
   SpawnTeammateRequestSchema,
   TeammateNameSchema,
+  TeammateWatchSchema,
+  TEAMMATE_FACT_KINDS,
   TeammateSchema,
   TeammateStatusSchema,
 } from './teammates';
-export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus } from './teammates';
+export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus, TeammateWatch } from './teammates';

@@ -3,6 +3,9 @@ import { AgentNameSchema } from './agents';
 import { MAX_MAILBOX_MESSAGE_CHARS } from './agent-loop';
 import { TriggerSchema } from './trigger-filter';
 
+/** The roster's facts (subject the teammate): the matcher's event bridge follows them. */
+export const TEAMMATE_FACT_KINDS = { spawned: 'teammate.spawned', stopped: 'teammate.stopped' } as const;
+
 /** Most watch entries of one teammate. */
 export const MAX_TEAMMATE_WATCH = 20;
 /** Most teammates of one workspace that are not stopped. */
@@ -10,6 +13,16 @@ export const MAX_ACTIVE_TEAMMATES = 200;
 
 /** A teammate's name: how others address it (unique per workspace, the agent-name alphabet). */
 export const TeammateNameSchema = AgentNameSchema;
+
+/**
+ * One watch entry: a kind glob with an optional filter (an agent trigger's
+ * shape), and an optional cooldown — after a fact of a kind is delivered, later
+ * facts of that kind are not delivered for `cooldownMs` (per teammate and kind).
+ */
+export const TeammateWatchSchema = TriggerSchema.extend({
+  cooldownMs: z.number().int().min(0).max(86_400_000).optional(),
+});
+export type TeammateWatch = z.infer<typeof TeammateWatchSchema>;
 
 /** A teammate's status: `idle` (no turn queued or running), `working`, or `stopped` (for good). */
 export const TeammateStatusSchema = z.enum(['idle', 'working', 'stopped']);
@@ -19,8 +32,8 @@ export type TeammateStatus = z.infer<typeof TeammateStatusSchema>;
 export const SpawnTeammateRequestSchema = z.strictObject({
   name: TeammateNameSchema,
   agentId: z.uuid(),
-  /** Kinds of facts delivered to its mailbox (globs, with an optional filter), as an agent's triggers. */
-  watch: z.array(TriggerSchema).max(MAX_TEAMMATE_WATCH).default([]),
+  /** Facts the matcher delivers to its mailbox as event messages (each wakes it when idle): kind globs, optional filter and cooldown. */
+  watch: z.array(TeammateWatchSchema).max(MAX_TEAMMATE_WATCH).default([]),
   team: z.string().min(1).max(64).optional(),
 });
 export type SpawnTeammateRequest = z.infer<typeof SpawnTeammateRequestSchema>;
@@ -33,7 +46,7 @@ export const TeammateSchema = z.strictObject({
   /** The long-lived session: its mailbox, and the lane `session:<id>` its turns run in one at a time. */
   sessionId: z.uuid(),
   status: TeammateStatusSchema,
-  watch: z.array(TriggerSchema),
+  watch: z.array(TeammateWatchSchema),
   team: z.string().nullable(),
   /** The latest turn (a run), if any. */
   lastTurn: z.strictObject({ runId: z.uuid(), status: z.string(), queuedAt: z.iso.datetime() }).nullable(),

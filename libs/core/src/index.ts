@@ -1,4 +1,4 @@
-export { newId } from './ids';
+export { derivedId, newId } from './ids';
 export { compileKindGlob, kindGlobLiteralPrefix, kindGlobToSqlRegex, matchesKindGlob } from './kind-glob';
 export type { KindMatcher } from './kind-glob';
 export { AGENT_TOKEN_PREFIX, hashToken, isAgentToken, newAgentTokenSecret, newTokenSecret, TOKEN_PREFIX, tokenPrefix } from './tokens';
@@ -22,3 +22,13 @@ export { MattermostRest, retryAfterOf } from './mattermost-rest';
 export type { MattermostAction, MattermostAnswer, MattermostAttachment, MattermostPostInput, MattermostRestOptions, MattermostTarget } from './mattermost-rest';
 export { approvalOf, approvalOutcomeMessage, approvalRequestMessage, defaultMessage, neutralize, renderTemplate, subjectKey } from './mattermost-messages';
 export type { ButtonSigner, RenderedMessage } from './mattermost-messages';
+export { deliverToTeammate } from './teammate-delivery';
+export type {
+  DeliveryActivationPort,
+  DeliveryCommit,
+  DeliveryCommitPort,
+  DeliveryRecipient,
+  ResidentMailboxPort,
+  TeammateDeliveryInput,
+  TeammateDeliveryPorts,
+} from './teammate-delivery';

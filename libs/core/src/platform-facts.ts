@@ -95,7 +95,13 @@ export function teammateFact(
   return changeFact(author, kind, { type: 'teammate', id: teammate.id }, { name: teammate.name, agentId: teammate.agentId, sessionId: teammate.sessionId, team: teammate.team });
 }
 
-/** `message.sent`: subject the recipient session; ids and sizes, never the content (decision 0035). */
-export function messageSentFact(author: ChangeAuthor, payload: MessageSentPayload): AcceptedFact {
-  return changeFact(author, 'message.sent', { type: 'session', id: payload.sessionId }, { ...payload });
+/**
+ * `message.sent`: subject the recipient session; ids and sizes, never the
+ * content (decision 0035). Caused like the turn the delivery wakes (the
+ * sender's run, or the delivered fact's cause), so the guards see a teammate
+ * that watches `message.sent` woken by its own messages as self-caused.
+ */
+export function messageSentFact(author: ChangeAuthor, payload: MessageSentPayload, causedBy?: CausedBy | null): AcceptedFact {
+  const fact = changeFact(author, 'message.sent', { type: 'session', id: payload.sessionId }, { ...payload });
+  return causedBy ? { ...fact, causedBy } : fact;
 }

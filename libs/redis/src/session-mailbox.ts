@@ -77,7 +77,26 @@ if redis.call('DEL', KEYS[2]) == 1 then return 2 end
 return 1
 `;
 
+/**
+ * POST_RESIDENT_SCRIPT once per envelope id: a repeat of the same envelope
+ * writes nothing and answers what the first post did (kept `ARGV[4]` seconds),
+ * so a poster that crashed between the post and its wake can post again and
+ * still learn it woke the session.
+ * KEYS: [stream, closed marker, posted marker]; ARGV: maxLen, field, json, ttlSeconds.
+ */
+const POST_RESIDENT_ONCE_SCRIPT = `
+local seen = redis.call('GET', KEYS[3])
+if seen then return tonumber(seen) end
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', ARGV[2], ARGV[3])
+redis.call('PERSIST', KEYS[1])
+local result = 1
+if redis.call('DEL', KEYS[2]) == 1 then result = 2 end
+redis.call('SET', KEYS[3], result, 'EX', ARGV[4])
+return result
+`;
+
 interface MailboxCommands {
+  switchyardMailboxPostResidentOnce(...keysAndArgs: string[]): Promise<number>;
   switchyardMailboxPost(...keysAndArgs: string[]): Promise<number>;
   switchyardMailboxPostResident(...keysAndArgs: string[]): Promise<number>;
   switchyardMailboxClose(...keysAndArgs: string[]): Promise<[number, Array<[string, string[]]>]>;
@@ -106,6 +125,7 @@ export class SessionMailbox {
     redis.defineCommand('switchyardMailboxPost', { lua: POST_SCRIPT, numberOfKeys: 2 });
     redis.defineCommand('switchyardMailboxClose', { lua: CLOSE_SCRIPT, numberOfKeys: 3 });
     redis.defineCommand('switchyardMailboxPostResident', { lua: POST_RESIDENT_SCRIPT, numberOfKeys: 2 });
+    redis.defineCommand('switchyardMailboxPostResidentOnce', { lua: POST_RESIDENT_ONCE_SCRIPT, numberOfKeys: 3 });
   }
 
   /** Appends the envelope to its session's mailbox unless the mailbox is closed; rejects when Redis does not answer. */
@@ -147,6 +167,19 @@ export class SessionMailbox {
   async postResident(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'> {
     const [stream, closed] = this.keys(envelope.sessionId);
     const result = await this.commands().switchyardMailboxPostResident(stream, closed, String(this.maxLen), MAILBOX_FIELD, JSON.stringify(envelope));
+    return result === 2 ? 'woke' : 'delivered';
+  }
+
+  /**
+   * `postResident` at most once per envelope id (for a day, `closedTtlSeconds`):
+   * posting the same envelope again writes nothing and answers what the first
+   * post answered. For a poster that may repeat itself (an at-least-once consumer).
+   */
+  async postResidentOnce(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'> {
+    const [stream, closed] = this.keys(envelope.sessionId);
+    const posted = toKey(this.prefix, 'mailbox-posted', envelope.sessionId, envelope.id);
+    const json = JSON.stringify(envelope);
+    const result = await this.commands().switchyardMailboxPostResidentOnce(stream, closed, posted, String(this.maxLen), MAILBOX_FIELD, json, String(this.closedTtlSeconds));
     return result === 2 ? 'woke' : 'delivered';
   }
 

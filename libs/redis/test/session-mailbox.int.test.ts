@@ -89,4 +89,18 @@ describe('SessionMailbox (real Redis)', () => {
     expect(await t.redis.ttl(closed)).toBeGreaterThan(0);
     expect(await box.post(envelope('to a retired session'))).toBe('closed');
   });
+
+  it('postResidentOnce: a repeat of one envelope writes nothing and answers what the first post did', async () => {
+    const stream = toKey(t.prefix, ...mailboxStream(sessionId));
+    await box.makeResident(sessionId);
+    const event = envelope('a watched fact');
+    expect(await box.postResidentOnce(event)).toBe('woke');
+    // The poster crashed before its wake and posts again: it still learns that it woke the session.
+    expect(await box.postResidentOnce(event)).toBe('woke');
+    expect(await t.redis.xlen(stream)).toBe(1);
+    const other = envelope('another fact');
+    expect(await box.postResidentOnce(other)).toBe('delivered');
+    expect(await box.postResidentOnce(other)).toBe('delivered');
+    expect(await t.redis.xlen(stream)).toBe(2);
+  });
 });

@@ -21,7 +21,7 @@ import type {
   WorkspaceSettings,
   WouldHave,
 } from '@switchyard/contracts';
-import type { SealedSecret } from '@switchyard/core';
+import type { DeliveryCommitPort, SealedSecret } from '@switchyard/core';
 
 /** Who is calling: resolved from a bearer token or a stream ticket. */
 export interface Principal {
@@ -367,8 +367,8 @@ export interface Mailbox {
   countSent(runId: string): Promise<number>;
 }
 
-/** The teammates roster (`teammates`), every call scoped by workspace (decision 0035). */
-export interface TeammateStore {
+/** The teammates roster (`teammates`), every call scoped by workspace, and where deliveries to it commit (decision 0035). */
+export interface TeammateStore extends DeliveryCommitPort {
   list(workspaceId: string): Promise<Teammate[]>;
   get(workspaceId: string, name: string): Promise<Teammate | null>;
   bySession(workspaceId: string, sessionId: string): Promise<Teammate | null>;
@@ -379,14 +379,6 @@ export interface TeammateStore {
   ): Promise<'created' | 'name_taken'>;
   /** Marks it stopped, cancels its queued turn and flags its running one, with its facts. */
   stop(workspaceId: string, name: string, facts: (teammate: { id: string; sessionId: string }) => IngestItem[]): Promise<'stopped' | 'already' | 'not_found'>;
-  /**
-   * Queues the teammate's next turn (id `runId`) unless one is queued already, under its lane's
-   * lock (SQL `teammate_wake`), with `facts` in the same transaction; a wake by an agent's run is caused by it.
-   * The run's id, or null when none was queued.
-   */
-  wake(workspaceId: string, sessionId: string, runId: string, causedBy: CausedBy | null, facts: IngestItem[]): Promise<string | null>;
-  /** Records facts on their own (a delivery that woke nobody). */
-  record(facts: IngestItem[]): Promise<void>;
 }
 
 /** A try run to record (decision 0027): the run (`agentVersion` 0 for a draft) and what it runs. */

@@ -1,5 +1,6 @@
-import type { AgentSpec, Fact } from '@switchyard/contracts';
-import { compileFilter, compileKindGlob, type FactPredicate, type KindMatcher } from '@switchyard/core';
+import type { AgentSpec, Fact, TeammateWatch } from '@switchyard/contracts';
+import { compileFilter, compileKindGlob } from '@switchyard/core';
+import { bucketsOf, KindBuckets, unindexOwner, type Subscription } from './kind-buckets';
 
 /**
  * An agent as the matcher knows it: its latest version's spec plus the head's
@@ -26,82 +27,35 @@ export interface TriggerMatch {
 /** What `upsert` did: indexed the record, took a disabled agent out, or ignored an older version. */
 export type UpsertOutcome = 'indexed' | 'disabled' | 'stale';
 
-interface CompiledTrigger extends TriggerMatch {
-  readonly kind: KindMatcher;
-  /** Undefined when the trigger has no filter: every fact of a matching kind passes. */
-  readonly filter: FactPredicate | undefined;
+/**
+ * A teammate as the matcher knows it (decision 0035): a live roster row and
+ * its watch. A stopped teammate is removed, not kept disabled.
+ */
+export interface TeammateRecord {
+  readonly teammateId: string;
+  /** The workspace the teammate belongs to; lookups are scoped by it. */
+  readonly workspaceId: string;
+  readonly name: string;
+  readonly agentId: string;
+  readonly sessionId: string;
+  readonly watch: readonly TeammateWatch[];
 }
+
+/** One watch entry of an indexed teammate, named by its position in `watch`. */
+export interface WatchMatch {
+  readonly teammate: TeammateRecord;
+  readonly watchIndex: number;
+  /** The entry's cooldown (0: none). */
+  readonly cooldownMs: number;
+}
+
+interface CompiledTrigger extends TriggerMatch, Subscription {}
+interface CompiledWatch extends WatchMatch, Subscription {}
 
 /** The indexed agent and the triggers it placed in its workspace's buckets (empty when disabled). */
 interface AgentEntry {
   readonly record: AgentRecord;
   readonly triggers: readonly CompiledTrigger[];
-}
-
-/**
- * The triggers of one workspace, spread over buckets so that a lookup reads
- * only the triggers that could match the kind. Every trigger sits in exactly
- * one bucket, so a lookup never sees one trigger twice.
- */
-class WorkspaceTriggers {
-  /** Globs without wildcards, by the kind they equal: match without testing. */
-  readonly exact = new Map<string, Set<CompiledTrigger>>();
-  /** Globs starting with a literal segment, by it: a matching kind starts with that segment. */
-  readonly byFirst = new Map<string, Set<CompiledTrigger>>();
-  /** Globs starting with a wildcard and ending with a literal segment (`*.failed`), by that last segment. */
-  readonly byLast = new Map<string, Set<CompiledTrigger>>();
-  /** Globs starting and ending with a wildcard (`*`, `**`, `*.x.**`): tested for every kind, expected to be few. */
-  readonly wildcard = new Set<CompiledTrigger>();
-  /** Indexed (enabled) agents, so an emptied workspace can be dropped. */
-  agents = 0;
-
-  add(trigger: CompiledTrigger): void {
-    const [map, key] = this.placement(trigger.kind.glob);
-    if (map === undefined) {
-      this.wildcard.add(trigger);
-      return;
-    }
-    const bucket = map.get(key);
-    if (bucket === undefined) map.set(key, new Set([trigger]));
-    else bucket.add(trigger);
-  }
-
-  delete(trigger: CompiledTrigger): void {
-    const [map, key] = this.placement(trigger.kind.glob);
-    if (map === undefined) {
-      this.wildcard.delete(trigger);
-      return;
-    }
-    const bucket = map.get(key);
-    bucket?.delete(trigger);
-    // Drop empty buckets: kinds churn, and a map of empty sets would grow without bound.
-    if (bucket?.size === 0) map.delete(key);
-  }
-
-  /** Appends the triggers whose kind glob matches `kind`, reading only the buckets it could be in. */
-  collect(kind: string, out: CompiledTrigger[]): void {
-    // Exact globs equal the kind by construction; a loop, not a spread, since a popular kind may hold thousands.
-    for (const trigger of this.exact.get(kind) ?? []) out.push(trigger);
-    const dot = kind.indexOf('.');
-    const first = dot < 0 ? kind : kind.slice(0, dot);
-    const last = kind.slice(kind.lastIndexOf('.') + 1);
-    for (const bucket of [this.byFirst.get(first), this.byLast.get(last), this.wildcard]) {
-      if (bucket === undefined) continue;
-      for (const trigger of bucket) if (trigger.kind.test(kind)) out.push(trigger);
-    }
-  }
-
-  /** Which map (and key) a glob belongs to; no map means the wildcard list. */
-  private placement(glob: string): [Map<string, Set<CompiledTrigger>> | undefined, string] {
-    const segments = glob.split('.');
-    const isWild = (segment: string | undefined): boolean => segment === '*' || segment === '**';
-    if (!segments.some(isWild)) return [this.exact, glob];
-    const first = segments[0] as string;
-    if (!isWild(first)) return [this.byFirst, first];
-    const last = segments[segments.length - 1] as string;
-    if (!isWild(last)) return [this.byLast, last];
-    return [undefined, ''];
-  }
 }
 
 /**
@@ -113,13 +67,19 @@ class WorkspaceTriggers {
  * wildcard — never a scan of every agent. Each trigger's glob and filter are
  * compiled once, when its agent is upserted.
  *
+ * It also holds the live teammates' watches (the event bridge, decision 0035)
+ * in buckets of their own: `upsertTeammate` on `teammate.spawned`,
+ * `removeTeammate` on `teammate.stopped`, `matchTeammates` per fact.
+ *
  * Reloads of one agent must be applied in the order they were read: `upsert`
  * ignores an older version, but enable/disable make no new version, so two
  * out-of-order reads of the same version cannot be told apart here.
  */
 export class AgentIndex {
-  private readonly workspaces = new Map<string, WorkspaceTriggers>();
+  private readonly workspaces = new Map<string, KindBuckets<CompiledTrigger>>();
   private readonly agents = new Map<string, AgentEntry>();
+  private readonly watchWorkspaces = new Map<string, KindBuckets<CompiledWatch>>();
+  private readonly teammates = new Map<string, readonly CompiledWatch[]>();
 
   /** @param records agents to index at once, e.g. every live agent read at start. */
   constructor(records: Iterable<AgentRecord> = []) {
@@ -129,7 +89,7 @@ export class AgentIndex {
   /** Number of indexed (enabled) agents across all workspaces. */
   get size(): number {
     let total = 0;
-    for (const workspace of this.workspaces.values()) total += workspace.agents;
+    for (const workspace of this.workspaces.values()) total += workspace.owners;
     return total;
   }
 
@@ -157,13 +117,9 @@ export class AgentIndex {
     const entry: AgentEntry = { record, triggers };
     this.agents.set(record.agentId, entry);
     if (!record.enabled) return 'disabled';
-    let workspace = this.workspaces.get(record.workspaceId);
-    if (workspace === undefined) {
-      workspace = new WorkspaceTriggers();
-      this.workspaces.set(record.workspaceId, workspace);
-    }
+    const workspace = bucketsOf(this.workspaces, record.workspaceId);
     for (const trigger of triggers) workspace.add(trigger);
-    workspace.agents += 1;
+    workspace.owners += 1;
     return 'indexed';
   }
 
@@ -182,7 +138,7 @@ export class AgentIndex {
    * agent appears once per matching trigger.
    */
   candidates(workspaceId: string, kind: string): TriggerMatch[] {
-    return this.lookup(workspaceId, kind).map(({ agent, triggerIndex }) => ({ agent, triggerIndex }));
+    return (this.workspaces.get(workspaceId)?.lookup(kind) ?? []).map(({ agent, triggerIndex }) => ({ agent, triggerIndex }));
   }
 
   /**
@@ -193,37 +149,49 @@ export class AgentIndex {
    * @param workspaceId the fact's workspace (the index is keyed by id; facts carry the slug).
    */
   match(workspaceId: string, fact: Fact): TriggerMatch[] {
-    const matched: TriggerMatch[] = [];
-    let lastAgentId: string | undefined;
-    // lookup() sorts by agent, so an agent's triggers are adjacent and the first hit is its lowest index.
-    for (const trigger of this.lookup(workspaceId, fact.kind)) {
-      if (trigger.agent.agentId === lastAgentId) continue;
-      if (trigger.filter === undefined || trigger.filter(fact)) {
-        matched.push({ agent: trigger.agent, triggerIndex: trigger.triggerIndex });
-        lastAgentId = trigger.agent.agentId;
-      }
-    }
-    return matched;
+    return (this.workspaces.get(workspaceId)?.match(fact) ?? []).map(({ agent, triggerIndex }) => ({ agent, triggerIndex }));
   }
 
-  private lookup(workspaceId: string, kind: string): CompiledTrigger[] {
-    const workspace = this.workspaces.get(workspaceId);
-    if (workspace === undefined) return [];
-    const found: CompiledTrigger[] = [];
-    workspace.collect(kind, found);
-    // Sorting the few hits makes results independent of upsert order, and groups each agent's triggers.
-    return found.sort((a, b) =>
-      a.agent.agentId === b.agent.agentId ? a.triggerIndex - b.triggerIndex : a.agent.agentId < b.agent.agentId ? -1 : 1,
-    );
+  /** Number of indexed teammates (live, watching something) across all workspaces. */
+  get teammateCount(): number {
+    return this.teammates.size;
+  }
+
+  /**
+   * Indexes a live teammate's watch (the event bridge), replacing what was
+   * indexed for it. @throws AppError VALIDATION_FAILED when a filter does not
+   * compile; the index is then left as it was.
+   */
+  upsertTeammate(record: TeammateRecord): void {
+    const watches = compileWatch(record);
+    this.removeTeammate(record.teammateId);
+    // A teammate that watches nothing is reached by messages only.
+    if (watches.length === 0) return;
+    this.teammates.set(record.teammateId, watches);
+    const workspace = bucketsOf(this.watchWorkspaces, record.workspaceId);
+    for (const watch of watches) workspace.add(watch);
+    workspace.owners += 1;
+  }
+
+  /** Forgets a teammate (it was stopped); returns whether it was known. */
+  removeTeammate(teammateId: string): boolean {
+    const watches = this.teammates.get(teammateId);
+    if (watches === undefined) return false;
+    this.teammates.delete(teammateId);
+    unindexOwner(this.watchWorkspaces, watches[0]!.teammate.workspaceId, watches);
+    return true;
+  }
+
+  /**
+   * The workspace's live teammates whose watch `fact` matches (kind glob and
+   * filter), each once with its lowest matching entry, ordered by teammate id.
+   */
+  matchTeammates(workspaceId: string, fact: Fact): WatchMatch[] {
+    return (this.watchWorkspaces.get(workspaceId)?.match(fact) ?? []).map(({ teammate, watchIndex, cooldownMs }) => ({ teammate, watchIndex, cooldownMs }));
   }
 
   private unindex(entry: AgentEntry): void {
-    if (!entry.record.enabled) return;
-    const workspace = this.workspaces.get(entry.record.workspaceId);
-    if (workspace === undefined) return;
-    for (const trigger of entry.triggers) workspace.delete(trigger);
-    workspace.agents -= 1;
-    if (workspace.agents === 0) this.workspaces.delete(entry.record.workspaceId);
+    if (entry.record.enabled) unindexOwner(this.workspaces, entry.record.workspaceId, entry.triggers);
   }
 }
 
@@ -231,7 +199,21 @@ function compileTriggers(record: AgentRecord): CompiledTrigger[] {
   return record.spec.triggers.map((trigger, triggerIndex) => ({
     agent: record,
     triggerIndex,
+    ownerId: record.agentId,
+    position: triggerIndex,
     kind: compileKindGlob(trigger.kind),
     filter: trigger.filter === undefined ? undefined : compileFilter(trigger.filter),
+  }));
+}
+
+function compileWatch(record: TeammateRecord): CompiledWatch[] {
+  return record.watch.map((entry, watchIndex) => ({
+    teammate: record,
+    watchIndex,
+    cooldownMs: entry.cooldownMs ?? 0,
+    ownerId: record.teammateId,
+    position: watchIndex,
+    kind: compileKindGlob(entry.kind),
+    filter: entry.filter === undefined ? undefined : compileFilter(entry.filter),
   }));
 }

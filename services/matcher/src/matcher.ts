@@ -1,8 +1,9 @@
-import { WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
+import { TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
 import type { AgentIndex, TriggerMatch } from './agent-index';
+import type { BridgeCandidate, EventBridge } from './event-bridge';
 import { pairKey, type ActivationSink, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
 
 /** Counters the matcher reports; main wiring binds them to Prometheus. */
@@ -16,6 +17,8 @@ export interface MatcherOptions {
   index: AgentIndex;
   guards: ActivationGuards;
   activations: ActivationSink;
+  /** Delivers the facts teammates watch to their mailboxes; without it, watches are not followed. */
+  bridge?: EventBridge;
   log: Logger;
   /** The consumer name cursors are saved under. @defaultValue 'matcher' */
   consumer?: string;
@@ -68,6 +71,7 @@ export class Matcher {
     // again in fact order (changesUpTo), which is harmless.
     for (const [workspaceId, seq] of await store.lastSeqs()) this.changesApplied.set(workspaceId, seq);
     for (const agent of await store.loadAgents()) index.upsert(agent);
+    for (const teammate of await store.loadTeammates()) index.upsertTeammate(teammate);
     this.paused = await store.pausedWorkspaces();
     const saved = await store.loadCursors(this.consumer);
     for (const [workspaceId, seq] of saved.cursors) this.cursors.set(workspaceId, seq);
@@ -95,6 +99,7 @@ export class Matcher {
   async handle(batch: readonly MatcherFact[]): Promise<void> {
     const advanced = new Map<string, number>();
     const candidates: Candidate[] = [];
+    const watched: BridgeCandidate[] = [];
     // Every fact given is matched, even one below the cursor: with several replicas, the
     // saved cursor is the furthest any of them got, and the entries a dead replica held (or
     // this one held before it restarted) are older and unprocessed. A repeat of a processed
@@ -105,6 +110,7 @@ export class Matcher {
       reloaded = (await this.applyChanges(workspaceId, changes, fact.seq)) || reloaded;
       const paused = this.paused.has(workspaceId);
       for (const match of this.options.index.match(workspaceId, fact)) candidates.push({ match, fact, workspaceId, paused });
+      if (this.options.bridge) for (const match of this.options.index.matchTeammates(workspaceId, fact)) watched.push({ match, fact, workspaceId, paused });
       const furthest = Math.max(fact.seq, this.cursor(workspaceId));
       this.cursors.set(workspaceId, furthest);
       advanced.set(workspaceId, furthest);
@@ -116,10 +122,12 @@ export class Matcher {
       .map(({ slot, candidate }) => ({ schemaVersion: 1, runId: slot.runId, workspaceId: candidate.workspaceId, agentId: candidate.match.agent.agentId }));
     // Idempotent on a repeat (job id = run id).
     await this.options.activations.enqueue(jobs);
+    // The teammates' deliveries, recorded like runs: a repeat finds them (decision 0035).
+    const bridged = this.options.bridge ? await this.options.bridge.deliver(watched) : { skipped: 0 };
     if (advanced.size === 0) return;
     // Every match either has its run recorded (a repeat finds it: nothing is decided again) or
     // was skipped (its skip recorded; a repeat decides it anew and overwrites that).
-    const skipped = candidates.length - slots.length;
+    const skipped = candidates.length - slots.length + bridged.skipped;
     if (skipped > 0 || reloaded) {
       // A batch that skipped a match (cooldown, throttle… would decide anew on a later clock),
       // or changed what later facts match, is saved now.
@@ -256,6 +264,7 @@ export class Matcher {
       const change = pending.shift()!;
       if (change.seq <= (this.changesApplied.get(workspaceId) ?? 0)) continue;
       if (change.kind === WORKSPACE_FACT_KINDS.settingsChanged) this.applySettings(workspaceId, change);
+      else if (change.subject.type === 'teammate') await this.reloadTeammate(change);
       else await this.reloadAgent(change);
       this.changesApplied.set(workspaceId, change.seq);
       applied = true;
@@ -268,6 +277,20 @@ export class Matcher {
   private applySettings(workspaceId: string, fact: Fact): void {
     if ((fact.payload as { agentsPaused?: unknown }).agentsPaused === true) this.paused.add(workspaceId);
     else this.paused.delete(workspaceId);
+  }
+
+  /**
+   * Applies a `teammate.*` fact: a spawned teammate's watch is indexed (a watch
+   * never changes; the row is read whether or not it was stopped since — its
+   * own `teammate.stopped` comes later in the fact order), a stopped one removed.
+   */
+  private async reloadTeammate(fact: Fact): Promise<void> {
+    if (fact.kind === TEAMMATE_FACT_KINDS.stopped) {
+      this.options.index.removeTeammate(fact.subject.id);
+      return;
+    }
+    const teammate = await this.options.store.loadTeammate(fact.subject.id);
+    if (teammate) this.options.index.upsertTeammate(teammate);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { ActivationJob, ActivationSkipReason, CausedBy, Fact, RunOrigin, RunStatus } from '@switchyard/contracts';
-import type { AgentRecord } from './agent-index';
+import type { AgentRecord, TeammateRecord } from './agent-index';
 
 /** A run the matcher records: `queued` (activated) or `dropped` (queue full). */
 export interface NewTriggerRun {
@@ -63,9 +63,13 @@ export interface MatcherStore {
   loadAgent(agentId: string): Promise<AgentRecord | null>;
   /** One version of an agent (versions are immutable), with the given enabled flag; null when absent. */
   loadAgentVersion(agentId: string, version: number, enabled: boolean): Promise<AgentRecord | null>;
+  /** Every live (not stopped) teammate, with its watch. */
+  loadTeammates(): Promise<TeammateRecord[]>;
+  /** One teammate, stopped or not (its watch as spawned); null when unknown. */
+  loadTeammate(teammateId: string): Promise<TeammateRecord | null>;
   /**
-   * The agent and settings change facts (`agent.created|updated|enabled|disabled|deleted`,
-   * `workspace.settings_changed`) of each workspace with afterSeq < seq ≤ uptoSeq, by
+   * The agent, teammate and settings change facts (`agent.created|updated|enabled|disabled|deleted`,
+   * `teammate.spawned|stopped`, `workspace.settings_changed`) of each workspace with afterSeq < seq ≤ uptoSeq, by
    * workspace in seq order.
    */
   changesBetween(ranges: ReadonlyArray<{ workspaceId: string; afterSeq: number; uptoSeq: number }>): Promise<Array<{ workspaceId: string; fact: Fact }>>;

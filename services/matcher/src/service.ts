@@ -13,13 +13,15 @@ import {
 } from '@switchyard/redis';
 import { registerDeadLetterGauge, startService, storeChecks, type RunningService } from '@switchyard/runtime';
 import { Counter } from 'prom-client';
-import { ActivationGuards } from './activation-guards';
+import { ActivationGuards, type ActivationDecision } from './activation-guards';
 import { AgentIndex } from './agent-index';
 import type { MatcherConfig } from './config';
 import { Matcher } from './matcher';
 import { SqlMatcherStore } from './adapters/sql-matcher-store';
 import { Reconciler } from './reconciler';
 import { DelegationReturns } from './delegation-returns';
+import { EventBridge } from './event-bridge';
+import { SqlBridgeStore } from './adapters/sql-bridge-store';
 
 /** A running matcher: its health port and how to stop it. */
 export type RunningMatcher = RunningService & { consumer: string };
@@ -52,14 +54,17 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
     const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
     const deadLetters = new SqlDeadLetterStore(prisma);
     registerDeadLetterGauge(service.registry, deadLetters, [{ stream: factsKey, group: GROUPS.matcher }]);
-    const matcher = new Matcher({
-      store,
-      index: new AgentIndex(),
-      guards: new ActivationGuards({ maxCausationDepth: config.MAX_CAUSATION_DEPTH }),
-      activations,
-      log,
-      metrics: { decided: (d) => decisions.inc({ action: d.action, reason: 'reason' in d ? d.reason : '' }) },
+    const deliveries = new Counter({
+      name: 'switchyard_matcher_bridge_decisions_total',
+      help: "Watched facts by outcome for teammates (the event bridge): activate (delivered) or skip, with the reason",
+      labelNames: ['action', 'reason'],
+      registers: [service.registry],
     });
+    const counted = (counter: Counter) => ({ decided: (d: ActivationDecision) => counter.inc({ action: d.action, reason: 'reason' in d ? d.reason : '' }) });
+    const guards = new ActivationGuards({ maxCausationDepth: config.MAX_CAUSATION_DEPTH });
+    const mailbox = new SessionMailbox(redis, config.REDIS_PREFIX);
+    const bridge = new EventBridge({ store: new SqlBridgeStore(prisma), mailbox, guards, activations, log, metrics: counted(deliveries) });
+    const matcher = new Matcher({ store, index: new AgentIndex(), guards, activations, bridge, log, metrics: counted(decisions) });
     service.onClose(() => matcher.saveUnsaved());
     const reconciler = new Reconciler(matcher, store, activations, log);
     const consumer = new StreamConsumer({
@@ -79,7 +84,7 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
       maxDeliveries: config.MAX_DELIVERIES,
       startId: '$',
     });
-    const returns = new DelegationReturns({ sql: prisma, mailbox: new SessionMailbox(redis, config.REDIS_PREFIX), log });
+    const returns = new DelegationReturns({ sql: prisma, mailbox, log });
     const returnsConsumer = new StreamConsumer({
       redis,
       stream: factsKey,

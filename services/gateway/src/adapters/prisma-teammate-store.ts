@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { TriggerSchema, type Teammate } from '@switchyard/contracts';
-import { recordFacts, type PrismaClient } from '@switchyard/db';
-import type { CausedBy, IngestItem } from '@switchyard/contracts';
+import { TeammateWatchSchema, type IngestItem, type Teammate } from '@switchyard/contracts';
+import type { DeliveryCommit } from '@switchyard/core';
+import { recordFacts, wakeTeammate, type PrismaClient } from '@switchyard/db';
 import type { TeammateStore } from '../ports';
 
 interface TeammateRow {
@@ -21,7 +21,7 @@ interface TeammateRow {
   spend: number;
 }
 
-const WatchSchema = z.array(TriggerSchema);
+const WatchSchema = z.array(TeammateWatchSchema);
 
 /** The roster with what its turns (runs in lane `session:<id>`) say: status, last turn, spend. */
 const SELECT_SQL = `
@@ -117,22 +117,12 @@ export class PrismaTeammateStore implements TeammateStore {
     });
   }
 
-  async wake(workspaceId: string, sessionId: string, runId: string, causedBy: CausedBy | null, facts: IngestItem[]): Promise<string | null> {
+  /** The shared delivery's commit (libs/core deliverToTeammate): the wake when it woke, and its facts, in one transaction. */
+  async commitDelivery(commit: DeliveryCommit): Promise<string | null> {
     return this.prisma.$transaction(async (tx) => {
-      const [row] = await tx.$queryRawUnsafe<Array<{ run: string | null }>>(
-        `SELECT teammate_wake($1::uuid, $2::uuid, $3::uuid, $4::jsonb, $5::int)::text AS run`,
-        workspaceId,
-        sessionId,
-        runId,
-        causedBy === null ? null : JSON.stringify(causedBy),
-        causedBy?.depth ?? 0,
-      );
-      await recordFacts(tx, facts);
-      return row?.run ?? null;
+      const runId = commit.wake ? await wakeTeammate(tx, commit.workspaceId, commit.mate.sessionId, commit.wake.runId, commit.wake.causedBy) : null;
+      await recordFacts(tx, commit.facts);
+      return runId;
     });
-  }
-
-  async record(facts: IngestItem[]): Promise<void> {
-    await recordFacts(this.prisma, facts);
   }
 }

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, type CausedBy, MAX_ACTIVE_TEAMMATES, MAX_MESSAGES_PER_RUN, type MailboxEnvelope, type MailboxSender, type PostTeammateMessageResponse, type SpawnTeammateRequest, type Teammate } from '@switchyard/contracts';
-import { messageSentFact, newId, teammateFact } from '@switchyard/core';
+import { deliverToTeammate as deliver, newId, teammateFact } from '@switchyard/core';
 import { changeAuthorOf } from '../change-author';
 import type { ActivationSink, AgentStore, Mailbox, Principal, RunStore, SteeringStore, TeammateStore } from '../ports';
 
@@ -67,12 +67,10 @@ export async function getTeammate(deps: Pick<TeammateDeps, 'teammates'>, princip
 }
 
 /**
- * Delivers a message to a teammate's mailbox and, when the teammate was idle,
- * queues its next turn (the one wake: decision 0035). The post and the close of
- * a turn's last drain are one Redis script each on the same keys, so a message
- * is either read by the running turn or reopens the mailbox and wakes; any
- * number of messages while a turn is queued or running coalesce. Every delivery
- * records a `message.sent` fact (ids and sizes, never the content).
+ * Delivers a message to a teammate and, when it was idle, queues its next turn
+ * (the one wake: decision 0035) — the delivery every sender shares
+ * (deliverToTeammate in libs/core; the matcher's event bridge uses it too).
+ * A stopped teammate refuses it; a Redis that does not answer is UNAVAILABLE.
  */
 export async function deliverToTeammate(
   deps: TeammateDeps,
@@ -84,41 +82,20 @@ export async function deliverToTeammate(
 ): Promise<PostTeammateMessageResponse> {
   if (mate.status === 'stopped') throw new AppError(ErrorCode.TEAMMATE_STOPPED, 'the teammate is stopped: nothing would read the message', { name: mate.name });
   const envelope: MailboxEnvelope = { schemaVersion: 1, id: newId(), sessionId: mate.sessionId, from, content, sentAt: new Date().toISOString() };
-  let posted: 'woke' | 'delivered';
-  try {
-    posted = await deps.mailbox.postResident(envelope);
-  } catch (error) {
-    throw new AppError(ErrorCode.UNAVAILABLE, 'the message could not be delivered: try again', { name: mate.name }, { cause: error });
-  }
-  const woke = posted === 'woke';
-  const fact = messageSentFact(changeAuthorOf(ctx.principal), {
-    messageId: envelope.id,
-    sessionId: mate.sessionId,
-    teammate: mate.name,
-    from: from.type === 'teammate' ? 'agent' : from.type,
-    senderId: senderId(from),
-    chars: content.length,
-    woke,
-  });
-  const items = [{ fact, correlationId: ctx.correlationId }];
-  if (!woke) await deps.teammates.record(items);
-  const runId = woke ? await deps.teammates.wake(ctx.principal.workspaceId, mate.sessionId, newId(), causedBy ?? null, items) : null;
-  if (runId) await deps.activations.enqueue([{ schemaVersion: 1, runId, workspaceId: ctx.principal.workspaceId, agentId: mate.agentId }]);
-  return { id: envelope.id, woke: runId !== null };
-}
-
-function senderId(from: MailboxSender): string {
-  switch (from.type) {
-    case 'user':
-      return from.userId;
-    case 'agent':
-    case 'teammate':
-      return from.agentId;
-    case 'event':
-      return from.eventId;
-    case 'system':
-      return from.reason;
-  }
+  const mailbox = {
+    postResident: async (posted: MailboxEnvelope) => {
+      try {
+        return await deps.mailbox.postResident(posted);
+      } catch (error) {
+        throw new AppError(ErrorCode.UNAVAILABLE, 'the message could not be delivered: try again', { name: mate.name }, { cause: error });
+      }
+    },
+  };
+  const { woke } = await deliver(
+    { mailbox, store: deps.teammates, activations: deps.activations },
+    { author: changeAuthorOf(ctx.principal), correlationId: ctx.correlationId, mate, envelope, causedBy: causedBy ?? null },
+  );
+  return { id: envelope.id, woke };
 }
 
 /** A person's message to a teammate (`POST /teammates/{name}/messages`). */

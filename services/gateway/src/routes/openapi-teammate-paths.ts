@@ -15,7 +15,7 @@ export function teammatePaths(): OpenApiPaths {
       get: { operationId: 'listTeammates', summary: 'The teammates of the workspace, stopped ones too, with status, last turn, turns and spend', parameters: [ws], responses: { '200': json('ListTeammatesResponse', 'the roster'), ...errors } },
       post: {
         operationId: 'spawnTeammate',
-        summary: 'Spawn a long-lived teammate of an enabled agent (member); idle until messaged; records teammate.spawned',
+        summary: 'Spawn a long-lived teammate of an enabled agent (member); idle until messaged or a fact its watch matches arrives (the matcher delivers it as an event message); records teammate.spawned',
         parameters: [ws],
         requestBody: body('SpawnTeammateRequest'),
         responses: { '201': json('Teammate', 'the teammate, idle; Location is its URL'), ...errors, ...conflict('TEAMMATE_NAME_TAKEN (stopped teammates keep their names)') },

@@ -1,7 +1,7 @@
-import { AGENT_FACT_KINDS, AgentSpecSchema, WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
+import { AGENT_FACT_KINDS, AgentSpecSchema, TEAMMATE_FACT_KINDS, TeammateWatchSchema, WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
 import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import type { AgentRecord } from '../agent-index';
+import type { AgentRecord, TeammateRecord } from '../agent-index';
 import { pairKey, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
 
 interface SlotRow {
@@ -31,7 +31,18 @@ function toSlot(row: SlotRow, created: boolean): TriggerRunSlot {
 }
 
 /** The kinds of the facts that change what the matcher's index matches. */
-const CHANGE_KINDS: string[] = [...Object.values(AGENT_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged];
+const CHANGE_KINDS: string[] = [...Object.values(AGENT_FACT_KINDS), ...Object.values(TEAMMATE_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged];
+
+const WatchSchema = TeammateWatchSchema.array();
+
+interface TeammateRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  agent_id: string;
+  session_id: string;
+  watch: unknown;
+}
 
 /** Marks that a consumer saved cursors once (then a missing workspace row means "from seq 0"). */
 const INITIALIZED_MARKER = '00000000-0000-0000-0000-000000000000';
@@ -83,6 +94,33 @@ export class SqlMatcherStore implements MatcherStore {
         continue;
       }
       records.push({ agentId: row.agent_id, workspaceId: row.workspace_id, version: Number(row.version), enabled: row.enabled, spec: spec.data });
+    }
+    return records;
+  }
+
+  async loadTeammates(): Promise<TeammateRecord[]> {
+    return this.teammates('stopped_at IS NULL');
+  }
+
+  async loadTeammate(teammateId: string): Promise<TeammateRecord | null> {
+    const [teammate] = await this.teammates('id = $1::uuid', teammateId);
+    return teammate ?? null;
+  }
+
+  private async teammates(where: string, ...params: unknown[]): Promise<TeammateRecord[]> {
+    const rows = await this.prisma.$queryRawUnsafe<TeammateRow[]>(
+      `SELECT id::text, workspace_id::text, name, agent_id::text, session_id::text, watch FROM teammates WHERE ${where}`,
+      ...params,
+    );
+    const records: TeammateRecord[] = [];
+    for (const row of rows) {
+      const watch = WatchSchema.safeParse(row.watch);
+      if (!watch.success) {
+        // A stored watch this version cannot read delivers nothing rather than stopping the matcher.
+        this.log.error({ teammateId: row.id, issues: watch.error.issues }, 'stored teammate watch does not parse; teammate not indexed');
+        continue;
+      }
+      records.push({ teammateId: row.id, workspaceId: row.workspace_id, name: row.name, agentId: row.agent_id, sessionId: row.session_id, watch: watch.data });
     }
     return records;
   }
