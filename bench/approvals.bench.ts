@@ -41,7 +41,7 @@ const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 500);
 /** The parking target of issue 15. */
 const PARK_TARGET_MS = 5_000;
 /** Longest wait for the parking phase. */
-const PARK_WAIT_MS = Number(process.env.BENCH_PARK_WAIT_MS ?? 60_000);
+const PARK_WAIT_MS = Number(process.env.BENCH_PARK_WAIT_MS ?? 300_000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -140,18 +140,21 @@ async function main(): Promise<void> {
     const parkIds = await queueRuns(agentIds.slice(0, PARK_RUNS));
     const parkCpu = await new CpuWindow(cpuGroups).start();
     const parkStart = performance.now();
+    const parkStartedAt = Date.now();
     await enqueueActivations(activations, parkIds.map((runId, i) => ({ schemaVersion: 1, runId, workspaceId, agentId: agentIds[i]! })));
-    let parkedAll = await waitUntil('all parked', async () => ((await statusCounts(parkIds)).awaiting_approval ?? 0) === PARK_RUNS, PARK_WAIT_MS, 20);
+    // Settled: every run parked or ended (a run whose park failed goes on without the call, and completes).
+    const settled = await waitUntil('every run parked or ended', async () => {
+      const counts = await statusCounts(parkIds);
+      return (counts.queued ?? 0) + (counts.running ?? 0) === 0;
+    }, PARK_WAIT_MS, 20);
     const parkMs = performance.now() - parkStart;
     const parkCpuShares = await parkCpu.end();
     const parkCpuMs = Object.fromEntries(Object.entries(parkCpuShares).map(([group, pct]) => [group, (pct / 100) * parkMs]));
-    await waitUntil('every run parked or ended', async () => {
-      const counts = await statusCounts(parkIds);
-      return (counts.queued ?? 0) + (counts.running ?? 0) === 0;
-    }, PARK_WAIT_MS, 50);
     const parkCounts = await statusCounts(parkIds);
-    parkedAll = (parkCounts.awaiting_approval ?? 0) === PARK_RUNS;
-    const runnerParks = (parkCounts.awaiting_approval ?? 0) > 0;
+    const parked = parkCounts.awaiting_approval ?? 0;
+    const lastPark = (await pg.query(`SELECT max(requested_at) AS at FROM approvals WHERE run_id = ANY($1)`, [parkIds])).rows[0].at as Date | null;
+    const lastParkMs = lastPark ? lastPark.getTime() - parkStartedAt : NaN;
+    const runnerParks = parked > 0;
 
     // 2. Decisions, one at a time, on runs parked by the runner, or else written as a park leaves them.
     let decisionRuns: string[];
@@ -233,7 +236,7 @@ async function main(): Promise<void> {
     const ratio = (values: number[]) => (p50(baseline) > 0 ? `${fmt(p50(values) / p50(baseline), 0)}×` : 'n/a');
     const row = (label: string, values: number[]) => `| ${label} | ${fmt(values.length)} | ${fmt(quantile(values, 0.5), 1)} ms | ${fmt(quantile(values, 0.99), 1)} ms |`;
     const parking = runnerParks
-      ? `${fmt(PARK_RUNS)} runs (one agent each, mode \`default\`, one guarded tool call each) queued at once: ${parkedAll ? `all parked in ${fmt(parkMs)} ms` : `not all parked`} (target ${fmt(PARK_TARGET_MS)} ms); statuses after: ${JSON.stringify(parkCounts)}; lost (neither parked nor ended by design): ${fmt(PARK_RUNS - (parkCounts.awaiting_approval ?? 0))}. CPU per parked run while they parked: ${Object.entries(parkCpuMs)
+      ? `${fmt(PARK_RUNS)} runs (one agent each, mode \`default\`, one guarded tool call each) queued at once: ${fmt(parked)} parked, the last ${fmt(lastParkMs)} ms after they were queued (target: all within ${fmt(PARK_TARGET_MS)} ms); ${settled ? `every run parked or ended within ${fmt(parkMs)} ms` : `not every run parked or ended within ${fmt(PARK_WAIT_MS)} ms`}; statuses after: ${JSON.stringify(parkCounts)}; not parked: ${fmt(PARK_RUNS - parked)}. CPU per parked run while they parked: ${Object.entries(parkCpuMs)
           .sort(([, a], [, b]) => b - a)
           .map(([group, ms]) => `${group} ${fmt(ms / PARK_RUNS, 1)} ms`)
           .join(', ')}.`
