@@ -78,6 +78,14 @@ const WITH_CONTEXT = `a.*, w.slug, r.depth AS run_depth FROM a JOIN workspaces w
 /** Takes the lock of the run's lane (as the run queue's functions do, decision 0009): every change of a parked run's approvals and status is serialized with the runner's. */
 const LOCK_LANE_SQL = `SELECT pg_advisory_xact_lock(hashtextextended('run-lane:' || lane, 0))::text AS locked FROM runs WHERE id = $1::uuid`;
 
+/** An approval of the workspace, its run's lane locked in the same statement (an approval never changes runs). */
+const TARGET_AND_LOCK_SQL = `
+  SELECT a.run_id::text AS run_id, pg_advisory_xact_lock(hashtextextended('run-lane:' || r.lane, 0))::text AS locked
+  FROM approvals a JOIN runs r ON r.id = a.run_id WHERE a.id = $1::uuid AND a.workspace_id = $2::uuid`;
+
+/** Statuses after which a run does nothing more. */
+const TERMINAL_STATUSES = `('completed', 'failed', 'cancelled', 'dropped')`;
+
 /**
  * A parked run back in its lane's line when nothing holds it any more: it is
  * still `awaiting_approval`, none of its approvals is pending, and its
@@ -144,24 +152,16 @@ export class ApprovalStore {
    * already decided.
    */
   async decide(workspace: ApprovalWorkspace, id: string, decision: ApprovalDecisionInput): Promise<DecideResult> {
+    // Four statements on the way of a decision that stands: each round trip is on the way to the resumed call.
     return this.db.transaction(async (tx): Promise<DecideResult> => {
-      const [target] = await tx.$queryRawUnsafe<Array<{ run_id: string }>>(
-        `SELECT run_id::text AS run_id FROM approvals WHERE id = $1::uuid AND workspace_id = $2::uuid`,
-        id,
-        workspace.id,
-      );
+      const [target] = await tx.$queryRawUnsafe<Array<{ run_id: string }>>(TARGET_AND_LOCK_SQL, id, workspace.id);
       if (!target) return { ok: false, reason: 'not_found' };
-      await tx.$queryRawUnsafe(LOCK_LANE_SQL, target.run_id);
-      // Read after the lock: a stop that committed while this waited is seen here.
-      const [run] = await tx.$queryRawUnsafe<Array<{ status: string; stop_requested: boolean }>>(
-        `SELECT status::text AS status, stop_requested FROM runs WHERE id = $1::uuid`,
-        target.run_id,
-      );
-      if (run && (run.stop_requested || TERMINAL.has(run.status))) await closeRunApprovals(tx, [target.run_id], decision.correlationId);
+      // A statement after the lock: a stop that committed while this waited is seen, and the decision is not recorded.
       const [row] = await tx.$queryRawUnsafe<ApprovalRunRow[]>(
         `WITH a AS (
            UPDATE approvals SET status = $3::text, decided_by = $4::jsonb, note = $5::text, decided_at = clock_timestamp()
            WHERE id = $1::uuid AND workspace_id = $2::uuid AND status = 'pending'
+             AND EXISTS (SELECT 1 FROM runs live WHERE live.id = approvals.run_id AND NOT live.stop_requested AND live.status NOT IN ${TERMINAL_STATUSES})
            RETURNING ${APPROVAL_COLUMNS})
          SELECT ${WITH_CONTEXT}`,
         id,
@@ -170,10 +170,7 @@ export class ApprovalStore {
         JSON.stringify(decision.decidedBy),
         decision.note,
       );
-      if (!row) {
-        const recorded = await readApproval(tx, id, workspace.id);
-        return recorded ? { ok: false, reason: 'already_decided', approval: recorded } : { ok: false, reason: 'not_found' };
-      }
+      if (!row) return refuseDecision(tx, workspace, id, target.run_id, decision.correlationId);
       const [approval] = await recordChanges(tx, [row], APPROVAL_FACT_KINDS.decided, decision.actor, decision.correlationId);
       return { ok: true, approval: approval!, resumed: await resumeIfReady(tx, row.run_id) };
     });
@@ -248,7 +245,7 @@ export class ApprovalStore {
   async closeOrphaned(limit: number): Promise<number> {
     const runs = await this.sql.$queryRawUnsafe<Array<{ run_id: string }>>(
       `SELECT DISTINCT a.run_id::text AS run_id FROM approvals a JOIN runs r ON r.id = a.run_id
-       WHERE a.status = 'pending' AND (r.stop_requested OR r.status IN ('completed', 'failed', 'cancelled', 'dropped'))
+       WHERE a.status = 'pending' AND (r.stop_requested OR r.status IN ${TERMINAL_STATUSES})
        LIMIT $1::int`,
       limit,
     );
@@ -263,7 +260,21 @@ export class ApprovalStore {
   }
 }
 
-const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'dropped']);
+/**
+ * Why a decision was not recorded: the approval was decided before, or its
+ * run was stopped meanwhile — then its pending approvals are closed `denied`
+ * by the platform here, and the decision is refused like any late one. The
+ * caller holds the run's lane lock.
+ */
+async function refuseDecision(tx: SqlRunner, workspace: ApprovalWorkspace, id: string, runId: string, correlationId: string): Promise<DecideResult> {
+  const [stopped] = await tx.$queryRawUnsafe<Array<{ id: string }>>(
+    `SELECT id::text AS id FROM runs WHERE id = $1::uuid AND (stop_requested OR status IN ${TERMINAL_STATUSES})`,
+    runId,
+  );
+  if (stopped) await closeRunApprovals(tx, [runId], correlationId);
+  const recorded = await readApproval(tx, id, workspace.id);
+  return recorded ? { ok: false, reason: 'already_decided', approval: recorded } : { ok: false, reason: 'not_found' };
+}
 
 /** An approval as recorded now, in the caller's workspace. */
 async function readApproval(tx: SqlRunner, id: string, workspaceId: string): Promise<Approval | null> {
