@@ -31,6 +31,12 @@ export interface MailboxDrain {
   cursor: string | undefined;
   /** Deletes the drained entries; called once they are in the transcript. */
   ack(): Promise<void>;
+  /**
+   * Set by a forced close of a resident (teammate) session with unread
+   * entries: they stay in the mailbox for its next turn — `waking`: the
+   * mailbox is open and that turn must be queued; `idle`: the next post wakes it.
+   */
+  kept?: 'waking' | 'idle';
 }
 
 /** A session's mailbox as its run sees it (SessionMailbox in `@switchyard/redis`). */
@@ -43,8 +49,24 @@ export interface Mailbox {
    * otherwise what arrived, the mailbox left open.
    */
   closeIfDrained(sessionId: string, cursor: string | undefined): Promise<MailboxDrain | null>;
-  /** Closes the mailbox whatever waits in it; returns what was never read (after `cursor`). */
-  closeNow(sessionId: string, cursor: string | undefined): Promise<MailboxDrain>;
+  /**
+   * Closes the mailbox whatever waits in it; returns what was never read
+   * (after `cursor`). A resident session keeps it instead (`kept`), for a
+   * follow-up turn unless `followUp` is false. @defaultValue followUp true
+   */
+  closeNow(sessionId: string, cursor: string | undefined, options?: { followUp?: boolean }): Promise<MailboxDrain>;
+  /** Deletes the entries of these envelopes wherever they are (a lost run recorded them). */
+  discard(sessionId: string, envelopeIds: readonly string[]): Promise<void>;
+}
+
+/** Queues a teammate's next turn when one of its turns leaves messages unread (SQL `teammate_wake`, decision 0035). */
+export interface TeammateWakes {
+  /**
+   * Queues the next turn of `run`'s session (unless one is queued), caused
+   * as `run` was; returns the new run's id, or null (none needed, or the
+   * teammate is stopped).
+   */
+  after(run: { id: string; workspaceId: string }): Promise<string | null>;
 }
 
 /** An agent's spending per UTC day (the `perDayUsd` budget). */

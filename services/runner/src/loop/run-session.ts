@@ -1,7 +1,7 @@
 import type { AgentSpec, RunState } from '@switchyard/contracts';
 import { redactSecrets } from '@switchyard/core';
 import type { ModelTool, Model } from '../model/model';
-import type { ExecutableRun, ExecutionContext, RunContext } from '../ports';
+import type { ExecutableRun, ExecutionContext, RunContext, RunRef } from '../ports';
 import { ShadowToolHost, type PlatformToolServer, type ToolDefinition, type ToolHost } from '../tools';
 import type { AgentLoopOptions, ResolveSecret } from './loop-options';
 import { MailboxIntake } from './mailbox-intake';
@@ -120,13 +120,21 @@ async function platformTools(options: AgentLoopOptions, session: RunSession): Pr
 
 /**
  * Teardown, whatever the ending: the mailbox closed unless the run parked
- * (what it leaves unread becomes a notice), the transcript flushed, the tools closed, the agent
- * token revoked. Each part runs even when one before it failed.
+ * (what it leaves unread becomes a notice, or waits for a teammate's next
+ * turn), the transcript flushed, the tools closed, the agent token revoked.
+ * Each part runs even when one before it failed.
  */
 export async function closeSession(options: AgentLoopOptions, session: RunSession): Promise<void> {
   const { log } = options;
   const runId = session.run.id;
-  if (!session.parked) await session.mailbox.closeNow().catch((error: unknown) => log.warn({ err: error, runId }, 'mailbox not closed'));
+  if (!session.parked) {
+    const waking = await session.mailbox.closeNow(session.steps > 0).catch((error: unknown) => {
+      log.warn({ err: error, runId }, 'mailbox not closed');
+      return false;
+    });
+    // Queued before the run's ending is written: the ending's claim of the lane starts it.
+    if (waking) await wakeNextTurn(options, session.run);
+  }
   await session.recorder
     .flush()
     .then(() => session.mailbox.settle())
@@ -135,6 +143,36 @@ export async function closeSession(options: AgentLoopOptions, session: RunSessio
   if (session.tokenMinted) {
     await options.platform!.tokens.revoke(runId).catch((error: unknown) => log.error({ err: error, runId }, 'agent token not revoked; it expires by itself'));
   }
+}
+
+/**
+ * The teardown of a run that ended without its loop (failed `runner_lost`:
+ * its runner died), as its own ending would have closed its mailbox: the
+ * messages its transcript holds are deleted (delivered once), and what it
+ * never read becomes a notice — or, for a teammate, waits for its next turn,
+ * queued here. Returns that turn's id (for the caller to claim), or null.
+ */
+export async function abandonSession(options: AgentLoopOptions, run: Pick<RunRef, 'id' | 'workspaceId' | 'workspaceSlug'>): Promise<string | null> {
+  const context = await options.contexts.context(run);
+  if (!context) return null;
+  const state = context.transcriptSeq > 0 ? rebuildRunState(run.id, await options.transcripts.entries({ runId: run.id, workspaceId: run.workspaceId })) : emptyRunState(run.id);
+  await options.mailbox.discard(context.sessionId, state.envelopeIds);
+  const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: context.sessionId, lastSeq: context.transcriptSeq });
+  const recorder = new RunRecorder(writer, state);
+  const intake = new MailboxIntake(recorder, options.mailbox, context.sessionId);
+  const waking = await intake.closeNow();
+  await recorder.flush();
+  await intake.settle();
+  return waking ? wakeNextTurn(options, run) : null;
+}
+
+/** The teammate's next turn for what a turn left unread; a failure is left to the runner's sweep of open mailboxes. */
+async function wakeNextTurn(options: AgentLoopOptions, run: { id: string; workspaceId: string }): Promise<string | null> {
+  if (!options.teammates) return null;
+  return options.teammates.after(run).catch((error: unknown) => {
+    options.log.warn({ err: error, runId: run.id }, "teammate's next turn not queued; the sweep will");
+    return null;
+  });
 }
 
 /** What woke the run, for its first message; a retry of a manual run, and a try, carry their input. */
