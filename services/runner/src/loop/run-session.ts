@@ -3,7 +3,9 @@ import { redactSecrets } from '@switchyard/core';
 import type { ModelTool, Model } from '../model/model';
 import type { ExecutableRun, ExecutionContext, RunContext, RunRef } from '../ports';
 import { ShadowToolHost, type PlatformToolServer, type ToolDefinition, type ToolHost } from '../tools';
+import { NO_SPEND } from './budget';
 import type { AgentLoopOptions, ResolveSecret } from './loop-options';
+import type { SpendStanding } from './loop-ports';
 import { MailboxIntake } from './mailbox-intake';
 import { PLAN_TOOL } from './plan-tool';
 import { firstMessage, systemPrompt, type RunTrigger } from './render';
@@ -31,8 +33,8 @@ export interface RunSession {
   modelTools: ModelTool[];
   /** Whether an agent token was minted (revoked at teardown). */
   tokenMinted: boolean;
-  /** The agent's spend today (UTC), for perDayUsd. */
-  dayUsd: number;
+  /** The agent's spend today and the run's with its delegation family (budget.ts), as of its last model call. */
+  spend: SpendStanding;
   /** Steps taken by this execution (a fresh run's prompt is written with its first step). */
   steps: number;
   /** The run parked on approvals: teardown leaves its mailbox open (it goes on later). */
@@ -55,11 +57,11 @@ export async function openSession(options: AgentLoopOptions, run: ExecutableRun,
   const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq });
   const recorder = new RunRecorder(writer, state, redactContent);
   const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
-  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], callable: [], modelTools: [], tokenMinted: false, dayUsd: 0, steps: 0 };
+  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], callable: [], modelTools: [], tokenMinted: false, spend: NO_SPEND, steps: 0 };
 }
 
 /**
- * Set-up: the model, the agent token, the tools and the day's spend; for a
+ * Set-up: the model, the agent token, the tools and the spend so far; for a
  * run with nothing recorded, its first messages. May throw a ModelError (no key).
  */
 export async function prepareSession(options: AgentLoopOptions, session: RunSession): Promise<void> {
@@ -83,8 +85,8 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
     recorder.add('system', { text: systemPrompt(run.spec.instructions) });
     recorder.add('user', { text: firstMessage(run.spec.task, trigger), from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
   }
-  // A model without a price costs nothing: its runs need not read the day's spend.
-  session.dayUsd = options.prices.priceOf(run.spec.model.name) ? await options.spend.spentToday(run.agentId) : 0;
+  // A model without a price costs nothing: its runs need not read the spend (a delegated run's parents' included).
+  if (options.prices.priceOf(run.spec.model.name)) session.spend = await options.spend.standing({ runId: run.id, agentId: run.agentId });
 }
 
 /** The mode the run's calls are judged in: the spec's, or after an approved plan its `afterPlan` mode (the run state knows). */
