@@ -133,7 +133,9 @@ interface MailboxCommands {
  * its cursor, deletes what its transcript holds, and closes the mailbox when
  * it ends. Posting and closing are Lua scripts on the same keys, so a message
  * is either posted before the close (and read by the run's last drain) or
- * refused — never accepted after the run's last read.
+ * refused — never accepted after the run's last read. A resident (teammate)
+ * session's mailbox outlives its turns (decision 0035): closed means idle, a
+ * post reopens it and is the one wake, and what a turn leaves unread stays.
  */
 export class SessionMailbox {
   private readonly maxLen: number;
