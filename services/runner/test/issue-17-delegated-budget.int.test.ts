@@ -19,7 +19,8 @@ describe('issue 17: a delegated run spends within its parent run budget', () => 
   let openai: LocalOpenAiServer;
   let pg: Client;
   const requests = new Map<string, LocalOpenAiRequest[]>();
-  const queues = new Map<string, LocalOpenAiReply[]>();
+  /** Each model's answers in order; a function answers when its promise does (a call held until something happened). */
+  const queues = new Map<string, Array<LocalOpenAiReply | (() => Promise<LocalOpenAiReply>)>>();
   const ws = '/v1/workspaces/acme';
 
   const reply = (toolCalls: Array<{ id: string; name: string; arguments: Record<string, unknown> }>, promptTokens: number, content: string | null = null): LocalOpenAiReply => ({
@@ -31,10 +32,12 @@ describe('issue 17: a delegated run spends within its parent run budget', () => 
 
   beforeAll(async () => {
     openai = await startLocalOpenAiServer({
-      respond: (request) => {
+      respond: async (request) => {
         const model = request.body?.model ?? '';
         requests.set(model, [...(requests.get(model) ?? []), request]);
-        return queues.get(model)?.shift() ?? { type: 'error', status: 400, body: { error: { message: `no reply left for ${model}` } } };
+        const next = queues.get(model)?.shift();
+        if (typeof next === 'function') return next();
+        return next ?? { type: 'error', status: 400, body: { error: { message: `no reply left for ${model}` } } };
       },
     });
     platform = await startTestPlatform({
@@ -50,41 +53,54 @@ describe('issue 17: a delegated run spends within its parent run budget', () => 
     await openai?.close();
   });
 
-  it("the child's cost over the parent's remaining budget fails the child with budget_exceeded; both tallies hold the child's spend", async () => {
-    const api = apiClient(platform.gatewayUrl, await platform.createWorkspace('acme'));
+  let api: ReturnType<typeof apiClient>;
+  beforeAll(async () => {
+    api = apiClient(platform.gatewayUrl, await platform.createWorkspace('acme'));
     expect((await api('PUT', `${ws}/secrets/openai-key`, { value: 'sk-test-budget-0123456789' })).status).toBe(201);
-    const agent = async (model: string, perRunUsd: number, platformTools: string[]) => {
-      const created = await api('POST', `${ws}/agents`, {
-        name: model,
-        instructions: 'Get it done.',
-        task: 'Do what you are asked.',
-        model: { provider: 'openai', name: model, apiKeySecret: 'openai-key' },
-        tools: { mcpServers: [], platform: platformTools },
-        triggers: [{ kind: 'never.fires' }],
-        permissionMode: 'bypass',
-        budget: { perRunUsd, perDayUsd: 10 },
-      });
-      expect(created.status).toBe(201);
-      return created.body.id as string;
-    };
-    const lead = await agent('b-lead', 0.01, ['delegate_to_agent']);
-    const helper = await agent('b-helper', 1, ['list_runs']);
-    expect((await api('PUT', `${ws}/agents/${lead}/collaborators/${helper}`, { enabled: true })).status).toBe(200);
-    queues.set('b-lead', [reply([{ id: 'd1', name: 'platform__delegate_to_agent', arguments: { target: 'b-helper', objective: 'Count the runs' } }], 400), reply([], 0, 'delegated')]);
-    queues.set('b-helper', [1, 2, 3].map((n) => reply([{ id: `l${n}`, name: 'platform__list_runs', arguments: {} }], 400)));
+  });
 
-    const started = await api('POST', `${ws}/agents/${lead}/runs`, { input: 'go' });
+  /** An agent on model `model` (priced `b-*`) with its own perRunUsd; `lead` may delegate to `helper`. */
+  const agent = async (model: string, perRunUsd: number, platformTools: string[]) => {
+    const created = await api('POST', `${ws}/agents`, {
+      name: model,
+      instructions: 'Get it done.',
+      task: 'Do what you are asked.',
+      model: { provider: 'openai', name: model, apiKeySecret: 'openai-key' },
+      tools: { mcpServers: [], platform: platformTools },
+      triggers: [{ kind: 'never.fires' }],
+      permissionMode: 'bypass',
+      budget: { perRunUsd, perDayUsd: 10 },
+    });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  };
+  const family = async (lead: string, helper: string) => {
+    const leadId = await agent(lead, 0.01, ['delegate_to_agent']);
+    const helperId = await agent(helper, 1, ['list_runs']);
+    expect((await api('PUT', `${ws}/agents/${leadId}/collaborators/${helperId}`, { enabled: true })).status).toBe(200);
+    return { leadId, helperId };
+  };
+  const runOf = async (agentId: string) =>
+    (await pg.query(`SELECT id::text, status::text, error, outcome, spent_usd::float8 AS spent, origin FROM runs WHERE agent_id = $1`, [agentId])).rows[0];
+  const ended = (agentId: string) =>
+    waitFor(
+      async () => {
+        const run = await runOf(agentId);
+        return run && ['completed', 'failed', 'cancelled'].includes(run.status) ? run : null;
+      },
+      { timeoutMs: 90_000, what: `the run of ${agentId} ended` },
+    );
+  const delegate = (target: string) => reply([{ id: 'd1', name: 'platform__delegate_to_agent', arguments: { target, objective: 'Count the runs' } }], 400);
+  const listRuns = (n: number) => reply([{ id: `l${n}`, name: 'platform__list_runs', arguments: {} }], 400);
+
+  it("the child's cost over the parent's remaining budget fails the child with budget_exceeded; both tallies hold the child's spend", async () => {
+    const { leadId, helperId } = await family('b-lead', 'b-helper');
+    queues.set('b-lead', [delegate('b-helper'), reply([], 0, 'delegated')]);
+    queues.set('b-helper', [1, 2, 3].map(listRuns));
+    const started = await api('POST', `${ws}/agents/${leadId}/runs`, { input: 'go' });
     expect(started.status).toBe(201);
-    const ended = (agentId: string) =>
-      waitFor(
-        async () => {
-          const { rows } = await pg.query(`SELECT id::text, status::text, error, outcome, spent_usd::float8 AS spent, origin FROM runs WHERE agent_id = $1`, [agentId]);
-          return rows[0] && ['completed', 'failed', 'cancelled'].includes(rows[0].status) ? rows[0] : null;
-        },
-        { timeoutMs: 90_000, what: `the run of ${agentId} ended` },
-      );
-    const parent = await ended(lead);
-    const child = await ended(helper);
+    const parent = await ended(leadId);
+    const child = await ended(helperId);
     expect(parent).toMatchObject({ id: started.body.id, status: 'completed' });
     expect(child.origin).toMatchObject({ type: 'delegation', parentRunId: parent.id });
     expect(child).toMatchObject({ status: 'failed', error: { code: 'budget_exceeded' }, outcome: { turns: 2, costUsd: 0.008 } });
@@ -92,8 +108,25 @@ describe('issue 17: a delegated run spends within its parent run budget', () => 
     // The child's own cap (1 USD) was far away: it stopped at the parent's.
     expect(requests.get('b-helper')).toHaveLength(2);
     // The parent's spend is its own call and its child's two (the child ran on after the parent ended).
-    const { rows } = await pg.query(`SELECT spent_usd::float8 AS spent FROM runs WHERE id = $1`, [parent.id]);
-    expect(rows[0].spent).toBeCloseTo(0.012, 6);
+    expect((await runOf(leadId)).spent).toBeCloseTo(0.012, 6);
     expect(child.spent).toBeCloseTo(0.008, 6);
+  });
+
+  it("the parent's own budget counts what its child spent: its next call goes over and it fails budget_exceeded", async () => {
+    const { leadId, helperId } = await family('b-boss', 'b-worker');
+    // The parent's second call is answered once its child has spent 0.004 and completed (0.008 in all so far).
+    const childDone = async () => {
+      await ended(helperId);
+      return reply([], 400, 'all done');
+    };
+    queues.set('b-boss', [delegate('b-worker'), childDone, reply([], 0, 'never asked')]);
+    queues.set('b-worker', [reply([], 400, 'counted')]);
+    expect((await api('POST', `${ws}/agents/${leadId}/runs`, { input: 'go' })).status).toBe(201);
+    const parent = await ended(leadId);
+    expect(await runOf(helperId)).toMatchObject({ status: 'completed', spent: 0.004 });
+    // Its own calls cost 0.008 (under its 0.01 cap); with its child's 0.004 it is over.
+    expect(parent).toMatchObject({ status: 'failed', error: { code: 'budget_exceeded' }, outcome: { costUsd: 0.008 } });
+    expect(parent.error.message).toMatch(/^the run and the runs it delegated spent 0\.012000 USD/);
+    expect(parent.spent).toBeCloseTo(0.012, 6);
   });
 });
