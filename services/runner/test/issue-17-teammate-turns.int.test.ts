@@ -127,6 +127,33 @@ describe('issue 17: teammate turns that fail, lose their poster or their runner'
     expect(await turnsOf(mate.sessionId)).toHaveLength(2);
   });
 
+  it('a turn that fails before its first step keeps the messages but wakes nothing more: no turn loop; the next message is the next wake', async () => {
+    // Its model's key names a secret that does not exist: every turn fails at set-up.
+    const broken = await api('POST', `${ws}/agents`, {
+      name: 'keyless',
+      instructions: 'Work with your team.',
+      model: { provider: 'openai', name: 'gpt-test', apiKeySecret: 'missing-key' },
+      triggers: [{ kind: 'never.fires' }],
+    });
+    expect(broken.status).toBe(201);
+    const spawned = await api('POST', `${ws}/teammates`, { name: 'dot', agentId: broken.body.id });
+    expect(spawned.status).toBe(201);
+    const sessionId = spawned.body.sessionId as string;
+    expect((await post('dot', 'first')).woke).toBe(true);
+    await allEnded(sessionId, 1);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const turns = await turnsOf(sessionId);
+    expect(turns).toHaveLength(1);
+    expect(turns[0].status).toBe('failed');
+    // Kept (nothing read it), and idle: the next post wakes exactly one turn.
+    expect(await mailboxSize(sessionId)).toBe(1);
+    expect((await post('dot', 'second')).woke).toBe(true);
+    await allEnded(sessionId, 2);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await turnsOf(sessionId)).toHaveLength(2);
+    expect(await mailboxSize(sessionId)).toBe(2);
+  });
+
   it('SIGKILL of the runner mid-turn with messages pending, then every service restarted: roster back, runner_lost, the messages get their turn, each recorded once', async () => {
     const mate = await spawn('cal');
     const kick = await post('cal', 'kick');
