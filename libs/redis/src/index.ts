@@ -17,6 +17,6 @@ export type { AcceptOptions, IngestResult, ReusedKey } from './ingest-writer';
 export { factContentHash } from './fact-content';
 export type { FactContent } from './fact-content';
 export { SessionMailbox } from './session-mailbox';
-export type { MailboxPostResult, MailboxRead, SessionMailboxOptions } from './session-mailbox';
+export type { ForcedClose, MailboxPostResult, MailboxRead, SessionMailboxOptions } from './session-mailbox';
 export { createApprovalExpiryQueue, createApprovalExpiryWorker, scheduleApprovalExpiries } from './approval-expiry';
 export type { ApprovalExpiryQueue, ApprovalExpiryWorkerOptions } from './approval-expiry';

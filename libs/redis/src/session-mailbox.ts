@@ -32,6 +32,15 @@ export interface MailboxRead {
   cursor: string | undefined;
 }
 
+/**
+ * What the close of a run that ends otherwise read: what the run never read,
+ * and for a resident session whose unread entries stay for its next turn,
+ * how (`waking`: open, the caller queues that turn; `idle`: the next post wakes it).
+ */
+export interface ForcedClose extends MailboxRead {
+  kept?: 'waking' | 'idle';
+}
+
 /** Most entries one read takes; the rest wait for the next. */
 const READ_COUNT = 100;
 
@@ -48,16 +57,27 @@ return 1
 /**
  * The run's last drain and the close, as one step: entries after the cursor
  * are returned and the mailbox stays open (the run takes one more step);
- * with none, the mailbox is marked closed. With ARGV[4] = '1' it closes
- * whatever it finds and returns that (a run that ends otherwise).
- * KEYS: [stream, closed marker]; ARGV: start ('-' or '(<id>'), count, ttlSeconds, force.
+ * with none, the mailbox is marked closed. With ARGV[4] = 'force' or 'idle'
+ * it is the close of a run that ends otherwise: a session that is not
+ * resident is closed whatever waits (returned, to be recorded as unread); a
+ * resident one keeps what its turn never read — with 'force' its mailbox
+ * stays open for the next turn (answer 2: the caller wakes it), with 'idle'
+ * it is marked idle and the next post wakes it (answer 3).
+ * KEYS: [stream, closed marker, resident marker, open set]; ARGV: start, count, ttlSeconds, mode, sessionId.
  */
 const CLOSE_SCRIPT = `
 local entries = redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
-if #entries > 0 and ARGV[4] ~= '1' then return {0, entries} end
+if #entries > 0 and ARGV[4] == 'drained' then return {0, entries} end
 if redis.call('EXISTS', KEYS[3]) == 1 then
+  if #entries > 0 and ARGV[4] == 'force' then
+    local t = redis.call('TIME')
+    redis.call('ZADD', KEYS[4], t[1] * 1000 + math.floor(t[2] / 1000), ARGV[5])
+    return {2, entries}
+  end
   redis.call('SET', KEYS[2], '1')
   redis.call('PERSIST', KEYS[1])
+  redis.call('ZREM', KEYS[4], ARGV[5])
+  if #entries > 0 then return {3, entries} end
 else
   redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
   redis.call('EXPIRE', KEYS[1], ARGV[3])
@@ -67,13 +87,19 @@ return {1, entries}
 
 /**
  * A resident (teammate) session's post: always written; a closed mailbox
- * means its last turn ended, so this post reopens it and is the one wake.
- * KEYS: [stream, closed marker]; ARGV: maxLen, field, json. Returns 2 when it woke, 1 otherwise.
+ * means its last turn ended, so this post reopens it and is the one wake. A
+ * reopened mailbox joins the open set (scored by when), so that a wake its
+ * poster never made is found by the runner's sweep.
+ * KEYS: [stream, closed marker, open set]; ARGV: maxLen, field, json, sessionId. Returns 2 when it woke, 1 otherwise.
  */
 const POST_RESIDENT_SCRIPT = `
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', ARGV[2], ARGV[3])
 redis.call('PERSIST', KEYS[1])
-if redis.call('DEL', KEYS[2]) == 1 then return 2 end
+if redis.call('DEL', KEYS[2]) == 1 then
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[3], t[1] * 1000 + math.floor(t[2] / 1000), ARGV[4])
+  return 2
+end
 return 1
 `;
 
@@ -82,7 +108,7 @@ return 1
  * writes nothing and answers what the first post did (kept `ARGV[4]` seconds),
  * so a poster that crashed between the post and its wake can post again and
  * still learn it woke the session.
- * KEYS: [stream, closed marker, posted marker]; ARGV: maxLen, field, json, ttlSeconds.
+ * KEYS: [stream, closed marker, posted marker, open set]; ARGV: maxLen, field, json, ttlSeconds, sessionId.
  */
 const POST_RESIDENT_ONCE_SCRIPT = `
 local seen = redis.call('GET', KEYS[3])
@@ -90,9 +116,28 @@ if seen then return tonumber(seen) end
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', ARGV[2], ARGV[3])
 redis.call('PERSIST', KEYS[1])
 local result = 1
-if redis.call('DEL', KEYS[2]) == 1 then result = 2 end
+if redis.call('DEL', KEYS[2]) == 1 then
+  result = 2
+  local t = redis.call('TIME')
+  redis.call('ZADD', KEYS[4], t[1] * 1000 + math.floor(t[2] / 1000), ARGV[5])
+end
 redis.call('SET', KEYS[3], result, 'EX', ARGV[4])
 return result
+`;
+
+/** Members of the open set opened at least ARGV[1] ms ago (Redis's clock), oldest first, at most ARGV[2]. KEYS: [open set]. */
+const OPEN_SINCE_SCRIPT = `
+local t = redis.call('TIME')
+local before = t[1] * 1000 + math.floor(t[2] / 1000) - tonumber(ARGV[1])
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', before, 'LIMIT', 0, ARGV[2])
+`;
+
+/** Re-scores members still in the open set to now (they were looked at). KEYS: [open set]; ARGV: members. */
+const TOUCH_OPEN_SCRIPT = `
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+for i = 1, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now, ARGV[i]) end
+return #ARGV
 `;
 
 interface MailboxCommands {
@@ -100,6 +145,8 @@ interface MailboxCommands {
   switchyardMailboxPost(...keysAndArgs: string[]): Promise<number>;
   switchyardMailboxPostResident(...keysAndArgs: string[]): Promise<number>;
   switchyardMailboxClose(...keysAndArgs: string[]): Promise<[number, Array<[string, string[]]>]>;
+  switchyardMailboxOpenSince(...keysAndArgs: string[]): Promise<string[]>;
+  switchyardMailboxTouchOpen(...keysAndArgs: string[]): Promise<number>;
 }
 
 /**
@@ -109,7 +156,9 @@ interface MailboxCommands {
  * its cursor, deletes what its transcript holds, and closes the mailbox when
  * it ends. Posting and closing are Lua scripts on the same keys, so a message
  * is either posted before the close (and read by the run's last drain) or
- * refused — never accepted after the run's last read.
+ * refused — never accepted after the run's last read. A resident (teammate)
+ * session's mailbox outlives its turns (decision 0035): closed means idle, a
+ * post reopens it and is the one wake, and what a turn leaves unread stays.
  */
 export class SessionMailbox {
   private readonly maxLen: number;
@@ -123,9 +172,11 @@ export class SessionMailbox {
     this.maxLen = options.maxLen ?? 1000;
     this.closedTtlSeconds = options.closedTtlSeconds ?? 86_400;
     redis.defineCommand('switchyardMailboxPost', { lua: POST_SCRIPT, numberOfKeys: 2 });
-    redis.defineCommand('switchyardMailboxClose', { lua: CLOSE_SCRIPT, numberOfKeys: 3 });
-    redis.defineCommand('switchyardMailboxPostResident', { lua: POST_RESIDENT_SCRIPT, numberOfKeys: 2 });
-    redis.defineCommand('switchyardMailboxPostResidentOnce', { lua: POST_RESIDENT_ONCE_SCRIPT, numberOfKeys: 3 });
+    redis.defineCommand('switchyardMailboxClose', { lua: CLOSE_SCRIPT, numberOfKeys: 4 });
+    redis.defineCommand('switchyardMailboxPostResident', { lua: POST_RESIDENT_SCRIPT, numberOfKeys: 3 });
+    redis.defineCommand('switchyardMailboxPostResidentOnce', { lua: POST_RESIDENT_ONCE_SCRIPT, numberOfKeys: 4 });
+    redis.defineCommand('switchyardMailboxOpenSince', { lua: OPEN_SINCE_SCRIPT, numberOfKeys: 1 });
+    redis.defineCommand('switchyardMailboxTouchOpen', { lua: TOUCH_OPEN_SCRIPT, numberOfKeys: 1 });
   }
 
   /** Appends the envelope to its session's mailbox unless the mailbox is closed; rejects when Redis does not answer. */
@@ -155,7 +206,7 @@ export class SessionMailbox {
   async retire(sessionId: string): Promise<void> {
     const [stream, closed, resident] = this.keys(sessionId);
     const ttl = this.closedTtlSeconds;
-    await this.redis.multi().del(resident).set(closed, '1', 'EX', ttl).expire(stream, ttl).exec();
+    await this.redis.multi().del(resident).set(closed, '1', 'EX', ttl).expire(stream, ttl).zrem(this.openSet, sessionId).exec();
   }
 
   /**
@@ -166,7 +217,7 @@ export class SessionMailbox {
    */
   async postResident(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'> {
     const [stream, closed] = this.keys(envelope.sessionId);
-    const result = await this.commands().switchyardMailboxPostResident(stream, closed, String(this.maxLen), MAILBOX_FIELD, JSON.stringify(envelope));
+    const result = await this.commands().switchyardMailboxPostResident(stream, closed, this.openSet, String(this.maxLen), MAILBOX_FIELD, JSON.stringify(envelope), envelope.sessionId);
     return result === 2 ? 'woke' : 'delivered';
   }
 
@@ -179,7 +230,7 @@ export class SessionMailbox {
     const [stream, closed] = this.keys(envelope.sessionId);
     const posted = toKey(this.prefix, 'mailbox-posted', envelope.sessionId, envelope.id);
     const json = JSON.stringify(envelope);
-    const result = await this.commands().switchyardMailboxPostResidentOnce(stream, closed, posted, String(this.maxLen), MAILBOX_FIELD, json, String(this.closedTtlSeconds));
+    const result = await this.commands().switchyardMailboxPostResidentOnce(stream, closed, posted, this.openSet, String(this.maxLen), MAILBOX_FIELD, json, String(this.closedTtlSeconds), envelope.sessionId);
     return result === 2 ? 'woke' : 'delivered';
   }
 
@@ -207,27 +258,65 @@ export class SessionMailbox {
    * mailbox is closed now; otherwise what arrived, the mailbox still open.
    */
   async closeIfDrained(sessionId: string, cursor: string | undefined): Promise<MailboxRead | null> {
-    const [closed, entries] = await this.close(sessionId, cursor, false);
-    return closed ? null : toRead(sessionId, entries, cursor);
+    const [answer, entries] = await this.close(sessionId, cursor, 'drained');
+    return answer === 0 ? toRead(sessionId, entries, cursor) : null;
   }
 
-  /** Closes the mailbox whatever waits in it, and returns what was never read (after `cursor`). */
-  async closeNow(sessionId: string, cursor: string | undefined): Promise<MailboxRead> {
-    const [, entries] = await this.close(sessionId, cursor, true);
-    return toRead(sessionId, entries, cursor);
+  /**
+   * The close of a run that ends without its last drain (failed, cancelled,
+   * lost): returns what it never read (after `cursor`). A session that is not
+   * resident is closed whatever waits. A resident one keeps what waits for
+   * its next turn (`kept`): `waking` — the mailbox stays open and the caller
+   * must queue that turn; with `followUp: false` (the turn took no step, so
+   * another would end the same way) `idle` — the next post wakes it.
+   */
+  async closeNow(sessionId: string, cursor: string | undefined, options: { followUp?: boolean } = {}): Promise<ForcedClose> {
+    const [answer, entries] = await this.close(sessionId, cursor, options.followUp === false ? 'idle' : 'force');
+    const read = toRead(sessionId, entries, cursor);
+    return answer === 2 ? { ...read, kept: 'waking' } : answer === 3 ? { ...read, kept: 'idle' } : read;
   }
 
-  private async close(sessionId: string, cursor: string | undefined, force: boolean): Promise<[boolean, Array<[string, string[]]>]> {
+  /** Deletes the entries holding these envelopes (a lost run recorded them: nobody reads them again). */
+  async discard(sessionId: string, envelopeIds: readonly string[]): Promise<void> {
+    if (envelopeIds.length === 0) return;
+    const wanted = new Set(envelopeIds);
+    const [stream] = this.keys(sessionId);
+    for (let from = '-'; ; ) {
+      const entries = await this.redis.xrange(stream, from, '+', 'COUNT', READ_COUNT);
+      await this.remove(sessionId, entries.filter(([, fields]) => wanted.has(envelopeIdOf(fields) ?? '')).map(([id]) => id));
+      if (entries.length < READ_COUNT) return;
+      from = `(${entries.at(-1)![0]}`;
+    }
+  }
+
+  /**
+   * Resident sessions whose mailbox was opened (by a post that woke it, or a
+   * turn that left messages for the next) at least `olderThanMs` ago and is
+   * still open: each should have a turn queued or running. Oldest first.
+   */
+  async openSince(olderThanMs: number, count = 100): Promise<string[]> {
+    return this.commands().switchyardMailboxOpenSince(this.openSet, String(olderThanMs), String(count));
+  }
+
+  /** Marks open mailboxes as looked at now (a turn holds them), so that the oldest others come first next time. */
+  async touchOpen(sessionIds: readonly string[]): Promise<void> {
+    if (sessionIds.length > 0) await this.commands().switchyardMailboxTouchOpen(this.openSet, ...sessionIds);
+  }
+
+  /** Drops sessions from the open set (their teammate is stopped or gone). */
+  async forgetOpen(sessionIds: readonly string[]): Promise<void> {
+    if (sessionIds.length > 0) await this.redis.zrem(this.openSet, ...sessionIds);
+  }
+
+  private async close(sessionId: string, cursor: string | undefined, mode: 'drained' | 'force' | 'idle'): Promise<[number, Array<[string, string[]]>]> {
     // A forced close returns everything left (up to the trim bound): it is the last read there is.
-    const count = force ? this.maxLen * 2 : READ_COUNT;
-    const [closed, entries] = await this.commands().switchyardMailboxClose(
-      ...this.keys(sessionId),
-      start(cursor),
-      String(count),
-      String(this.closedTtlSeconds),
-      force ? '1' : '0',
-    );
-    return [closed === 1, entries];
+    const count = mode === 'drained' ? READ_COUNT : this.maxLen * 2;
+    return this.commands().switchyardMailboxClose(...this.keys(sessionId), this.openSet, start(cursor), String(count), String(this.closedTtlSeconds), mode, sessionId);
+  }
+
+  /** The sorted set of open resident mailboxes (session id → when opened, ms). */
+  private get openSet(): string {
+    return toKey(this.prefix, 'mailbox-open');
   }
 
   /** [stream, closed marker, resident marker]. */
@@ -255,6 +344,13 @@ function toRead(sessionId: string, entries: Array<[string, string[]]>, cursor: s
     else invalid += 1;
   }
   return { envelopes, invalid, ids: entries.map(([id]) => id), cursor: entries.at(-1)?.[0] ?? cursor };
+}
+
+/** The envelope id an entry holds, if it parses that far. */
+function envelopeIdOf(fields: string[]): string | undefined {
+  const raw = fieldValue(fields, MAILBOX_FIELD);
+  const parsed = raw === undefined ? undefined : (safeJson(raw) as { id?: unknown } | undefined);
+  return typeof parsed?.id === 'string' ? parsed.id : undefined;
 }
 
 function fieldValue(fields: string[], name: string): string | undefined {

@@ -102,5 +102,72 @@ describe('SessionMailbox (real Redis)', () => {
     expect(await box.postResidentOnce(other)).toBe('delivered');
     expect(await box.postResidentOnce(other)).toBe('delivered');
     expect(await t.redis.xlen(stream)).toBe(2);
+    // The post that woke it put it in the open set, as postResident does.
+    expect(await box.openSince(0)).toEqual([sessionId]);
+  });
+
+  it("a resident session's forced close keeps what its turn never read: open for a follow-up (waking), or idle until the next post", async () => {
+    const stream = toKey(t.prefix, ...mailboxStream(sessionId));
+    await box.makeResident(sessionId);
+    expect(await box.postResident(envelope('read'))).toBe('woke');
+    const read = await box.read(sessionId, undefined);
+    await box.postResident(envelope('unread 1'));
+    await box.postResident(envelope('unread 2'));
+    const kept = await box.closeNow(sessionId, read.cursor);
+    expect(kept.kept).toBe('waking');
+    expect(kept.envelopes.map((e) => e.content)).toEqual(['unread 1', 'unread 2']);
+    // Still open: a post rides along with the follow-up, it wakes nothing; nothing was deleted.
+    expect(await box.postResident(envelope('rides along'))).toBe('delivered');
+    expect(await t.redis.xlen(stream)).toBe(4);
+    // The follow-up turn reads them all; with nothing new its close marks the mailbox idle.
+    const next = await box.read(sessionId, read.cursor);
+    expect(next.envelopes.map((e) => e.content)).toEqual(['unread 1', 'unread 2', 'rides along']);
+    const idle = await box.closeNow(sessionId, next.cursor);
+    expect(idle.kept).toBeUndefined();
+    expect(await box.postResident(envelope('wakes'))).toBe('woke');
+    // A turn that took no step keeps them too, but idle: the next post is the wake.
+    const noStep = await box.closeNow(sessionId, next.cursor, { followUp: false });
+    expect(noStep).toMatchObject({ kept: 'idle', envelopes: [expect.objectContaining({ content: 'wakes' })] });
+    expect(await box.postResident(envelope('wakes again'))).toBe('woke');
+    expect((await box.read(sessionId, next.cursor)).envelopes.map((e) => e.content)).toEqual(['wakes', 'wakes again']);
+  });
+
+  it('the open set holds resident mailboxes opened and not yet closed idle: by a post that woke, or a close that kept messages; retire drops them', async () => {
+    await box.makeResident(sessionId);
+    const other = randomUUID();
+    await box.makeResident(other);
+    expect(await box.openSince(0)).toEqual([]);
+    expect(await box.postResident(envelope('wake'))).toBe('woke');
+    expect(await box.openSince(0)).toEqual([sessionId]);
+    expect(await box.openSince(60_000)).toEqual([]);
+    // Its turn's last drain closes it idle: out of the set.
+    const read = await box.read(sessionId, undefined);
+    expect(await box.closeIfDrained(sessionId, read.cursor)).toBeNull();
+    expect(await box.openSince(0)).toEqual([]);
+    await box.postResident({ ...envelope('to the other'), sessionId: other });
+    expect(await box.openSince(0)).toEqual([other]);
+    await box.forgetOpen([other]);
+    expect(await box.openSince(0)).toEqual([]);
+    await box.postResident(envelope('again'));
+    await box.touchOpen([sessionId, other]);
+    // touchOpen re-scores members, it adds none.
+    expect(await box.openSince(0)).toEqual([sessionId]);
+    await box.retire(sessionId);
+    expect(await box.openSince(0)).toEqual([]);
+  });
+
+  it('discard deletes the entries of the given envelopes and leaves the rest', async () => {
+    const [a, b, c] = [envelope('a'), envelope('b'), envelope('c')];
+    for (const e of [a, b, c]) await box.post(e);
+    await box.discard(sessionId, [a.id, c.id, randomUUID()]);
+    expect((await box.read(sessionId, undefined)).envelopes.map((e) => e.content)).toEqual(['b']);
+  });
+
+  it('a session that is not resident: closeNow closes as before, returning what was never read, nothing kept', async () => {
+    await box.post(envelope('x'));
+    const left = await box.closeNow(sessionId, undefined);
+    expect(left.kept).toBeUndefined();
+    expect(left.envelopes).toHaveLength(1);
+    expect(await box.openSince(0)).toEqual([]);
   });
 });

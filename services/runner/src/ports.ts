@@ -167,7 +167,15 @@ export interface Executor {
   /**
    * Optional: called once a run this executor never finished was failed for
    * it (`runner_lost`: its runner died), to clean up what the run's own
-   * ending would have (its session's mailbox).
+   * ending would have (its session's mailbox). Returns the id of a run it
+   * queued (a teammate's next turn, for what the lost one left unread), for
+   * the caller to claim.
    */
-  abandoned?(run: RunRef): Promise<void>;
+  abandoned?(run: RunRef): Promise<string | null | void>;
+}
+
+/** Finds teammates' mailboxes left open with no turn to read them and queues that turn (decision 0035). */
+export interface OrphanWakes {
+  /** Returns the runs it queued, for the caller to claim. */
+  wakeOrphans(): Promise<string[]>;
 }

@@ -5,7 +5,7 @@ import { ProcessCapacity } from './process-capacity';
 import { executeRun, RUNNER_LOST } from './run-execution';
 import { SpecCache } from './spec-cache';
 import { isTryRun, prepareTryRun } from './try-run';
-import type { ApprovalParking, Claimed, ExecutionContext, Executor, RunEnding, RunQueue, RunReads, RunRef, StartedRun } from './ports';
+import type { ApprovalParking, Claimed, ExecutionContext, Executor, OrphanWakes, RunEnding, RunQueue, RunReads, RunRef, StartedRun } from './ports';
 
 /** Most runs one lane may hold at once (flow.concurrency's maximum): a claim never needs more slots. */
 const MAX_LANE_CONCURRENCY = 10;
@@ -43,6 +43,8 @@ export interface RunnerOptions {
   metrics?: RunnerMetrics;
   /** Parks runs on approvals (decision 0026). Absent: a call a person must approve fails. @defaultValue none */
   parking?: ApprovalParking;
+  /** Queues the turns of teammates' mailboxes left open with no turn; run by the sweep. @defaultValue none */
+  orphans?: OrphanWakes;
   /** Called right after an ending was committed (a test fixture's fault injection); nothing else uses it. */
   afterEnding?: (runId: string) => void;
 }
@@ -84,12 +86,14 @@ export class Runner {
   /**
    * The periodic sweep: claims the lanes with queued runs older than
    * `sweepQueuedAfterMs` (their job was lost) or a lapsed lease (a runner
-   * died; the claim fails its runs runner_lost). Returns how many runs it
+   * died; the claim fails its runs runner_lost), after queueing the turns
+   * of teammates' mailboxes that no turn holds. Returns how many runs it
    * started and failed.
    */
   async sweep(): Promise<{ started: number; failed: number }> {
     let started = 0;
     let failed = 0;
+    for (const runId of (await this.options.orphans?.wakeOrphans()) ?? []) started += (await this.claimRun(runId)).started.length;
     for (const lane of await this.options.queue.lanesToSweep(this.options.sweepQueuedAfterMs ?? 5000)) {
       const reserved = this.stopping ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
       const claim = await this.claimed(reserved, () => this.options.queue.claimLane(lane, reserved));
@@ -141,8 +145,19 @@ export class Runner {
     for (const run of claim.lost) {
       this.options.log.warn({ runId: run.id }, 'run lost with its runner; failed');
       this.counted('failed', RUNNER_LOST);
-      this.options.executor.abandoned?.(run).catch((error: unknown) => this.options.log.warn({ err: error, runId: run.id }, 'lost run not cleaned up'));
+      this.options.executor
+        .abandoned?.(run)
+        .then(async (next) => {
+          if (next) await this.claimRun(next);
+        })
+        .catch((error: unknown) => this.options.log.warn({ err: error, runId: run.id }, 'lost run not cleaned up'));
     }
+  }
+
+  /** Claims the lane of a run queued here (a teammate's next turn), with the free slots of this process. */
+  private claimRun(runId: string): Promise<Claimed> {
+    const reserved = this.stopping ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
+    return this.claimed(reserved, () => this.options.queue.claim(runId, reserved));
   }
 
   private launch(run: StartedRun): void {

@@ -1,6 +1,6 @@
 import { SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createRedis, type Redis } from '@switchyard/redis';
+import { closeRedis, createRedis, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import { Counter } from 'prom-client';
 import { createActivationWorker } from './adapters/bullmq-activation-worker';
@@ -17,6 +17,7 @@ import { RedisMailbox } from './adapters/redis-mailbox';
 import { SqlRunContextStore } from './adapters/sql-run-context';
 import { SqlSecretReader } from './adapters/sql-secret-reader';
 import { SqlSpendLedger } from './adapters/sql-spend-ledger';
+import { SqlTeammateWakes } from './adapters/sql-teammate-wakes';
 import { SqlTranscriptStore } from './adapters/sql-transcript-store';
 import { AgentLoop } from './loop/agent-loop';
 import type { LoopMetrics } from './loop/loop-ports';
@@ -34,13 +35,16 @@ export interface RunnerHooks {
 /** A running runner: its health port, its name and how to stop it. */
 export type RunningRunner = RunningService & { runner: string; concurrency: number };
 
+/** Age from which the sweep claims a lane's queued runs (their job was lost) and wakes an open teammate mailbox no turn holds. */
+const SWEEP_QUEUED_AFTER_MS = 5000;
+
 /** Resolves after `ms` without keeping the process alive. */
 function deadline(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** The agent loop with the runner's stores, model settings and tool policy bound. */
-function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics): AgentLoop {
+function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes): AgentLoop {
   const tools = toolHostOptions(config);
   // An agent's own model endpoint is checked like its MCP servers' URLs (the operator's is trusted).
   const checkBaseUrl = async (url: string) => void (await resolveOutboundUrl(url, { allowPrivate: tools.allowPrivate, allowedHosts: tools.allowedHosts }));
@@ -55,6 +59,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     tools: (input) => connectTools({ ...input, options: tools, log }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     approvals: new SqlApprovalRecords(sql),
+    teammates,
     guardedTools: config.RUNNER_GUARDED_TOOLS,
     metrics,
     log,
@@ -87,11 +92,15 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       registers: [service.registry],
     });
     const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS };
+    // A mailbox open this long with no turn lost its wake: as long as a queued run waits for its job.
+    const teammates = new SqlTeammateWakes(sql, new SessionMailbox(redis, config.REDIS_PREFIX), SWEEP_QUEUED_AFTER_MS);
     const runner = new Runner({
       queue: new SqlRunQueue(sql, queueOptions),
       parking: new SqlApprovalParking(sql, queueOptions),
       reads: new SqlRunReads(sql),
-      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry)),
+      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates),
+      orphans: teammates,
+      sweepQueuedAfterMs: SWEEP_QUEUED_AFTER_MS,
       log,
       concurrency: config.RUNNER_CONCURRENCY,
       leaseMs: config.RUNNER_LEASE_MS,

@@ -19,7 +19,8 @@ const READ_COUNT = 100;
  * Each call does its work synchronously, as the real one does in one Lua
  * script: a post lands either before a close (and the close's drain returns
  * it) or after it (and is refused). Passes the mailbox conformance suite, as
- * the Redis adapter does.
+ * the Redis adapter does. Its sessions are never resident (teammates' mailboxes
+ * are tested on Redis).
  */
 export class FakeMailbox implements ConformingMailbox {
   private readonly streams = new Map<string, FakeMailboxEntry[]>();
@@ -63,6 +64,11 @@ export class FakeMailbox implements ConformingMailbox {
     const entries = this.after(sessionId, cursor, Number.POSITIVE_INFINITY);
     this.closed.add(sessionId);
     return this.toDrain(sessionId, entries, cursor);
+  }
+
+  async discard(sessionId: string, envelopeIds: readonly string[]): Promise<void> {
+    const wanted = new Set(envelopeIds);
+    this.streams.set(sessionId, this.stream(sessionId).filter((entry) => !wanted.has((safeJson(entry.raw) as { id?: string } | undefined)?.id ?? '')));
   }
 
   private stream(sessionId: string): FakeMailboxEntry[] {

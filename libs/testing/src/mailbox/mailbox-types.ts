@@ -17,7 +17,8 @@ export interface ConformingMailboxDrain {
 export interface ConformingMailbox {
   drain(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain>;
   closeIfDrained(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain | null>;
-  closeNow(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain>;
+  closeNow(sessionId: string, cursor: string | undefined, options?: { followUp?: boolean }): Promise<ConformingMailboxDrain>;
+  discard(sessionId: string, envelopeIds: readonly string[]): Promise<void>;
 }
 
 /** What a post did (SessionMailbox.post): written, or refused because the mailbox is closed. */

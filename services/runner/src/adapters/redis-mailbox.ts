@@ -23,8 +23,13 @@ export class RedisMailbox implements Mailbox {
     return late && this.toDrain(sessionId, late);
   }
 
-  async closeNow(sessionId: string, cursor: string | undefined): Promise<MailboxDrain> {
-    return this.toDrain(sessionId, await this.mailbox.closeNow(sessionId, cursor));
+  async closeNow(sessionId: string, cursor: string | undefined, options: { followUp?: boolean } = {}): Promise<MailboxDrain> {
+    const read = await this.mailbox.closeNow(sessionId, cursor, options);
+    return read.kept ? { ...this.toDrain(sessionId, read), kept: read.kept } : this.toDrain(sessionId, read);
+  }
+
+  discard(sessionId: string, envelopeIds: readonly string[]): Promise<void> {
+    return this.mailbox.discard(sessionId, envelopeIds);
   }
 
   private toDrain(sessionId: string, read: MailboxRead): MailboxDrain {

@@ -1,10 +1,7 @@
 import { ModelError } from '../model/model';
 import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor, RunRef } from '../ports';
 import { LOOP_ERRORS, type AgentLoopOptions } from './loop-options';
-import { MailboxIntake } from './mailbox-intake';
-import { RunRecorder } from './run-recorder';
-import { closeSession, openSession, prepareSession, type RunSession } from './run-session';
-import { emptyRunState } from './run-state';
+import { abandonSession, closeSession, openSession, prepareSession, type RunSession } from './run-session';
 import { failedResult, outcomeOf } from './run-tally';
 import { takeStep } from './steps';
 
@@ -47,18 +44,11 @@ export class AgentLoop implements Executor {
 
   /**
    * A run that ended without its loop (failed `runner_lost`: its runner died):
-   * closes its session's mailbox and records what was left unread in its
-   * transcript, as its own ending would have.
+   * closes its session's mailbox as its own ending would have (abandonSession);
+   * returns a teammate's next turn that it queued, for the caller to claim.
    */
-  async abandoned(run: Pick<RunRef, 'id' | 'workspaceId' | 'workspaceSlug'>): Promise<void> {
-    const context = await this.options.contexts.context(run);
-    if (!context) return;
-    const writer = this.options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: context.sessionId, lastSeq: context.transcriptSeq });
-    const recorder = new RunRecorder(writer, emptyRunState(run.id));
-    const intake = new MailboxIntake(recorder, this.options.mailbox, context.sessionId);
-    await intake.closeNow();
-    await recorder.flush();
-    await intake.settle();
+  async abandoned(run: Pick<RunRef, 'id' | 'workspaceId' | 'workspaceSlug'>): Promise<string | null> {
+    return abandonSession(this.options, run);
   }
 
   /** Steps until the run ends: a step boundary, then one step; after a final answer, the close. */

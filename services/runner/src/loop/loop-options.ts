@@ -5,7 +5,7 @@ import type { AgentTokens } from '../agent-token-port';
 import type { Model } from '../model/model';
 import type { PriceTable } from '../model/prices';
 import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
-import type { ApprovalRecords, LoopMetrics, Mailbox, RunContextStore, SecretReader, SpendLedger, TranscriptStore } from './loop-ports';
+import type { ApprovalRecords, LoopMetrics, Mailbox, RunContextStore, SecretReader, SpendLedger, TeammateWakes, TranscriptStore } from './loop-ports';
 import type { StepOutcome } from './steps';
 
 /** What the loop needs to reach a run's secrets. */
@@ -34,6 +34,8 @@ export interface AgentLoopOptions {
   }): Promise<{ host: ToolHost; notices: ToolServerNotice[] }>;
   /** The platform's own tools (the gateway's `/mcp`, with a token per run); absent: none. */
   platform?: { url: string; tokens: AgentTokens; tokenTtlMs: number };
+  /** Queues a teammate's next turn for what a turn left unread (decision 0035). Absent: nothing queues it but the next post. @defaultValue none */
+  teammates?: TeammateWakes;
   /** The run's approvals (decision 0026); absent: calls that ask fail with approval_unavailable. @defaultValue none */
   approvals?: ApprovalRecords;
   /** The operator's guarded tool globs (RUNNER_GUARDED_TOOLS). @defaultValue [] */

@@ -31,6 +31,12 @@ export interface MailboxDrain {
   cursor: string | undefined;
   /** Deletes the drained entries; called once they are in the transcript. */
   ack(): Promise<void>;
+  /**
+   * Set by a forced close of a resident (teammate) session with unread
+   * entries: they stay in the mailbox for its next turn — `waking`: the
+   * mailbox is open and that turn must be queued; `idle`: the next post wakes it.
+   */
+  kept?: 'waking' | 'idle';
 }
 
 /** A session's mailbox as its run sees it (SessionMailbox in `@switchyard/redis`). */
@@ -43,15 +49,43 @@ export interface Mailbox {
    * otherwise what arrived, the mailbox left open.
    */
   closeIfDrained(sessionId: string, cursor: string | undefined): Promise<MailboxDrain | null>;
-  /** Closes the mailbox whatever waits in it; returns what was never read (after `cursor`). */
-  closeNow(sessionId: string, cursor: string | undefined): Promise<MailboxDrain>;
+  /**
+   * Closes the mailbox whatever waits in it; returns what was never read
+   * (after `cursor`). A resident session keeps it instead (`kept`), for a
+   * follow-up turn unless `followUp` is false. @defaultValue followUp true
+   */
+  closeNow(sessionId: string, cursor: string | undefined, options?: { followUp?: boolean }): Promise<MailboxDrain>;
+  /** Deletes the entries of these envelopes wherever they are (a lost run recorded them). */
+  discard(sessionId: string, envelopeIds: readonly string[]): Promise<void>;
 }
 
-/** An agent's spending per UTC day (the `perDayUsd` budget). */
+/** Queues a teammate's next turn when one of its turns leaves messages unread (SQL `teammate_wake`, decision 0035). */
+export interface TeammateWakes {
+  /**
+   * Queues the next turn of `run`'s session (unless one is queued), caused
+   * as `run` was; returns the new run's id, or null (none needed, or the
+   * teammate is stopped).
+   */
+  after(run: { id: string; workspaceId: string }): Promise<string | null>;
+}
+
+/** Where a run's spend stands against its caps (decision 0032). */
+export interface SpendStanding {
+  /** The agent's spend today (UTC), for perDayUsd. */
+  dayUsd: number;
+  /**
+   * The run, then each run it was delegated from (nearest first): what each
+   * spent, its delegated runs' spend included, and its version's perRunUsd
+   * (null when unknown). A delegated run may spend only what all of them have left.
+   */
+  runs: Array<{ runId: string; spentUsd: number; capUsd: number | null }>;
+}
+
+/** Spending per agent and UTC day (`perDayUsd`) and per run with its delegated runs (`perRunUsd`). */
 export interface SpendLedger {
-  spentToday(agentId: string): Promise<number>;
-  /** Adds to today's spend; returns today's total. */
-  add(input: { agentId: string; workspaceId: string; usd: number }): Promise<number>;
+  standing(run: { runId: string; agentId: string }): Promise<SpendStanding>;
+  /** Adds one model call's cost to the agent's day, the run and each run it was delegated from; returns the standing after it. */
+  add(input: { runId: string; agentId: string; workspaceId: string; usd: number }): Promise<SpendStanding>;
 }
 
 /** Reads a workspace secret's plaintext; null when there is none of that name. */

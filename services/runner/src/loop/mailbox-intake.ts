@@ -9,7 +9,8 @@ import type { RunRecorder } from './run-recorder';
  * them to the transcript, so a message is never gone before it is recorded;
  * one found again (its run's runner died between the two) is in the run's
  * state already and is not recorded twice. It also closes the mailbox when
- * the run ends, so that nothing is accepted that the run will not read.
+ * the run ends, so that nothing is accepted that the run will not read — or,
+ * for a teammate, so that what it did not read waits for its next turn.
  */
 export class MailboxIntake {
   private unsettled: Array<() => Promise<void>> = [];
@@ -53,11 +54,15 @@ export class MailboxIntake {
    * Closes the mailbox of a run that ends without reading it again (failed,
    * cancelled, lost), unless closed already: what it never read is recorded
    * in the transcript as a `mailbox_unread` notice, then deleted on `settle`.
+   * A teammate's (resident) session keeps it for its next turn instead: true
+   * when that turn must be queued now. `followUp` false (the turn took no
+   * step: another would end the same way) leaves it for the next post's wake.
    */
-  async closeNow(): Promise<void> {
-    if (this.closed) return;
-    const left = await this.mailbox.closeNow(this.sessionId, this.cursor);
+  async closeNow(followUp = true): Promise<boolean> {
+    if (this.closed) return false;
+    const left = await this.mailbox.closeNow(this.sessionId, this.cursor, { followUp });
     this.closed = true;
+    if (left.kept) return left.kept === 'waking';
     this.cursor = left.cursor;
     if (left.envelopes.length > 0) {
       this.transcript.add('notice', {
@@ -68,6 +73,7 @@ export class MailboxIntake {
     }
     this.invalidNotice(left);
     this.pending(left);
+    return false;
   }
 
   /** True when no drained entry waits to be deleted (nothing depends on the next flush). */

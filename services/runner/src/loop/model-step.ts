@@ -16,7 +16,7 @@ export async function modelStep(session: RunSession, options: AgentLoopOptions):
   const { budget, model } = run.spec;
   const { tally } = recorder.state;
   if (tally.turns >= budget.maxTurns) return { type: 'failed', code: LOOP_ERRORS.maxTurns, message: `the run reached maxTurns (${budget.maxTurns})` };
-  const over = overBudget(budget, tally, session.dayUsd, 'reached');
+  const over = overBudget(budget, tally, session.spend, 'reached');
   if (over) return { type: 'failed', code: LOOP_ERRORS.budget, message: over };
   let response: ModelResponse & { durationMs: number };
   try {
@@ -28,7 +28,7 @@ export async function modelStep(session: RunSession, options: AgentLoopOptions):
   const cost = costOf(options.prices, model, response.usage);
   const { inputTokens, outputTokens } = response.usage;
   options.metrics?.modelCall({ ...modelLabels(model), tokensIn: inputTokens, tokensOut: outputTokens, costUsd: cost.usd, durationMs: response.durationMs });
-  if (cost.usd > 0) session.dayUsd = await options.spend.add({ agentId: run.agentId, workspaceId: run.workspaceId, usd: cost.usd });
+  if (cost.usd > 0) session.spend = await options.spend.add({ runId: run.id, agentId: run.agentId, workspaceId: run.workspaceId, usd: cost.usd });
   const final = response.final ?? response.toolCalls.length === 0;
   const toolCalls = response.toolCalls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args }));
   recorder.add('assistant', {
@@ -39,7 +39,7 @@ export async function modelStep(session: RunSession, options: AgentLoopOptions):
     ...(cost.priced ? {} : { unpriced: true as const }),
     final,
   });
-  const overAfter = overBudget(budget, tally, session.dayUsd, 'exceeded');
+  const overAfter = overBudget(budget, tally, session.spend, 'exceeded');
   if (overAfter) return { type: 'failed', code: LOOP_ERRORS.budget, message: overAfter };
   return final && toolCalls.length === 0 ? { type: 'finished' } : { type: 'model_called', toolCalls };
 }

@@ -1,9 +1,11 @@
 import type { AgentSpec, RunState } from '@switchyard/contracts';
 import { redactSecrets } from '@switchyard/core';
 import type { ModelTool, Model } from '../model/model';
-import type { ExecutableRun, ExecutionContext, RunContext } from '../ports';
+import type { ExecutableRun, ExecutionContext, RunContext, RunRef } from '../ports';
 import { ShadowToolHost, type PlatformToolServer, type ToolDefinition, type ToolHost } from '../tools';
+import { NO_SPEND } from './budget';
 import type { AgentLoopOptions, ResolveSecret } from './loop-options';
+import type { SpendStanding } from './loop-ports';
 import { MailboxIntake } from './mailbox-intake';
 import { PLAN_TOOL } from './plan-tool';
 import { firstMessage, systemPrompt, type RunTrigger } from './render';
@@ -31,8 +33,8 @@ export interface RunSession {
   modelTools: ModelTool[];
   /** Whether an agent token was minted (revoked at teardown). */
   tokenMinted: boolean;
-  /** The agent's spend today (UTC), for perDayUsd. */
-  dayUsd: number;
+  /** The agent's spend today and the run's with its delegation family (budget.ts), as of its last model call. */
+  spend: SpendStanding;
   /** Steps taken by this execution (a fresh run's prompt is written with its first step). */
   steps: number;
   /** The run parked on approvals: teardown leaves its mailbox open (it goes on later). */
@@ -55,11 +57,11 @@ export async function openSession(options: AgentLoopOptions, run: ExecutableRun,
   const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq });
   const recorder = new RunRecorder(writer, state, redactContent);
   const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
-  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], callable: [], modelTools: [], tokenMinted: false, dayUsd: 0, steps: 0 };
+  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], callable: [], modelTools: [], tokenMinted: false, spend: NO_SPEND, steps: 0 };
 }
 
 /**
- * Set-up: the model, the agent token, the tools and the day's spend; for a
+ * Set-up: the model, the agent token, the tools and the spend so far; for a
  * run with nothing recorded, its first messages. May throw a ModelError (no key).
  */
 export async function prepareSession(options: AgentLoopOptions, session: RunSession): Promise<void> {
@@ -83,8 +85,8 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
     recorder.add('system', { text: systemPrompt(run.spec.instructions) });
     recorder.add('user', { text: firstMessage(run.spec.task, trigger), from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
   }
-  // A model without a price costs nothing: its runs need not read the day's spend.
-  session.dayUsd = options.prices.priceOf(run.spec.model.name) ? await options.spend.spentToday(run.agentId) : 0;
+  // A model without a price costs nothing: its runs need not read the spend (a delegated run's parents' included).
+  if (options.prices.priceOf(run.spec.model.name)) session.spend = await options.spend.standing({ runId: run.id, agentId: run.agentId });
 }
 
 /** The mode the run's calls are judged in: the spec's, or after an approved plan its `afterPlan` mode (the run state knows). */
@@ -120,13 +122,21 @@ async function platformTools(options: AgentLoopOptions, session: RunSession): Pr
 
 /**
  * Teardown, whatever the ending: the mailbox closed unless the run parked
- * (what it leaves unread becomes a notice), the transcript flushed, the tools closed, the agent
- * token revoked. Each part runs even when one before it failed.
+ * (what it leaves unread becomes a notice, or waits for a teammate's next
+ * turn), the transcript flushed, the tools closed, the agent token revoked.
+ * Each part runs even when one before it failed.
  */
 export async function closeSession(options: AgentLoopOptions, session: RunSession): Promise<void> {
   const { log } = options;
   const runId = session.run.id;
-  if (!session.parked) await session.mailbox.closeNow().catch((error: unknown) => log.warn({ err: error, runId }, 'mailbox not closed'));
+  if (!session.parked) {
+    const waking = await session.mailbox.closeNow(session.steps > 0).catch((error: unknown) => {
+      log.warn({ err: error, runId }, 'mailbox not closed');
+      return false;
+    });
+    // Queued before the run's ending is written: the ending's claim of the lane starts it.
+    if (waking) await wakeNextTurn(options, session.run);
+  }
   await session.recorder
     .flush()
     .then(() => session.mailbox.settle())
@@ -135,6 +145,36 @@ export async function closeSession(options: AgentLoopOptions, session: RunSessio
   if (session.tokenMinted) {
     await options.platform!.tokens.revoke(runId).catch((error: unknown) => log.error({ err: error, runId }, 'agent token not revoked; it expires by itself'));
   }
+}
+
+/**
+ * The teardown of a run that ended without its loop (failed `runner_lost`:
+ * its runner died), as its own ending would have closed its mailbox: the
+ * messages its transcript holds are deleted (delivered once), and what it
+ * never read becomes a notice — or, for a teammate, waits for its next turn,
+ * queued here. Returns that turn's id (for the caller to claim), or null.
+ */
+export async function abandonSession(options: AgentLoopOptions, run: Pick<RunRef, 'id' | 'workspaceId' | 'workspaceSlug'>): Promise<string | null> {
+  const context = await options.contexts.context(run);
+  if (!context) return null;
+  const state = context.transcriptSeq > 0 ? rebuildRunState(run.id, await options.transcripts.entries({ runId: run.id, workspaceId: run.workspaceId })) : emptyRunState(run.id);
+  await options.mailbox.discard(context.sessionId, state.envelopeIds);
+  const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: context.sessionId, lastSeq: context.transcriptSeq });
+  const recorder = new RunRecorder(writer, state);
+  const intake = new MailboxIntake(recorder, options.mailbox, context.sessionId);
+  const waking = await intake.closeNow();
+  await recorder.flush();
+  await intake.settle();
+  return waking ? wakeNextTurn(options, run) : null;
+}
+
+/** The teammate's next turn for what a turn left unread; a failure is left to the runner's sweep of open mailboxes. */
+async function wakeNextTurn(options: AgentLoopOptions, run: { id: string; workspaceId: string }): Promise<string | null> {
+  if (!options.teammates) return null;
+  return options.teammates.after(run).catch((error: unknown) => {
+    options.log.warn({ err: error, runId: run.id }, "teammate's next turn not queued; the sweep will");
+    return null;
+  });
 }
 
 /** What woke the run, for its first message; a retry of a manual run, and a try, carry their input. */
