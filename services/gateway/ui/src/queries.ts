@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, wsPath } from './api';
-import type { AgentResponse, Approval, Fact, Run, WorkspaceSettings } from './types';
+import type { AgentResponse, Approval, Fact, Run, TranscriptEntry, WorkspaceSettings } from './types';
 
 /** The workspace's agents (first 200), by id. */
 export function useAgents(ws: string) {
@@ -50,4 +50,21 @@ export function eventIdOf(run: Run): string | undefined {
 /** Whether a run will change no more. */
 export function isFinished(run: Run): boolean {
   return run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'dropped';
+}
+
+/** Every transcript entry of a run, page by page. */
+async function readTranscript(ws: string, runId: string): Promise<TranscriptEntry[]> {
+  const entries: TranscriptEntry[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await api<{ entries: TranscriptEntry[]; next: number | null }>('GET', wsPath(ws, `/runs/${runId}/transcript?after=${after}&limit=500`));
+    entries.push(...page.entries);
+    if (page.next === null) return entries;
+    after = page.next;
+  }
+}
+
+/** A run's transcript, read again every second while `live`: entries are not facts, so the stream does not carry them. */
+export function useTranscript(ws: string, runId: string, live: boolean) {
+  return useQuery({ queryKey: ['transcript', ws, runId], queryFn: () => readTranscript(ws, runId), refetchInterval: live ? 1_000 : false });
 }

@@ -6,13 +6,16 @@ export type {
   AgentResponse,
   AgentActivation,
   AgentSpec,
+  AgentTry,
   Approval,
   EventActivationsResponse,
   Fact,
   Run,
   RunStatus,
   TranscriptEntry,
+  TryAgentResponse,
   UiSessionResponse,
+  WouldHave,
   WorkspaceSettings,
 } from '@switchyard/contracts';
 
