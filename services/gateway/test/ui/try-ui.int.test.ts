@@ -62,6 +62,7 @@ describe('issue 16: trying an agent in shadow from its page (headless Chromium, 
     const run = panel().getByTestId('try-run');
     await run.getByTestId('try-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
     const wouldHave = run.getByTestId('would-have').locator('li');
+    await wouldHave.first().waitFor();
     expect(await wouldHave.allTextContents()).toEqual(['web.echo {"text":"deploy 2.0.0"}']);
     await run.getByTestId('transcript').getByText('would have (not executed)').waitFor();
     await run.getByTestId('transcript').getByText('deployed').waitFor();
@@ -85,6 +86,7 @@ describe('issue 16: trying an agent in shadow from its page (headless Chromium, 
     // The new try replaces the first one on the panel.
     const run = panel().locator(`[data-testid="try-run"]:not([data-run-id="${first}"])`);
     await run.getByTestId('try-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
+    await run.getByTestId('would-have').locator('li').first().waitFor();
     expect(await run.getByTestId('would-have').locator('li').allTextContents()).toEqual(['web.echo {"text":"draft 3.0.0"}']);
     const rows = panel().locator('[data-testid="tries"] tbody tr');
     await rows.nth(1).waitFor();

@@ -1,4 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
 import { shortId } from '../format';
@@ -24,6 +25,13 @@ export function TryRun({ ws, runId }: { ws: string; runId: string }) {
     refetchInterval: live ? 1_000 : false,
   });
   const transcript = useTranscript(ws, runId, live);
+  const queryClient = useQueryClient();
+  // Read both once more when the run ends: the last poll may have come before its last entries.
+  useEffect(() => {
+    if (live) return;
+    void queryClient.invalidateQueries({ queryKey: ['would-have', ws, runId] });
+    void queryClient.invalidateQueries({ queryKey: ['transcript', ws, runId] });
+  }, [live, queryClient, ws, runId]);
   if (run.error) return <p role="alert" className="error">{errorText(run.error)}</p>;
   return (
     <div className="try-run" data-testid="try-run" data-run-id={runId}>

@@ -1,10 +1,11 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
 import { KillSwitch } from '../components/kill-switch';
 import { durationOf, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
+import { useRowAnchor } from '../row-anchor';
 import { eventIdOf, useAgents, useFact, usePendingApprovals } from '../queries';
 import { useWorkspace } from '../session';
 import type { AgentResponse, Fact, Run, RunStatus } from '../types';
@@ -90,34 +91,6 @@ function provisional(ws: string, fact: Fact): Run | undefined {
     startedAt: null,
     endedAt: null,
   };
-}
-
-/** The first row a scrolled reader sees, and where it is on the screen; none at the top of the page. */
-function firstVisibleRow(tbody: HTMLTableSectionElement | null): { id: string; top: number } | undefined {
-  if (!tbody || window.scrollY === 0) return undefined;
-  for (const row of Array.from(tbody.rows)) {
-    const top = row.getBoundingClientRect().top;
-    if (top >= 0) return { id: row.dataset.runId ?? '', top };
-  }
-  return undefined;
-}
-
-/**
- * Keeps the row a scrolled reader looks at where it is when rows are added
- * above it (decision 0029, "no layout jump"); at the top of the page new rows
- * push the others down, as a live feed does.
- */
-function useRowAnchor(tbody: RefObject<HTMLTableSectionElement | null>, rowIds: string) {
-  const anchor = useRef<{ id: string; top: number } | undefined>(undefined);
-  // Measured while rendering, that is before React changes the rows.
-  anchor.current = firstVisibleRow(tbody.current);
-  useLayoutEffect(() => {
-    const was = anchor.current;
-    const row = was && tbody.current?.querySelector<HTMLElement>(`tr[data-run-id="${was.id}"]`);
-    if (!was || !row) return;
-    const moved = row.getBoundingClientRect().top - was.top;
-    if (moved !== 0) window.scrollBy(0, moved);
-  }, [rowIds, tbody]);
 }
 
 function Trigger({ ws, run, onKind }: { ws: string; run: Run; onKind?: (kind: string | undefined) => void }) {
