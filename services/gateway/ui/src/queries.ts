@@ -2,11 +2,15 @@ import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, wsPath } from './api';
 import type { AgentResponse, Approval, Fact, Run, TranscriptEntry, WorkspaceSettings } from './types';
 
-/** The workspace's agents (first 200), by id. */
-export function useAgents(ws: string) {
+/** How often pages showing agents' usage (spend today, queued runs) read it again: it changes with every run, without a fact of its own. */
+export const USAGE_REFRESH_MS = 5_000;
+
+/** The workspace's agents (first 200), by id; `withUsage` reads them fresh on mount and every USAGE_REFRESH_MS. */
+export function useAgents(ws: string, withUsage = false) {
   return useQuery({
     queryKey: ['agents', ws],
     queryFn: () => api<{ agents: AgentResponse[] }>('GET', wsPath(ws, '/agents?limit=200')).then((r) => r.agents),
+    ...(withUsage ? { refetchOnMount: 'always' as const, refetchInterval: USAGE_REFRESH_MS } : {}),
   });
 }
 

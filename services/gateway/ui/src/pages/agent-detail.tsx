@@ -7,6 +7,7 @@ import { SpecEditor } from '../components/spec-editor';
 import { TryPanel } from '../components/try-panel';
 import { VersionDiff } from '../components/version-diff';
 import { when } from '../format';
+import { USAGE_REFRESH_MS } from '../queries';
 import { useWorkspace } from '../session';
 import type { AgentResponse, AgentVersionSummary } from '../types';
 
@@ -30,7 +31,12 @@ export function AgentDetailPage() {
   const [error, setError] = useState<string | undefined>();
   const [draft, setDraft] = useState<string | undefined>();
   const onDraft = useCallback((text: string) => setDraft(text), []);
-  const agent = useQuery({ queryKey: ['agent', slug, id], queryFn: () => api<AgentResponse>('GET', wsPath(slug, `/agents/${id}`)) });
+  const agent = useQuery({
+    queryKey: ['agent', slug, id],
+    queryFn: () => api<AgentResponse>('GET', wsPath(slug, `/agents/${id}`)),
+    refetchOnMount: 'always',
+    refetchInterval: USAGE_REFRESH_MS,
+  });
   const versions = useQuery({ queryKey: ['agent-versions', slug, id], queryFn: () => listVersions(slug, id) });
 
   const adopt = (saved: AgentResponse) => {

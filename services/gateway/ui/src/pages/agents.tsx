@@ -17,7 +17,7 @@ function useRecentRuns(ws: string) {
 
 export function AgentsPage() {
   const { slug } = useWorkspace();
-  const agents = useAgents(slug);
+  const agents = useAgents(slug, true);
   const runs = useRecentRuns(slug);
   const lastRun = (agentId: string) => runs.data?.find((run) => run.agentId === agentId);
 
