@@ -52,7 +52,7 @@ export function AgentsPage() {
                     <span className={agent.enabled ? 'status s-completed' : 'status s-cancelled'}>{agent.enabled ? 'enabled' : 'disabled'}</span>
                   </td>
                   <td>v{agent.version}</td>
-                  <td>{last ? <Link href={`/runs/${last.id}`}>{`${last.status} · ${when(last.queuedAt)}`}</Link> : <span className="muted">never</span>}</td>
+                  <td>{last ? <Link href={`/runs/${last.id}`}>{`${last.status} · ${when(last.queuedAt)}`}</Link> : <span className="muted">{runs.data ? 'never' : '…'}</span>}</td>
                   <td>
                     <SpendToday agent={agent} />
                   </td>
