@@ -251,6 +251,17 @@ export const AgentResponseSchema = z.strictObject({
   updatedAt: z.iso.datetime(),
   /** The latest version's spec with its defaults filled in (no `enabled`: see the top level). */
   spec: AgentSpecSchema,
+  /**
+   * How close the agent is to its limits, on reads (`GET /agents`, `GET /agents/{id}`): its spend
+   * today (UTC) against `budget.perDayUsd`, and its runs waiting against `flow.queueCap`.
+   */
+  usage: z
+    .strictObject({
+      spentTodayUsd: z.number().min(0),
+      /** Runs of the agent in status `queued` (tries included: they count against the cap while they wait). */
+      queuedRuns: z.number().int().min(0),
+    })
+    .optional(),
 });
 export type AgentResponse = z.infer<typeof AgentResponseSchema>;
 

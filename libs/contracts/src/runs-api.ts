@@ -16,6 +16,8 @@ export const ListRunsQuerySchema = z.strictObject({
   status: RunStatusSchema.optional(),
   /** Only the runs this fact started (its trigger runs and their retries): what a fact activated. */
   eventId: z.uuid().optional(),
+  /** Only the runs this run caused directly (their `causedBy.runId`): a causation graph, one level at a time. */
+  causedByRunId: z.uuid().optional(),
   /** Only runs with at least one tool call of this result (`refused`: runs whose calls were refused). */
   toolResult: ToolCallResultSchema.optional(),
   /** The last id of the previous page: the page holds runs older than it. */

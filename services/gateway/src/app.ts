@@ -21,6 +21,7 @@ import { notificationRoutes } from './routes/notifications';
 import type {
   ActivationSink,
   AgentStore,
+  AgentUsageReader,
   ApprovalsPort,
   AgentTokenStore,
   AuthStore,
@@ -73,6 +74,8 @@ export interface GatewayAppDeps {
   activationReads: ActivationReads;
   ingest: IngestWriter;
   agents: AgentStore;
+  /** Agents' spend today and queued runs (shown on the agents' reads). */
+  agentUsage: AgentUsageReader;
   runs: RunStore;
   settings: SettingsStore;
   /** Workspace secrets, sealed. */

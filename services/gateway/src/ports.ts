@@ -182,6 +182,18 @@ export type AgentVersionLookup =
  * agents are not found either, except by the history reads (`listVersions`,
  * `getVersion`, `deletedAt`), which keep them readable for audit.
  */
+/** How close agents are to their limits: today's (UTC) spend and the runs waiting. */
+export interface AgentUsage {
+  spentTodayUsd: number;
+  queuedRuns: number;
+}
+
+/** Reads agents' usage (the figures `GET /agents` shows beside budget.perDayUsd and flow.queueCap). */
+export interface AgentUsageReader {
+  /** Usage per agent id of the workspace; an agent with no spend or queue has zeros. */
+  usageOf(workspaceId: string, agentIds: readonly string[]): Promise<Map<string, AgentUsage>>;
+}
+
 export interface AgentStore {
   /** Creates the agent with version 1. Every write records the facts `facts` gives for its result in its transaction. */
   create(
@@ -256,6 +268,8 @@ export interface RunListFilter {
   status?: RunStatus;
   /** The runs started by this fact. */
   eventId?: string;
+  /** The runs this run caused directly. */
+  causedByRunId?: string;
   toolResult?: ToolCallResult;
 }
 

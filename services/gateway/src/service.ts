@@ -16,6 +16,7 @@ import { closeRedis, createActivationQueue, createRedis, enqueueActivations, enq
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
+import { PrismaAgentUsageReader } from './adapters/prisma-agent-usage-reader';
 import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaActivationReads } from './adapters/prisma-activation-reads';
@@ -104,6 +105,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     reader: new PrismaFactReader(prisma),
     activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
+    agentUsage: new PrismaAgentUsageReader(prisma),
     runs: new PrismaRunStore(prisma),
     teammates: new PrismaTeammateStore(prisma),
     settings: new PrismaSettingsStore(prisma),

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type AgentResponse, type Fact, type Run } from '@switchyard/contracts';
 import { toAgentResponse, toRunResponse } from './api-views';
-import type { AgentStore, FactReader, Principal, RunListFilter, RunStore } from './ports';
+import type { AgentStore, AgentUsageReader, FactReader, Principal, RunListFilter, RunStore } from './ports';
 
 /*
  * The workspace reads, answered the same way to the REST routes and to the
@@ -50,16 +50,19 @@ export async function getRun(runs: Pick<RunStore, 'get'>, principal: Principal, 
 
 /** A page of live agents in creation order; `nextCursor` is null on the last page. */
 export async function listAgents(
-  agents: Pick<AgentStore, 'list'>,
+  deps: { agents: Pick<AgentStore, 'list'>; agentUsage: AgentUsageReader },
   principal: Principal,
   query: { after?: string; limit: number },
 ): Promise<{ agents: AgentResponse[]; nextCursor: string | null }> {
-  const page = await agents.list(principal.workspaceId, query);
+  const page = await deps.agents.list(principal.workspaceId, query);
+  const usage = await deps.agentUsage.usageOf(principal.workspaceId, page.map((agent) => agent.id));
   return {
-    agents: page.map((agent) => toAgentResponse(agent, principal)),
+    agents: page.map((agent) => ({ ...toAgentResponse(agent, principal), usage: usage.get(agent.id) ?? NO_USAGE })),
     nextCursor: page.length === query.limit ? page.at(-1)!.id : null,
   };
 }
+
+const NO_USAGE = { spentTodayUsd: 0, queuedRuns: 0 };
 
 /**
  * One live agent with its latest spec; AGENT_NOT_FOUND when the workspace has
@@ -67,7 +70,12 @@ export async function listAgents(
  * `deletedAt`, so an audit tells "deleted" from "never existed" (its versions
  * and runs stay readable).
  */
-export async function getAgent(agents: Pick<AgentStore, 'get' | 'deletedAt'>, principal: Principal, id: string): Promise<AgentResponse> {
+export async function getAgent(
+  deps: { agents: Pick<AgentStore, 'get' | 'deletedAt'>; agentUsage: AgentUsageReader },
+  principal: Principal,
+  id: string,
+): Promise<AgentResponse> {
+  const { agents } = deps;
   const agent = await agents.get(principal.workspaceId, id);
   if (!agent) {
     const deletedAt = await agents.deletedAt(principal.workspaceId, id);
@@ -76,5 +84,6 @@ export async function getAgent(agents: Pick<AgentStore, 'get' | 'deletedAt'>, pr
       ...(deletedAt ? { deletedAt: deletedAt.toISOString() } : {}),
     });
   }
-  return toAgentResponse(agent, principal);
+  const usage = await deps.agentUsage.usageOf(principal.workspaceId, [id]);
+  return { ...toAgentResponse(agent, principal), usage: usage.get(id) ?? NO_USAGE };
 }

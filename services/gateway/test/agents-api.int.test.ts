@@ -67,7 +67,8 @@ describe('agents API', () => {
     expect(created.body.spec.flow).toEqual({ concurrency: 1, cooldownMs: 0, queueCap: 100, debounceMs: 0, priority: 0 });
     expect(created.body.spec.enabled).toBeUndefined();
 
-    expect((await api('GET', `${base}/${id}`)).body).toEqual(created.body);
+    // Reads also tell how close the agent is to its limits (nothing spent, nothing queued yet).
+    expect((await api('GET', `${base}/${id}`)).body).toEqual({ ...created.body, usage: { spentTodayUsd: 0, queuedRuns: 0 } });
     expect((await viewer('GET', base)).body.agents.map((a: { id: string }) => a.id)).toContain(id);
 
     const updated = await api('PUT', `${base}/${id}`, spec({ instructions: 'Be brief.' }), { 'if-match': '"1"' });

@@ -55,6 +55,7 @@ export class PrismaRunStore implements RunStore {
         ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
         ...(options.status === undefined ? {} : { status: options.status }),
         ...(options.eventId === undefined ? {} : { eventId: options.eventId }),
+        ...(options.causedByRunId === undefined ? {} : { causedBy: { path: ['runId'], equals: options.causedByRunId } }),
         // Outcomes stored before calls were counted by result have no such path: they do not match.
         ...(options.toolResult === undefined ? {} : { outcome: { path: ['toolCallsByResult', options.toolResult], gt: 0 } }),
         ...(options.after === undefined ? {} : { id: { lt: options.after } }),

@@ -12,7 +12,7 @@ import { getApproval, listApprovals } from '../commands/read-approvals';
 import { readTranscript, type ReadTranscriptDeps } from '../commands/read-transcript';
 import type { TryAgent } from '../commands/try-agent';
 import { sendMessage, spawnTeammate, stopTeammate, type TeammateDeps } from '../commands/teammates';
-import type { AgentStore, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
+import type { AgentStore, AgentUsageReader, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
 import type { RunLedger } from '../run-ledger';
 import type { TaskLedger } from '../commands/task-ledger';
 import type { DelegationDeps } from '../commands/delegation';
@@ -26,6 +26,8 @@ export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessage
   ingest: IngestWriter;
   runs: Pick<RunStore, 'list' | 'get'>;
   agents: Pick<AgentStore, 'list' | 'get' | 'deletedAt'>;
+  /** Agents' spend today and queued runs, shown with them. */
+  agentUsage: AgentUsageReader;
   /** The causation depth cap (MAX_CAUSATION_DEPTH): a message cannot wake a turn past it. */
   maxCausationDepth: number;
   /** Starts, stops and retries runs (the REST routes' RunLedger). */
@@ -119,14 +121,14 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     description: `Live agents of this workspace in creation order, each with its latest spec. Returns {agents, nextCursor}. ${DATA_NOTE}`,
     annotations: read('List agents'),
     role: 'viewer',
-    run: (deps, ctx, input) => listAgents(deps.agents, ctx.principal, input),
+    run: (deps, ctx, input) => listAgents(deps, ctx.principal, input),
   },
   get_agent: {
     name: 'get_agent',
     description: `One live agent of this workspace by id, with its latest spec. ${DATA_NOTE}`,
     annotations: read('Get agent'),
     role: 'viewer',
-    run: async (deps, ctx, input) => ({ ...(await getAgent(deps.agents, ctx.principal, input.id)) }),
+    run: async (deps, ctx, input) => ({ ...(await getAgent(deps, ctx.principal, input.id)) }),
   },
   start_run: {
     name: 'start_run',

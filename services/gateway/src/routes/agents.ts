@@ -14,12 +14,14 @@ import { toAgentResponse } from '../api-views';
 import { AgentRegistry, type AgentCommandContext } from '../commands/agent-registry';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
-import type { AgentRecord, AgentStore, FactFlusher } from '../ports';
+import type { AgentRecord, AgentStore, AgentUsageReader, FactFlusher } from '../ports';
 import { getAgent, listAgents } from '../workspace-queries';
 
 /** What the agents routes need. */
 export interface AgentsRoutesDeps {
   agents: AgentStore;
+  /** Today's spend and queued runs, shown with the agents on reads. */
+  agentUsage: AgentUsageReader;
   outbox: FactFlusher;
 }
 
@@ -57,11 +59,11 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Router {
 
   router.get('/agents', async (req, res) => {
     const query = parseQuery(ListAgentsQuerySchema, req);
-    res.json(await listAgents(deps.agents, principalOf(res), query));
+    res.json(await listAgents(deps, principalOf(res), query));
   });
 
   router.get('/agents/:id', async (req, res) => {
-    const agent = await getAgent(deps.agents, principalOf(res), agentIdOf(req));
+    const agent = await getAgent(deps, principalOf(res), agentIdOf(req));
     res.setHeader('ETag', `"${agent.version}"`).json(agent);
   });
 

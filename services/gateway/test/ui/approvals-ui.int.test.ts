@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { apiClient, startTestMcpServer, startTestPlatform, waitFor, type TestMcpHttpServer, type TestPlatform } from '@switchyard/testing';
-import { launchBrowser, screenshot, signedInPage } from './browser';
+import { launchBrowser, screenshot, signedInPage, tabTo } from './browser';
 
 jest.setTimeout(300_000);
 
@@ -88,11 +88,28 @@ describe('issue 16: approvals and stop in the web UI (headless Chromium, real pr
     await page.goto(`${platform.gatewayUrl}/runs/${approval.runId}`);
     await page.getByTestId('run-status').filter({ hasText: 'awaiting_approval' }).waitFor();
     expect(await page.getByLabel('and every run it caused').isChecked()).toBe(true);
-    await page.getByRole('button', { name: 'Stop' }).click();
+    // By keyboard: Tab reaches Stop, Enter stops.
+    await tabTo(page, page.getByRole('button', { name: 'Stop' }));
+    await page.keyboard.press('Enter');
     await page.getByTestId('run-status').filter({ hasText: 'cancelled' }).waitFor();
     await page.getByTestId('stopped').getByText('1 approvals closed').waitFor();
     await screenshot(page, 'run-stopped');
     expect((await admin('GET', `${base}/approvals/${approval.id}`)).body).toMatchObject({ status: 'denied', decidedBy: { type: 'system', reason: 'run_stopped' } });
+    expect(echoCalls()).toBe(before);
+  });
+
+  it('denies an approval from the inbox by keyboard: Tab reaches the note and Deny, Enter decides; the tool is never called', async () => {
+    const before = echoCalls();
+    const approval = await parkedRun('1.2.5');
+    await page.getByRole('link', { name: 'Approvals', exact: true }).click();
+    const card = page.locator(`[data-testid="pending-list"] [data-approval-id="${approval.id}"]`);
+    await tabTo(page, card.getByLabel('note'));
+    await page.keyboard.type('not today');
+    await tabTo(page, card.getByRole('button', { name: 'Deny' }));
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await admin('GET', `${base}/approvals/${approval.id}`)).body.status === 'denied', { what: 'the approval denied' });
+    expect((await admin('GET', `${base}/approvals/${approval.id}`)).body).toMatchObject({ status: 'denied', note: 'not today' });
+    await waitFor(async () => ['cancelled', 'completed', 'failed'].includes((await admin('GET', `${base}/runs/${approval.runId}`)).body.status), { what: 'the run ended', timeoutMs: 60_000 });
     expect(echoCalls()).toBe(before);
   });
 });

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 const ROOT = path.resolve(__dirname, '../../../..');
 
@@ -46,4 +46,20 @@ export async function signedInPage(browser: Browser, baseUrl: string, token: str
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Fleet' }).waitFor();
   return page;
+}
+
+/**
+ * Presses Tab until `target` has the focus (at most `presses` times), so a
+ * test proves a control is reachable by keyboard; fails naming what had the
+ * focus instead.
+ */
+export async function tabTo(page: Page, target: Locator, presses = 60): Promise<void> {
+  const handle = await target.elementHandle();
+  if (!handle) throw new Error('tabTo: no such element');
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press('Tab');
+    if (await handle.evaluate((el) => el === (el.ownerDocument as any).activeElement)) return;
+  }
+  const focused = await page.evaluate(() => (globalThis as any).document.activeElement?.outerHTML?.slice(0, 200));
+  throw new Error(`tabTo: not reached in ${presses} presses of Tab; the focus is on ${focused}`);
 }

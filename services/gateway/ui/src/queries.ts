@@ -1,12 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, wsPath } from './api';
-import type { AgentResponse, Approval, Fact, Run, WorkspaceSettings } from './types';
+import type { AgentResponse, Approval, Fact, Run, TranscriptEntry, WorkspaceSettings } from './types';
 
-/** The workspace's agents (first 200), by id. */
-export function useAgents(ws: string) {
+/** How often pages showing agents' usage (spend today, queued runs) read it again: it changes with every run, without a fact of its own. */
+export const USAGE_REFRESH_MS = 5_000;
+
+/** The workspace's agents (first 200), by id; `withUsage` reads them fresh on mount and every USAGE_REFRESH_MS. */
+export function useAgents(ws: string, withUsage = false) {
   return useQuery({
     queryKey: ['agents', ws],
     queryFn: () => api<{ agents: AgentResponse[] }>('GET', wsPath(ws, '/agents?limit=200')).then((r) => r.agents),
+    ...(withUsage ? { refetchOnMount: 'always' as const, refetchInterval: USAGE_REFRESH_MS } : {}),
   });
 }
 
@@ -50,4 +54,21 @@ export function eventIdOf(run: Run): string | undefined {
 /** Whether a run will change no more. */
 export function isFinished(run: Run): boolean {
   return run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'dropped';
+}
+
+/** Every transcript entry of a run, page by page. */
+async function readTranscript(ws: string, runId: string): Promise<TranscriptEntry[]> {
+  const entries: TranscriptEntry[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await api<{ entries: TranscriptEntry[]; next: number | null }>('GET', wsPath(ws, `/runs/${runId}/transcript?after=${after}&limit=500`));
+    entries.push(...page.entries);
+    if (page.next === null) return entries;
+    after = page.next;
+  }
+}
+
+/** A run's transcript, read again every second while `live`: entries are not facts, so the stream does not carry them. */
+export function useTranscript(ws: string, runId: string, live: boolean) {
+  return useQuery({ queryKey: ['transcript', ws, runId], queryFn: () => readTranscript(ws, runId), refetchInterval: live ? 1_000 : false });
 }

@@ -6,6 +6,7 @@ export type {
   AgentResponse,
   AgentActivation,
   AgentSpec,
+  AgentTry,
   Approval,
   EventActivationsResponse,
   Fact,
@@ -16,7 +17,9 @@ export type {
   TaskStatus,
   Teammate,
   TranscriptEntry,
+  TryAgentResponse,
   UiSessionResponse,
+  WouldHave,
   WorkspaceSettings,
 } from '@switchyard/contracts';
 

@@ -1,16 +1,27 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api, ApiError, wsPath } from '../api';
 import type { AgentResponse, ValidationIssue } from '../types';
-
-const pathOf = (issue: ValidationIssue) => (issue.path.length > 0 ? issue.path.join('.') : '(spec)');
+import { IssueList } from './issue-list';
 
 /**
  * Edits an agent's spec as JSON and saves it as a new version (`PUT` with
  * `If-Match`, so a concurrent save is a conflict, not a silent overwrite). The
  * API's VALIDATION_FAILED issues are shown at their path; nothing is saved then.
  */
-export function SpecEditor({ ws, agent, onSaved }: { ws: string; agent: AgentResponse; onSaved: (saved: AgentResponse) => void }) {
+export function SpecEditor({
+  ws,
+  agent,
+  onSaved,
+  onDraft,
+}: {
+  ws: string;
+  agent: AgentResponse;
+  onSaved: (saved: AgentResponse) => void;
+  /** Told the text being edited, so the page can try the draft. */
+  onDraft?: (text: string) => void;
+}) {
   const [text, setText] = useState(() => JSON.stringify(agent.spec, null, 2));
+  useEffect(() => onDraft?.(text), [text, onDraft]);
   const [issues, setIssues] = useState<ValidationIssue[]>([]);
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
@@ -49,15 +60,7 @@ export function SpecEditor({ ws, agent, onSaved }: { ws: string; agent: AgentRes
         </button>
       </div>
       {error && <p role="alert" className="error">{error}</p>}
-      {issues.length > 0 && (
-        <ul role="alert" className="issues" data-testid="spec-issues">
-          {issues.map((issue, index) => (
-            <li key={index}>
-              <code className="issue-path">{pathOf(issue)}</code>: {issue.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      <IssueList issues={issues} testId="spec-issues" />
     </div>
   );
 }

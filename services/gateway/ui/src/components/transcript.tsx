@@ -48,7 +48,8 @@ function Entry({ entry }: { entry: TranscriptEntry }) {
       return (
         <>
           <div className="who-line">
-            tool <code>{String(c.name)}</code> <span className={c.ok ? 'ok' : 'error'}>{c.ok ? 'ok' : 'error'}</span>
+            tool <code>{String(c.name)}</code>{' '}
+            {c.wouldHave ? <span className="status s-awaiting_approval">would have (not executed)</span> : <span className={c.ok ? 'ok' : 'error'}>{c.ok ? 'ok' : 'error'}</span>}
             {typeof c.durationMs === 'number' && <span className="muted"> · {c.durationMs} ms</span>}
           </div>
           <details>

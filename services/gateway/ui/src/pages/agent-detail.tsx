@@ -1,10 +1,13 @@
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
+import { Limits } from '../components/limits';
 import { SpecEditor } from '../components/spec-editor';
+import { TryPanel } from '../components/try-panel';
 import { VersionDiff } from '../components/version-diff';
 import { when } from '../format';
+import { USAGE_REFRESH_MS } from '../queries';
 import { useWorkspace } from '../session';
 import type { AgentResponse, AgentVersionSummary } from '../types';
 
@@ -26,7 +29,14 @@ export function AgentDetailPage() {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | undefined>();
-  const agent = useQuery({ queryKey: ['agent', slug, id], queryFn: () => api<AgentResponse>('GET', wsPath(slug, `/agents/${id}`)) });
+  const [draft, setDraft] = useState<string | undefined>();
+  const onDraft = useCallback((text: string) => setDraft(text), []);
+  const agent = useQuery({
+    queryKey: ['agent', slug, id],
+    queryFn: () => api<AgentResponse>('GET', wsPath(slug, `/agents/${id}`)),
+    refetchOnMount: 'always',
+    refetchInterval: USAGE_REFRESH_MS,
+  });
   const versions = useQuery({ queryKey: ['agent-versions', slug, id], queryFn: () => listVersions(slug, id) });
 
   const adopt = (saved: AgentResponse) => {
@@ -60,7 +70,14 @@ export function AgentDetailPage() {
             <button type="button" onClick={() => setEnabled(!a.enabled)}>
               {a.enabled ? 'Disable' : 'Enable'}
             </button>
-            <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
+            <button
+              type="button"
+              onClick={() => {
+                setEditing(!editing);
+                setDraft(undefined);
+              }}
+              aria-expanded={editing}
+            >
               {editing ? 'Close editor' : 'Edit'}
             </button>
           </>
@@ -75,13 +92,18 @@ export function AgentDetailPage() {
           onSaved={(saved) => {
             adopt(saved);
             setEditing(false);
+            setDraft(undefined);
           }}
+          onDraft={onDraft}
         />
       ) : (
         <pre className="spec" data-testid="agent-spec">
           {JSON.stringify(a.spec, null, 2)}
         </pre>
       )}
+      <h2>Limits</h2>
+      <Limits agent={a} />
+      {canWrite && versions.data && <TryPanel ws={slug} agent={a} versions={versions.data} draft={editing ? draft : undefined} />}
       <h2>Versions</h2>
       <ol className="versions" data-testid="versions">
         {versions.data?.map((v) => (

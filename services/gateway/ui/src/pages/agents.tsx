@@ -1,12 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
-import { usd, when } from '../format';
+import { QueueFill, SpendToday } from '../components/limits';
+import { when } from '../format';
 import { useAgents } from '../queries';
 import { useWorkspace } from '../session';
 import type { Run } from '../types';
 
-/** Per agent: its latest run and what its runs of today (UTC) cost, from the latest 200 runs. */
+/** Per agent: its latest run, from the latest 200 runs. */
 function useRecentRuns(ws: string) {
   return useQuery({
     queryKey: ['runs-recent', ws],
@@ -16,12 +17,9 @@ function useRecentRuns(ws: string) {
 
 export function AgentsPage() {
   const { slug } = useWorkspace();
-  const agents = useAgents(slug);
+  const agents = useAgents(slug, true);
   const runs = useRecentRuns(slug);
-  const today = new Date().toISOString().slice(0, 10);
   const lastRun = (agentId: string) => runs.data?.find((run) => run.agentId === agentId);
-  const spentToday = (agentId: string) =>
-    (runs.data ?? []).filter((run) => run.agentId === agentId && run.queuedAt.startsWith(today)).reduce((sum, run) => sum + (run.outcome?.costUsd ?? 0), 0);
 
   return (
     <section>
@@ -38,6 +36,8 @@ export function AgentsPage() {
               <th>Version</th>
               <th>Last run</th>
               <th>Today (UTC) / budget</th>
+              <th>Queue / cap</th>
+              <th className="hide-narrow">Cooldown</th>
             </tr>
           </thead>
           <tbody>
@@ -52,10 +52,14 @@ export function AgentsPage() {
                     <span className={agent.enabled ? 'status s-completed' : 'status s-cancelled'}>{agent.enabled ? 'enabled' : 'disabled'}</span>
                   </td>
                   <td>v{agent.version}</td>
-                  <td>{last ? <Link href={`/runs/${last.id}`}>{`${last.status} · ${when(last.queuedAt)}`}</Link> : <span className="muted">never</span>}</td>
+                  <td>{last ? <Link href={`/runs/${last.id}`}>{`${last.status} · ${when(last.queuedAt)}`}</Link> : <span className="muted">{runs.data ? 'never' : '…'}</span>}</td>
                   <td>
-                    {usd(spentToday(agent.id))} / {usd(agent.spec.budget?.perDayUsd)}
+                    <SpendToday agent={agent} />
                   </td>
+                  <td>
+                    <QueueFill agent={agent} />
+                  </td>
+                  <td className="hide-narrow">{agent.spec.flow.cooldownMs ? `${agent.spec.flow.cooldownMs / 1000} s` : 'off'}</td>
                 </tr>
               );
             })}

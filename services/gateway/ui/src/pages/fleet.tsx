@@ -1,13 +1,14 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
 import { KillSwitch } from '../components/kill-switch';
 import { durationOf, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
+import { useRowAnchor } from '../row-anchor';
 import { eventIdOf, useAgents, useFact, usePendingApprovals } from '../queries';
 import { useWorkspace } from '../session';
-import type { Fact, Run, RunStatus } from '../types';
+import type { AgentResponse, Fact, Run, RunStatus } from '../types';
 
 const STATUSES: RunStatus[] = ['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped'];
 /** How far along a status is: a late answer about an earlier status never overwrites a later one. */
@@ -20,14 +21,27 @@ function newer(a: Run | undefined, b: Run): Run {
   return (b.outcome ? 1 : 0) >= (a.outcome ? 1 : 0) ? b : a;
 }
 
+/** What the fleet shows: agent and status are asked of the API (so a filter finds runs older than the first page); kind is matched here. */
+interface RunFilter {
+  agentId: string;
+  status: string;
+  kind: string;
+}
+
 /**
- * The runs of the workspace, live: the first page from `GET /runs`, then every
- * `agent.run.*` fact on the stream re-reads its run, so new runs appear and
- * statuses change without a reload.
+ * The runs of the workspace, live: the first page from `GET /runs` (with the
+ * agent and status filters), then every `agent.run.*` fact on the stream
+ * re-reads its run, so new runs appear and statuses change without a reload.
  */
-function useLiveRuns(ws: string) {
+function useLiveRuns(ws: string, filter: RunFilter) {
   const [rows, setRows] = useState(() => new Map<string, Run>());
-  const list = useQuery({ queryKey: ['runs', ws], queryFn: () => api<{ runs: Run[] }>('GET', wsPath(ws, '/runs?limit=100')).then((r) => r.runs) });
+  const params = new URLSearchParams({ limit: '100' });
+  if (filter.agentId) params.set('agentId', filter.agentId);
+  if (filter.status) params.set('status', filter.status);
+  const list = useQuery({
+    queryKey: ['runs', ws, filter.agentId, filter.status],
+    queryFn: () => api<{ runs: Run[] }>('GET', wsPath(ws, `/runs?${params}`)).then((r) => r.runs),
+  });
   useEffect(() => {
     if (!list.data) return;
     setRows((old) => {
@@ -95,30 +109,14 @@ function Trigger({ ws, run, onKind }: { ws: string; run: Run; onKind?: (kind: st
 
 export function FleetPage() {
   const { slug } = useWorkspace();
-  const { runs, loading, error } = useLiveRuns(slug);
   const agents = useAgents(slug);
   const approvals = usePendingApprovals(slug);
   const [agentFilter, setAgentFilter] = useState('');
   const [statusFilter, setStatusFilter] = useState('');
   const [kindFilter, setKindFilter] = useState('');
-  const [kinds] = useState(() => new Map<string, string | undefined>());
-  const [, setKindsSeen] = useState(0);
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const timer = window.setInterval(() => setNow(Date.now()), 1000);
-    return () => window.clearInterval(timer);
-  }, []);
-
-  const agentName = (id: string) => agents.data?.find((a) => a.id === id)?.spec.name ?? shortId(id);
-  const shown = runs.filter(
-    (run) =>
-      (!agentFilter || run.agentId === agentFilter) &&
-      (!statusFilter || run.status === statusFilter) &&
-      (!kindFilter || (kinds.get(run.id) ?? '').startsWith(kindFilter)),
-  );
 
   return (
-    <section>
+    <section className="fleet">
       <div className="page-head">
         <h1>Fleet</h1>
         <Link href="/approvals" className="badge" data-testid="pending-approvals">
@@ -152,6 +150,34 @@ export function FleetPage() {
           <input value={kindFilter} onChange={(e) => setKindFilter(e.target.value)} name="kind" placeholder="build." />
         </label>
       </form>
+      {/* A new filter is a new table: its rows are the API's answer for it, then the live ones. */}
+      <RunsTable key={`${agentFilter}|${statusFilter}`} ws={slug} agents={agents.data} filter={{ agentId: agentFilter, status: statusFilter, kind: kindFilter }} />
+    </section>
+  );
+}
+
+/** The fleet's table: one row per run, newest first, every row the same height. */
+function RunsTable({ ws, agents, filter }: { ws: string; agents: AgentResponse[] | undefined; filter: RunFilter }) {
+  const { runs, loading, error } = useLiveRuns(ws, filter);
+  const [kinds] = useState(() => new Map<string, string | undefined>());
+  const [, setKindsSeen] = useState(0);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(timer);
+  }, []);
+  const slug = ws;
+  const agentName = (id: string) => agents?.find((a) => a.id === id)?.spec.name ?? shortId(id);
+  const shown = runs.filter(
+    (run) =>
+      (!filter.agentId || run.agentId === filter.agentId) &&
+      (!filter.status || run.status === filter.status) &&
+      (!filter.kind || (kinds.get(run.id) ?? '').startsWith(filter.kind)),
+  );
+  const tbody = useRef<HTMLTableSectionElement>(null);
+  useRowAnchor(tbody, shown.map((run) => run.id).join());
+  return (
+    <>
       {error && <p role="alert" className="error">{errorText(error)}</p>}
       <div className="table-wrap">
         <table className="runs" data-testid="runs">
@@ -177,7 +203,7 @@ export function FleetPage() {
               <th className="hide-narrow">Queued</th>
             </tr>
           </thead>
-          <tbody>
+          <tbody ref={tbody}>
             {shown.map((run) => (
               <tr key={run.id} data-run-id={run.id} data-status={run.status}>
                 <td>
@@ -196,7 +222,12 @@ export function FleetPage() {
                 </td>
                 <td>
                   <span className={`status s-${run.status}`}>{run.status}</span>
-                  {run.reason && <span className="muted reason"> {run.reason}</span>}
+                  {run.reason && (
+                    <span className="muted reason" data-testid="reason" title={run.status === 'dropped' ? 'dropped before it ran' : undefined}>
+                      {' '}
+                      {run.reason}
+                    </span>
+                  )}
                 </td>
                 <td className="hide-narrow">{durationOf(run, now)}</td>
                 <td className="hide-narrow">{run.outcome?.turns ?? ''}</td>
@@ -207,8 +238,8 @@ export function FleetPage() {
             ))}
           </tbody>
         </table>
-        {!loading && shown.length === 0 && <p className="muted">No runs yet.</p>}
+        {!loading && shown.length === 0 && <p className="muted">{filter.agentId || filter.status || filter.kind ? 'No runs match.' : 'No runs yet.'}</p>}
       </div>
-    </section>
+    </>
   );
 }

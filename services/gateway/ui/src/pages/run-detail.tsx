@@ -3,43 +3,13 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
 import { ApprovalCard } from '../components/approval-card';
+import { CausationGraph } from '../components/causation-graph';
 import { Transcript } from '../components/transcript';
 import { durationOf, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
-import { eventIdOf, isFinished, useAgents, useFact } from '../queries';
+import { eventIdOf, isFinished, useAgents, useFact, useTranscript } from '../queries';
 import { useWorkspace } from '../session';
-import type { Approval, Run, StoppedRun, TranscriptEntry } from '../types';
-
-/** Every transcript entry of a run, page by page. */
-async function readTranscript(ws: string, runId: string): Promise<TranscriptEntry[]> {
-  const entries: TranscriptEntry[] = [];
-  let after = 0;
-  for (;;) {
-    const page = await api<{ entries: TranscriptEntry[]; next: number | null }>('GET', wsPath(ws, `/runs/${runId}/transcript?after=${after}&limit=500`));
-    entries.push(...page.entries);
-    if (page.next === null) return entries;
-    after = page.next;
-  }
-}
-
-/** The runs above this one: what caused it, and what caused that, up to the first. */
-function useCausation(ws: string, run: Run | undefined) {
-  return useQuery({
-    queryKey: ['causation', ws, run?.id],
-    enabled: run !== undefined,
-    queryFn: async () => {
-      const chain: Run[] = [];
-      let parent = run?.causedBy?.runId;
-      while (parent && chain.length < 10) {
-        const above = await api<Run>('GET', wsPath(ws, `/runs/${parent}`)).catch(() => undefined);
-        if (!above) break;
-        chain.unshift(above);
-        parent = above.causedBy?.runId;
-      }
-      return chain;
-    },
-  });
-}
+import type { Approval, Run, StoppedRun } from '../types';
 
 export function RunDetailPage() {
   const { id } = useParams<{ id: string }>();
@@ -54,15 +24,9 @@ export function RunDetailPage() {
     queryFn: () => api<{ approvals: Approval[] }>('GET', wsPath(slug, `/approvals?runId=${id}&limit=200`)).then((r) => r.approvals),
   });
   const run = useQuery({ queryKey: ['run', slug, id], queryFn: () => api<Run>('GET', wsPath(slug, `/runs/${id}`)) });
-  // The transcript is read again while the run is live: entries are not facts, so the stream does not carry them.
-  const transcript = useQuery({
-    queryKey: ['transcript', slug, id],
-    queryFn: () => readTranscript(slug, id),
-    refetchInterval: run.data && isFinished(run.data) ? false : 1_000,
-  });
+  const transcript = useTranscript(slug, id, !(run.data && isFinished(run.data)));
   const agents = useAgents(slug);
   const fact = useFact(slug, run.data ? eventIdOf(run.data) : undefined);
-  const causation = useCausation(slug, run.data);
   useFacts(slug, (f) => {
     if (f.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', slug, 'run', id] });
     if (f.subject.type === 'run' && f.subject.id === id) {
@@ -161,24 +125,7 @@ export function RunDetailPage() {
         )}
       </dl>
       <h2>Causation</h2>
-      <ol className="causation" data-testid="causation">
-        {causation.data?.map((above) => (
-          <li key={above.id}>
-            <Link href={`/runs/${above.id}`}>run {shortId(above.id)}</Link> <span className="muted">{above.status}</span>
-          </li>
-        ))}
-        {fact.data && (
-          <li>
-            fact <Link href={`/events/${fact.data.id}`}><code>{fact.data.kind}</code></Link>{' '}
-            <span className="muted">
-              {fact.data.subject.type}/{fact.data.subject.id} · seq {fact.data.seq}
-            </span>
-          </li>
-        )}
-        <li aria-current="true">
-          <strong>this run</strong> <span className="muted">depth {r.depth}</span>
-        </li>
-      </ol>
+      <CausationGraph ws={slug} run={r} agents={agents.data} />
       {fact.data && (
         <details>
           <summary>Triggering fact</summary>
