@@ -393,6 +393,8 @@ ${TABLE_HEAD}
 ${row(`fact → Mattermost post, ${fmt(NOTIFY_RATE)} facts/s`, notify.toPost)}
 ${row('baseline: a direct POST /api/v4/posts to the same server, one at a time', notify.directPost)}
 ${row('baseline: a bare BullMQ add → Worker pickup, same Redis, one at a time', notify.bullmq)}
+
+How it is measured, earlier runs and where the time goes: [docs/perf/ui.md](docs/perf/ui.md).
 `,
   );
   console.log(`first render p50 ${quantile(fleet.firstRows, 0.5)} ms; update p50/p95/p99 ${quantile(updates, 0.5)}/${p95}/${quantile(updates, 0.99)} ms (n=${updates.length})`);
