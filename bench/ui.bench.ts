@@ -365,7 +365,7 @@ async function main(): Promise<void> {
 
 - Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; load average (1 / 5 / 15 min) ${loadAtStart} at the start, ${fleet.loadDuring} over the fleet's update window, ${notify.loadDuring} over the notifications' load
 - Machine: ${machineLine(`Chromium at ${CHROMIUM_PATH} (headless, playwright-core); gateway, event-log, matcher, one runner (and the notifier in part 2) as processes on the same cores as Chromium and the load generator`)}
-- Command: \`BENCH_SEED_RUNS=${SEED_RUNS} BENCH_FACT_RATE=${FACT_RATE} BENCH_RUN_RATE=${RUN_RATE} BENCH_UPDATE_SECONDS=${UPDATE_SECONDS} BENCH_NOTIFY_RATE=${NOTIFY_RATE} npm run bench:ui\`
+- Command: \`BENCH_SEED_RUNS=${SEED_RUNS} BENCH_RENDERS=${RENDERS} BENCH_FACT_RATE=${FACT_RATE} BENCH_RUN_RATE=${RUN_RATE} BENCH_UPDATE_SECONDS=${UPDATE_SECONDS} BENCH_NOTIFY_RATE=${NOTIFY_RATE} npm run bench:ui\`
 
 **Fleet page**, ${fmt(SEED_RUNS)} runs in the workspace (seeded, not measured: ${fmt(SEED_RUNS)} facts through the API in batches, one completed run for each inserted with SQL, in ${fmt(fleet.seedMs / 1000, 1)} s) and ${fmt(FACT_RATE)} facts/s posted through the API one a request (${fmt(matched)}/s matched by a scripted agent of 300 ms a run, each run adding \`agent.run.queued|started|completed\`; the rest match nothing); ${fmt(fleet.factsPosted)} facts posted in all.
 
