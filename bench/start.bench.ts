@@ -104,6 +104,7 @@ async function main(): Promise<void> {
       SWITCHYARD_REDIS_PORT: String(await freePort()),
       ...Object.fromEntries(['GATEWAY', 'EVENT_LOG', 'MATCHER', 'RUNNER', 'APPROVALS', 'NOTIFIER'].map((s) => [`${s}_HEALTH_PORT`, '0'])),
     });
+    const loadAtFirstStart = os.loadavg().map((n) => n.toFixed(2)).join(' / ');
     const first = await timeStart(dir, env, port);
     console.log(`first npm start: ${first.readyMs === undefined ? 'not ready' : `${fmt(first.readyMs / 1000, 1)} s`}; ${phases(first)}`);
     const second = await timeStart(dir, env, port);
@@ -116,13 +117,13 @@ async function main(): Promise<void> {
       'start',
       `## \`npm start\` from a fresh clone (\`npm run bench:start\`)
 
-- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; load average ${load} (1 / 5 / 15 min) at the start
+- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; load average (1 / 5 / 15 min) ${load} before \`npm ci\`, ${loadAtFirstStart} as the first \`npm start\` began
 - Machine: ${machineLine('Redis and PostgreSQL started by `npm start`')} (cloned: ${commit})
-- Command: \`npm run bench:start\` (\`git clone\` of the checkout into a temporary folder, \`npm ci\` there, then \`npm start\` with no REDIS_URL / DATABASE_URL, an embedded PostgreSQL and a \`redis-server\` it starts, as on a machine with neither; ready = the gateway's \`/healthz\` answers 200)
+- Command: \`npm run bench:start\` (\`git clone\` of the checkout into a temporary folder, \`npm ci\` there, then \`npm start\` with no REDIS_URL / DATABASE_URL, an embedded PostgreSQL and a \`redis-server\` it starts, as on a machine with neither; ready = the gateway's \`/healthz\` answers 200). History: [docs/perf/ui.md](docs/perf/ui.md)
 
 \`npm ci\` in the fresh clone (not part of the target, npm's cache warm): ${fmt(ciMs / 1000, 1)} s.
 
-| \`npm start\` | to ready | phases (since \`npm start\` was spawned) |
+| \`npm start\` | to ready | seconds after \`npm start\` was spawned |
 |---|---:|---|
 ${row('first, fresh clone (builds the UI, initialises PostgreSQL)', first)}
 ${row('second, same clone', second)}
