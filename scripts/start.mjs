@@ -3,6 +3,8 @@
 //
 //   1. installs dependencies unless node_modules matches package-lock.json (by content);
 //   2. generates the Prisma client, and builds the web UI when its sources changed (scripts/build-ui.mjs);
+//      these two and steps 3–5 run side by side, as none needs another (on a fresh clone they
+//      are most of the time to ready);
 //   3. finds Redis: REDIS_URL, else a Redis answering on 127.0.0.1:6379, else starts
 //      `redis-server` (data in .data/redis, append-only file on);
 //   4. finds PostgreSQL: DATABASE_URL, else a server on 127.0.0.1:5432 (database
@@ -33,7 +35,7 @@ import {
   hasExited,
   installDependencies,
   isStopping,
-  npm,
+  npmInBackground,
   redact,
   resolvePostgres,
   resolveRedis,
@@ -65,19 +67,26 @@ async function main() {
   });
 
   await installDependencies();
-  if (!npm(['run', 'db:generate'])) return fail('npm run db:generate failed');
-  if (!npm(['run', 'ui:build'])) return fail('npm run ui:build failed (the web UI)');
-  const redis = await resolveRedis();
-  const postgres = await resolvePostgres();
-  env.REDIS_URL = redis.url;
-  env.DATABASE_URL = postgres.url;
-  const secretsKey = resolveSecretsKey();
-  if (!npm(['run', 'db:migrate'])) {
+  // Side by side, since none needs another: on a fresh clone each takes seconds to tens of seconds.
+  const [generated, uiBuilt, servers] = await Promise.all([
+    npmInBackground(['run', 'db:generate']),
+    npmInBackground(['run', 'ui:build']),
+    Promise.all([resolveRedis(), resolvePostgres()]).then(async ([redis, postgres]) => {
+      env.REDIS_URL = redis.url;
+      env.DATABASE_URL = postgres.url;
+      return { redis, postgres, migrated: await npmInBackground(['run', 'db:migrate']) };
+    }),
+  ]);
+  if (!generated) return fail('npm run db:generate failed');
+  if (!uiBuilt) return fail('npm run ui:build failed (the web UI)');
+  const { redis, postgres, migrated } = servers;
+  if (!migrated) {
     return fail(
       `migrations failed on ${redact(postgres.url)}. If that server needs a password, set DATABASE_URL; ` +
         'SWITCHYARD_EMBEDDED_PG=1 uses an embedded PostgreSQL instead.',
     );
   }
+  const secretsKey = resolveSecretsKey();
   const services = spawnChild('services', process.execPath, ['--import', 'tsx', 'scripts/start-all.ts']);
   void services.exited.then((code) => {
     if (!isStopping()) say(`the services stopped (exit code ${code})`);

@@ -36,11 +36,23 @@ export function run(command, args, extraEnv = {}) {
   return result.status === 0;
 }
 
-/** npm itself: the one that runs `npm start` when there is one, so versions match. */
-export function npm(args, extraEnv) {
-  const npmCli = process.env.npm_execpath;
-  return npmCli && npmCli.endsWith('.js') ? run(process.execPath, [npmCli, ...args], extraEnv) : run('npm', args, extraEnv);
+/** Like `run`, without blocking: resolves true when the command succeeded. */
+export function runInBackground(command, args, extraEnv = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', env: { ...env, ...extraEnv } });
+    child.once('exit', (code) => resolve(code === 0));
+    child.once('error', () => resolve(false));
+  });
 }
+
+/** npm itself: the one that runs `npm start` when there is one, so versions match. */
+export function npm(args, extraEnv, runner = run) {
+  const npmCli = process.env.npm_execpath;
+  return npmCli && npmCli.endsWith('.js') ? runner(process.execPath, [npmCli, ...args], extraEnv) : runner('npm', args, extraEnv);
+}
+
+/** `npm` without blocking, for steps that run side by side. */
+export const npmInBackground = (args, extraEnv) => npm(args, extraEnv, runInBackground);
 
 /** Installs dependencies unless node_modules already matches package-lock.json (see install-state.cjs). */
 export async function installDependencies() {

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
@@ -54,8 +54,14 @@ function useLiveRuns(ws: string, filter: RunFilter) {
   useFacts(ws, (fact: Fact) => {
     if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', ws, 'pending'] });
     if (!fact.kind.startsWith('agent.run.') || fact.subject.type !== 'run') return;
+    // The fact carries the new status: shown at once, then GET /runs/{id} fills in the rest.
     const seen = provisional(ws, fact);
-    if (seen) setRows((old) => (old.has(seen.id) ? old : new Map(old).set(seen.id, seen)));
+    if (seen) {
+      setRows((old) => {
+        const shown = old.get(seen.id);
+        return new Map(old).set(seen.id, shown ? newer(shown, { ...shown, status: seen.status, reason: seen.reason }) : seen);
+      });
+    }
     void api<Run>('GET', wsPath(ws, `/runs/${fact.subject.id}`)).then((run) =>
       setRows((old) => new Map(old).set(run.id, newer(old.get(run.id), run))),
     );
@@ -106,6 +112,35 @@ function Trigger({ ws, run, onKind }: { ws: string; run: Run; onKind?: (kind: st
     </Link>
   );
 }
+
+/** One run's row; memoized, so a change to one run re-renders its row only (`now` is 0 unless it is running). */
+const RunRow = memo(function RunRow({ ws, run, agentName, now, onKind }: { ws: string; run: Run; agentName: string; now: number; onKind: (runId: string, kind: string | undefined) => void }) {
+  const onTriggerKind = useCallback((kind: string | undefined) => onKind(run.id, kind), [onKind, run.id]);
+  return (
+    <tr data-run-id={run.id} data-status={run.status}>
+      <td>
+        <Link href={`/runs/${run.id}`}>{agentName}</Link>
+      </td>
+      <td className="ellipsis">
+        <Trigger ws={ws} run={run} onKind={onTriggerKind} />
+      </td>
+      <td>
+        <span className={`status s-${run.status}`}>{run.status}</span>
+        {run.reason && (
+          <span className="muted reason" data-testid="reason" title={run.status === 'dropped' ? 'dropped before it ran' : undefined}>
+            {' '}
+            {run.reason}
+          </span>
+        )}
+      </td>
+      <td className="hide-narrow">{durationOf(run, now)}</td>
+      <td className="hide-narrow">{run.outcome?.turns ?? ''}</td>
+      <td className="hide-narrow">{run.outcome ? run.outcome.tokensIn + run.outcome.tokensOut : ''}</td>
+      <td>{usd(run.outcome?.costUsd)}</td>
+      <td className="hide-narrow">{when(run.queuedAt)}</td>
+    </tr>
+  );
+});
 
 export function FleetPage() {
   const { slug } = useWorkspace();
@@ -167,6 +202,14 @@ function RunsTable({ ws, agents, filter }: { ws: string; agents: AgentResponse[]
     return () => window.clearInterval(timer);
   }, []);
   const slug = ws;
+  const onKind = useCallback(
+    (runId: string, kind: string | undefined) => {
+      if (kinds.get(runId) === kind) return;
+      kinds.set(runId, kind);
+      setKindsSeen((n) => n + 1);
+    },
+    [kinds],
+  );
   const agentName = (id: string) => agents?.find((a) => a.id === id)?.spec.name ?? shortId(id);
   const shown = runs.filter(
     (run) =>
@@ -205,36 +248,7 @@ function RunsTable({ ws, agents, filter }: { ws: string; agents: AgentResponse[]
           </thead>
           <tbody ref={tbody}>
             {shown.map((run) => (
-              <tr key={run.id} data-run-id={run.id} data-status={run.status}>
-                <td>
-                  <Link href={`/runs/${run.id}`}>{agentName(run.agentId)}</Link>
-                </td>
-                <td className="ellipsis">
-                  <Trigger
-                    ws={slug}
-                    run={run}
-                    onKind={(kind) => {
-                      if (kinds.get(run.id) === kind) return;
-                      kinds.set(run.id, kind);
-                      setKindsSeen((n) => n + 1);
-                    }}
-                  />
-                </td>
-                <td>
-                  <span className={`status s-${run.status}`}>{run.status}</span>
-                  {run.reason && (
-                    <span className="muted reason" data-testid="reason" title={run.status === 'dropped' ? 'dropped before it ran' : undefined}>
-                      {' '}
-                      {run.reason}
-                    </span>
-                  )}
-                </td>
-                <td className="hide-narrow">{durationOf(run, now)}</td>
-                <td className="hide-narrow">{run.outcome?.turns ?? ''}</td>
-                <td className="hide-narrow">{run.outcome ? run.outcome.tokensIn + run.outcome.tokensOut : ''}</td>
-                <td>{usd(run.outcome?.costUsd)}</td>
-                <td className="hide-narrow">{when(run.queuedAt)}</td>
-              </tr>
+              <RunRow key={run.id} ws={slug} run={run} agentName={agentName(run.agentId)} now={run.startedAt && !run.endedAt ? now : 0} onKind={onKind} />
             ))}
           </tbody>
         </table>
