@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string };
-  hitCount?: number;
+  children?: number[];
 }
 
 interface Profile {
@@ -22,8 +22,7 @@ interface Profile {
 }
 
 /** A call frame's place: a dependency by package name, our code by its path from the repo root. */
-function placeOf(url: string, functionName: string): string {
-  if (!url) return `(${functionName || 'native'})`;
+function placeOf(url: string): string {
   const modules = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (modules) return modules[1]!;
   if (url.startsWith('node:')) return url;
@@ -34,13 +33,22 @@ function placeOf(url: string, functionName: string): string {
 function summarize(file: string, top = 25): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
+  /** A native frame (no url: a write, the GC) is named after the nearest caller that has one. */
+  const placeOfNode = (node: ProfileNode): string => {
+    if (node.callFrame.url) return placeOf(node.callFrame.url);
+    const name = node.callFrame.functionName || 'native';
+    for (let up = parent.get(node.id); up; up = parent.get(up.id)) if (up.callFrame.url) return `${placeOf(up.callFrame.url)} > ${name}`;
+    return name;
+  };
   const self = new Map<string, number>();
   let total = 0;
   profile.samples.forEach((id, i) => {
     const node = byId.get(id)!;
     const us = profile.timeDeltas[i] ?? 0;
-    const place = placeOf(node.callFrame.url, node.callFrame.functionName);
-    if (place === '(idle)') return;
+    if (node.callFrame.functionName === '(idle)') return;
+    const place = placeOfNode(node);
     self.set(place, (self.get(place) ?? 0) + us);
     total += us;
   });
