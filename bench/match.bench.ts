@@ -25,6 +25,7 @@ import { fmt, quantile } from './lib/stats';
 import { machineLine, writeSection } from './lib/report';
 import { roundTripCost } from './lib/wakeup-probe';
 import { CpuWindow } from './lib/process-cpu';
+import { perRun, pgCounters, type PgCounters } from './lib/pg-activity';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -61,8 +62,10 @@ const NICE = new Map(
     return [name, Number(value)] as const;
   }),
 );
+/** BENCH_PG_STATS=1: what each activated run cost PostgreSQL (transactions, rows, function calls), from its statistics (11 s more per load). */
+const PG_STATS = process.env.BENCH_PG_STATS === '1';
 /** Extra settings of the bench database for the services' sessions, `;`-separated (e.g. `plan_cache_mode=force_generic_plan`). */
-const PG_SETTINGS = (process.env.BENCH_PG_SETTINGS ?? '').split(';').filter(Boolean);
+const PG_SETTINGS = [...(process.env.BENCH_PG_SETTINGS ?? '').split(';').filter(Boolean), ...(PG_STATS ? ['track_functions = pl'] : [])];
 
 /** A spawned service, at its BENCH_NICE priority if it has one. */
 function niced(name: string, service: ServiceProcess): ServiceProcess {
@@ -281,6 +284,7 @@ async function main(): Promise<void> {
       await pg.query('ANALYZE runs, platform_events, transcript_entries');
       const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
       const total = rate * SECONDS;
+      const countersBefore: PgCounters | undefined = PG_STATS ? await pgCounters(pg) : undefined;
       const cpuWindow = await new CpuWindow(cpuGroups).start();
       const windowStart = new Date();
       await offer(rate, perRequest, total, kind);
@@ -292,6 +296,13 @@ async function main(): Promise<void> {
       const cpuPerRunMs = ended > 0 ? ((platformPct / 100) * (windowEnd.getTime() - windowStart.getTime())) / ended : null;
       await allStarted(kind, total, WAIT_MS);
       const measuredAt = Date.now();
+      let pgPerRun: Array<[string, number]> | undefined;
+      if (countersBefore) {
+        await waitUntil('runs of the load ended', async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND status IN ('queued', 'running')`, [kind])).rows[0].count) === 0, 60_000, 250).catch(() => undefined);
+        await sleep(11_000);
+        const runsOfLoad = Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND status = 'completed'`, [kind])).rows[0].count);
+        pgPerRun = perRun(countersBefore, await pgCounters(pg), runsOfLoad);
+      }
       const published = new Map<string, { xadd: number; ts: number }>();
       for (let from = fromId; ;) {
         const entries = await redis.xrange(factsKey, `(${from}`, '+', 'COUNT', 5000);
@@ -330,7 +341,7 @@ async function main(): Promise<void> {
       // A backlog left by a saturating rate is cancelled (it was measured), so the next rate starts clean.
       await pg.query(`UPDATE runs SET status = 'cancelled', reason = 'bench', ended_at = now() WHERE status = 'queued'`);
       await waitUntil('running runs ended', async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE status = 'running'`)).rows[0].count) === 0, 60_000, 100);
-      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu, cpuPerRunMs, ended };
+      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu, cpuPerRunMs, ended, pgPerRun };
     };
     const measured = [];
     for (const [n, spec] of LOADS.entries()) measured.push(await measureAt(spec, n));
@@ -390,7 +401,11 @@ CPU while each load was offered, in % of one core (of ${os.cpus().length}), per 
 |---:|${Object.keys(measured[0]?.cpu ?? {}).map(() => '---:').join('|')}|---:|---:|
 ${measured.map((m) => `| ${m.label} | ${Object.values(m.cpu).map((v) => `${fmt(v)} %`).join(' | ')} | ${fmt(Object.values(m.cpu).reduce((a, b) => a + b, 0))} % | ${m.cpuPerRunMs === null ? 'n/a' : `${m.cpuPerRunMs.toFixed(2)} ms (${fmt(m.ended)})`} |`).join('\n')}
 
-CPU time of one Redis \`PING\` round trip, same run (the load stopped), by the idle time before it — the price of waking a process up on this machine, paid by every hop of a fact through the services when they are not already busy:
+${measured.some((m) => m.pgPerRun) ? `PostgreSQL's work per activated run (BENCH_PG_STATS=1), from the bench database's statistics read before the load and 11 s after its runs ended, over the runs completed (transactions include the bench's own polling; rows are \`table.ins|upd|del\`; function calls need \`track_functions\`):
+
+${measured.map((m) => `- ${m.label}: ${(m.pgPerRun ?? []).filter(([, v]) => v >= 0.05).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`).join('\n')}
+
+` : ''}CPU time of one Redis \`PING\` round trip, same run (the load stopped), by the idle time before it — the price of waking a process up on this machine, paid by every hop of a fact through the services when they are not already busy:
 
 | idle before each round trip | client CPU per round trip | Redis CPU per round trip |
 |---:|---:|---:|

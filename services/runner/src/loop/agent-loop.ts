@@ -13,10 +13,11 @@ export type { AgentLoopOptions, ResolveSecret } from './loop-options';
  * set-up (model, tools, first messages), then steps — a model call, or the
  * calls of its answer — until the model's final answer, then teardown. The
  * run's state between steps is a RunState that the loop keeps by folding
- * every transcript entry it records (run-state.ts): each step boundary
- * flushes the transcript, so a run stopped after any step is continued by
+ * every transcript entry it records (run-state.ts): the boundary before each
+ * model call flushes the transcript, so a run stopped there is continued by
  * any runner from what PostgreSQL holds (a run with entries continues after
- * its last step). Stop requests and the kill switch are honoured before
+ * its last stored step; a model answer not yet stored with its calls'
+ * results is asked for again). Stop requests and the kill switch are honoured before
  * model calls; budgets are checked before and after each one, so a run
  * goes over a cap by at most one call. A run closes its session's mailbox
  * as it ends: one that completes takes another step for messages that
@@ -80,25 +81,33 @@ export class AgentLoop implements Executor {
   }
 
   /**
-   * A step boundary, in one round of independent I/O: write what the last
-   * step recorded (a fresh run's prompt goes with its first step's entries),
-   * and — before a model call — ask whether the run must stop and drain the
-   * mailbox. Returns the run's result when it ends here.
+   * A step boundary. Before a model call, in one round of independent I/O:
+   * write what the steps since the last one recorded (a fresh run's prompt
+   * goes with its first step's entries), ask whether the run must stop, and
+   * drain the mailbox. Before a tools step nothing is written: the model's
+   * answer is stored with its calls' results, in one INSERT (decision 0016).
+   * Returns the run's result when it ends here.
    */
   private async boundary(session: RunSession): Promise<ExecutionResult | null> {
     const { context, mailbox, recorder } = session;
-    const beforeModel = recorder.state.next.type === 'model';
-    const [, stop, drain] = await Promise.all([
-      session.steps === 0 ? undefined : recorder.flush(),
-      beforeModel ? context.shouldStop() : null,
-      beforeModel ? this.options.mailbox.drain(session.runContext.sessionId, mailbox.cursor) : undefined,
-    ]);
-    // The previous drain's envelopes are in the transcript now: they may leave the mailbox.
-    await mailbox.settle();
-    if (context.signal.aborted) return failedResult(recorder.state.tally, LOOP_ERRORS.aborted, String(context.signal.reason ?? 'aborted'));
-    if (stop) return { status: 'cancelled', reason: stop, outcome: outcomeOf(recorder.state.tally) };
-    if (drain) mailbox.absorb(drain);
-    return null;
+    if (recorder.state.next.type === 'model') {
+      const [, stop, drain] = await Promise.all([
+        session.steps === 0 ? undefined : recorder.flush(),
+        context.shouldStop(),
+        this.options.mailbox.drain(session.runContext.sessionId, mailbox.cursor),
+      ]);
+      // The previous drain's envelopes are in the transcript now: they may leave the mailbox.
+      await mailbox.settle();
+      if (context.signal.aborted) return this.aborted(session);
+      if (stop) return { status: 'cancelled', reason: stop, outcome: outcomeOf(recorder.state.tally) };
+      mailbox.absorb(drain);
+      return null;
+    }
+    return context.signal.aborted ? this.aborted(session) : null;
+  }
+
+  private aborted(session: RunSession): ExecutionResult {
+    return failedResult(session.recorder.state.tally, LOOP_ERRORS.aborted, String(session.context.signal.reason ?? 'aborted'));
   }
 
   /**

@@ -12,6 +12,8 @@ export type EntryContent<T extends RecordedEntry['type']> = Extract<RecordedEntr
  * a step leaves is the state any runner reads back after the next flush.
  */
 export class RunRecorder {
+  private flushed: Promise<void> = Promise.resolve();
+
   constructor(
     private readonly writer: TranscriptWriter,
     /** The run's state; updated in place by every `add`. */
@@ -26,8 +28,15 @@ export class RunRecorder {
     foldEntry(this.state, { seq, type, content: clean } as RecordedEntry);
   }
 
-  /** Writes what was added since the last flush. */
+  /**
+   * Writes what was added since the last flush; resolves once every entry
+   * added before the call is stored, also those of a flush still in flight
+   * (the flushes are chained). After a failed write every later flush fails
+   * too: what is stored stays a prefix of what the run recorded, never a
+   * transcript with a hole that a resumed run would rebuild a wrong state from.
+   */
   flush(): Promise<void> {
-    return this.writer.flush();
+    this.flushed = this.flushed.then(() => this.writer.flush());
+    return this.flushed;
   }
 }

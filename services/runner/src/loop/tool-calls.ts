@@ -112,6 +112,8 @@ async function execute(call: { call: ModelToolCall; tool: ToolDefinition; args: 
  * An approved call: a plan lets the run go on in its `afterPlan` mode; a
  * tool call is marked executing first, so that it runs at most once — a mark
  * found already set means a runner died during it, and its outcome is unknown.
+ * What the run recorded is stored before the mark, so that the run a crash
+ * leaves is resumed from the answer that made this call.
  */
 async function executeApproved(call: AskingCall, approval: RecordedApproval, input: ToolCallsInput): Promise<CalledTool> {
   if (call.request.kind === 'plan') {
@@ -120,6 +122,7 @@ async function executeApproved(call: AskingCall, approval: RecordedApproval, inp
   }
   let first: boolean;
   try {
+    await input.transcript.flush();
     first = await approvals(input).startExecution(approval.id);
   } catch (error) {
     const message = `the call's execution could not be recorded (${error instanceof Error ? error.message : String(error)}); it did not run`;

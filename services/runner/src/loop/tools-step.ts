@@ -6,9 +6,11 @@ import { answerAsks, callTools, type AskingCall } from './tool-calls';
 
 /**
  * Runs the calls of the last answer that have no result yet; a final
- * answer's calls end the run's last step. Calls a person must decide first
- * park the run (decision 0026): the transcript so far is written, then the
- * approvals and the park in one transaction — `interrupted`. A failure to
+ * answer's calls end the run's last step. Their results are written with
+ * the answer at the next flush, unless something must be stored first: the
+ * park, and an approved call's at-most-once mark (tool-calls.ts). Calls a
+ * person must decide first park the run (decision 0026): the transcript so
+ * far is written, then the approvals and the park in one transaction — `interrupted`. A failure to
  * park fails those calls (they never run); a workspace that denies every ask
  * gets them refused at once, and the run goes on.
  */

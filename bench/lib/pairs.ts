@@ -1,0 +1,103 @@
+/**
+ * Why this exists: on a shared, loaded machine one bench run says little;
+ * the same bench run alternately on a baseline tree and on this tree, in
+ * pairs, says how the two compare under the same load. Usage:
+ *
+ *   node --import tsx bench/lib/pairs.ts <loop|match> <baseline root> [pairs]
+ *
+ * The baseline root is another checkout of the repo (its own services and
+ * libs, `node_modules` resolving `@switchyard/*` to them). Each run gets the
+ * caller's environment with BENCH_WRITE=0; its output is kept in
+ * `$BENCH_PAIRS_LOG` (default /tmp/bench-pairs-<bench>-<time>.log) and the
+ * figures each pair compares are printed as a Markdown table, with the
+ * 1-minute load average when each run started.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+type Figures = Record<string, number>;
+
+const HERE = path.resolve(__dirname, '../..');
+
+/** The figures of a bench's printed section that the pairs compare. */
+const PARSERS: Record<string, (out: string) => Figures> = {
+  loop: (out) => {
+    const row = (label: RegExp) => {
+      const match = new RegExp(`\\| ${label.source}[^\\n]*\\| ([\\d.,]+) ms \\| ([\\d.,]+) ms \\|`).exec(out);
+      return match ? [num(match[1]!), num(match[2]!)] : [NaN, NaN];
+    };
+    const [platformP50, platformP99] = row(/AgentLoop \(platform\)/);
+    const [baselineP50, baselineP99] = row(/baseline: bare loop/);
+    const setup = /Run set-up[^\n]*?p50 ([\d.,]+) ms/.exec(out)?.[1];
+    return { platformP50: platformP50!, platformP99: platformP99!, baselineP50: baselineP50!, baselineP99: baselineP99!, overheadP50: platformP50! - baselineP50!, setupP50: setup ? num(setup) : NaN };
+  },
+  match: (out) => {
+    const figures: Figures = {};
+    for (const match of out.matchAll(/^\| ([^|]+) \| fact published on `facts` → run started[^\n]*\| [\d,]+ \| ([\d.,]+) ms \| ([\d.,]+) ms \|$/gm)) {
+      figures[`${match[1]!.trim()} p50`] = num(match[2]!);
+      figures[`${match[1]!.trim()} p99`] = num(match[3]!);
+    }
+    const header = /^\| rate \| (.+) \| total \| platform CPU per activated run[^\n]*$/m.exec(out);
+    const groups = header ? header[1]!.split(' | ') : [];
+    for (const match of out.matchAll(/^\| ([^|]+?) \| ((?:[\d.,]+ % \| )+)([\d.,]+) % \| ([\d.]+) ms \(([\d,]+)\) \|$/gm)) {
+      const label = match[1]!.trim();
+      match[2]!.split(' | ').filter(Boolean).forEach((value, i) => (figures[`${label} CPU ${groups[i] ?? i}`] = num(value)));
+      figures[`${label} CPU per run`] = Number(match[4]);
+      figures[`${label} runs`] = num(match[5]!);
+    }
+    return figures;
+  },
+};
+
+const num = (text: string) => Number(text.replace(/,/g, '').replace(/ %$/, ''));
+
+/** Runs `npm run bench:<bench>` in `root`; resolves with its output. */
+function runBench(bench: string, root: string, log: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `bench/${bench}.bench.ts`], { cwd: root, env: { ...process.env, BENCH_WRITE: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const keep = (chunk: Buffer) => {
+      out += chunk.toString();
+      appendFileSync(log, chunk);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`bench:${bench} in ${root} exited ${code}; output in ${log}`))));
+  });
+}
+
+async function main(): Promise<void> {
+  const [bench, baselineRoot, pairsArg] = process.argv.slice(2);
+  const parse = bench ? PARSERS[bench] : undefined;
+  if (!parse || !baselineRoot) throw new Error('usage: pairs.ts <loop|match> <baseline root> [pairs]');
+  const pairs = Number(pairsArg ?? 2);
+  const log = process.env.BENCH_PAIRS_LOG ?? `/tmp/bench-pairs-${bench}-${Date.now()}.log`;
+  const rows: Array<{ pair: number; code: string; load: number; at: string; figures: Figures }> = [];
+  for (let pair = 1; pair <= pairs; pair++) {
+    for (const [code, root] of [['baseline', path.resolve(baselineRoot)], ['this tree', HERE]] as const) {
+      const load = os.loadavg()[0]!;
+      const at = new Date().toISOString().slice(11, 16);
+      appendFileSync(log, `\n=== pair ${pair}, ${code} (${root}), load ${load.toFixed(1)}, ${at} UTC\n`);
+      const figures = parse(await runBench(bench!, root, log));
+      rows.push({ pair, code, load, at, figures });
+      process.stderr.write(`pair ${pair} ${code}: ${JSON.stringify(figures)}\n`);
+    }
+  }
+  const keys = [...new Set(rows.flatMap((row) => Object.keys(row.figures)))];
+  const cell = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '' : value.toFixed(2));
+  const lines = [`| pair | code | start (UTC) | load | ${keys.join(' | ')} |`, `|---|---|---|---:|${keys.map(() => '---:').join('|')}|`];
+  for (const row of rows) lines.push(`| ${row.pair} | ${row.code} | ${row.at} | ${row.load.toFixed(1)} | ${keys.map((key) => cell(row.figures[key])).join(' | ')} |`);
+  lines.push('', '| pair | ' + keys.map((key) => `${key}, this tree / baseline`).join(' | ') + ' |', `|---|${keys.map(() => '---:').join('|')}|`);
+  for (let pair = 1; pair <= pairs; pair++) {
+    const [base, mine] = [rows.find((row) => row.pair === pair && row.code === 'baseline')!, rows.find((row) => row.pair === pair && row.code === 'this tree')!];
+    lines.push(`| ${pair} | ${keys.map((key) => cell((mine.figures[key] ?? NaN) / (base.figures[key] ?? NaN))).join(' | ')} |`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n\nOutput of every run: ${log}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
