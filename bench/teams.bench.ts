@@ -11,13 +11,15 @@
  * 1. Idle: each turn is one immediate answer, so a message usually finds its
  *    teammate idle and wakes it: posted → the first model call of the woken
  *    turn, split by the run's `queued_at` and `started_at`.
- * 2. Busy: every teammate is in a turn whose model steps take BENCH_STEP_MS;
+ * 2. Busy: every teammate is in a turn that keeps working — each model step
+ *    takes BENCH_STEP_MS and asks for one `echo` on a local MCP server —
  *    posted → the next model call that holds it, and the part of it after
- *    the step in progress ended (what the platform adds to "next step").
+ *    the model step in progress ended (the tool step and the boundaries).
  *
  * Baseline before each phase, same rate and Redis: the bare mailbox write
  * (SessionMailbox.postResident, the gateway's script) → read (XREAD BLOCK on
- * the same streams). Writes its section of BENCHMARKS.md.
+ * the same streams); and a one-row INSERT's commit on the same PostgreSQL
+ * (a wake commits one transaction). Writes its section of BENCHMARKS.md.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -29,7 +31,7 @@ import { MAILBOX_FIELD, mailboxStream } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
 import { closeRedis, createRedis, SessionMailbox, toKey } from '@switchyard/redis';
-import { spawnService, startLocalOpenAiServer, type LocalOpenAiReply, type LocalOpenAiRequest, type ServiceProcess } from '@switchyard/testing';
+import { spawnService, startLocalOpenAiServer, startTestMcpServer, type LocalOpenAiReply, type LocalOpenAiRequest, type ServiceProcess } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
 import { CpuWindow } from './lib/process-cpu';
 import { machineLine, writeSection } from './lib/report';
@@ -127,6 +129,28 @@ async function baseline(prefix: string, count: number): Promise<number[]> {
   return latencies;
 }
 
+/** A one-row INSERT committed, at the same rate from a pool of 10 (the gateway's default), on the given database. */
+async function commitBaseline(pg: Client, dbUrl: string, count: number): Promise<number[]> {
+  await pg.query('CREATE TABLE IF NOT EXISTS bench_commit_probe (id uuid PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())');
+  const clients = await Promise.all(Array.from({ length: 10 }, async () => {
+    const client = new Client({ connectionString: dbUrl });
+    await client.connect();
+    return client;
+  }));
+  const free = [...clients];
+  const latencies: number[] = [];
+  await openLoop(count, RATE, async () => {
+    const started = now();
+    while (free.length === 0) await sleep(1);
+    const client = free.pop()!;
+    await client.query('INSERT INTO bench_commit_probe (id) VALUES ($1)', [newId()]);
+    free.push(client);
+    latencies.push(now() - started);
+  });
+  await Promise.all(clients.map((client) => client.end()));
+  return latencies;
+}
+
 async function main(): Promise<void> {
   const dbUrl = withDatabaseName(SERVER_URL, `sy_bench_${Date.now()}`);
   await ensureDatabase(dbUrl);
@@ -148,14 +172,15 @@ async function main(): Promise<void> {
     }
     if (phase !== 'busy') return { type: 'message', content: 'ok' };
     steps[Number(body.model.slice('mate-'.length))]!.push([at, at + STEP_MS]);
-    return { type: 'message', content: 'ok', delayMs: STEP_MS };
+    return { type: 'message', toolCalls: [{ name: 'web__echo', arguments: { text: 'working' } }], delayMs: STEP_MS };
   };
   const model = await startLocalOpenAiServer({ respond });
+  const mcp = await startTestMcpServer();
 
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
     GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0',
-    RUNNER_CONCURRENCY: String(Math.min(200, TEAMMATES + 10)),
+    RUNNER_CONCURRENCY: String(Math.min(200, TEAMMATES + 10)), RUNNER_MCP_ALLOW_PRIVATE: 'true',
     OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-bench-local-0123456789', MODEL_MAX_ATTEMPTS: '1',
   };
   const redis = createRedis(REDIS_URL);
@@ -193,6 +218,8 @@ async function main(): Promise<void> {
         instructions: 'Read your messages.',
         task: 'Answer what your mailbox holds.',
         model: { provider: 'openai', name: `mate-${i}` },
+        tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
+        permissionMode: 'bypass',
         triggers: [{ kind: 'bench.never' }],
         budget: { maxTurns: 500 },
       });
@@ -245,6 +272,7 @@ async function main(): Promise<void> {
     // 1. Idle wakes.
     progress('baseline, then the idle phase');
     const baseIdle = await baseline(prefix, RATE * SECONDS);
+    const commitIdle = await commitBaseline(pg, dbUrl, RATE * SECONDS);
     const loadIdle = [loadLine()];
     const cpuIdle = await cpu();
     const idle = await load();
@@ -274,6 +302,7 @@ async function main(): Promise<void> {
     // 2. Busy: every teammate in a turn of STEP_MS model steps before the load starts.
     phase = 'busy';
     const baseBusy = await baseline(prefix, RATE * SECONDS);
+    const commitBusy = await commitBaseline(pg, dbUrl, RATE * SECONDS);
     progress('baseline, then the busy phase');
     const kicksFailed = (await Promise.all(sessions.map((_, i) => post(i, 'get busy').then(() => 0, () => 1)))).reduce((sum: number, n) => sum + n, 0);
     if (kicksFailed > 0) progress(`${kicksFailed} kicks failed; waits in the database: ${JSON.stringify(await waits())}`);
@@ -323,6 +352,7 @@ ${fmt(RATE)} messages/s posted as a person's (\`POST /teammates/{name}/messages\
 | from the post to | n | p50 | p99 |
 |---|---:|---:|---:|
 ${row('baseline: bare mailbox write → read', baseIdle)}
+${row('baseline: a one-row INSERT committed, same PostgreSQL', commitIdle)}
 ${row('**the first model call of the woken turn**', wakeMs)}
 ${row('… its 202 answer (mailbox script, `message.sent` and `teammate_wake` in one transaction, activation job added)', postMs)}
 ${row('… the turn queued (`runs.queued_at`, in `teammate_wake`)', toQueued)}
@@ -339,13 +369,14 @@ Ratio of the wake p50 to the baseline p50: ${fmt(wake50 / quantile(baseIdle, 0.5
 
 Target (issue 17), idle wake p50 ≤ ${TARGET_P50_MS} ms: ${verdict(wake50, TARGET_P50_MS)}; p99 ≤ ${TARGET_P99_MS} ms: ${verdict(wake99, TARGET_P99_MS)}.
 
-**Busy**: ${fmt(busyMates)} of ${TEAMMATES} teammates in a turn (kicks that failed: ${fmt(kicksFailed)}) whose model steps take ${fmt(STEP_MS)} ms (the message is seen at the next step, so "posted → seen" is mostly the wait for the step in progress; the second row is what the platform adds after it).
+**Busy**: ${fmt(busyMates)} of ${TEAMMATES} teammates in a turn (kicks that failed: ${fmt(kicksFailed)}) whose model steps take ${fmt(STEP_MS)} ms, each followed by one \`echo\` call on a local MCP server (the message is seen at the next model call, so "posted → seen" is mostly the wait for the step in progress; the last row counts from that step's end: the tool step and the boundaries).
 
 | from the post to | n | p50 | p99 |
 |---|---:|---:|---:|
 ${row('baseline: bare mailbox write → read', baseBusy)}
+${row('baseline: a one-row INSERT committed, same PostgreSQL', commitBusy)}
 ${row('the next model call that holds it', busyMs)}
-${row('… counted from the end of the model step in progress (the step boundary: flush, stop check, drain)', afterStepMs)}
+${row('… counted from the end of the model step in progress (the tool call, the boundaries: flush, stop check, drain)', afterStepMs)}
 
 ${fmt(busyAll.filter((message) => message.woke).length)} of ${fmt(busyAll.length)} messages woke their teammate instead (its turn had ended). CPU in the phase (of one core): ${shares(cpuBusyShares)}. Messages accepted but never seen by a model call: ${fmt(unseen)}. Posts that failed: ${failedIn(busyAll)}.
 `;
@@ -354,6 +385,7 @@ ${fmt(busyAll.filter((message) => message.woke).length)} of ${fmt(busyAll.length
   } finally {
     await Promise.all(procs.map((proc) => proc.stop('SIGTERM')));
     await model.close();
+    await mcp.close();
     await pg.end();
     const keys = await redis.keys(`${prefix}:*`);
     for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));

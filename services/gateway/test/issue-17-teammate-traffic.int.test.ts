@@ -69,7 +69,7 @@ describe('issue 17: two busy teammates exchange 100 messages each', () => {
       expect(agent.status).toBe(201);
       expect((await admin('POST', `${ws}/teammates`, { name, agentId: agent.body.id })).status).toBe(201);
     }
-  }, 120_000);
+  }, 240_000);
   afterAll(async () => {
     await pg?.end();
     await platform?.stop();
