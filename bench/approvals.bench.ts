@@ -139,6 +139,7 @@ async function main(): Promise<void> {
     // 1. Parking.
     const parkIds = await queueRuns(agentIds.slice(0, PARK_RUNS));
     const parkCpu = await new CpuWindow(cpuGroups).start();
+    const sessionsBeforePark = mcp.sessionsOpened();
     const parkStart = performance.now();
     const parkStartedAt = Date.now();
     await enqueueActivations(activations, parkIds.map((runId, i) => ({ schemaVersion: 1, runId, workspaceId, agentId: agentIds[i]! })));
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
     const parkCpuShares = await parkCpu.end();
     const parkCpuMs = Object.fromEntries(Object.entries(parkCpuShares).map(([group, pct]) => [group, (pct / 100) * parkMs]));
     const parkCounts = await statusCounts(parkIds);
+    const parkSessions = mcp.sessionsOpened() - sessionsBeforePark;
     const parked = parkCounts.awaiting_approval ?? 0;
     const lastPark = (await pg.query(`SELECT max(requested_at) AS at FROM approvals WHERE run_id = ANY($1)`, [parkIds])).rows[0].at as Date | null;
     const lastParkMs = lastPark ? lastPark.getTime() - parkStartedAt : NaN;
@@ -171,6 +173,7 @@ async function main(): Promise<void> {
     const decidedAt = new Map<string, number>();
     const callAt = new Map<string, number>();
     let missing = 0;
+    const sessionsBeforeDecisions = mcp.sessionsOpened();
     for (const approval of approvals) {
       const input = inputOf.get(approval.run_id)!;
       const before = mcp.calls.length;
@@ -193,6 +196,7 @@ async function main(): Promise<void> {
       toCall.push(Date.parse(call.at) - t0);
       callAt.set(approval.run_id, Date.parse(call.at));
     }
+    const sessionsAfterDecisions = mcp.sessionsOpened();
     await waitUntil('every resumed run claimed', async () => (await pg.query(`SELECT count(*)::int AS n FROM runs WHERE id = ANY($1) AND started_at IS NULL`, [decisionRuns])).rows[0].n === 0, 60_000, 20);
     const claims = (await pg.query(`SELECT id::text, started_at FROM runs WHERE id = ANY($1) AND started_at IS NOT NULL`, [decisionRuns])).rows as Array<{ id: string; started_at: Date }>;
     const toClaim = claims.map((row) => row.started_at.getTime() - decidedAt.get(row.id)!).filter((ms) => Number.isFinite(ms));
@@ -210,8 +214,8 @@ async function main(): Promise<void> {
     const breakdown: Array<[string, number[]]> = [
       ['POST → decision recorded (HTTP, auth, the decision transaction up to its update)', leg((row) => decidedAt.get(row.id), (row) => row.decided_at.getTime())],
       ['→ resumed run claimed (the rest of the transaction, commit, job added, worker pickup, claim)', leg((row) => row.decided_at.getTime(), (row) => row.started_at.getTime())],
-      ['→ approved call marked executing (spec, transcript read and rebuilt, MCP connect, approval read)', leg((row) => row.started_at.getTime(), (row) => row.execution_started_at?.getTime())],
-      ['→ call arrives at the MCP server (tools/call)', leg((row) => row.execution_started_at?.getTime(), (row) => callAt.get(row.id))],
+      ['→ approved call marked executing (spec, transcript read and rebuilt, tools from the listing cache, approval read)', leg((row) => row.started_at.getTime(), (row) => row.execution_started_at?.getTime())],
+      ['→ call arrives at the MCP server (the run\'s MCP session opened: initialize, initialized; then tools/call)', leg((row) => row.execution_started_at?.getTime(), (row) => callAt.get(row.id))],
     ];
 
     // Baseline: a bare BullMQ add → Worker pickup on the same Redis, one at a time.
@@ -236,7 +240,7 @@ async function main(): Promise<void> {
     const ratio = (values: number[]) => (p50(baseline) > 0 ? `${fmt(p50(values) / p50(baseline), 0)}×` : 'n/a');
     const row = (label: string, values: number[]) => `| ${label} | ${fmt(values.length)} | ${fmt(quantile(values, 0.5), 1)} ms | ${fmt(quantile(values, 0.99), 1)} ms |`;
     const parking = runnerParks
-      ? `${fmt(PARK_RUNS)} runs (one agent each, mode \`default\`, one guarded tool call each) queued at once: ${fmt(parked)} parked, the last ${fmt(lastParkMs)} ms after they were queued (target: all within ${fmt(PARK_TARGET_MS)} ms); ${settled ? `every run parked or ended within ${fmt(parkMs)} ms` : `not every run parked or ended within ${fmt(PARK_WAIT_MS)} ms`}; statuses after: ${JSON.stringify(parkCounts)}; not parked: ${fmt(PARK_RUNS - parked)}. CPU per parked run while they parked: ${Object.entries(parkCpuMs)
+      ? `${fmt(PARK_RUNS)} runs (one agent each, mode \`default\`, one guarded tool call each) queued at once: ${fmt(parked)} parked (MCP sessions opened meanwhile: ${fmt(parkSessions)}), the last ${fmt(lastParkMs)} ms after they were queued (target: all within ${fmt(PARK_TARGET_MS)} ms); ${settled ? `every run parked or ended within ${fmt(parkMs)} ms` : `not every run parked or ended within ${fmt(PARK_WAIT_MS)} ms`}; statuses after: ${JSON.stringify(parkCounts)}; not parked: ${fmt(PARK_RUNS - parked)}. CPU per parked run while they parked: ${Object.entries(parkCpuMs)
           .sort(([, a], [, b]) => b - a)
           .map(([group, ms]) => `${group} ${fmt(ms / PARK_RUNS, 1)} ms`)
           .join(', ')}.`
@@ -256,7 +260,7 @@ ${machineLine('all services up (gateway, event-log, approvals, one runner with R
 ${runnerParks ? `${row('**the approved call reaching the MCP server**', toCall)}\n` : ''}${row('its 200 answer (decision, fact and resume committed, job added)', answered)}
 ${row('the resumed run claimed by the runner (started_at)', toClaim)}
 ${row('baseline: bare BullMQ add → Worker pickup, same Redis', baseline)}
-${runnerParks ? `\nPOST → call p50 is ${ratio(toCall)} the baseline's p50. Approved calls that did not arrive within 10 s: ${fmt(missing)}. Target: p50 ≤ 20 ms to the call.` : '\nThe call itself is not measured on this build (no resume in the runner).'}
+${runnerParks ? `\nPOST → call p50 is ${ratio(toCall)} the baseline's p50. Approved calls that did not arrive within 10 s: ${fmt(missing)}. MCP sessions opened by the resumed runs: ${fmt(sessionsAfterDecisions - sessionsBeforeDecisions)}. Target: p50 ≤ 20 ms to the call.` : '\nThe call itself is not measured on this build (no resume in the runner).'}
 
 Where the time goes, leg by leg (each leg's own p50/p99 over the resumed runs, from the times the platform records):
 

@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     let host: ToolHost | undefined;
     const baselineRun = async () => {
       // The same model and the same tool host (connected once, outside the measured steps).
-      host ??= (await connectTools({ servers: spec.tools.mcpServers, options: toolOptions, log })).host;
+      host ??= (await connectTools({ servers: spec.tools.mcpServers, workspaceId: 'bench', options: toolOptions, log })).host;
       const model = new TimedModel(new ScriptedModel({ script: spec.script ?? [], fact: null }));
       const signal = new AbortController().signal;
       for (;;) {

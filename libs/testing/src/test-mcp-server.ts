@@ -138,6 +138,10 @@ export interface TestMcpHttpServer {
   unauthorized(): number;
   /** MCP sessions open now (a client's close with session termination ends its session). */
   openSessions(): number;
+  /** MCP sessions ever opened (initialize requests answered with a session). */
+  sessionsOpened(): number;
+  /** `tools/list` requests received, over every session. */
+  toolLists(): number;
   /** Closes every session and the listening socket; the URL then refuses connections. */
   close(): Promise<void>;
 }
@@ -150,6 +154,8 @@ export async function startTestMcpServer(options: TestMcpHttpServerOptions = {})
   const calls: TestMcpCall[] = [];
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   let refused = 0;
+  let opened = 0;
+  let listed = 0;
   let port = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -159,6 +165,7 @@ export async function startTestMcpServer(options: TestMcpHttpServerOptions = {})
       return reply(res, 401, 'unauthorized');
     }
     const body = req.method === 'POST' ? await readJson(req) : undefined;
+    if ((body as { method?: unknown } | undefined)?.method === 'tools/list') listed += 1;
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
@@ -170,7 +177,10 @@ export async function startTestMcpServer(options: TestMcpHttpServerOptions = {})
       sessionIdGenerator: randomUUID,
       enableDnsRebindingProtection: true,
       allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`],
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+      onsessioninitialized: (id) => {
+        opened += 1;
+        sessions.set(id, { transport, server });
+      },
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -190,6 +200,8 @@ export async function startTestMcpServer(options: TestMcpHttpServerOptions = {})
     calls,
     unauthorized: () => refused,
     openSessions: () => sessions.size,
+    sessionsOpened: () => opened,
+    toolLists: () => listed,
     close: () =>
       (closing ??= (async () => {
         await Promise.allSettled([...sessions.values()].flatMap(({ transport, server }) => [transport.close(), server.close()]));

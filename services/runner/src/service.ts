@@ -24,7 +24,7 @@ import type { LoopMetrics } from './loop/loop-ports';
 import { loopMetrics } from './metrics';
 import { createModel } from './model/create-model';
 import { createPriceTable } from './model/prices';
-import { connectTools, toolHostOptions } from './tools';
+import { connectTools, ToolListCache, toolHostOptions } from './tools';
 
 /** Hooks of startRunner for test fixtures only; main.ts passes none. */
 export interface RunnerHooks {
@@ -46,6 +46,8 @@ function deadline(ms: number): Promise<void> {
 /** The agent loop with the runner's stores, model settings and tool policy bound. */
 function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes): AgentLoop {
   const tools = toolHostOptions(config);
+  // One per runner: the tool lists its runs are offered (a run connects a server at its first call).
+  const listings = new ToolListCache({ ttlMs: config.RUNNER_MCP_TOOL_LIST_TTL_MS });
   // An agent's own model endpoint is checked like its MCP servers' URLs (the operator's is trusted).
   const checkBaseUrl = async (url: string) => void (await resolveOutboundUrl(url, { allowPrivate: tools.allowPrivate, allowedHosts: tools.allowedHosts }));
   return new AgentLoop({
@@ -56,7 +58,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     secrets: new SqlSecretReader(sql, secretBoxOf(config)),
     prices: createPriceTable(config.MODEL_PRICES),
     model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl }),
-    tools: (input) => connectTools({ ...input, options: tools, log }),
+    tools: (input) => connectTools({ ...input, options: tools, listings, log }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     approvals: new SqlApprovalRecords(sql),
     teammates,

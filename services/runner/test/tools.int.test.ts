@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { McpServer } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logging';
 import { readTestMcpLog, startTestMcpServer, TEST_MCP_INJECTION, testMcpStdioCommand, waitFor, type TestMcpHttpServer } from '@switchyard/testing';
-import { connectTools, type ConnectToolsOptions, type ToolHost, type ToolServerNotice } from '../src/tools';
+import { connectTools, ToolListCache, type ConnectToolsOptions, type ToolHost, type ToolServerNotice } from '../src/tools';
 
 /**
  * The runner's tool host against real MCP servers: the test server over
@@ -26,7 +26,7 @@ const LOCAL = { allowPrivate: true, stdioCommands: [process.execPath], connectTi
 const logFile = () => path.join(tmpdir(), `test-mcp-${randomUUID()}.jsonl`);
 const stdioServer = (name: string, file: string, flags: string[] = []): McpServer => ({ name, transport: 'stdio', ...testMcpStdioCommand(file, flags) });
 const httpServer = (name: string, url: string, headers?: Extract<McpServer, { transport: 'http' }>['headers']): McpServer => ({ name, transport: 'http', url, headers });
-const connect = (servers: McpServer[], extra: Partial<ConnectToolsOptions> = {}) => connectTools({ servers, log, ...extra, options: { ...LOCAL, ...extra.options } });
+const connect = (servers: McpServer[], extra: Partial<ConnectToolsOptions> = {}) => connectTools({ servers, workspaceId: 'w-tools', log, ...extra, options: { ...LOCAL, ...extra.options } });
 const codes = (notices: ToolServerNotice[]) => notices.map((notice) => [notice.server, notice.error.code]);
 
 function alive(pid: number): boolean {
@@ -269,7 +269,13 @@ describe('tool host failures', () => {
     const http = await testServer();
     const file = logFile();
     const { host } = await connect([stdioServer('local', file), httpServer('web', http.url)]);
-    const [pid] = readTestMcpLog(file).started;
+    // Listing started a child and a session of its own, both ended; the run's open at its first calls.
+    expect(http.openSessions()).toBe(0);
+    const [lister] = readTestMcpLog(file).started;
+    await waitFor(async () => !alive(lister!), { timeoutMs: 10_000, what: 'the listing child to exit' });
+    expect(await host.call('local.echo', { text: 'x' }, never)).toMatchObject({ ok: true });
+    expect(await host.call('web.echo', { text: 'x' }, never)).toMatchObject({ ok: true });
+    const [, pid] = readTestMcpLog(file).started;
     expect(alive(pid!)).toBe(true);
     expect(http.openSessions()).toBe(1);
     await Promise.all([host.close(), host.close()]);
@@ -281,7 +287,7 @@ describe('tool host failures', () => {
   it('exposes only the platform tools its globs allow, as trusted platform.<tool>', async () => {
     const gateway = await testServer({ bearerToken: 'agent-token-1' });
     const { host, notices } = await track(
-      connect([httpServer('platform', gateway.url)], { platform: { url: gateway.url, token: 'agent-token-1', toolGlobs: ['echo', 'platform.add', 'del*'] } }),
+      connect([httpServer('platform', gateway.url)], { platform: { url: gateway.url, token: 'agent-token-1', toolGlobs: ['echo', 'platform.add', 'del*'], principal: 'agent:a1' } }),
     );
     expect(codes(notices)).toEqual([['platform', 'server_not_allowed']]);
     expect(host.tools().map((tool) => [tool.name, tool.modelName, tool.trusted])).toEqual([
@@ -295,9 +301,101 @@ describe('tool host failures', () => {
 
   it('connects no platform server without globs', async () => {
     const gateway = await testServer({ bearerToken: 't' });
-    const { host, notices } = await track(connect([], { platform: { url: gateway.url, token: 't', toolGlobs: [] } }));
+    const { host, notices } = await track(connect([], { platform: { url: gateway.url, token: 't', toolGlobs: [], principal: 'agent:a1' } }));
     expect(notices).toEqual([]);
     expect(host.tools()).toEqual([]);
     expect(gateway.openSessions()).toBe(0);
+  });
+});
+
+describe('lazy sessions and the listing cache', () => {
+  const started: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((item) => item.close()));
+  });
+  async function hostOf(servers: McpServer[], extra: Partial<ConnectToolsOptions>) {
+    const value = await connect(servers, extra);
+    started.push(value.host);
+    return value;
+  }
+
+  it('offers a listed server\'s tools without a session, opens one at the first call, shares it, and closes it', async () => {
+    const http = await startTestMcpServer();
+    started.push(http);
+    const listings = new ToolListCache({ ttlMs: 60_000 });
+    const first = await hostOf([httpServer('web', http.url)], { listings });
+    expect(first.notices).toEqual([]);
+    expect([http.sessionsOpened(), http.toolLists(), http.openSessions()]).toEqual([1, 1, 0]);
+    // Another run of the workspace: the cached listing, no session at all.
+    const second = await hostOf([httpServer('other-name', http.url)], { listings });
+    expect(second.host.tools().map((tool) => tool.name)).toContain('other-name.delete_everything');
+    expect(second.host.tools().find((tool) => tool.name === 'other-name.delete_everything')).toMatchObject({ destructive: true, readOnly: false });
+    expect([http.sessionsOpened(), http.toolLists(), http.openSessions()]).toEqual([1, 1, 0]);
+    // Parallel first calls share one connect; the session never lists.
+    const results = await Promise.all([second.host.call('other-name.echo', { text: 'a' }, never), second.host.call('other-name.add', { a: 1, b: 2 }, never)]);
+    expect(results).toMatchObject([{ ok: true, content: 'a' }, { ok: true, content: '3' }]);
+    expect([http.sessionsOpened(), http.toolLists(), http.openSessions()]).toEqual([2, 1, 1]);
+    await second.host.close();
+    expect(http.openSessions()).toBe(0);
+    expect(await second.host.call('other-name.echo', { text: 'late' }, never)).toMatchObject({ ok: false });
+    expect(http.sessionsOpened()).toBe(2);
+  });
+
+  it('never serves one workspace\'s listing to another, nor to other credentials; lists again after the TTL', async () => {
+    const http = await startTestMcpServer({ bearerToken: 'tok-a' });
+    started.push(http);
+    let now = 1_000_000;
+    const listings = new ToolListCache({ ttlMs: 60_000, now: () => now });
+    const server = (secret: string) => httpServer('web', http.url, { Authorization: { secret } });
+    const secrets: Record<string, string> = { a: 'Bearer tok-a', b: 'Bearer tok-b' };
+    const resolveSecret = (name: string) => Promise.resolve(secrets[name]!);
+    await hostOf([server('a')], { listings, resolveSecret, workspaceId: 'ws-1' });
+    await hostOf([server('a')], { listings, resolveSecret, workspaceId: 'ws-1' });
+    expect(http.toolLists()).toBe(1);
+    // The same URL and credentials in another workspace: listed for that workspace.
+    await hostOf([server('a')], { listings, resolveSecret, workspaceId: 'ws-2' });
+    expect(http.toolLists()).toBe(2);
+    // Other credentials in the same workspace: the server is asked, and refuses them.
+    const other = await hostOf([server('b')], { listings, resolveSecret, workspaceId: 'ws-1' });
+    expect(codes(other.notices)).toEqual([['web', 'connect_failed']]);
+    expect(other.host.tools()).toEqual([]);
+    expect(http.unauthorized()).toBeGreaterThan(0);
+    now += 60_001;
+    await hostOf([server('a')], { listings, resolveSecret, workspaceId: 'ws-1' });
+    expect(http.toolLists()).toBe(3);
+  });
+
+  it('lists a server once for runs setting up at once', async () => {
+    const http = await startTestMcpServer();
+    started.push(http);
+    const listings = new ToolListCache({ ttlMs: 60_000 });
+    const hosts = await Promise.all(Array.from({ length: 5 }, () => hostOf([httpServer('web', http.url)], { listings })));
+    expect(hosts.every((value) => value.host.tools().length > 0)).toBe(true);
+    expect(http.toolLists()).toBe(1);
+  });
+
+  it('a cached server that is down: its tools are offered, and its first call fails tool_unavailable naming the connect error', async () => {
+    const http = await startTestMcpServer();
+    const listings = new ToolListCache({ ttlMs: 60_000 });
+    await hostOf([httpServer('web', http.url)], { listings });
+    await http.close();
+    const { host, notices } = await hostOf([httpServer('web', http.url)], { listings });
+    expect(notices).toEqual([]);
+    const result = await host.call('web.echo', { text: 'anyone?' }, never);
+    expect(result).toMatchObject({ ok: false, error: { code: 'tool_unavailable', message: expect.stringContaining('could not be connected (connect_failed)') } });
+    // Remembered for the run: the next call fails at once.
+    const again = await host.call('web.add', { a: 1, b: 1 }, never);
+    expect(again).toMatchObject({ ok: false, error: { code: 'tool_unavailable' } });
+    expect(again.durationMs).toBeLessThan(50);
+  });
+
+  it('starts a stdio server\'s process for a run only at its first call', async () => {
+    const file = logFile();
+    const listings = new ToolListCache({ ttlMs: 60_000 });
+    await hostOf([stdioServer('local', file)], { listings });
+    const { host } = await hostOf([stdioServer('local', file)], { listings });
+    expect(readTestMcpLog(file).started).toHaveLength(1);
+    expect(await host.call('local.echo', { text: 'now' }, never)).toMatchObject({ ok: true, content: 'now' });
+    expect(readTestMcpLog(file).started).toHaveLength(2);
   });
 });

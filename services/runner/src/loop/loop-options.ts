@@ -28,6 +28,7 @@ export interface AgentLoopOptions {
   /** The run's tools (connectTools with the runner's options bound). */
   tools(input: {
     servers: AgentSpec['tools']['mcpServers'];
+    workspaceId: string;
     platform?: PlatformToolServer;
     resolveSecret: ResolveSecret;
     signal: AbortSignal;

@@ -76,7 +76,8 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
   const input = trigger.type === 'manual' ? trigger.input : null;
   session.model = await options.model(run.spec, { fact: runContext.fact, input, resolveSecret, answered: recorder.state.tally.turns });
   const platform = await platformTools(options, session);
-  const connected = await options.tools({ servers: run.spec.tools.mcpServers, platform, resolveSecret, signal: session.context.signal });
+  // Listed, not connected: a server's session opens at the run's first call of it (decision 0012).
+  const connected = await options.tools({ servers: run.spec.tools.mcpServers, workspaceId: run.workspaceId, platform, resolveSecret, signal: session.context.signal });
   // A try-drive runs in shadow (decision 0027): its host executes only the platform's reads.
   session.host = runContext.origin.type === 'try' ? new ShadowToolHost(connected.host) : connected.host;
   for (const notice of connected.notices) recorder.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
@@ -106,6 +107,7 @@ export function offerTools(session: RunSession): void {
 async function platformTools(options: AgentLoopOptions, session: RunSession): Promise<PlatformToolServer | undefined> {
   const { run } = session;
   if (!options.platform || run.spec.tools.platform.length === 0) return undefined;
+  const tryOf = session.runContext.origin.type === 'try' ? session.runContext.origin.userId : undefined;
   const { token } = await options.platform.tokens.mint({
     workspaceId: run.workspaceId,
     runId: run.id,
@@ -113,11 +115,12 @@ async function platformTools(options: AgentLoopOptions, session: RunSession): Pr
     depth: run.depth,
     ttlMs: options.platform.tokenTtlMs,
     // A try's reads act as the person who tried it (the gateway lets its token read only).
-    ...(session.runContext.origin.type === 'try' ? { userId: session.runContext.origin.userId } : {}),
+    ...(tryOf !== undefined ? { userId: tryOf } : {}),
   });
   session.tokenMinted = true;
   session.secretValues.push(token);
-  return { url: options.platform.url, token, toolGlobs: run.spec.tools.platform };
+  const principal = tryOf !== undefined ? `try:${run.agentId}:${tryOf}` : `agent:${run.agentId}`;
+  return { url: options.platform.url, token, toolGlobs: run.spec.tools.platform, principal };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -7,22 +8,16 @@ import type { McpServer } from '@switchyard/contracts';
 import { OutboundUrlError, resolveOutboundUrl } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { createPinnedFetch } from './pinned-fetch';
-import { deadline, untilAborted } from './deadline';
+import { deadline, untilAborted, type Deadline } from './deadline';
 import { describeError } from './tool-errors';
 import type { PlatformToolServer, ToolServerNotice } from './tool-host';
 import { PLATFORM_SERVER } from './tool-names';
 import type { ToolHostOptions } from './tools-config';
 
-/** A connected MCP server of one run. */
+/** An open MCP session of one run (initialize done; its tools come from the listing, tool-list-cache.ts). */
 export interface McpConnection {
   server: string;
-  /** The platform's own server. */
-  trusted: boolean;
   client: Client;
-  /** Its tools as listed (at most maxToolsPerServer). */
-  tools: Tool[];
-  /** Tools the server listed beyond maxToolsPerServer. */
-  toolsLeftOut: number;
   /** False once the transport closed (the process exited, the session ended). */
   isOpen(): boolean;
   /** Values scrubbed from every message about this server. */
@@ -31,16 +26,44 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
+/** What a server listed (at most maxToolsPerServer tools). */
+export interface ToolListing {
+  tools: Tool[];
+  /** Tools the server listed beyond maxToolsPerServer. */
+  leftOut: number;
+}
+
+/**
+ * A server of one run, checked and with its secrets read, not yet
+ * connected: a run opens its session at its first call (decision 0012).
+ */
+export interface ServerEndpoint {
+  server: string;
+  /** The platform's own server. */
+  trusted: boolean;
+  /** Everything the server's listing can depend on (the spec, the credentials' identity, the workspace), hashed. */
+  listingKey: string;
+  secrets: readonly string[];
+  /** Opens a session: initialize and initialized, within the connect timeout. Never throws. */
+  connect(signal: AbortSignal): Promise<ConnectOutcome>;
+  /** Opens a session, reads tools/list and ends the session. Never throws. */
+  list(signal: AbortSignal): Promise<ListOutcome>;
+}
+
 /** What connecting one server gave. */
 export type ConnectOutcome = { ok: true; connection: McpConnection } | { ok: false; notice: ToolServerNotice };
+/** What listing one server gave. */
+export type ListOutcome = { ok: true; listing: ToolListing } | { ok: false; notice: ToolServerNotice };
+/** An endpoint, or why the server is refused before any connection (allow-list, reserved name, secret). */
+export type EndpointOutcome = { ok: true; endpoint: ServerEndpoint } | { ok: false; notice: ToolServerNotice };
 
 /** What connecting needs besides the server. */
 export interface ConnectContext {
   options: ToolHostOptions;
   resolveSecret?: (name: string) => Promise<string>;
   log: Logger;
-  /** The run's signal: connecting stops when it aborts. */
-  signal: AbortSignal;
+  /** The run's workspace: no listing is shared across workspaces. */
+  workspaceId: string;
 }
 
 /** A server refused before any connection attempt; `code` goes to the notice. */
@@ -63,58 +86,115 @@ const CLIENT_INFO = { name: 'switchyard-runner', version: '0.1.0' };
 /** Pages of tools/list read at most (a server paging forever must not hold the run). */
 const MAX_TOOL_PAGES = 20;
 
-/** Connects one MCP server declared on the agent, within the connect timeout. Never throws. */
-export function connectAgentServer(spec: McpServer, context: ConnectContext): Promise<ConnectOutcome> {
-  return open(spec.name, false, context, async (secrets) => {
+/** The endpoint of one MCP server declared on the agent: refusals checked and header secrets read. Never throws. */
+export async function agentEndpoint(spec: McpServer, context: ConnectContext): Promise<EndpointOutcome> {
+  try {
     if (spec.name === PLATFORM_SERVER) throw new ConnectRefusal('server_not_allowed', `the server name ${PLATFORM_SERVER} is reserved for the platform's tools`);
-    return spec.transport === 'stdio' ? stdioTransport(spec, context) : httpTransport(spec, context, secrets);
-  });
+    if (spec.transport === 'stdio') {
+      if (!context.options.stdioCommands.includes(spec.command)) {
+        throw new ConnectRefusal('server_not_allowed', `the command ${spec.command} is not on this runner's stdio allow-list (RUNNER_MCP_STDIO_COMMANDS)`);
+      }
+      const key = listingKey(context.workspaceId, ['stdio', spec.command, spec.args]);
+      return { ok: true, endpoint: endpoint(spec.name, false, key, [], context, () => Promise.resolve(stdioTransport(spec, context))) };
+    }
+    const secrets: string[] = [];
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(spec.headers ?? {})) {
+      headers[name] = typeof value === 'string' ? value : await readSecret(value.secret, name, context, secrets);
+    }
+    // The resolved values are part of the key: a listing is never served to other credentials.
+    const sorted = Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]).sort();
+    const key = listingKey(context.workspaceId, ['http', spec.url, sorted]);
+    return { ok: true, endpoint: endpoint(spec.name, false, key, secrets, context, () => httpTransport(spec.url, headers, context)) };
+  } catch (error) {
+    const code = error instanceof ConnectRefusal ? error.code : 'connect_failed';
+    return { ok: false, notice: { server: spec.name, error: { code, message: describeError(error) } } };
+  }
 }
 
-/** Connects the gateway's `/mcp` with the run's agent token. Trusted: no address check. Never throws. */
-export function connectPlatformServer(platform: PlatformToolServer, context: ConnectContext): Promise<ConnectOutcome> {
-  return open(PLATFORM_SERVER, true, context, (secrets) => {
-    secrets.push(platform.token);
-    const transport = new StreamableHTTPClientTransport(new URL(platform.url), { requestInit: { headers: { authorization: `Bearer ${platform.token}` } } });
-    return Promise.resolve({ transport });
-  });
+/**
+ * The endpoint of the gateway's `/mcp` with the run's agent token. Trusted:
+ * no address check. Its listing depends on whom the token acts as, not on
+ * the token (one per run): the key names that principal.
+ */
+export function platformEndpoint(platform: PlatformToolServer, context: ConnectContext): ServerEndpoint {
+  const key = listingKey(context.workspaceId, ['platform', platform.url, platform.principal]);
+  const open = () => Promise.resolve({ transport: new StreamableHTTPClientTransport(new URL(platform.url), { requestInit: { headers: { authorization: `Bearer ${platform.token}` } } }) });
+  return endpoint(PLATFORM_SERVER, true, key, [platform.token], context, open);
 }
 
-async function open(server: string, trusted: boolean, context: ConnectContext, prepare: (secrets: string[]) => Promise<OpenedTransport>): Promise<ConnectOutcome> {
+function listingKey(workspaceId: string, parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify([workspaceId, ...parts])).digest('hex');
+}
+
+function endpoint(server: string, trusted: boolean, key: string, secrets: readonly string[], context: ConnectContext, prepare: () => Promise<OpenedTransport>): ServerEndpoint {
+  const session = (signal: AbortSignal) => open(server, secrets, context, signal, prepare);
+  return {
+    server,
+    trusted,
+    listingKey: key,
+    secrets,
+    connect: async (signal) => {
+      const opened = await session(signal);
+      if (!opened.ok) return opened;
+      opened.bound.dispose();
+      return { ok: true, connection: opened.connection };
+    },
+    list: async (signal) => {
+      const opened = await session(signal);
+      if (!opened.ok) return opened;
+      const { connection, bound } = opened;
+      try {
+        const requestOptions = { signal: bound.signal, timeout: context.options.connectTimeoutMs };
+        const listing = connection.client.getServerCapabilities()?.tools
+          ? await untilAborted(listTools(connection.client, requestOptions, context.options.maxToolsPerServer), bound.signal)
+          : { tools: [], leftOut: 0 };
+        return { ok: true, listing };
+      } catch (error) {
+        return { ok: false, notice: failureNotice(server, error, bound, signal, context.options, secrets) };
+      } finally {
+        bound.dispose();
+        await connection.close();
+      }
+    },
+  };
+}
+
+type Opened = { ok: true; connection: McpConnection; bound: Deadline } | { ok: false; notice: ToolServerNotice };
+
+/** Opens a session within the connect timeout; the deadline goes on (for tools/list) and is the caller's to dispose. */
+async function open(server: string, secrets: readonly string[], context: ConnectContext, signal: AbortSignal, prepare: () => Promise<OpenedTransport>): Promise<Opened> {
   const { options, log } = context;
-  const bound = deadline(context.signal, options.connectTimeoutMs);
-  const secrets: string[] = [];
+  const bound = deadline(signal, options.connectTimeoutMs);
   const client = new Client(CLIENT_INFO);
   let opened: OpenedTransport | undefined;
   let connected = true;
   client.onclose = () => (connected = false);
   client.onerror = (error) => log.debug({ server, err: describeError(error, secrets) }, 'mcp transport error');
   try {
-    opened = await untilAborted(prepare(secrets), bound.signal);
-    const requestOptions = { signal: bound.signal, timeout: options.connectTimeoutMs };
-    await untilAborted(client.connect(opened.transport, requestOptions), bound.signal);
-    const listed = client.getServerCapabilities()?.tools ? await untilAborted(listTools(client, requestOptions, options.maxToolsPerServer), bound.signal) : { tools: [], leftOut: 0 };
+    opened = await untilAborted(prepare(), bound.signal);
+    await untilAborted(client.connect(opened.transport, { signal: bound.signal, timeout: options.connectTimeoutMs }), bound.signal);
     const transport = opened;
     let closing: Promise<void> | undefined;
     const connection: McpConnection = {
       server,
-      trusted,
       client,
-      tools: listed.tools,
-      toolsLeftOut: listed.leftOut,
       isOpen: () => connected,
       secrets,
       close: () => (closing ??= shutDown(client, transport, connected)),
     };
-    return { ok: true, connection };
+    return { ok: true, connection, bound };
   } catch (error) {
     await shutDown(client, opened, false);
-    const code = error instanceof ConnectRefusal ? error.code : bound.timedOut() ? 'connect_timeout' : context.signal.aborted ? 'connect_cancelled' : 'connect_failed';
-    const message = code === 'connect_timeout' ? `no answer within ${options.connectTimeoutMs} ms` : describeError(error, secrets);
-    return { ok: false, notice: { server, error: { code, message } } };
-  } finally {
     bound.dispose();
+    return { ok: false, notice: failureNotice(server, error, bound, signal, options, secrets) };
   }
+}
+
+function failureNotice(server: string, error: unknown, bound: Deadline, signal: AbortSignal, options: ToolHostOptions, secrets: readonly string[]): ToolServerNotice {
+  const code = error instanceof ConnectRefusal ? error.code : bound.timedOut() ? 'connect_timeout' : signal.aborted ? 'connect_cancelled' : 'connect_failed';
+  const message = code === 'connect_timeout' ? `no answer within ${options.connectTimeoutMs} ms` : describeError(error, secrets);
+  return { server, error: { code, message } };
 }
 
 async function listTools(client: Client, requestOptions: { signal: AbortSignal; timeout: number }, max: number): Promise<{ tools: Tool[]; leftOut: number }> {
@@ -141,9 +221,6 @@ async function shutDown(client: Client, opened: OpenedTransport | undefined, end
 }
 
 function stdioTransport(spec: Extract<McpServer, { transport: 'stdio' }>, context: ConnectContext): OpenedTransport {
-  if (!context.options.stdioCommands.includes(spec.command)) {
-    throw new ConnectRefusal('server_not_allowed', `the command ${spec.command} is not on this runner's stdio allow-list (RUNNER_MCP_STDIO_COMMANDS)`);
-  }
   // The child gets the SDK's minimal environment (PATH, HOME, …), never the runner's own secrets.
   const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: getDefaultEnvironment(), stderr: 'pipe' });
   // Read stderr so a chatty server never blocks on a full pipe.
@@ -151,14 +228,11 @@ function stdioTransport(spec: Extract<McpServer, { transport: 'stdio' }>, contex
   return { transport };
 }
 
-async function httpTransport(spec: Extract<McpServer, { transport: 'http' }>, context: ConnectContext, secrets: string[]): Promise<OpenedTransport> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(spec.headers ?? {})) {
-    headers[name] = typeof value === 'string' ? value : await readSecret(value.secret, name, context, secrets);
-  }
+/** The URL is checked (and pinned) at each connect: a DNS answer that changed since the listing is checked again. */
+async function httpTransport(url: string, headers: Record<string, string>, context: ConnectContext): Promise<OpenedTransport> {
   let resolved;
   try {
-    resolved = await resolveOutboundUrl(spec.url, { allowPrivate: context.options.allowPrivate, allowedHosts: context.options.allowedHosts });
+    resolved = await resolveOutboundUrl(url, { allowPrivate: context.options.allowPrivate, allowedHosts: context.options.allowedHosts });
   } catch (error) {
     if (error instanceof OutboundUrlError) throw new ConnectRefusal(error.code, error.message);
     throw error;

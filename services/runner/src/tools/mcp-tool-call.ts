@@ -1,9 +1,10 @@
 import { TOOL_ERROR_CODES } from '@switchyard/contracts';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from './mcp-connection';
 import { deadline, untilAborted } from './deadline';
 import { callErrorCode, describeError } from './tool-errors';
 import type { ToolErrorCode } from './tool-host';
+import { outputProblem } from './tool-output';
 import { capText, renderToolContent } from './tool-result';
 import type { ToolHostOptions } from './tools-config';
 
@@ -18,28 +19,32 @@ export type CallOutcome = { ok: true; content: string } | { ok: false; error: { 
 const BACKSTOP_GRACE_MS = 1_000;
 
 /**
- * Calls one tool on a connected server. The SDK's request timeout cancels
+ * Calls one tool on a connected server; `tool` is the listing's entry (the
+ * session never listed: its output schema is checked here, tool-output.ts). The SDK's request timeout cancels
  * the request on the server (notifications/cancelled); the run's signal
  * cancels it too. The result — text or a tool error — is rendered and capped.
  */
 export async function callMcpTool(
   connection: McpConnection,
-  tool: string,
+  tool: Tool,
   args: Record<string, unknown>,
   signal: AbortSignal,
   options: Pick<ToolHostOptions, 'callTimeoutMs' | 'maxResultBytes'>,
 ): Promise<CallOutcome> {
   if (signal.aborted) return failure(TOOL_ERROR_CODES.cancelled, 'the run stopped before the call');
   if (!connection.isOpen()) return failure(TOOL_ERROR_CODES.unavailable, `the server ${connection.server} is no longer connected`);
+  if (tool.execution?.taskSupport === 'required') return failure(TOOL_ERROR_CODES.failed, `the tool ${tool.name} requires task-based execution, which this runner does not do`);
   const bound = deadline(signal, options.callTimeoutMs + BACKSTOP_GRACE_MS);
   try {
-    const request = connection.client.callTool({ name: tool, arguments: args }, CallToolResultSchema, {
+    const request = connection.client.callTool({ name: tool.name, arguments: args }, CallToolResultSchema, {
       signal: bound.signal,
       timeout: options.callTimeoutMs,
       maxTotalTimeout: options.callTimeoutMs,
     });
     // With CallToolResultSchema the answer is a CallToolResult (the declared union also covers the pre-2024 `toolResult` shape).
     const result = (await untilAborted(request, bound.signal)) as CallToolResult;
+    const problem = outputProblem(tool, result);
+    if (problem) return failure(TOOL_ERROR_CODES.resultInvalid, problem);
     const content = capText(renderToolContent(result), options.maxResultBytes);
     return result.isError === true ? failure(TOOL_ERROR_CODES.failed, content) : { ok: true, content };
   } catch (error) {

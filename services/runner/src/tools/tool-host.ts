@@ -44,7 +44,7 @@ export type ToolCallResult =
 
 /**
  * Something about a server the run should record (in its transcript): it was
- * refused or failed to connect (its tools are missing), or some of its tools
+ * refused or could not be listed (its tools are missing), or some of its tools
  * were left out. Codes: `server_not_allowed`, `url_invalid`, `url_not_allowed`,
  * `url_unresolvable`, `secret_unavailable`, `connect_timeout`, `connect_failed`,
  * `connect_cancelled`, `tools_skipped`.
@@ -56,11 +56,11 @@ export interface ToolServerNotice {
 
 /** The tools of one run. */
 export interface ToolHost {
-  /** Every tool of every connected server, in server order. */
+  /** Every tool of every listed server, in server order. */
   tools(): ToolDefinition[];
   /** Calls a tool by its `name` (not its modelName). Never throws, never outlives the call timeout. */
   call(name: string, args: unknown, signal: AbortSignal): Promise<ToolCallResult>;
-  /** Disconnects every server (stdio children are stopped). Idempotent. */
+  /** Ends every session the run opened (stdio children are stopped). Idempotent. */
   close(): Promise<void>;
 }
 
@@ -72,4 +72,9 @@ export interface PlatformToolServer {
   token: string;
   /** The agent's `tools.platform` globs; only matching tools are exposed. None: no platform tools. */
   toolGlobs: readonly string[];
+  /**
+   * Whom the token acts as (`agent:<id>`, a try's `try:<agent>:<user>`): what
+   * the gateway's listing depends on, so the listing cache's key (the token is new each run).
+   */
+  principal: string;
 }

@@ -28,7 +28,7 @@ export const ToolsEnvSchema = z.object({
   RUNNER_MCP_ALLOW_PRIVATE: envBoolean.default(false),
   /** Hosts (names or IP literals, comma-separated) HTTP MCP servers may use whatever they resolve to. @defaultValue '' */
   RUNNER_MCP_ALLOWED_HOSTS: commaList,
-  /** Longest a server may take to connect and list its tools. @defaultValue 10000 */
+  /** Longest a server may take to connect (and, on a listing, to list its tools). @defaultValue 10000 */
   RUNNER_MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /** Longest one tool call may take; then it is cancelled and fails `tool_timeout`. @defaultValue 60000 */
   RUNNER_MCP_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
@@ -38,6 +38,12 @@ export const ToolsEnvSchema = z.object({
    * Agents can only tighten further (`rules.ask`). @defaultValue '' (none)
    */
   RUNNER_GUARDED_TOOLS: commaList,
+  /**
+   * How long this runner serves an MCP server's tool list to new runs before
+   * asking the server again (per workspace, server spec and credentials); a
+   * run connects to a server only at its first call of it. @defaultValue 60000
+   */
+  RUNNER_MCP_TOOL_LIST_TTL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
   /** Most UTF-8 bytes of a tool result the model sees; the rest is cut with a marker. @defaultValue 16384 */
   RUNNER_MCP_MAX_RESULT_BYTES: z.coerce.number().int().min(1_024).max(1_048_576).default(16_384),
 });
