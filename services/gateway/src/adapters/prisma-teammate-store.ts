@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { TeammateWatchSchema, type IngestItem, type Teammate } from '@switchyard/contracts';
 import type { DeliveryCommit } from '@switchyard/core';
-import { recordFacts, wakeTeammate, type PrismaClient } from '@switchyard/db';
-import type { TeammateStore } from '../ports';
+import { commitTeammateDelivery, recordFacts, type PrismaClient } from '@switchyard/db';
+import type { DeliveryTarget, TeammateStore } from '../ports';
 
 interface TeammateRow {
   id: string;
@@ -65,6 +65,16 @@ export class PrismaTeammateStore implements TeammateStore {
     return rows[0] ? toTeammate(rows[0]) : null;
   }
 
+  async deliveryTarget(workspaceId: string, name: string): Promise<DeliveryTarget | null> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string; name: string; agent_id: string; session_id: string; stopped: boolean }>>(
+      `SELECT id::text, name, agent_id::text, session_id::text, stopped_at IS NOT NULL AS stopped FROM teammates WHERE workspace_id = $1::uuid AND name = $2`,
+      workspaceId,
+      name,
+    );
+    const row = rows[0];
+    return row ? { id: row.id, name: row.name, agentId: row.agent_id, sessionId: row.session_id, stopped: row.stopped } : null;
+  }
+
   async bySession(workspaceId: string, sessionId: string): Promise<Teammate | null> {
     const rows = await this.prisma.$queryRawUnsafe<TeammateRow[]>(`${SELECT_SQL} AND t.session_id = $2::uuid`, workspaceId, sessionId);
     return rows[0] ? toTeammate(rows[0]) : null;
@@ -117,12 +127,8 @@ export class PrismaTeammateStore implements TeammateStore {
     });
   }
 
-  /** The shared delivery's commit (libs/core deliverToTeammate): the wake when it woke, and its facts, in one transaction. */
-  async commitDelivery(commit: DeliveryCommit): Promise<string | null> {
-    return this.prisma.$transaction(async (tx) => {
-      const runId = commit.wake ? await wakeTeammate(tx, commit.workspaceId, commit.mate.sessionId, commit.wake.runId, commit.wake.causedBy) : null;
-      await recordFacts(tx, commit.facts);
-      return runId;
-    });
+  /** The shared delivery's commit (libs/core deliverToTeammate): the wake when it woke, and its facts, in one statement. */
+  commitDelivery(commit: DeliveryCommit): Promise<string | null> {
+    return commitTeammateDelivery(this.prisma, { workspaceId: commit.workspaceId, sessionId: commit.mate.sessionId, wake: commit.wake, facts: commit.facts });
   }
 }
