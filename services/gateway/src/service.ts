@@ -58,7 +58,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   // First: a bad key combination stops start-up before any connection is opened.
   const secretBox = secretBoxOf(config);
   const redis = createRedis(config.REDIS_URL, { connectionName: 'gateway' });
-  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
+  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'gateway' });
   // Approvals' decisions are short raw-SQL transactions on a plain pool (decision 0025), a few connections of their own.
   const approvalsSql = new SqlPool({
     databaseUrl: config.DATABASE_URL,
