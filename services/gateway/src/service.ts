@@ -66,6 +66,13 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     applicationName: 'gateway:approvals',
     onPoolError: (error) => log.warn({ err: error }, 'idle database connection failed'),
   });
+  // Every message to a teammate reads its roster row and commits its wake here (decision 0035).
+  const teammatesSql = new SqlPool({
+    databaseUrl: config.DATABASE_URL,
+    poolMax: Math.min(4, config.DATABASE_POOL_MAX),
+    applicationName: 'gateway:teammates',
+    onPoolError: (error) => log.warn({ err: error }, 'idle database connection failed'),
+  });
   const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
   const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
   const feed = new FactFeed(redis, factsKey, log);
@@ -107,7 +114,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     agents: new PrismaAgentStore(prisma),
     agentUsage: new PrismaAgentUsageReader(prisma),
     runs: new PrismaRunStore(prisma),
-    teammates: new PrismaTeammateStore(prisma),
+    teammates: new PrismaTeammateStore(prisma, teammatesSql),
     settings: new PrismaSettingsStore(prisma),
     secrets: new PrismaSecretStore(prisma),
     secretBox,
@@ -166,6 +173,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
         () => closeRedis(queueConnection),
         () => prisma.$disconnect(),
         () => approvalsSql.$disconnect(),
+        () => teammatesSql.$disconnect(),
         () => closeRedis(redis),
       ]),
   };

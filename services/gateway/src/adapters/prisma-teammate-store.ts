@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TeammateWatchSchema, type IngestItem, type Teammate } from '@switchyard/contracts';
 import type { DeliveryCommit } from '@switchyard/core';
-import { commitTeammateDelivery, recordFacts, type PrismaClient } from '@switchyard/db';
+import { commitTeammateDelivery, recordFacts, type PrismaClient, type SqlRunner } from '@switchyard/db';
 import type { DeliveryTarget, TeammateStore } from '../ports';
 
 interface TeammateRow {
@@ -53,7 +53,15 @@ function toTeammate(row: TeammateRow): Teammate {
 
 /** The teammates roster on PostgreSQL (`teammates`); every query scoped by workspace (decision 0035). */
 export class PrismaTeammateStore implements TeammateStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  /**
+   * @param hot - where a message's own two statements run (the roster row, the
+   * commit): a plain `pg` pool, at a quarter of Prisma's CPU per query
+   * (decision 0015), since every message passes here. @defaultValue prisma
+   */
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly hot: SqlRunner = prisma,
+  ) {}
 
   async list(workspaceId: string): Promise<Teammate[]> {
     const rows = await this.prisma.$queryRawUnsafe<TeammateRow[]>(`${SELECT_SQL} ORDER BY t.name`, workspaceId);
@@ -66,7 +74,7 @@ export class PrismaTeammateStore implements TeammateStore {
   }
 
   async deliveryTarget(workspaceId: string, name: string): Promise<DeliveryTarget | null> {
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string; name: string; agent_id: string; session_id: string; stopped: boolean }>>(
+    const rows = await this.hot.$queryRawUnsafe<Array<{ id: string; name: string; agent_id: string; session_id: string; stopped: boolean }>>(
       `SELECT id::text, name, agent_id::text, session_id::text, stopped_at IS NOT NULL AS stopped FROM teammates WHERE workspace_id = $1::uuid AND name = $2`,
       workspaceId,
       name,
@@ -129,6 +137,6 @@ export class PrismaTeammateStore implements TeammateStore {
 
   /** The shared delivery's commit (libs/core deliverToTeammate): the wake when it woke, and its facts, in one statement. */
   commitDelivery(commit: DeliveryCommit): Promise<string | null> {
-    return commitTeammateDelivery(this.prisma, { workspaceId: commit.workspaceId, sessionId: commit.mate.sessionId, wake: commit.wake, facts: commit.facts });
+    return commitTeammateDelivery(this.hot, { workspaceId: commit.workspaceId, sessionId: commit.mate.sessionId, wake: commit.wake, facts: commit.facts });
   }
 }
