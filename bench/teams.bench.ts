@@ -354,7 +354,7 @@ ${fmt(RATE)} messages/s posted as a person's (\`POST /teammates/{name}/messages\
 ${row('baseline: bare mailbox write → read', baseIdle)}
 ${row('baseline: a one-row INSERT committed, same PostgreSQL', commitIdle)}
 ${row('**the first model call of the woken turn**', wakeMs)}
-${row('… its 202 answer (mailbox script, `message.sent` and `teammate_wake` in one transaction, activation job added)', postMs)}
+${row('… its 202 answer (mailbox script, `message.sent` and `teammate_wake` in one statement, activation job added)', postMs)}
 ${row('… the turn queued (`runs.queued_at`, in `teammate_wake`)', toQueued)}
 
 | stage of a wake | n | p50 | p99 |

@@ -38,11 +38,26 @@ export interface DeliveryActivationPort {
   enqueue(jobs: readonly ActivationJob[]): Promise<void>;
 }
 
+/** Where a delivery's fact goes when its commit failed: the `ingest` stream (RedisIngestWriter.accept), the store the post just reached. */
+export interface DeliveryFactSinkPort {
+  accept(items: readonly IngestItem[]): Promise<unknown>;
+}
+
 /** What deliverToTeammate needs. */
 export interface TeammateDeliveryPorts {
   mailbox: ResidentMailboxPort;
   store: DeliveryCommitPort;
   activations: DeliveryActivationPort;
+  /**
+   * For a sender that must not repeat a delivered message (a person, a run):
+   * once the post is in the mailbox, a failed commit records the fact here and
+   * leaves the wake to the runner's sweep instead of failing the delivery.
+   * Without it (an at-least-once consumer that repeats: the matcher) a failed
+   * commit rejects.
+   */
+  facts?: DeliveryFactSinkPort;
+  /** Told what failed after the post (the commit, the job, the fact's fallback): logged; the message is delivered all the same. */
+  onDeferred?: (what: 'commit' | 'enqueue' | 'fact', error: unknown) => void;
 }
 
 /** One message to deliver. */
@@ -61,7 +76,11 @@ export interface TeammateDeliveryInput {
  * post to its resident mailbox; when the post found it idle (the one wake),
  * queue its next turn under its lane's lock with the `message.sent` fact in
  * the same transaction, else record the fact alone; then enqueue the turn's
- * job. Rejects when the post or the commit fails (nothing is claimed delivered).
+ * job. Rejects when the post fails (nothing was delivered). Once the post is
+ * in the mailbox the message is delivered and a turn will read it — a woken
+ * mailbox is in the open set the runner's sweep wakes, a queued turn whose job
+ * was lost is claimed by the same sweep — so with a `facts` sink a failed
+ * commit or job does not fail the delivery (decision 0035).
  */
 export async function deliverToTeammate(ports: TeammateDeliveryPorts, input: TeammateDeliveryInput): Promise<{ woke: boolean; runId: string | null }> {
   const { author, mate, envelope, causedBy } = input;
@@ -76,14 +95,25 @@ export async function deliverToTeammate(ports: TeammateDeliveryPorts, input: Tea
     woke,
   };
   const facts = [{ fact: messageSentFact(author, payload, causedBy), correlationId: input.correlationId }];
-  const runId = await ports.store.commitDelivery({
-    workspaceId: author.workspaceId,
-    mate,
-    envelope,
-    wake: woke ? { runId: newId(), causedBy } : null,
-    facts,
-  });
-  if (runId) await ports.activations.enqueue([{ schemaVersion: 1, runId, workspaceId: author.workspaceId, agentId: mate.agentId }]);
+  const commit: DeliveryCommit = { workspaceId: author.workspaceId, mate, envelope, wake: woke ? { runId: newId(), causedBy } : null, facts };
+  let runId: string | null;
+  try {
+    runId = await ports.store.commitDelivery(commit);
+  } catch (error) {
+    if (!ports.facts) throw error;
+    ports.onDeferred?.('commit', error);
+    // The fact's id is the outbox row's: had the commit gone through after all, the event-log stores it once.
+    await ports.facts.accept(facts).catch((failed: unknown) => ports.onDeferred?.('fact', failed));
+    return { woke, runId: null };
+  }
+  if (runId) {
+    try {
+      await ports.activations.enqueue([{ schemaVersion: 1, runId, workspaceId: author.workspaceId, agentId: mate.agentId }]);
+    } catch (error) {
+      if (!ports.facts) throw error;
+      ports.onDeferred?.('enqueue', error);
+    }
+  }
   return { woke: runId !== null, runId };
 }
 

@@ -47,10 +47,17 @@ export const OUTBOX_CHANNEL = 'fact_outbox';
  */
 export async function recordFacts(tx: SqlRunner, items: ReadonlyArray<{ fact: AcceptedFact; correlationId: string }>): Promise<void> {
   if (items.length === 0) return;
+  await tx.$executeRawUnsafe(OUTBOX_INSERT_SQL, ...outboxParams(items));
+}
+
+/** The outbox insert of recordFacts, its parameters $1–$11 (outboxParams): for a statement that records facts beside its own change. */
+export const OUTBOX_INSERT_SQL = `INSERT INTO fact_outbox (id, workspace_id, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts, correlation_id)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::text[], $10::timestamptz[], $11::text[])`;
+
+/** OUTBOX_INSERT_SQL's parameters for these facts. */
+export function outboxParams(items: ReadonlyArray<{ fact: AcceptedFact; correlationId: string }>): unknown[] {
   const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
-  await tx.$executeRawUnsafe(
-    `INSERT INTO fact_outbox (id, workspace_id, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts, correlation_id)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::text[], $10::timestamptz[], $11::text[])`,
+  return [
     items.map(({ fact }) => fact.id),
     items.map(({ fact }) => fact.workspaceId),
     items.map(({ fact }) => fact.kind),
@@ -62,7 +69,7 @@ export async function recordFacts(tx: SqlRunner, items: ReadonlyArray<{ fact: Ac
     items.map(({ fact }) => fact.idempotencyKey ?? null),
     items.map(({ fact }) => fact.ts),
     items.map(({ correlationId }) => correlationId),
-  );
+  ];
 }
 
 /**

@@ -52,4 +52,4 @@ export {
   type DecideResult,
   type ResumedRun,
 } from './approval-store';
-export { wakeTeammate } from './teammate-wake';
+export { commitTeammateDelivery, wakeTeammate } from './teammate-wake';

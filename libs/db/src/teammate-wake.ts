@@ -1,4 +1,5 @@
-import type { CausedBy } from '@switchyard/contracts';
+import type { AcceptedFact, CausedBy } from '@switchyard/contracts';
+import { OUTBOX_INSERT_SQL, outboxParams } from './fact-outbox';
 import type { SqlRunner } from './sql-pool';
 
 /**
@@ -16,6 +17,33 @@ export async function wakeTeammate(tx: SqlRunner, workspaceId: string, sessionId
     runId,
     causedBy === null ? null : JSON.stringify(causedBy),
     causedBy?.depth ?? 0,
+  );
+  return row?.run ?? null;
+}
+
+/**
+ * A delivery's commit in one statement (decision 0035): its facts into the
+ * outbox and, when its post woke the teammate, the next turn (`teammate_wake`,
+ * whose queued fact the runs trigger records). One statement, not an
+ * interactive transaction: the lane's lock is held inside PostgreSQL only,
+ * never across the caller's event loop, so the runner's claims and endings of
+ * that lane do not wait on the poster. Returns the queued turn's id, or null.
+ */
+export async function commitTeammateDelivery(
+  sql: SqlRunner,
+  delivery: { workspaceId: string; sessionId: string; wake: { runId: string; causedBy: CausedBy | null } | null; facts: ReadonlyArray<{ fact: AcceptedFact; correlationId: string }> },
+): Promise<string | null> {
+  const { wake } = delivery;
+  const [row] = await sql.$queryRawUnsafe<Array<{ run: string | null }>>(
+    `WITH facts AS (${OUTBOX_INSERT_SQL} RETURNING 1)
+     SELECT CASE WHEN $14::uuid IS NULL THEN NULL ELSE teammate_wake($12::uuid, $13::uuid, $14::uuid, $15::jsonb, $16::int) END::text AS run,
+            (SELECT count(*) FROM facts) AS recorded`,
+    ...outboxParams(delivery.facts),
+    delivery.workspaceId,
+    delivery.sessionId,
+    wake?.runId ?? null,
+    wake?.causedBy ? JSON.stringify(wake.causedBy) : null,
+    wake?.causedBy?.depth ?? 0,
   );
   return row?.run ?? null;
 }

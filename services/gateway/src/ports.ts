@@ -382,8 +382,19 @@ export interface Mailbox {
 }
 
 /** The teammates roster (`teammates`), every call scoped by workspace, and where deliveries to it commit (decision 0035). */
+/** A teammate as a delivery needs it: its roster row, without what its turns say. */
+export interface DeliveryTarget {
+  id: string;
+  name: string;
+  agentId: string;
+  sessionId: string;
+  stopped: boolean;
+}
+
 export interface TeammateStore extends DeliveryCommitPort {
   list(workspaceId: string): Promise<Teammate[]>;
+  /** The roster row by name, read by its unique index alone (a message's path: no runs read). */
+  deliveryTarget(workspaceId: string, name: string): Promise<DeliveryTarget | null>;
   get(workspaceId: string, name: string): Promise<Teammate | null>;
   bySession(workspaceId: string, sessionId: string): Promise<Teammate | null>;
   /** Inserts it with its facts, in one transaction; `name_taken` writes nothing. */

@@ -58,12 +58,19 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   // First: a bad key combination stops start-up before any connection is opened.
   const secretBox = secretBoxOf(config);
   const redis = createRedis(config.REDIS_URL, { connectionName: 'gateway' });
-  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX });
+  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'gateway' });
   // Approvals' decisions are short raw-SQL transactions on a plain pool (decision 0025), a few connections of their own.
   const approvalsSql = new SqlPool({
     databaseUrl: config.DATABASE_URL,
     poolMax: Math.min(4, config.DATABASE_POOL_MAX),
     applicationName: 'gateway:approvals',
+    onPoolError: (error) => log.warn({ err: error }, 'idle database connection failed'),
+  });
+  // Every message to a teammate reads its roster row and commits its wake here (decision 0035).
+  const teammatesSql = new SqlPool({
+    databaseUrl: config.DATABASE_URL,
+    poolMax: Math.min(4, config.DATABASE_POOL_MAX),
+    applicationName: 'gateway:teammates',
     onPoolError: (error) => log.warn({ err: error }, 'idle database connection failed'),
   });
   const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
@@ -107,7 +114,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     agents: new PrismaAgentStore(prisma),
     agentUsage: new PrismaAgentUsageReader(prisma),
     runs: new PrismaRunStore(prisma),
-    teammates: new PrismaTeammateStore(prisma),
+    teammates: new PrismaTeammateStore(prisma, teammatesSql),
     settings: new PrismaSettingsStore(prisma),
     secrets: new PrismaSecretStore(prisma),
     secretBox,
@@ -166,6 +173,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
         () => closeRedis(queueConnection),
         () => prisma.$disconnect(),
         () => approvalsSql.$disconnect(),
+        () => teammatesSql.$disconnect(),
         () => closeRedis(redis),
       ]),
   };

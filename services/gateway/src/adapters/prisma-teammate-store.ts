@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { TeammateWatchSchema, type IngestItem, type Teammate } from '@switchyard/contracts';
 import type { DeliveryCommit } from '@switchyard/core';
-import { recordFacts, wakeTeammate, type PrismaClient } from '@switchyard/db';
-import type { TeammateStore } from '../ports';
+import { commitTeammateDelivery, recordFacts, type PrismaClient, type SqlRunner } from '@switchyard/db';
+import type { DeliveryTarget, TeammateStore } from '../ports';
 
 interface TeammateRow {
   id: string;
@@ -53,7 +53,15 @@ function toTeammate(row: TeammateRow): Teammate {
 
 /** The teammates roster on PostgreSQL (`teammates`); every query scoped by workspace (decision 0035). */
 export class PrismaTeammateStore implements TeammateStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  /**
+   * @param hot - where a message's own two statements run (the roster row, the
+   * commit): a plain `pg` pool, at a quarter of Prisma's CPU per query
+   * (decision 0015), since every message passes here. @defaultValue prisma
+   */
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly hot: SqlRunner = prisma,
+  ) {}
 
   async list(workspaceId: string): Promise<Teammate[]> {
     const rows = await this.prisma.$queryRawUnsafe<TeammateRow[]>(`${SELECT_SQL} ORDER BY t.name`, workspaceId);
@@ -63,6 +71,16 @@ export class PrismaTeammateStore implements TeammateStore {
   async get(workspaceId: string, name: string): Promise<Teammate | null> {
     const rows = await this.prisma.$queryRawUnsafe<TeammateRow[]>(`${SELECT_SQL} AND t.name = $2`, workspaceId, name);
     return rows[0] ? toTeammate(rows[0]) : null;
+  }
+
+  async deliveryTarget(workspaceId: string, name: string): Promise<DeliveryTarget | null> {
+    const rows = await this.hot.$queryRawUnsafe<Array<{ id: string; name: string; agent_id: string; session_id: string; stopped: boolean }>>(
+      `SELECT id::text, name, agent_id::text, session_id::text, stopped_at IS NOT NULL AS stopped FROM teammates WHERE workspace_id = $1::uuid AND name = $2`,
+      workspaceId,
+      name,
+    );
+    const row = rows[0];
+    return row ? { id: row.id, name: row.name, agentId: row.agent_id, sessionId: row.session_id, stopped: row.stopped } : null;
   }
 
   async bySession(workspaceId: string, sessionId: string): Promise<Teammate | null> {
@@ -117,12 +135,8 @@ export class PrismaTeammateStore implements TeammateStore {
     });
   }
 
-  /** The shared delivery's commit (libs/core deliverToTeammate): the wake when it woke, and its facts, in one transaction. */
-  async commitDelivery(commit: DeliveryCommit): Promise<string | null> {
-    return this.prisma.$transaction(async (tx) => {
-      const runId = commit.wake ? await wakeTeammate(tx, commit.workspaceId, commit.mate.sessionId, commit.wake.runId, commit.wake.causedBy) : null;
-      await recordFacts(tx, commit.facts);
-      return runId;
-    });
+  /** The shared delivery's commit (libs/core deliverToTeammate): the wake when it woke, and its facts, in one statement. */
+  commitDelivery(commit: DeliveryCommit): Promise<string | null> {
+    return commitTeammateDelivery(this.hot, { workspaceId: commit.workspaceId, sessionId: commit.mate.sessionId, wake: commit.wake, facts: commit.facts });
   }
 }

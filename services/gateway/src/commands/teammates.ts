@@ -1,7 +1,8 @@
 import { AppError, ErrorCode, type CausedBy, MAX_ACTIVE_TEAMMATES, MAX_MESSAGES_PER_RUN, type MailboxEnvelope, type MailboxSender, type PostTeammateMessageResponse, type SpawnTeammateRequest, type Teammate } from '@switchyard/contracts';
 import { deliverToTeammate as deliver, newId, teammateFact } from '@switchyard/core';
+import type { Logger } from '@switchyard/logging';
 import { changeAuthorOf } from '../change-author';
-import type { ActivationSink, AgentStore, Mailbox, Principal, RunStore, SteeringStore, TeammateStore } from '../ports';
+import type { ActivationSink, AgentStore, DeliveryTarget, IngestWriter, Mailbox, Principal, RunStore, SteeringStore, TeammateStore } from '../ports';
 
 /** What the teammate commands need. */
 export interface TeammateDeps {
@@ -11,6 +12,9 @@ export interface TeammateDeps {
   activations: ActivationSink;
   steering: SteeringStore;
   runs: Pick<RunStore, 'get'>;
+  /** Where a delivered message's fact goes when its commit failed (the `ingest` stream). */
+  ingest: Pick<IngestWriter, 'accept'>;
+  log: Logger;
 }
 
 /** A command's caller and the request's correlation id (its facts carry it). */
@@ -71,16 +75,19 @@ export async function getTeammate(deps: Pick<TeammateDeps, 'teammates'>, princip
  * (the one wake: decision 0035) — the delivery every sender shares
  * (deliverToTeammate in libs/core; the matcher's event bridge uses it too).
  * A stopped teammate refuses it; a Redis that does not answer is UNAVAILABLE.
+ * Once the post is in the mailbox the answer is a success: a commit or job
+ * that fails after it is left to the runner's sweep (a retry would deliver the
+ * message twice).
  */
 export async function deliverToTeammate(
   deps: TeammateDeps,
   ctx: TeammateCommandContext,
-  mate: Teammate,
+  mate: DeliveryTarget,
   from: MailboxSender,
   content: string,
   causedBy?: CausedBy,
 ): Promise<PostTeammateMessageResponse> {
-  if (mate.status === 'stopped') throw new AppError(ErrorCode.TEAMMATE_STOPPED, 'the teammate is stopped: nothing would read the message', { name: mate.name });
+  if (mate.stopped) throw new AppError(ErrorCode.TEAMMATE_STOPPED, 'the teammate is stopped: nothing would read the message', { name: mate.name });
   const envelope: MailboxEnvelope = { schemaVersion: 1, id: newId(), sessionId: mate.sessionId, from, content, sentAt: new Date().toISOString() };
   const mailbox = {
     postResident: async (posted: MailboxEnvelope) => {
@@ -91,8 +98,10 @@ export async function deliverToTeammate(
       }
     },
   };
+  const onDeferred = (what: string, error: unknown) =>
+    deps.log.warn({ err: error, what, messageId: envelope.id, sessionId: mate.sessionId }, 'message delivered; its wake is left to the runner sweep');
   const { woke } = await deliver(
-    { mailbox, store: deps.teammates, activations: deps.activations },
+    { mailbox, store: deps.teammates, activations: deps.activations, facts: deps.ingest, onDeferred },
     { author: changeAuthorOf(ctx.principal), correlationId: ctx.correlationId, mate, envelope, causedBy: causedBy ?? null },
   );
   return { id: envelope.id, woke };
@@ -100,7 +109,9 @@ export async function deliverToTeammate(
 
 /** A person's message to a teammate (`POST /teammates/{name}/messages`). */
 export async function postTeammateMessage(deps: TeammateDeps, ctx: TeammateCommandContext, name: string, content: string): Promise<PostTeammateMessageResponse> {
-  const mate = await getTeammate(deps, ctx.principal, name);
+  // The roster row alone, not its turns' aggregates: this is every message's path.
+  const mate = await deps.teammates.deliveryTarget(ctx.principal.workspaceId, name);
+  if (!mate) throw notFound(name);
   const userName = (await deps.steering.userName(ctx.principal.userId))?.slice(0, 256);
   const from: MailboxSender = userName ? { type: 'user', userId: ctx.principal.userId, name: userName } : { type: 'user', userId: ctx.principal.userId };
   return deliverToTeammate(deps, ctx, mate, from, content);
@@ -169,6 +180,6 @@ export async function sendMessage(
     from = userName ? { type: 'user', userId: principal.userId, name: userName } : { type: 'user', userId: principal.userId };
   }
   const delivered: Array<{ to: string; id: string; woke: boolean }> = [];
-  for (const mate of resolved) delivered.push({ to: mate.name, ...(await deliverToTeammate(deps, ctx, mate, from, input.content, causedBy)) });
+  for (const mate of resolved) delivered.push({ to: mate.name, ...(await deliverToTeammate(deps, ctx, { ...mate, stopped: mate.status === 'stopped' }, from, input.content, causedBy)) });
   return { delivered };
 }
