@@ -59,18 +59,12 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const secretBox = secretBoxOf(config);
   const redis = createRedis(config.REDIS_URL, { connectionName: 'gateway' });
   const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'gateway' });
-  // Approvals' decisions are short raw-SQL transactions on a plain pool (decision 0025), a few connections of their own.
-  const approvalsSql = new SqlPool({
+  // The short raw-SQL hot paths — approvals' decisions (decision 0025), a teammate's delivery
+  // and wake (decision 0035) — share one plain pool of a few connections beside Prisma's.
+  const sql = new SqlPool({
     databaseUrl: config.DATABASE_URL,
     poolMax: Math.min(4, config.DATABASE_POOL_MAX),
-    applicationName: 'gateway:approvals',
-    onPoolError: (error) => log.warn({ err: error }, 'idle database connection failed'),
-  });
-  // Every message to a teammate reads its roster row and commits its wake here (decision 0035).
-  const teammatesSql = new SqlPool({
-    databaseUrl: config.DATABASE_URL,
-    poolMax: Math.min(4, config.DATABASE_POOL_MAX),
-    applicationName: 'gateway:teammates',
+    applicationName: 'gateway:sql',
     onPoolError: (error) => log.warn({ err: error }, 'idle database connection failed'),
   });
   const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
@@ -94,7 +88,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const signingKeys = [config.SECRETS_KEY, ...config.SECRETS_KEY_PREVIOUS].filter((key): key is string => key !== undefined).map(actionSigningKey);
   // The dashboard's other queues, read and managed through the producer connection (they are the approvals' and the notifier's).
   const dashboardQueues = config.GATEWAY_ADMIN_TOKEN ? [QUEUES.approvalExpiry, NOTIFICATIONS_QUEUE].map((name) => new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX })) : [];
-  const approvals = new ApprovalStore(approvalsSql, approvalsSql);
+  const approvals = new ApprovalStore(sql, sql);
   const resumer: RunResumer = {
     resume: (runs, key) => enqueueResumes(activationQueue, runs.map((run) => ({ job: { schemaVersion: 1, ...run }, key }))),
   };
@@ -114,7 +108,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     agents: new PrismaAgentStore(prisma),
     agentUsage: new PrismaAgentUsageReader(prisma),
     runs: new PrismaRunStore(prisma),
-    teammates: new PrismaTeammateStore(prisma, teammatesSql),
+    teammates: new PrismaTeammateStore(prisma, sql),
     settings: new PrismaSettingsStore(prisma),
     secrets: new PrismaSecretStore(prisma),
     secretBox,
@@ -172,8 +166,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
         ...dashboardQueues,
         () => closeRedis(queueConnection),
         () => prisma.$disconnect(),
-        () => approvalsSql.$disconnect(),
-        () => teammatesSql.$disconnect(),
+        () => sql.$disconnect(),
         () => closeRedis(redis),
       ]),
   };
