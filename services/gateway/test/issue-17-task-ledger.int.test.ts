@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { GROUPS, STREAMS } from '@switchyard/contracts';
+import { groupCaughtUp, toKey } from '@switchyard/redis';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { callTool, connectMcp } from './mcp-client';
 import { agentSpec, AgentSessions, factsOf, type Api } from './team-helpers';
@@ -160,6 +162,9 @@ describe('issue 17: the task ledger', () => {
     const a = await create(admin, { subject: 'a' });
     const b = await create(admin, { subject: 'b', blockedBy: [a.id] });
     const before = await taskCount();
+    // The agents of earlier tests watch task.created: once a and b are on `facts` and the matcher has read them, their runs' facts are counted too.
+    await platform.factsRecorded();
+    await waitFor(() => groupCaughtUp(platform.redis.redis, toKey(platform.redis.prefix, STREAMS.facts), GROUPS.matcher), { what: 'the matcher caught up' });
     const factsBefore = await platform.factsRecorded();
     const cases: Array<[string, () => Promise<{ status: number; body: any }>, string, string?]> = [
       ['unknown blocker', () => admin('POST', `${ws}/tasks`, { subject: 'x', blockedBy: [randomUUID()] }), 'TASK_BLOCKER_INVALID', 'not_found'],
