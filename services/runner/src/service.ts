@@ -79,6 +79,8 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     service.onClose(() => closeRedis(redis));
     const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
     service.onClose(() => sql.$disconnect());
+    const leases = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 1, applicationName: 'runner:leases' });
+    service.onClose(() => leases.$disconnect());
     // Fail start-up, not a later job, when a store does not answer (BullMQ's own
     // connection would wait for Redis for ever).
     await redis.ping();
@@ -93,7 +95,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       labelNames: ['status', 'reason'],
       registers: [service.registry],
     });
-    const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS };
+    const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS, leases };
     // A mailbox open this long with no turn lost its wake: as long as a queued run waits for its job.
     const teammates = new SqlTeammateWakes(sql, new SessionMailbox(redis, config.REDIS_PREFIX), SWEEP_QUEUED_AFTER_MS);
     const runner = new Runner({

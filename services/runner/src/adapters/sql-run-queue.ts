@@ -57,6 +57,12 @@ export interface SqlRunQueueOptions {
   owner: string;
   /** Lease length given by a claim or a renewal (RUNNER_LEASE_MS). */
   leaseMs: number;
+  /**
+   * Where renewals run: a connection of their own, so that a renewal never
+   * queues behind the runs' statements in the shared pool (a renewal that
+   * waits past the lease loses every run it was for). @defaultValue the queue's
+   */
+  leases?: SqlRunner;
 }
 
 /**
@@ -93,7 +99,7 @@ export class SqlRunQueue implements RunQueue {
 
   async renew(runIds: readonly string[]): Promise<Set<string>> {
     if (runIds.length === 0) return new Set();
-    const rows = await this.sql.$queryRawUnsafe<Array<{ id: string }>>(
+    const rows = await (this.options.leases ?? this.sql).$queryRawUnsafe<Array<{ id: string }>>(
       `UPDATE runs SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'
         WHERE id = ANY($1::uuid[]) AND lease_owner = $2 AND status = 'running'
         RETURNING id::text AS id`,
