@@ -275,6 +275,7 @@ async function main(): Promise<void> {
     const commitIdle = await commitBaseline(pg, dbUrl, RATE * SECONDS);
     const loadIdle = [loadLine()];
     const cpuIdle = await cpu();
+    progress('idle load');
     const idle = await load();
     await waitUntil('the idle phase settled', settled);
     const stranded = await strandedMessages();
@@ -311,6 +312,7 @@ async function main(): Promise<void> {
     const busyMates = await turns('running');
     const loadBusy = [loadLine()];
     const cpuBusy = await cpu();
+    progress('busy load');
     const busyAll = await load();
     const cpuBusyShares = await cpuBusy.end();
     loadBusy.push(loadLine());

@@ -1,5 +1,5 @@
 /**
- * Why this exists: `BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR"`
+ * Why this exists: `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR"` (flags of every process spawnService starts; NODE_OPTIONS refuses `--cpu-prof`)
  * leaves one V8 profile per service process; this says where each spent its
  * CPU, by source file (a package's files summed as the package), self time.
  *

@@ -3,7 +3,7 @@
  * the same bench run alternately on a baseline tree and on this tree, in
  * pairs, says how the two compare under the same load. Usage:
  *
- *   node --import tsx bench/lib/pairs.ts <loop|match> <baseline root> [pairs]
+ *   node --import tsx bench/lib/pairs.ts <loop|match|teams> <baseline root> [pairs]
  *
  * The baseline root is another checkout of the repo (its own services and
  * libs, `node_modules` resolving `@switchyard/*` to them). Each run gets the
@@ -49,6 +49,21 @@ const PARSERS: Record<string, (out: string) => Figures> = {
     }
     return figures;
   },
+  teams: (out) => {
+    const row = (label: string) => {
+      const match = new RegExp(`^\\| ${label}[^\\n]*?\\| [\\d,]+ \\| ([\\d.,]+) ms \\| ([\\d.,]+) ms \\|$`, 'm').exec(out);
+      return match ? [num(match[1]!), num(match[2]!)] : [NaN, NaN];
+    };
+    const [wakeP50, wakeP99] = row('\\*\\*the first model call of the woken turn\\*\\*');
+    const [answerP50, answerP99] = row('… its 202 answer');
+    const [busyP50, busyP99] = row('the next model call that holds it');
+    // The idle phase's CPU line comes first.
+    const cpu = /CPU in the phase \(of one core\): gateway ([\d.]+) %, runner ([\d.]+) %, event-log ([\d.]+) %/.exec(out);
+    return {
+      wakeP50: wakeP50!, wakeP99: wakeP99!, answerP50: answerP50!, answerP99: answerP99!, busyP50: busyP50!, busyP99: busyP99!,
+      idleGatewayCpu: cpu ? Number(cpu[1]) : NaN, idleRunnerCpu: cpu ? Number(cpu[2]) : NaN, idleEventLogCpu: cpu ? Number(cpu[3]) : NaN,
+    };
+  },
 };
 
 const num = (text: string) => Number(text.replace(/,/g, '').replace(/ %$/, ''));
@@ -71,7 +86,7 @@ function runBench(bench: string, root: string, log: string): Promise<string> {
 async function main(): Promise<void> {
   const [bench, baselineRoot, pairsArg] = process.argv.slice(2);
   const parse = bench ? PARSERS[bench] : undefined;
-  if (!parse || !baselineRoot) throw new Error('usage: pairs.ts <loop|match> <baseline root> [pairs]');
+  if (!parse || !baselineRoot) throw new Error('usage: pairs.ts <loop|match|teams> <baseline root> [pairs]');
   const pairs = Number(pairsArg ?? 2);
   const log = process.env.BENCH_PAIRS_LOG ?? `/tmp/bench-pairs-${bench}-${Date.now()}.log`;
   const rows: Array<{ pair: number; code: string; load: number; at: string; figures: Figures }> = [];

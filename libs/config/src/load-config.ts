@@ -19,7 +19,7 @@ export const BaseEnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Interface HTTP servers (API, health and metrics) bind; 0.0.0.0 in containers. */
   HOST: z.string().min(1).default('127.0.0.1'),
-  /** Connections in each process's PostgreSQL pool. */
+  /** Connections in each PostgreSQL pool of a process (the gateway has two: Prisma's and its raw-SQL hot paths'). */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
 });
 export type BaseConfig = z.infer<typeof BaseEnvSchema>;

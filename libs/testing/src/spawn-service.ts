@@ -49,7 +49,9 @@ export async function spawnScript(entry: string, env: Record<string, string>, op
   const fd = toFile ? openSync(toFile, 'a') : undefined;
   // Node itself runs the service (the tsx CLI would put it in a child process, and a SIGKILL
   // of the CLI would leave the service running): its test bundle, or the source through tsx.
-  const child = spawn(process.execPath, nodeArgsFor(entry), {
+  // BENCH_NODE_ARGS: extra flags for every spawned process (`--cpu-prof`, which NODE_OPTIONS refuses).
+  const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extra, ...nodeArgsFor(entry)], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'],

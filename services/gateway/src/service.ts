@@ -60,10 +60,11 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const redis = createRedis(config.REDIS_URL, { connectionName: 'gateway' });
   const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'gateway' });
   // The short raw-SQL hot paths — approvals' decisions (decision 0025), a teammate's delivery
-  // and wake (decision 0035) — share one plain pool of a few connections beside Prisma's.
+  // and wake (decision 0035) — share one plain pool beside Prisma's, as large: every message
+  // passes through it twice, and a smaller pool was the queue of a burst of messages.
   const sql = new SqlPool({
     databaseUrl: config.DATABASE_URL,
-    poolMax: Math.min(4, config.DATABASE_POOL_MAX),
+    poolMax: config.DATABASE_POOL_MAX,
     applicationName: 'gateway:sql',
     onPoolError: (error) => log.warn({ err: error }, 'idle database connection failed'),
   });
