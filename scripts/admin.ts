@@ -10,9 +10,8 @@
  */
 import { BaseEnvSchema, loadConfig } from '@switchyard/config';
 import { AppError, STREAMS, WorkspaceSlugSchema } from '@switchyard/contracts';
-import { createPrismaClient, SqlDeadLetterStore, SqlPool } from '@switchyard/db';
+import { createWorkspace as createWorkspaceIn, SqlDeadLetterStore, SqlPool } from '@switchyard/db';
 import { closeRedis, createRedis, replayDeadLetter, toKey } from '@switchyard/redis';
-import { PrismaAuthStore } from '../services/gateway/src/adapters/prisma-auth-store';
 import { useRunningPlatform } from './lib/operator-env';
 
 const STREAM_NAMES: readonly string[] = Object.values(STREAMS);
@@ -21,14 +20,14 @@ async function createWorkspace(name: string | undefined): Promise<void> {
   const slug = WorkspaceSlugSchema.safeParse(name);
   if (!slug.success) throw new Error('usage: create-workspace NAME (lowercase letters, digits and hyphens, 2-63 characters)');
   const config = loadConfig(BaseEnvSchema);
-  const prisma = createPrismaClient({ databaseUrl: config.DATABASE_URL, poolMax: 1 });
+  const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 1, applicationName: 'admin' });
   try {
-    const created = await new PrismaAuthStore(prisma).createWorkspace(slug.data);
+    const created = await createWorkspaceIn(sql, slug.data);
     console.log(`workspace ${slug.data} created (${created.workspaceId})`);
     console.log('admin token (shown once, store it now):');
     console.log(created.token);
   } finally {
-    await prisma.$disconnect();
+    await sql.$disconnect();
   }
 }
 

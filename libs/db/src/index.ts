@@ -38,6 +38,7 @@ export {
   type StoredSealedSecret,
 } from './workspace-secrets';
 export { SqlDeadLetterStore, type DeadLetterCount, type ListDeadLettersOptions } from './dead-letter-store';
+export { createWorkspace, type CreatedWorkspace } from './workspaces';
 export { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows';
 export {
   ApprovalStore,

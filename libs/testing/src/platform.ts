@@ -1,17 +1,11 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { GROUPS } from '@switchyard/contracts';
+import { createWorkspace, SqlPool } from '@switchyard/db';
 import { groupCaughtUp } from '@switchyard/redis';
 import { waitFor } from './wait-for';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { createTestRedis, type TestRedis } from './test-redis';
 import { spawnService, type ServiceProcess } from './spawn-service';
-import { nodeArgsFor } from './test-bundles';
-
-const ROOT = path.resolve(__dirname, '../../..');
-const run = promisify(execFile);
 
 /** A gateway and event-log(s) running as processes on a database and Redis prefix of their own. */
 export interface TestPlatform {
@@ -150,13 +144,13 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     runners,
     startRunner,
     createWorkspace: async (slug) => {
-      const { stdout } = await run(process.execPath, [...nodeArgsFor('scripts/admin.ts'), 'create-workspace', slug], {
-        cwd: ROOT,
-        env: { ...process.env, ...env },
-      });
-      const token = stdout.trim().split('\n').at(-1)!;
-      if (!token.startsWith('sy_')) throw new Error(`admin did not print a token:\n${stdout}`);
-      return token;
+      // In this process, the way the operator's `create-workspace` does it; the command itself has its own test.
+      const sql = new SqlPool({ databaseUrl: db.url, poolMax: 1, applicationName: 'test' });
+      try {
+        return (await createWorkspace(sql, slug)).token;
+      } finally {
+        await sql.$disconnect();
+      }
     },
     factsRecorded: async () => {
       const pg = new Client({ connectionString: db.url });

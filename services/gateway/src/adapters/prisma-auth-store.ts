@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type Role, type TokenInfo } from '@switchyard/contracts';
+import type { Role, TokenInfo } from '@switchyard/contracts';
 import { hashToken, newId, newTokenSecret, tokenPrefix } from '@switchyard/core';
 import type { PrismaClient } from '@switchyard/db';
 import type { AuthStore, NewToken, Principal } from '../ports';
@@ -64,32 +64,5 @@ export class PrismaAuthStore implements AuthStore {
     if (result.count > 0) return true;
     // Already revoked counts as done; unknown (or another workspace's) is not found.
     return (await this.prisma.apiToken.count({ where: { id: tokenId, workspaceId } })) > 0;
-  }
-
-  /**
-   * Creates a workspace with its seq row, an `admin` user, the membership and
-   * an admin token, in one transaction. The token's secret is returned once.
-   */
-  async createWorkspace(slug: string): Promise<{ workspaceId: string; userId: string; token: string }> {
-    const workspaceId = newId();
-    const userId = newId();
-    const secret = newTokenSecret();
-    try {
-      await this.prisma.$transaction([
-        this.prisma.workspace.create({ data: { id: workspaceId, slug } }),
-        this.prisma.workspaceEventSeq.create({ data: { workspaceId } }),
-        this.prisma.user.create({ data: { id: userId, name: `${slug} admin` } }),
-        this.prisma.membership.create({ data: { workspaceId, userId, role: 'admin' } }),
-        this.prisma.apiToken.create({
-          data: { id: newId(), workspaceId, userId, name: 'bootstrap admin', role: 'admin', prefix: tokenPrefix(secret), hash: hashToken(secret) },
-        }),
-      ]);
-    } catch (error) {
-      if ((error as { code?: string }).code === 'P2002') {
-        throw new AppError(ErrorCode.WORKSPACE_EXISTS, `workspace ${slug} already exists`, { slug });
-      }
-      throw error;
-    }
-    return { workspaceId, userId, token: secret };
   }
 }
