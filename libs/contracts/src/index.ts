@@ -144,13 +144,14 @@ export {
   RunOutcomeSchema,
   RunSchema,
   RunStatusSchema,
+  RunTriggerSchema,
   ToolCallCountsSchema,
   ToolCallResultSchema,
   PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
 } from './runs';
 export type { PutSettingsRequest } from './runs';
-export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
+export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, RunTrigger, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
 export {
   ACTIVATION_DROP_REASONS,
   ACTIVATION_SKIP_REASONS,

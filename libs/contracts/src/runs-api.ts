@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RunSchema, RunStatusSchema, ToolCallResultSchema, WorkspaceSettingsSchema, type RunStatus } from './runs';
+import { KindSchema, SubjectSchema } from './facts';
 
 /** Run ids (UUIDv7) in paths and cursors. */
 export const RunIdSchema = z.uuid();
@@ -97,6 +98,8 @@ export const RunFactPayloadSchema = z.strictObject({
   status: RunStatusSchema,
   /** The fact that started the run (trigger runs and their retries). */
   eventId: z.uuid().optional(),
+  /** That fact's kind and subject, where the run keeps them (Run.trigger): a live view shows the run without reading the fact. */
+  trigger: z.strictObject({ kind: KindSchema, subject: SubjectSchema }).optional(),
   /** Why it was dropped, failed or cancelled (`stopped`, `enqueue_failed`, …); null otherwise. */
   reason: z.string().max(200).nullable(),
   /** `agent.run.awaiting_approval` only: the run's pending approvals it waits for. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApprovalsSettingSchema } from './approvals';
-import { CausedBySchema } from './facts';
+import { CausedBySchema, KindSchema, SubjectSchema } from './facts';
 
 /** Run statuses; `completed | failed | cancelled | dropped` are terminal. */
 export const RunStatusSchema = z.enum(['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped']);
@@ -44,6 +44,14 @@ export const RunOriginSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('teammate'), teammateId: z.uuid(), name: z.string().max(64) }),
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
+
+/** The fact that started a run, as the fleet shows it: its kind and subject, kept with the run. */
+export const RunTriggerSchema = z.strictObject({
+  eventId: z.uuid(),
+  kind: KindSchema,
+  subject: SubjectSchema,
+});
+export type RunTrigger = z.infer<typeof RunTriggerSchema>;
 
 /** How a tool call ended, as the outcome counts it and `GET /runs?toolResult=` filters on it. */
 export const ToolCallResultSchema = z.enum([
@@ -91,6 +99,8 @@ export const RunSchema = z.strictObject({
   /** The version it runs; 0 for a try of a draft (decision 0027), which is no saved version. */
   agentVersion: z.number().int().min(0),
   origin: RunOriginSchema,
+  /** The fact that started it (trigger runs, their retries, a try of a recorded fact); null for the others and for runs stored before it was kept. */
+  trigger: RunTriggerSchema.nullable(),
   status: RunStatusSchema,
   reason: z.string().nullable(),
   causedBy: CausedBySchema.nullable(),

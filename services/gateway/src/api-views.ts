@@ -9,6 +9,7 @@ export function toRunResponse(run: RunRecord, principal: Principal): Run {
     agentId: run.agentId,
     agentVersion: run.agentVersion,
     origin: run.origin,
+    trigger: run.eventId && run.eventKind && run.eventSubject ? { eventId: run.eventId, kind: run.eventKind, subject: run.eventSubject } : null,
     status: run.status,
     reason: run.reason,
     causedBy: run.causedBy,

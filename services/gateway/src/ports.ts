@@ -12,6 +12,7 @@ import type {
   RunOrigin,
   RunOutcome,
   RunStatus,
+  Subject,
   Teammate,
   TokenInfo,
   ToolCallResult,
@@ -236,6 +237,8 @@ export interface RunRecord {
   /** The fact that started it (trigger runs and their retries). */
   eventId: string | null;
   eventKind: string | null;
+  /** That fact's subject, kept with its kind (what the fleet shows of the trigger). */
+  eventSubject: Subject | null;
   status: RunStatus;
   reason: string | null;
   causedBy: CausedBy | null;
@@ -253,7 +256,7 @@ export interface RunRecord {
 /** What a new `queued` run is made of; the store fills in the rest. */
 export type NewRun = Pick<
   RunRecord,
-  'id' | 'workspaceId' | 'agentId' | 'agentVersion' | 'origin' | 'eventId' | 'eventKind' | 'causedBy' | 'depth' | 'sessionId'
+  'id' | 'workspaceId' | 'agentId' | 'agentVersion' | 'origin' | 'eventId' | 'eventKind' | 'eventSubject' | 'causedBy' | 'depth' | 'sessionId'
 >;
 
 /** Outcome of a stop; the refusals are expected, so they are values. */

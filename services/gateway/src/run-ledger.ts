@@ -53,6 +53,7 @@ export class RunLedger {
       origin: { type: 'manual', input, userId: ctx.principal.userId },
       eventId: null,
       eventKind: null,
+      eventSubject: null,
       causedBy: caller ? { runId: caller.runId, agentId: caller.agentId, depth: caller.depth + 1 } : null,
       depth: caller ? caller.depth + 1 : 0,
     });
@@ -78,7 +79,7 @@ export class RunLedger {
       throw new AppError(ErrorCode.CAUSATION_DEPTH_EXCEEDED, 'this run would be deeper than the causation depth cap', { depth: caller.depth + 1, max: this.deps.maxCausationDepth });
     }
     const causedBy = { runId: caller.runId, agentId: caller.agentId, depth: caller.depth + 1 };
-    return this.queue(ctx, { ...this.freshRun(ctx.principal, agent), origin, eventId: null, eventKind: null, causedBy, depth: causedBy.depth }, beforeEnqueue);
+    return this.queue(ctx, { ...this.freshRun(ctx.principal, agent), origin, eventId: null, eventKind: null, eventSubject: null, causedBy, depth: causedBy.depth }, beforeEnqueue);
   }
 
   /**
@@ -117,6 +118,7 @@ export class RunLedger {
       origin,
       eventId: eventId ?? null,
       eventKind: original.eventKind,
+      eventSubject: original.eventSubject,
       causedBy: original.causedBy,
       depth: original.depth,
     });

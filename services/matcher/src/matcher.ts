@@ -221,6 +221,7 @@ export class Matcher {
         origin: { type: 'trigger', eventId: fact.id, agentVersion: agent.version, triggerIndex: match.triggerIndex },
         eventId: fact.id,
         eventKind: fact.kind,
+        eventSubject: fact.subject,
         status: decision.action === 'drop' ? 'dropped' : 'queued',
         reason: decision.action === 'drop' ? decision.reason : undefined,
         causedBy: fact.causedBy,

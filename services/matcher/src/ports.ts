@@ -1,4 +1,4 @@
-import type { ActivationJob, ActivationSkipReason, CausedBy, Fact, RunOrigin, RunStatus } from '@switchyard/contracts';
+import type { ActivationJob, ActivationSkipReason, CausedBy, Fact, RunOrigin, RunStatus, Subject } from '@switchyard/contracts';
 import type { AgentRecord, TeammateRecord } from './agent-index';
 
 /** A run the matcher records: `queued` (activated) or `dropped` (queue full). */
@@ -10,6 +10,7 @@ export interface NewTriggerRun {
   origin: Extract<RunOrigin, { type: 'trigger' }>;
   eventId: string;
   eventKind: string;
+  eventSubject: Subject;
   status: Extract<RunStatus, 'queued' | 'dropped'>;
   reason?: string;
   causedBy?: CausedBy;

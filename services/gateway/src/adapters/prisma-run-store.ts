@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, CausedBySchema, ErrorCode, RUN_CANCEL_REASONS, RunOriginSchema, RunOutcomeSchema, RunSchema } from '@switchyard/contracts';
+import { AppError, CausedBySchema, ErrorCode, RUN_CANCEL_REASONS, RunOriginSchema, RunOutcomeSchema, RunSchema, SubjectSchema } from '@switchyard/contracts';
 import { closeRunApprovals, lockRunLane, type Prisma, type PrismaClient } from '@switchyard/db';
 import type { NewRun, RunListFilter, RunRecord, RunStore, StopRunResult } from '../ports';
 
@@ -8,6 +8,7 @@ type RunRow = Prisma.RunGetPayload<true>;
 /** How the JSON columns are read: each is a boundary (another service writes them). */
 const StoredJsonSchema = z.object({
   origin: RunOriginSchema,
+  eventSubject: SubjectSchema.nullable(),
   causedBy: CausedBySchema.nullable(),
   outcome: RunOutcomeSchema.nullable(),
   error: RunSchema.shape.error,
@@ -15,7 +16,7 @@ const StoredJsonSchema = z.object({
 
 /** A `runs` row as the ledger's RunRecord (its JSON columns parsed). */
 export function toRecord(row: RunRow): RunRecord {
-  const parsed = StoredJsonSchema.safeParse({ origin: row.origin, causedBy: row.causedBy, outcome: row.outcome, error: row.error });
+  const parsed = StoredJsonSchema.safeParse({ origin: row.origin, eventSubject: row.eventSubject, causedBy: row.causedBy, outcome: row.outcome, error: row.error });
   if (!parsed.success) {
     throw new AppError(ErrorCode.INTERNAL, 'stored run has a JSON column this code cannot read', { id: row.id, issues: parsed.error.issues });
   }
@@ -146,6 +147,7 @@ export function queuedRunData(run: NewRun, lane: string): Prisma.RunUncheckedCre
     origin: json(run.origin),
     eventId: run.eventId,
     eventKind: run.eventKind,
+    ...(run.eventSubject === null ? {} : { eventSubject: json(run.eventSubject) }),
     status: 'queued',
     ...(run.causedBy === null ? {} : { causedBy: json(run.causedBy) }),
     depth: run.depth,

@@ -1,7 +1,7 @@
 import { AppError, ErrorCode, RUN_FAILURE_CODES, type RunOrigin, type TryAgentRequest, type TryAgentResponse } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
-import type { ActivationSink, AgentStore, FactReader, NewTry, Principal, RunStore, SettingsStore, StoredAgentSpec, TryStore } from '../ports';
+import type { ActivationSink, AgentStore, FactReader, NewRun, NewTry, Principal, RunStore, SettingsStore, StoredAgentSpec, TryStore } from '../ports';
 
 /** What TryAgent needs: only the methods it calls. */
 export interface TryAgentDeps {
@@ -56,6 +56,7 @@ export class TryAgent {
         origin,
         eventId: trigger.eventId,
         eventKind: trigger.eventKind,
+        eventSubject: trigger.eventSubject,
         causedBy: null,
         depth: 0,
         sessionId: newId(),
@@ -90,11 +91,11 @@ export class TryAgent {
   }
 
   /** The recorded fact it replays, if any (of this workspace only). */
-  private async trigger(principal: Principal, body: TryAgentRequest): Promise<{ eventId: string | null; eventKind: string | null }> {
-    if (body.eventId === undefined) return { eventId: null, eventKind: null };
+  private async trigger(principal: Principal, body: TryAgentRequest): Promise<Pick<NewRun, 'eventId' | 'eventKind' | 'eventSubject'>> {
+    if (body.eventId === undefined) return { eventId: null, eventKind: null, eventSubject: null };
     const fact = await this.deps.reader.get({ id: principal.workspaceId, slug: principal.workspaceSlug }, body.eventId);
     if (!fact) throw new AppError(ErrorCode.EVENT_NOT_FOUND, 'no such event in this workspace', { id: body.eventId });
-    return { eventId: fact.id, eventKind: fact.kind };
+    return { eventId: fact.id, eventKind: fact.kind, eventSubject: fact.subject };
   }
 
   /** Enqueues the run's job; a job that cannot be enqueued fails the run and the client gets 503 to try again. */

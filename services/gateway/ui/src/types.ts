@@ -13,6 +13,7 @@ export type {
   MessageSentPayload,
   Run,
   RunStatus,
+  RunTrigger,
   Task,
   TaskStatus,
   Teammate,

@@ -1,4 +1,4 @@
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
@@ -6,9 +6,9 @@ import { KillSwitch } from '../components/kill-switch';
 import { durationOf, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
 import { useRowAnchor } from '../row-anchor';
-import { eventIdOf, useAgents, useFact, usePendingApprovals } from '../queries';
+import { eventIdOf, useAgents, usePendingApprovals } from '../queries';
 import { useWorkspace } from '../session';
-import type { AgentResponse, Fact, Run, RunStatus } from '../types';
+import type { AgentResponse, Fact, Run, RunStatus, RunTrigger } from '../types';
 
 const STATUSES: RunStatus[] = ['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped'];
 /** How far along a status is: a late answer about an earlier status never overwrites a later one. */
@@ -21,7 +21,7 @@ function newer(a: Run | undefined, b: Run): Run {
   return (b.outcome ? 1 : 0) >= (a.outcome ? 1 : 0) ? b : a;
 }
 
-/** What the fleet shows: agent and status are asked of the API (so a filter finds runs older than the first page); kind is matched here. */
+/** What the fleet shows: agent and status are asked of the API (so a filter finds runs older than the first page); kind is matched here, on the run's trigger. */
 interface RunFilter {
   agentId: string;
   status: string;
@@ -73,10 +73,11 @@ function useLiveRuns(ws: string, filter: RunFilter) {
 
 /**
  * A run as its `agent.run.*` fact tells it (agent, status, the fact that
- * started it), shown at once while `GET /runs/{id}` is read for the rest.
+ * started it with its kind and subject), shown at once while `GET /runs/{id}`
+ * is read for the rest.
  */
 function provisional(ws: string, fact: Fact): Run | undefined {
-  const payload = fact.payload as { agentId?: string; agentVersion?: number; status?: RunStatus; eventId?: string; reason?: string | null };
+  const payload = fact.payload as { agentId?: string; agentVersion?: number; status?: RunStatus; eventId?: string; trigger?: Omit<RunTrigger, 'eventId'>; reason?: string | null };
   if (!payload.agentId || !payload.status || !payload.agentVersion) return undefined;
   return {
     id: fact.subject.id,
@@ -86,6 +87,7 @@ function provisional(ws: string, fact: Fact): Run | undefined {
     origin: payload.eventId
       ? { type: 'trigger', eventId: payload.eventId, agentVersion: payload.agentVersion, triggerIndex: 0 }
       : { type: 'manual', input: '', userId: fact.actor && 'id' in fact.actor ? String(fact.actor.id) : '' },
+    trigger: payload.eventId && payload.trigger ? { eventId: payload.eventId, ...payload.trigger } : null,
     status: payload.status,
     reason: payload.reason ?? null,
     causedBy: fact.causedBy ?? null,
@@ -99,30 +101,31 @@ function provisional(ws: string, fact: Fact): Run | undefined {
   };
 }
 
-function Trigger({ ws, run, onKind }: { ws: string; run: Run; onKind?: (kind: string | undefined) => void }) {
-  const eventId = eventIdOf(run);
-  const fact = useFact(ws, eventId);
-  useEffect(() => onKind?.(fact.data?.kind), [fact.data?.kind, onKind]);
+/** The fact that started the run, as the run keeps it (no request of its own); a run stored before it kept one links its fact by id. */
+function Trigger({ run }: { run: Run }) {
   if (run.origin.type === 'manual') return <span className="muted">manual</span>;
+  const { trigger } = run;
+  if (trigger) {
+    return (
+      <Link href={`/events/${trigger.eventId}`}>
+        <code>{trigger.kind}</code> <span className="muted">{trigger.subject.type}/{trigger.subject.id}</span>
+      </Link>
+    );
+  }
+  const eventId = eventIdOf(run);
   if (!eventId) return <span className="muted">{run.origin.type}</span>;
-  if (!fact.data) return <span className="muted">…</span>;
-  return (
-    <Link href={`/events/${eventId}`}>
-      <code>{fact.data.kind}</code> <span className="muted">{fact.data.subject.type}/{fact.data.subject.id}</span>
-    </Link>
-  );
+  return <Link href={`/events/${eventId}`}>fact {shortId(eventId)}</Link>;
 }
 
 /** One run's row; memoized, so a change to one run re-renders its row only (`now` is 0 unless it is running). */
-const RunRow = memo(function RunRow({ ws, run, agentName, now, onKind }: { ws: string; run: Run; agentName: string; now: number; onKind: (runId: string, kind: string | undefined) => void }) {
-  const onTriggerKind = useCallback((kind: string | undefined) => onKind(run.id, kind), [onKind, run.id]);
+const RunRow = memo(function RunRow({ run, agentName, now }: { run: Run; agentName: string; now: number }) {
   return (
     <tr data-run-id={run.id} data-status={run.status}>
       <td>
         <Link href={`/runs/${run.id}`}>{agentName}</Link>
       </td>
       <td className="ellipsis">
-        <Trigger ws={ws} run={run} onKind={onTriggerKind} />
+        <Trigger run={run} />
       </td>
       <td>
         <span className={`status s-${run.status}`}>{run.status}</span>
@@ -194,28 +197,17 @@ export function FleetPage() {
 /** The fleet's table: one row per run, newest first, every row the same height. */
 function RunsTable({ ws, agents, filter }: { ws: string; agents: AgentResponse[] | undefined; filter: RunFilter }) {
   const { runs, loading, error } = useLiveRuns(ws, filter);
-  const [kinds] = useState(() => new Map<string, string | undefined>());
-  const [, setKindsSeen] = useState(0);
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     const timer = window.setInterval(() => setNow(Date.now()), 1000);
     return () => window.clearInterval(timer);
   }, []);
-  const slug = ws;
-  const onKind = useCallback(
-    (runId: string, kind: string | undefined) => {
-      if (kinds.get(runId) === kind) return;
-      kinds.set(runId, kind);
-      setKindsSeen((n) => n + 1);
-    },
-    [kinds],
-  );
   const agentName = (id: string) => agents?.find((a) => a.id === id)?.spec.name ?? shortId(id);
   const shown = runs.filter(
     (run) =>
       (!filter.agentId || run.agentId === filter.agentId) &&
       (!filter.status || run.status === filter.status) &&
-      (!filter.kind || (kinds.get(run.id) ?? '').startsWith(filter.kind)),
+      (!filter.kind || (run.trigger?.kind ?? '').startsWith(filter.kind)),
   );
   const tbody = useRef<HTMLTableSectionElement>(null);
   useRowAnchor(tbody, shown.map((run) => run.id).join());
@@ -248,7 +240,7 @@ function RunsTable({ ws, agents, filter }: { ws: string; agents: AgentResponse[]
           </thead>
           <tbody ref={tbody}>
             {shown.map((run) => (
-              <RunRow key={run.id} ws={slug} run={run} agentName={agentName(run.agentId)} now={run.startedAt && !run.endedAt ? now : 0} onKind={onKind} />
+              <RunRow key={run.id} run={run} agentName={agentName(run.agentId)} now={run.startedAt && !run.endedAt ? now : 0} />
             ))}
           </tbody>
         </table>
