@@ -179,7 +179,7 @@ Run set-up before the first model call (read the run's context and its transcrip
 Target (issue 4): platform overhead ≤ 5 ms per step at p50 — ${overhead50 <= 5 ? 'met' : 'not met'}.
 `;
     process.stdout.write(body);
-    if (process.env.BENCH_WRITE !== '0') writeSection('bench:loop', body);
+    writeSection('bench:loop', body);
   } finally {
     await mcp.close();
     await sql.$disconnect();

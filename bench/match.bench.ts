@@ -416,7 +416,7 @@ Targets (issue 3): throughput nearly independent of the number of non-matching a
   return `At ${m.label}: p50 ${p50 <= 10 ? 'met' : 'not met'}, p99 ${p99 <= 100 ? 'met' : 'not met'}.`;
 }).join(' ')}
 `;
-    if (process.env.BENCH_WRITE !== '0') writeSection('bench:match', body);
+    writeSection('bench:match', body);
     console.log(body);
   } finally {
     load?.close();

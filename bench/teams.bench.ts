@@ -383,7 +383,7 @@ ${row('… counted from the end of the model step in progress (the tool call, th
 ${fmt(busyAll.filter((message) => message.woke).length)} of ${fmt(busyAll.length)} messages woke their teammate instead (its turn had ended). CPU in the phase (of one core): ${shares(cpuBusyShares)}. Messages accepted but never seen by a model call: ${fmt(unseen)}. Posts that failed: ${failedIn(busyAll)}.
 `;
     process.stdout.write(body);
-    if (process.env.BENCH_WRITE !== '0') writeSection('bench:teams', body);
+    writeSection('bench:teams', body);
   } finally {
     await Promise.all(procs.map((proc) => proc.stop('SIGTERM')));
     await model.close();

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run ui:build`: builds the web UI (services/gateway/ui, Vite) into its dist/ folder, which the
 // gateway serves at `/` — only when its sources changed since the last build (a SHA-256 of the
-// sources and the lock file, kept in dist/.source-hash), so `npm start` pays for a build once.
+// sources, the lock file and this script, kept in dist/.source-hash), so `npm start` pays for a build once.
 // `--force` builds anyway. Plain Node.js: `npm start` and the browser tests call it.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -28,7 +28,7 @@ function sourceFiles(dir) {
 
 function sourceHash() {
   const hash = createHash('sha256');
-  for (const file of [...sourceFiles(uiDir), path.join(root, 'package-lock.json')]) {
+  for (const file of [...sourceFiles(uiDir), path.join(root, 'package-lock.json'), fileURLToPath(import.meta.url)]) {
     hash.update(path.relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   return hash.digest('hex');
@@ -42,7 +42,9 @@ if (!process.argv.includes('--force') && built === wanted && existsSync(path.joi
 }
 console.log('[ui] building the web UI');
 const vite = path.join(root, 'node_modules/vite/bin/vite.js');
-const result = spawnSync(process.execPath, [vite, 'build', uiDir], { cwd: root, stdio: 'inherit' });
+// Always React's production build: Vite keeps a NODE_ENV it finds set, and jest sets it to `test`,
+// which gave the browser tests (and a bench reusing their build) React's development build.
+const result = spawnSync(process.execPath, [vite, 'build', uiDir], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
 if (result.status !== 0) {
   console.error('[ui] the web UI build failed');
   process.exit(result.status ?? 1);

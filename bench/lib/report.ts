@@ -24,6 +24,8 @@ export function machineLine(extra: string): string {
  * its latest results without touching the others'.
  */
 export function writeSection(name: string, body: string): void {
+  // BENCH_WRITE=0: a run for comparison (pairs.ts, a diagnosis) leaves the file as it is.
+  if (process.env.BENCH_WRITE === '0') return;
   const start = `<!-- ${name}:start -->`;
   const end = `<!-- ${name}:end -->`;
   const header = '# Benchmarks\n\nEach section is rewritten by its `npm run bench:*` command. Figures are from one run on the machine named; the machines are shared and noisy, so read the ratios to the baselines measured in the same run rather than the absolute numbers.\n';
