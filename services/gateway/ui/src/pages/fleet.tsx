@@ -38,9 +38,13 @@ function useLiveRuns(ws: string, filter: RunFilter) {
   const params = new URLSearchParams({ limit: '100' });
   if (filter.agentId) params.set('agentId', filter.agentId);
   if (filter.status) params.set('status', filter.status);
+  // Read afresh whenever the table mounts, never from the cache: the stream updates the rows only
+  // while the page is open, so a first page cached by an earlier visit misses what ran meanwhile.
   const list = useQuery({
     queryKey: ['runs', ws, filter.agentId, filter.status],
     queryFn: () => api<{ runs: Run[] }>('GET', wsPath(ws, `/runs?${params}`)).then((r) => r.runs),
+    staleTime: 0,
+    gcTime: 0,
   });
   useEffect(() => {
     if (!list.data) return;
