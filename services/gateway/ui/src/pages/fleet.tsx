@@ -30,8 +30,9 @@ interface RunFilter {
 
 /**
  * The runs of the workspace, live: the first page from `GET /runs` (with the
- * agent and status filters), then every `agent.run.*` fact on the stream
- * re-reads its run, so new runs appear and statuses change without a reload.
+ * agent and status filters), then the `agent.run.*` facts on the stream, so
+ * new runs appear and statuses change without a reload; a run is read again
+ * only for what its facts do not carry.
  */
 function useLiveRuns(ws: string, filter: RunFilter) {
   const [rows, setRows] = useState(() => new Map<string, Run>());
@@ -55,20 +56,27 @@ function useLiveRuns(ws: string, filter: RunFilter) {
     });
   }, [list.data]);
   const queryClient = useQueryClient();
+  const shownRows = useRef(rows);
+  shownRows.current = rows;
   useFacts(ws, (fact: Fact) => {
     if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', ws, 'pending'] });
     if (!fact.kind.startsWith('agent.run.') || fact.subject.type !== 'run') return;
-    // The fact carries the new status: shown at once, then GET /runs/{id} fills in the rest.
+    // The fact carries the new status (and a start's time): shown at once.
     const seen = provisional(ws, fact);
+    const known = shownRows.current.has(fact.subject.id);
     if (seen) {
       setRows((old) => {
         const shown = old.get(seen.id);
-        return new Map(old).set(seen.id, shown ? newer(shown, { ...shown, status: seen.status, reason: seen.reason }) : seen);
+        return new Map(old).set(seen.id, shown ? newer(shown, { ...shown, status: seen.status, reason: seen.reason, startedAt: shown.startedAt ?? seen.startedAt }) : seen);
       });
     }
-    void api<Run>('GET', wsPath(ws, `/runs/${fact.subject.id}`)).then((run) =>
-      setRows((old) => new Map(old).set(run.id, newer(old.get(run.id), run))),
-    );
+    // What the facts do not tell is read: a run's outcome once it parks or ends, and a new run
+    // that no fact started (its origin). A trigger run's queued and started facts need no read.
+    if (!seen || RANK[seen.status] >= RANK.awaiting_approval || (!known && !seen.trigger)) {
+      void api<Run>('GET', wsPath(ws, `/runs/${fact.subject.id}`)).then((run) =>
+        setRows((old) => new Map(old).set(run.id, newer(old.get(run.id), run))),
+      );
+    }
   });
   // Newest first: run ids are UUIDv7, so they sort by creation.
   const runs = useMemo(() => [...rows.values()].sort((a, b) => (a.id < b.id ? 1 : -1)), [rows]);
@@ -100,7 +108,8 @@ function provisional(ws: string, fact: Fact): Run | undefined {
     outcome: null,
     error: null,
     queuedAt: fact.ts,
-    startedAt: null,
+    // A status fact is written in the transaction of its change: its time is the start's.
+    startedAt: payload.status === 'running' ? fact.ts : null,
     endedAt: null,
   };
 }
