@@ -35,9 +35,9 @@ export async function commitTeammateDelivery(
 ): Promise<string | null> {
   const { wake } = delivery;
   const [row] = await sql.$queryRawUnsafe<Array<{ run: string | null }>>(
-    `WITH facts AS (${OUTBOX_INSERT_SQL} RETURNING 1)
-     SELECT CASE WHEN $14::uuid IS NULL THEN NULL ELSE teammate_wake($12::uuid, $13::uuid, $14::uuid, $15::jsonb, $16::int) END::text AS run,
-            (SELECT count(*) FROM facts) AS recorded`,
+    // A data-modifying CTE runs whether or not the query reads it.
+    `WITH facts AS (${OUTBOX_INSERT_SQL})
+     SELECT CASE WHEN $14::uuid IS NULL THEN NULL ELSE teammate_wake($12::uuid, $13::uuid, $14::uuid, $15::jsonb, $16::int) END::text AS run`,
     ...outboxParams(delivery.facts),
     delivery.workspaceId,
     delivery.sessionId,

@@ -55,12 +55,12 @@ function toTeammate(row: TeammateRow): Teammate {
 export class PrismaTeammateStore implements TeammateStore {
   /**
    * @param hot - where a message's own two statements run (the roster row, the
-   * commit): a plain `pg` pool, at a quarter of Prisma's CPU per query
-   * (decision 0015), since every message passes here. @defaultValue prisma
+   * commit): a plain `pg` pool, not Prisma's query compiler (decision 0015),
+   * since every message passes here.
    */
   constructor(
     private readonly prisma: PrismaClient,
-    private readonly hot: SqlRunner = prisma,
+    private readonly hot: SqlRunner,
   ) {}
 
   async list(workspaceId: string): Promise<Teammate[]> {
