@@ -1,10 +1,15 @@
 import { Client } from 'pg';
 import { AcceptedFactSchema, type AcceptedFact } from '@switchyard/contracts';
+import type { FactToRecord } from './fact-recorder';
+import type { AppendOutcome } from './sql-fact-store';
 import type { SqlRunner } from './sql-pool';
 
-/** Where relayed facts go: the `ingest` stream (RedisIngestWriter.accept). */
+/**
+ * Where relayed facts go: stored in `platform_events` and published on
+ * `facts` (FactRecorder), one outcome per fact in order.
+ */
 export interface FactSink {
-  accept(items: ReadonlyArray<{ fact: AcceptedFact; correlationId: string }>): Promise<unknown>;
+  record(items: readonly FactToRecord[]): Promise<AppendOutcome[]>;
 }
 
 /** What the relay logs; a pino logger fits. */
@@ -28,11 +33,11 @@ export interface OutboxRelayOptions {
   pollMs?: number;
   /**
    * After a notification, wait this long before draining, so that the commits
-   * of that moment go as one round (two statements and one XADD call), not one
-   * each. @defaultValue 5
+   * of that moment go as one round (three statements and one XADD call), not
+   * one each. @defaultValue 5
    */
   lingerMs?: number;
-  /** Called with how many facts each round relayed (metrics). */
+  /** Called with how many facts each round settled (metrics). */
   onRelayed?: (count: number) => void;
 }
 
@@ -73,21 +78,30 @@ export function outboxParams(items: ReadonlyArray<{ fact: AcceptedFact; correlat
 }
 
 /**
- * Hands outbox rows to the sink in their order, then deletes them; returns
- * how many it relayed. A row that does not parse as a fact is kept (visible in
- * the table and the log until someone looks).
+ * Hands outbox rows to the sink in their order, then deletes the ones it
+ * settled (stored, stored before, or a duplicate of a stored fact's key);
+ * returns how many it settled. A row that does not parse as a fact, or that
+ * PostgreSQL refuses to store, is kept (visible in the table and the log
+ * until someone looks).
  */
 async function relayRows(sql: SqlRunner, sink: FactSink, log: RelayLog, rows: readonly OutboxRow[]): Promise<number> {
-  const items: Array<{ fact: AcceptedFact; correlationId: string }> = [];
+  const items: FactToRecord[] = [];
   for (const row of rows) {
     const fact = factOf(row);
     if (fact) items.push({ fact, correlationId: row.correlation_id });
     else log.error({ outboxId: row.id, kind: row.kind }, 'outbox row does not parse as a fact; left in the outbox');
   }
   if (items.length === 0) return 0;
-  await sink.accept(items);
-  await sql.$executeRawUnsafe('DELETE FROM fact_outbox WHERE id = ANY($1::uuid[])', items.map((item) => item.fact.id));
-  return items.length;
+  const outcomes = await sink.record(items);
+  const settled: string[] = [];
+  outcomes.forEach((outcome, index) => {
+    const { fact } = items[index]!;
+    if (outcome.status === 'refused' || outcome.status === 'unknown_workspace') {
+      log.error({ outboxId: fact.id, kind: fact.kind, outcome }, 'outbox row not stored; left in the outbox');
+    } else settled.push(fact.id);
+  });
+  if (settled.length > 0) await sql.$executeRawUnsafe('DELETE FROM fact_outbox WHERE id = ANY($1::uuid[])', settled);
+  return settled.length;
 }
 
 /**
@@ -153,14 +167,14 @@ function factOf(row: OutboxRow): AcceptedFact | null {
 }
 
 /**
- * Moves the facts of the outbox to `ingest`, oldest first, and deletes them
- * once there. One relay drains at a time, whichever process holds the
- * outbox's advisory lock on its own connection (the others stand by and take
- * over when that connection goes), so a run's facts reach `ingest` in the
- * order its changes were made. It drains when the outbox's trigger notifies
- * a commit, and every `pollMs` besides. A relay that dies after its XADD and
- * before its DELETE relays those rows again: their ids (and idempotency keys)
- * make the repeat a duplicate the event-log resolves.
+ * Stores the facts of the outbox and publishes them (the sink), oldest first,
+ * and deletes them once published. One relay drains at a time, whichever
+ * process holds the outbox's advisory lock on its own connection (the others
+ * stand by and take over when that connection goes), so a run's facts are
+ * stored in the order its changes were made. It drains when the outbox's
+ * trigger notifies a commit, and every `pollMs` besides. A relay that dies
+ * after storing and before its DELETE relays those rows again: their ids
+ * find them stored, and they are published again (consumers dedupe by id).
  */
 export class OutboxRelay {
   private client: Client | undefined;

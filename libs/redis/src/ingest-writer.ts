@@ -1,7 +1,7 @@
-import type { AcceptedFact, FactAcceptedMessage, IngestItem } from '@switchyard/contracts';
+import type { FactAcceptedMessage, IngestItem } from '@switchyard/contracts';
 import type { Redis } from 'ioredis';
 import { factContentHash } from './fact-content';
-import { toKey } from './keys';
+import { idempotencyKeyOf } from './keys';
 import { MESSAGE_FIELD } from './stream-producer';
 
 /** Per item: accepted now (its own id) or resolved to the id an earlier claim of its key got. */
@@ -96,32 +96,11 @@ end
 return out
 `;
 
-/**
- * Frees claimed keys that still name the given fact (compare-and-delete), so
- * a key whose fact could not be stored does not answer with its id.
- * KEYS: idempotency keys; ARGV: the fact id each should still name.
- */
-const RELEASE_SCRIPT = `
-local released = 0
-for i, key in ipairs(KEYS) do
-  local value = redis.call('GET', key)
-  if value and (value == ARGV[i] or string.sub(value, 1, #ARGV[i] + 1) == ARGV[i] .. ' ') then
-    redis.call('DEL', key)
-    released = released + 1
-  end
-end
-return released
-`;
-
 interface IngestCommands {
   switchyardAccept(numKeys: number, ...args: string[]): Promise<unknown>;
-  switchyardRelease(numKeys: number, ...args: string[]): Promise<number>;
 }
 
-/**
- * Accepts facts into the `ingest` stream: the gateway for producers' facts,
- * the matcher and runner for the facts the platform itself records.
- */
+/** Accepts producers' facts into the `ingest` stream, with their idempotency keys' claims (the gateway). */
 export class RedisIngestWriter {
   constructor(
     private readonly redis: Redis,
@@ -130,7 +109,6 @@ export class RedisIngestWriter {
     private readonly idempotencyTtlSeconds: number,
   ) {
     redis.defineCommand('switchyardAccept', { lua: ACCEPT_SCRIPT });
-    redis.defineCommand('switchyardRelease', { lua: RELEASE_SCRIPT });
   }
 
   /**
@@ -161,20 +139,7 @@ export class RedisIngestWriter {
     return reply.map((id, index) => ({ id, status: id === items[index]!.fact.id ? 'accepted' : 'duplicate' }));
   }
 
-  /**
-   * Frees the keys of facts that will never be stored, where the key still
-   * names that fact (a later claim by a retry is left alone). Returns how many
-   * were freed.
-   */
-  async release(facts: ReadonlyArray<Pick<AcceptedFact, 'id' | 'workspaceId' | 'idempotencyKey'>>): Promise<number> {
-    const keyed = facts.filter((fact) => fact.idempotencyKey !== undefined);
-    if (keyed.length === 0) return 0;
-    const keys = keyed.map((fact) => this.keyOf(fact.workspaceId, fact.idempotencyKey!));
-    return (this.redis as unknown as IngestCommands).switchyardRelease(keys.length, ...keys, ...keyed.map((fact) => fact.id));
-  }
-
-  /** base64url: keys may contain ':', which a key part must not. */
   private keyOf(workspaceId: string, idempotencyKey: string): string {
-    return toKey(this.prefix, 'idem', workspaceId, Buffer.from(idempotencyKey).toString('base64url'));
+    return idempotencyKeyOf(this.prefix, workspaceId, idempotencyKey);
   }
 }

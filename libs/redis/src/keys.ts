@@ -13,3 +13,8 @@ export function toKey(prefix: string, ...parts: string[]): string {
   return [prefix, ...parts].join(':');
 }
 
+
+/** Where the gateway claims a workspace's idempotency key (base64url: a key may contain ':', which a key part must not). */
+export function idempotencyKeyOf(prefix: string, workspaceId: string, idempotencyKey: string): string {
+  return toKey(prefix, 'idem', workspaceId, Buffer.from(idempotencyKey).toString('base64url'));
+}

@@ -29,8 +29,6 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
    * relay tries to take over from one that died. @defaultValue 1000
    */
   OUTBOX_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
-  /** How long Redis remembers the idempotency keys of the facts the relay moves. @defaultValue 86400 */
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
   /** Port of /healthz, /readyz and /metrics; 0 picks a free one. */
   EVENT_LOG_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9101),
 });

@@ -1,7 +1,8 @@
 import type { IngestMessage } from '@switchyard/contracts';
+import type { FactRecorder } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import type { HandleOutcome, StreamEntry } from '@switchyard/redis';
-import type { FactPublisher, FactStore, IdempotencyClaims } from './ports';
+import type { IdempotencyClaims } from './ports';
 
 /** Counters the event-log reports; main.ts binds them to Prometheus. */
 export interface EventLogMetrics {
@@ -11,8 +12,8 @@ export interface EventLogMetrics {
 
 /** Constructor arguments of EventLog. */
 export interface EventLogOptions {
-  store: FactStore;
-  publisher: FactPublisher;
+  /** Stores a batch and publishes what is stored (the outbox relay's sink too). */
+  recorder: Pick<FactRecorder, 'record'>;
   /** Where the gateway claimed the facts' idempotency keys. */
   claims: IdempotencyClaims;
   log: Logger;
@@ -20,10 +21,11 @@ export interface EventLogOptions {
 }
 
 /**
- * The one writer of facts: persists a batch of ingest entries, then publishes
- * every stored fact on `facts`. Publishing happens after the commit, so a
- * crash in between leaves the entries un-acked; their redelivery finds the
- * rows by id and publishes them again (consumers dedupe by fact id). A fact
+ * The writer of producers' facts: persists a batch of ingest entries, then
+ * publishes every stored fact on `facts` (FactRecorder, the outbox relay's
+ * path too). Publishing happens after the commit, so a crash in between
+ * leaves the entries un-acked; their redelivery finds the rows by id and
+ * publishes them again (consumers dedupe by fact id). A fact
  * the store refuses for good (its workspace does not exist, PostgreSQL will
  * not store a value of it) is returned as refused: the consumer records it as
  * a dead letter at once, then `deadLettered` frees its idempotency key.
@@ -33,24 +35,18 @@ export class EventLog {
 
   /** Handles one batch from `ingest`; resolves when it is stored and published. */
   async handle(entries: StreamEntry<IngestMessage>[]): Promise<HandleOutcome> {
-    const outcomes = await this.options.store.append(entries.map((entry) => entry.message.fact));
-    const toPublish = [];
+    const outcomes = await this.options.recorder.record(entries.map(({ message }) => ({ fact: message.fact, correlationId: message.correlationId })));
     let duplicates = 0;
     let stored = 0;
     const refused: HandleOutcome['refused'] = [];
     for (const [index, outcome] of outcomes.entries()) {
-      const entry = entries[index]!;
-      if (outcome.status === 'inserted' || outcome.status === 'existing') {
-        if (outcome.status === 'inserted') stored += 1;
-        toPublish.push({ fact: outcome.fact, workspaceId: outcome.workspaceId, correlationId: entry.message.correlationId });
-      } else if (outcome.status === 'duplicate') {
-        duplicates += 1;
-      } else {
+      if (outcome.status === 'inserted') stored += 1;
+      else if (outcome.status === 'duplicate') duplicates += 1;
+      else if (outcome.status === 'refused' || outcome.status === 'unknown_workspace') {
         const error = outcome.status === 'refused' ? outcome.reason : 'fact names a workspace that does not exist';
-        refused.push({ id: entry.id, error });
+        refused.push({ id: entries[index]!.id, error });
       }
     }
-    await this.options.publisher.publish(toPublish);
     this.options.metrics?.stored(stored);
     this.options.metrics?.duplicates(duplicates);
     return { refused };

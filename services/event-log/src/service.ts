@@ -1,14 +1,12 @@
 import { GROUPS, IngestMessageSchema, STREAMS } from '@switchyard/contracts';
-import { OutboxRelay, SqlDeadLetterStore, SqlPool } from '@switchyard/db';
+import { FactRecorder, OutboxRelay, SqlDeadLetterStore, SqlFactStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { createRedis, lastErrorsKey, RedisIngestWriter, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
+import { createRedis, lastErrorsKey, RedisFactPublisher, RedisIdempotencyClaims, StreamConsumer, toKey, closeRedis } from '@switchyard/redis';
 import { registerDeadLetterGauge, startService, storeChecks, type RunningService } from '@switchyard/runtime';
 import { Counter } from 'prom-client';
 import type { EventLogConfig } from './config';
 import { EventLog } from './event-log';
 import { IngestTrimmer } from './ingest-trimmer';
-import { SqlFactStore } from './adapters/sql-fact-store';
-import { RedisFactPublisher } from './adapters/redis-fact-publisher';
 
 /** A running event-log: its health port and how to stop it. */
 export type RunningEventLog = RunningService & { consumer: string };
@@ -28,17 +26,18 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
     service.check(storeChecks(redis, sql));
     const stored = new Counter({ name: 'switchyard_facts_stored_total', help: 'Facts persisted', registers: [registry] });
     const duplicates = new Counter({ name: 'switchyard_facts_duplicate_total', help: 'Facts resolved to an earlier idempotencyKey', registers: [registry] });
-    const relayed = new Counter({ name: 'switchyard_outbox_relayed_total', help: 'Facts moved from the outbox to ingest by this process', registers: [registry] });
+    const relayed = new Counter({ name: 'switchyard_outbox_relayed_total', help: 'Facts stored and published from the outbox by this process', registers: [registry] });
 
     const ingestKey = toKey(config.REDIS_PREFIX, STREAMS.ingest);
     const deadLetters = new SqlDeadLetterStore(sql);
-    // One writer for both: the relay's facts go in, and a dead-lettered fact's key is released.
-    const ingest = new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS);
+    // A dead-lettered fact's key is released where the gateway claimed it.
+    const claims = new RedisIdempotencyClaims(redis, config.REDIS_PREFIX);
     registerDeadLetterGauge(registry, deadLetters, [{ stream: ingestKey, group: GROUPS.eventLog }]);
+    // Producers' facts (from `ingest`) and the platform's own (from the outbox) are stored and published the same way.
+    const recorder = new FactRecorder(new SqlFactStore(sql), new RedisFactPublisher(redis, toKey(config.REDIS_PREFIX, STREAMS.facts), config.FACTS_MAXLEN));
     const eventLog = new EventLog({
-      store: new SqlFactStore(sql),
-      publisher: new RedisFactPublisher(redis, toKey(config.REDIS_PREFIX, STREAMS.facts), config.FACTS_MAXLEN),
-      claims: ingest,
+      recorder,
+      claims,
       log,
       metrics: { stored: (n) => stored.inc(n), duplicates: (n) => duplicates.inc(n) },
     });
@@ -60,14 +59,14 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
       maxDeliveries: config.MAX_DELIVERIES,
     });
     const trimmer = new IngestTrimmer(redis, ingestKey, config.INGEST_TRIM_INTERVAL_MS, log);
-    // The platform's own facts, recorded in PostgreSQL with their changes, reach `ingest` from here.
+    // The platform's own facts, recorded in PostgreSQL with their changes, are stored and published from here.
     const relay = new OutboxRelay({
       sql,
       databaseUrl: config.DATABASE_URL,
-      sink: ingest,
+      sink: recorder,
       log,
       pollMs: config.OUTBOX_POLL_MS,
-    lingerMs: config.EVENT_LOG_LINGER_MS,
+      lingerMs: config.EVENT_LOG_LINGER_MS,
       onRelayed: (count) => relayed.inc(count),
     });
     service.onClose(consumer);

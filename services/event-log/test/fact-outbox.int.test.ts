@@ -1,15 +1,15 @@
 import { Client } from 'pg';
 import { AcceptedFactSchema, RunFactPayloadSchema } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import { OutboxRelay, type FactSink } from '@switchyard/db';
+import { FactRecorder, OutboxRelay, SqlFactStore, type AppendOutcome, type FactPublisher, type FactSink, type FactToRecord } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
 import { createTestSql, startTestPlatform, waitFor, type TestPlatform, type TestSql } from '@switchyard/testing';
 
 /**
  * Facts recorded with the change they announce (decision 0024): the runs
  * triggers write a run's `agent.run.<status>` fact in the transaction that
- * changes its status, and the event-log's relay moves outbox rows to
- * `ingest`. What a crash right after a commit used to lose — the fact of a
+ * changes its status, and the event-log's relay stores outbox rows in the
+ * fact log and publishes them. What a crash right after a commit used to lose — the fact of a
  * committed change — is in the outbox, whoever made the change.
  */
 jest.setTimeout(120_000);
@@ -97,10 +97,16 @@ describe('OutboxRelay', () => {
   });
   afterAll(async () => t?.close());
 
-  /** A sink that keeps what it got, in order. */
+  /** A sink that keeps what it got, in order, and answers that each fact is stored. */
+  const stored = (items: readonly FactToRecord[]): AppendOutcome[] => items.map(({ fact: { workspaceId, ...fact } }) => ({ status: 'inserted', fact: { ...fact, seq: 1 }, workspaceId }));
   const collecting = () => {
     const got: string[] = [];
-    const sink: FactSink = { accept: async (items) => void got.push(...items.map((item) => item.fact.kind + ' ' + item.fact.subject.id)) };
+    const sink: FactSink = {
+      record: async (items) => {
+        got.push(...items.map((item) => item.fact.kind + ' ' + item.fact.subject.id));
+        return stored(items);
+      },
+    };
     return { got, sink };
   };
   const relay = (sink: FactSink, pollMs = 100) => {
@@ -127,10 +133,13 @@ describe('OutboxRelay', () => {
     await t.pg.query('DELETE FROM fact_outbox');
     const got: string[] = [];
     let refuse = true;
-    const made = relay({ accept: async (items) => {
-      if (refuse) throw new Error('Redis is down');
-      got.push(...items.map((item) => item.fact.id));
-    } });
+    const made = relay({
+      record: async (items) => {
+        if (refuse) throw new Error('Redis is down');
+        got.push(...items.map((item) => item.fact.id));
+        return stored(items);
+      },
+    });
     await made.start();
     const ids = await seedWorkspace(t.pg);
     await insertRun(t.pg, ids);
@@ -138,6 +147,34 @@ describe('OutboxRelay', () => {
     expect((await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n).toBe(1);
     refuse = false;
     await waitFor(async () => got.length === 1, { what: 'the fact relayed after the sink recovered' });
+  });
+
+  it('stores the facts in the fact log and publishes them; a publish that fails leaves the rows, and the next round publishes them once stored', async () => {
+    await t.pg.query('DELETE FROM fact_outbox');
+    const published: string[] = [];
+    let failPublish = true;
+    const publisher: FactPublisher = {
+      publish: async (facts) => {
+        if (failPublish) {
+          failPublish = false;
+          throw new Error('Redis went away after the commit');
+        }
+        published.push(...facts.map(({ fact }) => `${fact.kind} ${fact.seq}`));
+      },
+    };
+    await relay(new FactRecorder(new SqlFactStore(t.sql), publisher)).start();
+    const ids = await seedWorkspace(t.pg);
+    const runId = await insertRun(t.pg, ids);
+    await t.pg.query(`UPDATE runs SET status = 'running', started_at = now() WHERE id = $1`, [runId]);
+    await waitFor(async () => published.length === 2, { what: 'both facts published after the failed round' });
+    const rows = (await t.pg.query(`SELECT kind, seq::int FROM platform_events WHERE subject_id = $1 ORDER BY seq`, [runId])).rows;
+    // Stored once each, in the order of their changes, numbered densely; published with their seqs.
+    expect(rows).toEqual([
+      { kind: 'agent.run.queued', seq: 1 },
+      { kind: 'agent.run.started', seq: 2 },
+    ]);
+    expect(published).toEqual(['agent.run.queued 1', 'agent.run.started 2']);
+    await waitFor(async () => (await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n === 0, { what: 'outbox empty' });
   });
 
   it('one relay leads at a time; when its connection goes, a standby takes over', async () => {
@@ -197,7 +234,7 @@ describe('a change committed just before its writer dies (real processes)', () =
       expect(stored.rows.every((row) => row.n === 1)).toBe(true);
       await waitFor(async () => (await pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n === 0, { what: 'outbox empty' });
       // And on `facts`: every stored run fact's id is published (what the killed event-log stored
-      // and had not published yet goes out once its pending entries are claimed).
+      // and had not published yet is still in the outbox: the next relay publishes it again).
       const ids = (await pg.query(`SELECT id::text FROM platform_events WHERE kind LIKE 'agent.run.%'`)).rows.map((row) => row.id as string);
       const unpublished = async () => {
         const published = new Set<string>();

@@ -27,6 +27,8 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
   UI_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(MAX_UI_SESSION_TTL_SECONDS).default(43_200),
   /** Interval of SSE heartbeat comments. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
+  /** `facts` is trimmed to about this many entries where the gateway publishes the facts of its own changes (the event-log's setting of the same name). @defaultValue 1000000 */
+  FACTS_MAXLEN: z.coerce.number().int().min(1000).default(1_000_000),
   /** How long Redis remembers an idempotencyKey → id (PostgreSQL remembers for ever). */
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
   /**

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, createPrismaClient, flushFacts, readWorkspaceSecret, SqlPool } from '@switchyard/db';
+import { ApprovalStore, createPrismaClient, FactRecorder, flushFacts, readWorkspaceSecret, SqlFactStore, SqlPool } from '@switchyard/db';
 import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { Queue } from 'bullmq';
 import { NOTIFICATIONS_QUEUE, QUEUES } from '@switchyard/contracts';
@@ -12,7 +12,7 @@ import { PrismaNotificationStore } from './adapters/prisma-notification-store';
 import { PrismaOverviewReader } from './adapters/prisma-overview-reader';
 import type { ApprovalDecisions } from './notification-ports';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, enqueueActivations, enqueueResumes, RedisIngestWriter, toKey } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, enqueueActivations, enqueueResumes, RedisFactPublisher, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
@@ -98,11 +98,14 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     decide: (principal, id, body, correlationId) => decideApproval({ approvals, resumer, log }, { principal, correlationId }, id, body),
   };
   const ingest = new RedisIngestWriter(redis, config.REDIS_PREFIX, ingestKey, config.IDEMPOTENCY_TTL_SECONDS);
+  // A change a client may act on at once has its facts stored and published before the response (the event-log's relay's path).
+  const recorder = new FactRecorder(new SqlFactStore(sql), new RedisFactPublisher(redis, factsKey, config.FACTS_MAXLEN));
+  const outbox = {
+    // The change is committed: a failed flush leaves its facts to the event-log's relay.
+    flush: (ids: readonly string[]) => flushFacts(sql, recorder, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')),
+  };
   const app = createGatewayApp({
-    outbox: {
-      // The change is committed: a failed flush leaves its facts to the event-log's relay.
-      flush: (ids) => flushFacts(prisma, ingest, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')),
-    },
+    outbox,
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
     activationReads: new PrismaActivationReads(prisma),
@@ -150,7 +153,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
       userName: async (userId) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null,
       overview: new PrismaOverviewReader(prisma),
       settings: new PrismaSettingsStore(prisma),
-      outbox: { flush: (ids) => flushFacts(prisma, ingest, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')) },
+      outbox,
     },
     adminQueues: config.GATEWAY_ADMIN_TOKEN ? { token: config.GATEWAY_ADMIN_TOKEN, queues: [activationQueue, ...dashboardQueues] } : null,
   });

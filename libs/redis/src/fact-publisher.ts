@@ -1,16 +1,20 @@
-import type { FactPublishedMessage } from '@switchyard/contracts';
-import { appendMessages, type Redis } from '@switchyard/redis';
-import type { FactPublisher } from '../ports';
+import type { Fact, FactPublishedMessage } from '@switchyard/contracts';
+import type { Redis } from 'ioredis';
+import { appendMessages } from './stream-producer';
 
-/** Publishes stored facts on the `facts` stream, trimmed to about `maxLen` entries. */
-export class RedisFactPublisher implements FactPublisher {
+/**
+ * Publishes stored facts on the `facts` stream, in order, trimmed to about
+ * `maxLen` entries (PostgreSQL keeps them all). Resolves once Redis has them.
+ */
+export class RedisFactPublisher {
   constructor(
     private readonly redis: Redis,
     private readonly factsKey: string,
     private readonly maxLen: number,
   ) {}
 
-  async publish(facts: Parameters<FactPublisher['publish']>[0]): Promise<void> {
+  async publish(facts: ReadonlyArray<{ fact: Fact; workspaceId: string; correlationId: string }>): Promise<void> {
+    if (facts.length === 0) return;
     const now = new Date().toISOString();
     const messages: FactPublishedMessage[] = facts.map(({ fact, workspaceId, correlationId }) => ({
       id: fact.id,

@@ -1,9 +1,8 @@
 import type { Client } from 'pg';
 import type { AcceptedFact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import { SqlPool } from '@switchyard/db';
+import { SqlFactStore, SqlPool } from '@switchyard/db';
 import { createTestSql, type TestSql } from '@switchyard/testing';
-import { SqlFactStore } from '../src/adapters/sql-fact-store';
 
 /**
  * The fact store on a real PostgreSQL: the one-statement write for new facts,

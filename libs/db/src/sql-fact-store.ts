@@ -1,6 +1,29 @@
 import type { AcceptedFact, Fact } from '@switchyard/contracts';
-import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
-import type { AppendOutcome, FactStore } from '../ports';
+import { FACT_COLUMNS, factFromRow, type FactRow } from './fact-rows';
+import type { SqlRunner } from './sql-pool';
+
+/** What became of one accepted fact when it was to be stored. */
+export type AppendOutcome =
+  /** Stored now, with its seq. */
+  | { status: 'inserted'; fact: Fact; workspaceId: string }
+  /** The same id was stored before (a redelivered entry, a relayed row relayed again): publish it again. */
+  | { status: 'existing'; fact: Fact; workspaceId: string }
+  /** Another fact of the workspace holds the idempotencyKey: resolves to it. */
+  | { status: 'duplicate'; originalId: string }
+  /** The workspace does not exist (deleted, or a forged entry). */
+  | { status: 'unknown_workspace' }
+  /** PostgreSQL refuses a value of it for good (a data exception, SQLSTATE class 22). */
+  | { status: 'refused'; reason: string };
+
+/** The system of record for facts. */
+export interface FactStore {
+  /**
+   * Stores a batch, idempotent on id and on (workspace, idempotencyKey),
+   * assigning each workspace's next seqs in input order. Returns one outcome
+   * per input, in order.
+   */
+  append(facts: readonly AcceptedFact[]): Promise<AppendOutcome[]>;
+}
 
 /**
  * FactStore on PostgreSQL, with no explicit transaction. A batch is written
