@@ -141,6 +141,7 @@ export {
   ActivationJobSchema,
   QUEUES,
   RunOriginSchema,
+  RunOriginTypeSchema,
   RunOutcomeSchema,
   RunSchema,
   RunStatusSchema,
@@ -151,7 +152,7 @@ export {
   WorkspaceSettingsSchema,
 } from './runs';
 export type { PutSettingsRequest } from './runs';
-export type { ActivationJob, Run, RunOrigin, RunOutcome, RunStatus, RunTrigger, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
+export type { ActivationJob, Run, RunOrigin, RunOriginType, RunOutcome, RunStatus, RunTrigger, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
 export {
   ACTIVATION_DROP_REASONS,
   ACTIVATION_SKIP_REASONS,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RunSchema, RunStatusSchema, ToolCallResultSchema, WorkspaceSettingsSchema, type RunStatus } from './runs';
+import { RunOriginTypeSchema, RunSchema, RunStatusSchema, ToolCallResultSchema, WorkspaceSettingsSchema, type RunStatus } from './runs';
 import { KindSchema, SubjectSchema } from './facts';
 
 /** Run ids (UUIDv7) in paths and cursors. */
@@ -96,6 +96,8 @@ export const RunFactPayloadSchema = z.strictObject({
   agentId: z.uuid(),
   agentVersion: z.number().int().positive(),
   status: RunStatusSchema,
+  /** The type of the run's origin; absent on facts recorded before it was added. */
+  origin: RunOriginTypeSchema.optional(),
   /** The fact that started the run (trigger runs and their retries). */
   eventId: z.uuid().optional(),
   /** That fact's kind and subject, where the run keeps them (Run.trigger): a live view shows the run without reading the fact. */

@@ -45,6 +45,12 @@ export const RunOriginSchema = z.discriminatedUnion('type', [
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
 
+/** The type of a run's origin alone (`runs.origin_type`; the status facts carry it). */
+export const RunOriginTypeSchema = z.enum(['trigger', 'manual', 'retry', 'try', 'delegation', 'teammate']);
+export type RunOriginType = z.infer<typeof RunOriginTypeSchema>;
+// Both ways: every origin's type is listed, and nothing else.
+const _originTypesListed: [RunOrigin['type'], RunOriginType] extends [RunOriginType, RunOrigin['type']] ? true : never = true;
+
 /** The fact that started a run, as the fleet shows it: its kind and subject, kept with the run. */
 export const RunTriggerSchema = z.strictObject({
   eventId: z.uuid(),

@@ -64,7 +64,7 @@ describe('the runs triggers', () => {
     for (const { subject_type: type, subject_id: subjectId, correlation_id: correlationId, ts, ...row } of rows) {
       const fact = AcceptedFactSchema.parse({ ...row, subject: { type, id: subjectId }, ts: ts.toISOString() });
       const payload = RunFactPayloadSchema.parse(fact.payload);
-      expect(payload).toMatchObject({ agentId: ids.agentId, agentVersion: 1 });
+      expect(payload).toMatchObject({ agentId: ids.agentId, agentVersion: 1, origin: 'manual' });
       expect(fact.causedBy).toEqual({ runId, agentId: ids.agentId, depth: 3 });
       expect(fact.actor).toEqual({ type: 'system', id: 'switchyard' });
       expect(correlationId).toBe(runId);

@@ -162,7 +162,7 @@ describe('runs and settings API', () => {
     const job = await queue.getJob(id);
     expect(job?.data).toEqual({ schemaVersion: 1, runId: id, workspaceId: acmeId, agentId: agents.worker });
     const [fact] = await factsAbout(id, 'agent.run.queued');
-    expect(fact.payload).toEqual({ agentId: agents.worker, agentVersion: 2, status: 'queued', reason: null, eventId: originalEvent });
+    expect(fact.payload).toEqual({ agentId: agents.worker, agentVersion: 2, status: 'queued', reason: null, origin: 'retry', eventId: originalEvent });
     expect(fact.idempotencyKey).toBe(`run:${id}:queued`);
   });
 

@@ -1,4 +1,4 @@
-import { MAX_MAILBOX_MESSAGE_CHARS, RUN_FACT_KINDS, type Fact, type MailboxEnvelope } from '@switchyard/contracts';
+import { MAX_MAILBOX_MESSAGE_CHARS, RUN_FACT_KINDS, RunFactPayloadSchema, type Fact, type MailboxEnvelope } from '@switchyard/contracts';
 import { delegationReturnedFact } from '@switchyard/core';
 import { recordFacts, type SqlRunner } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
@@ -45,7 +45,7 @@ export class DelegationReturns {
 
   async handle(facts: readonly Fact[]): Promise<void> {
     for (const fact of facts) {
-      if (ENDINGS.has(fact.kind) && fact.subject.type === 'run') await this.fold(fact);
+      if (ENDINGS.has(fact.kind) && fact.subject.type === 'run' && mayBeDelegation(fact)) await this.fold(fact);
     }
   }
 
@@ -93,6 +93,12 @@ export class DelegationReturns {
     );
     return row?.found === true;
   }
+}
+
+/** Whether the ending fact's run may be a delegation: its payload says so, or (a fact older than the field) does not say. */
+function mayBeDelegation(fact: Fact): boolean {
+  const origin = RunFactPayloadSchema.shape.origin.safeParse((fact.payload as { origin?: unknown } | null)?.origin);
+  return !origin.success || origin.data === undefined || origin.data === 'delegation';
 }
 
 /** What the parent is told: the summary of a completed child, or why it did not complete. */

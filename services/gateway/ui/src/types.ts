@@ -12,6 +12,7 @@ export type {
   Fact,
   MessageSentPayload,
   Run,
+  RunFactPayload,
   RunStatus,
   RunTrigger,
   Task,

@@ -8,7 +8,7 @@ import { useFacts } from '../live';
 import { useRowAnchor } from '../row-anchor';
 import { eventIdOf, useAgents, usePendingApprovals } from '../queries';
 import { useWorkspace } from '../session';
-import type { AgentResponse, Fact, Run, RunStatus, RunTrigger } from '../types';
+import type { AgentResponse, Fact, Run, RunFactPayload, RunStatus } from '../types';
 
 const STATUSES: RunStatus[] = ['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped'];
 /** How far along a status is: a late answer about an earlier status never overwrites a later one. */
@@ -71,8 +71,8 @@ function useLiveRuns(ws: string, filter: RunFilter) {
       });
     }
     // What the facts do not tell is read: a run's outcome once it parks or ends, and a new run
-    // that no fact started (its origin). A trigger run's queued and started facts need no read.
-    if (!seen || RANK[seen.status] >= RANK.awaiting_approval || (!known && !seen.trigger)) {
+    // whose fact does not say what started it (recorded before facts carried it).
+    if (!seen || RANK[seen.status] >= RANK.awaiting_approval || (!known && !seen.origin.type)) {
       void api<Run>('GET', wsPath(ws, `/runs/${fact.subject.id}`)).then((run) =>
         setRows((old) => new Map(old).set(run.id, newer(old.get(run.id), run))),
       );
@@ -84,21 +84,24 @@ function useLiveRuns(ws: string, filter: RunFilter) {
 }
 
 /**
- * A run as its `agent.run.*` fact tells it (agent, status, the fact that
- * started it with its kind and subject), shown at once while `GET /runs/{id}`
- * is read for the rest.
+ * A run as its `agent.run.*` fact tells it (agent, status, its origin's type,
+ * the fact that started it with its kind and subject), shown at once while
+ * `GET /runs/{id}` is read for the rest once it parks or ends. Of the origin
+ * the row shows the type alone, so the rest of it stays empty until then.
  */
 function provisional(ws: string, fact: Fact): Run | undefined {
-  const payload = fact.payload as { agentId?: string; agentVersion?: number; status?: RunStatus; eventId?: string; trigger?: Omit<RunTrigger, 'eventId'>; reason?: string | null };
+  const payload = fact.payload as Partial<RunFactPayload>;
   if (!payload.agentId || !payload.status || !payload.agentVersion) return undefined;
+  const originType = payload.origin ?? (payload.eventId ? 'trigger' : undefined);
   return {
     id: fact.subject.id,
     workspace: ws,
     agentId: payload.agentId,
     agentVersion: payload.agentVersion,
-    origin: payload.eventId
-      ? { type: 'trigger', eventId: payload.eventId, agentVersion: payload.agentVersion, triggerIndex: 0 }
-      : { type: 'manual', input: '', userId: fact.actor && 'id' in fact.actor ? String(fact.actor.id) : '' },
+    origin:
+      originType === 'trigger' && payload.eventId
+        ? { type: 'trigger', eventId: payload.eventId, agentVersion: payload.agentVersion, triggerIndex: 0 }
+        : ({ type: originType, eventId: payload.eventId } as Run['origin']),
     trigger: payload.eventId && payload.trigger ? { eventId: payload.eventId, ...payload.trigger } : null,
     status: payload.status,
     reason: payload.reason ?? null,
