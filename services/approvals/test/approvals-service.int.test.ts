@@ -115,6 +115,8 @@ describe('approvals service', () => {
     expect(await runStatus(runId)).toBe('awaiting_approval');
     await admin('PUT', `${ws}/settings`, { agentsPaused: false });
     await waitFor(async () => (await runStatus(runId)) === 'queued', { what: 'the run resumed after the unpause', timeoutMs: 30_000 });
+    // The job is added once the resume is committed: it follows the status.
+    await waitFor(async () => (await resumeJobs(runId)).length > 0, { what: 'the resume job' });
     expect(await resumeJobs(runId)).toHaveLength(1);
   });
 
