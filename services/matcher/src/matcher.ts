@@ -4,7 +4,7 @@ import type { Logger } from '@switchyard/logging';
 import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
 import type { AgentIndex, TriggerMatch } from './agent-index';
 import type { BridgeCandidate, EventBridge } from './event-bridge';
-import { pairKey, type ActivationSink, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
+import { CHANGE_KINDS, pairKey, type ActivationSink, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
 
 /** Counters the matcher reports; main wiring binds them to Prometheus. */
 export interface MatcherMetrics {
@@ -238,18 +238,33 @@ export class Matcher {
 
   /**
    * The agent and settings changes of the batch's workspaces up to its last
-   * fact that are not applied yet, from PostgreSQL, by workspace in seq order.
-   * The consumer group gives each fact to one matcher replica, so the change
-   * facts of one replica's batches are read here by every replica — each
-   * index then applies every change where it falls in the fact order.
+   * fact that are not applied yet, by workspace in seq order. Seqs are dense
+   * per workspace, so a batch that holds every fact of that range holds its
+   * changes too; any other range is read from PostgreSQL. The consumer group
+   * gives each fact to one matcher replica (and the event-log's writers may
+   * publish out of seq order), so the change facts of one replica's batches
+   * are read here by every replica — each index then applies every change
+   * where it falls in the fact order.
    */
   private async changesUpTo(batch: readonly MatcherFact[]): Promise<Map<string, Fact[]>> {
-    const upto = new Map<string, number>();
-    for (const { fact, workspaceId } of batch) upto.set(workspaceId, Math.max(fact.seq, upto.get(workspaceId) ?? 0));
-    const ranges = [...upto].map(([workspaceId, uptoSeq]) => ({ workspaceId, afterSeq: this.changesApplied.get(workspaceId) ?? 0, uptoSeq })).filter((range) => range.uptoSeq > range.afterSeq);
+    const held = new Map<string, Map<number, Fact>>();
+    for (const { fact, workspaceId } of batch) {
+      const facts = held.get(workspaceId) ?? new Map<number, Fact>();
+      facts.set(fact.seq, fact);
+      held.set(workspaceId, facts);
+    }
     const changes = new Map<string, Fact[]>();
-    if (ranges.length === 0) return changes;
-    for (const change of await this.options.store.changesBetween(ranges)) {
+    const toRead: Array<{ workspaceId: string; afterSeq: number; uptoSeq: number }> = [];
+    for (const [workspaceId, facts] of held) {
+      const afterSeq = this.changesApplied.get(workspaceId) ?? 0;
+      const inRange = [...facts.values()].filter((fact) => fact.seq > afterSeq).sort((a, b) => a.seq - b.seq);
+      const uptoSeq = inRange.at(-1)?.seq;
+      if (uptoSeq === undefined) continue;
+      if (inRange.length === uptoSeq - afterSeq) changes.set(workspaceId, inRange.filter((fact) => CHANGE_KINDS.has(fact.kind)));
+      else toRead.push({ workspaceId, afterSeq, uptoSeq });
+    }
+    if (toRead.length === 0) return changes;
+    for (const change of await this.options.store.changesBetween(toRead)) {
       const list = changes.get(change.workspaceId) ?? [];
       list.push(change.fact);
       changes.set(change.workspaceId, list);

@@ -1,5 +1,11 @@
-import type { ActivationJob, ActivationSkipReason, CausedBy, Fact, RunOrigin, RunStatus, Subject } from '@switchyard/contracts';
+import { AGENT_FACT_KINDS, TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type ActivationSkipReason, type CausedBy, type Fact, type RunOrigin, type RunStatus, type Subject } from '@switchyard/contracts';
 import type { AgentRecord, TeammateRecord } from './agent-index';
+
+/**
+ * The facts that change what later facts match: agent changes (`agent.created|updated|enabled|disabled|deleted`),
+ * teammates spawned and stopped, and the kill switch (`workspace.settings_changed`).
+ */
+export const CHANGE_KINDS: ReadonlySet<string> = new Set([...Object.values(AGENT_FACT_KINDS), ...Object.values(TEAMMATE_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged]);
 
 /** A run the matcher records: `queued` (activated) or `dropped` (queue full). */
 export interface NewTriggerRun {
@@ -68,11 +74,7 @@ export interface MatcherStore {
   loadTeammates(): Promise<TeammateRecord[]>;
   /** One teammate, stopped or not (its watch as spawned); null when unknown. */
   loadTeammate(teammateId: string): Promise<TeammateRecord | null>;
-  /**
-   * The agent, teammate and settings change facts (`agent.created|updated|enabled|disabled|deleted`,
-   * `teammate.spawned|stopped`, `workspace.settings_changed`) of each workspace with afterSeq < seq ≤ uptoSeq, by
-   * workspace in seq order.
-   */
+  /** The change facts (CHANGE_KINDS) of each workspace with afterSeq < seq ≤ uptoSeq, by workspace in seq order. */
   changesBetween(ranges: ReadonlyArray<{ workspaceId: string; afterSeq: number; uptoSeq: number }>): Promise<Array<{ workspaceId: string; fact: Fact }>>;
   /** Workspaces whose kill switch is on. */
   pausedWorkspaces(): Promise<Set<string>>;

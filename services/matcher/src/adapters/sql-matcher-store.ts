@@ -1,8 +1,8 @@
-import { AGENT_FACT_KINDS, AgentSpecSchema, TEAMMATE_FACT_KINDS, TeammateWatchSchema, WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
+import { AgentSpecSchema, TeammateWatchSchema, type ActivationJob, type Fact } from '@switchyard/contracts';
 import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import type { AgentRecord, TeammateRecord } from '../agent-index';
-import { pairKey, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
+import { CHANGE_KINDS, pairKey, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
 
 interface SlotRow {
   id: string;
@@ -31,7 +31,6 @@ function toSlot(row: SlotRow, created: boolean): TriggerRunSlot {
 }
 
 /** The kinds of the facts that change what the matcher's index matches. */
-const CHANGE_KINDS: string[] = [...Object.values(AGENT_FACT_KINDS), ...Object.values(TEAMMATE_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged];
 
 const WatchSchema = TeammateWatchSchema.array();
 
@@ -146,7 +145,7 @@ export class SqlMatcherStore implements MatcherStore {
       ranges.map((range) => range.workspaceId),
       ranges.map((range) => range.afterSeq),
       ranges.map((range) => range.uptoSeq),
-      CHANGE_KINDS,
+      [...CHANGE_KINDS],
     );
     return rows.map((row) => ({ workspaceId: row.workspace_id, fact: factFromRow(row, row.slug) }));
   }
