@@ -289,6 +289,7 @@ async function main(): Promise<void> {
       const windowStart = new Date();
       await offer(rate, perRequest, total, kind);
       const cpu = await cpuWindow.end();
+      const wakeups = cpuWindow.wakeups();
       const windowEnd = new Date();
       // CPU per activated run: every platform process's CPU in the window over the runs that ended in it.
       const ended = Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND status = 'completed' AND ended_at BETWEEN $2 AND $3`, [kind, windowStart, windowEnd])).rows[0].count);
@@ -341,7 +342,8 @@ async function main(): Promise<void> {
       // A backlog left by a saturating rate is cancelled (it was measured), so the next rate starts clean.
       await pg.query(`UPDATE runs SET status = 'cancelled', reason = 'bench', ended_at = now() WHERE status = 'queued'`);
       await waitUntil('running runs ended', async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE status = 'running'`)).rows[0].count) === 0, 60_000, 100);
-      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu, cpuPerRunMs, ended, pgPerRun };
+      const wakeupsPerRun = ended > 0 ? Object.fromEntries(Object.entries(wakeups).map(([group, n]) => [group, n / ended])) : null;
+      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu, cpuPerRunMs, ended, pgPerRun, wakeupsPerRun };
     };
     const measured = [];
     for (const [n, spec] of LOADS.entries()) measured.push(await measureAt(spec, n));
@@ -400,6 +402,12 @@ CPU while each load was offered, in % of one core (of ${os.cpus().length}), per 
 | rate | ${Object.keys(measured[0]?.cpu ?? {}).join(' | ')} | total | platform CPU per activated run (runs completed in the window) |
 |---:|${Object.keys(measured[0]?.cpu ?? {}).map(() => '---:').join('|')}|---:|---:|
 ${measured.map((m) => `| ${m.label} | ${Object.values(m.cpu).map((v) => `${fmt(v)} %`).join(' | ')} | ${fmt(Object.values(m.cpu).reduce((a, b) => a + b, 0))} % | ${m.cpuPerRunMs === null ? 'n/a' : `${m.cpuPerRunMs.toFixed(2)} ms (${fmt(m.ended)})`} |`).join('\n')}
+
+Wake-ups per activated run in the same windows: each group's voluntary context switches (every thread, from \`/proc\`) over the runs completed — how often a process slept and was woken (by a socket, a timer), which on a virtual machine costs more CPU than a small message's work, and which varies less from run to run than CPU time:
+
+| rate | ${Object.keys(measured[0]?.cpu ?? {}).join(' | ')} | platform total |
+|---:|${Object.keys(measured[0]?.cpu ?? {}).map(() => '---:').join('|')}|---:|
+${measured.map((m) => `| ${m.label} | ${m.wakeupsPerRun ? `${Object.values(m.wakeupsPerRun).map((v) => v.toFixed(1)).join(' | ')} | ${Object.entries(m.wakeupsPerRun).filter(([group]) => group !== 'load generator').reduce((sum, [, v]) => sum + v, 0).toFixed(1)}` : 'n/a'} |`).join('\n')}
 
 ${measured.some((m) => m.pgPerRun) ? `PostgreSQL's work per activated run (BENCH_PG_STATS=1), from the bench database's statistics read before the load and 11 s after its runs ended, over the runs completed (transactions include the bench's own polling; rows are \`table.ins|upd|del\`; function calls need \`track_functions\`):
 

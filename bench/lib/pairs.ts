@@ -47,6 +47,8 @@ const PARSERS: Record<string, (out: string) => Figures> = {
       figures[`${label} CPU per run`] = Number(match[4]);
       figures[`${label} runs`] = num(match[5]!);
     }
+    const wakeups = out.slice(out.indexOf('Wake-ups per activated run'));
+    for (const match of wakeups.matchAll(/^\| ([^|]+?) \| (?:[\d.]+ \| )+([\d.]+) \|$/gm)) figures[`${match[1]!.trim()} wake-ups per run`] = Number(match[2]);
     return figures;
   },
   teams: (out) => {

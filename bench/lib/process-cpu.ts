@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on Linux). */
 const TICKS_PER_SECOND = 100;
@@ -16,6 +16,25 @@ export function processCpuMs(pid: number): number | null {
 }
 
 /**
+ * How many times a process's threads went to sleep and were woken (voluntary
+ * context switches, all threads, from /proc); null where /proc does not have
+ * it. On a virtual machine a wake-up from idle costs more CPU than the work of
+ * a small message, so this counts a design's hops where CPU time is noisy.
+ */
+export function processWakeups(pid: number): number | null {
+  try {
+    let total = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+      total += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Why this exists: on a machine whose cores every process shares, a latency
  * figure means little without where the CPU went. Samples the CPU time of
  * named groups of processes over a window and gives each group's share of
@@ -24,11 +43,18 @@ export function processCpuMs(pid: number): number | null {
 export class CpuWindow {
   private readonly startedAt = performance.now();
   private readonly before = new Map<number, number>();
+  private readonly wokenBefore = new Map<number, number>();
+  private woken: Record<string, number> = {};
 
   constructor(private readonly groups: () => Promise<Record<string, number[]>>) {}
 
   async start(): Promise<this> {
-    for (const pids of Object.values(await this.groups())) for (const pid of pids) this.before.set(pid, processCpuMs(pid) ?? 0);
+    for (const pids of Object.values(await this.groups())) {
+      for (const pid of pids) {
+        this.before.set(pid, processCpuMs(pid) ?? 0);
+        this.wokenBefore.set(pid, processWakeups(pid) ?? 0);
+      }
+    }
     return this;
   }
 
@@ -36,11 +62,22 @@ export class CpuWindow {
   async end(): Promise<Record<string, number>> {
     const elapsedMs = performance.now() - this.startedAt;
     const shares: Record<string, number> = {};
+    this.woken = {};
     for (const [group, pids] of Object.entries(await this.groups())) {
       let ms = 0;
-      for (const pid of pids) ms += Math.max(0, (processCpuMs(pid) ?? 0) - (this.before.get(pid) ?? 0));
+      let woken = 0;
+      for (const pid of pids) {
+        ms += Math.max(0, (processCpuMs(pid) ?? 0) - (this.before.get(pid) ?? 0));
+        woken += Math.max(0, (processWakeups(pid) ?? 0) - (this.wokenBefore.get(pid) ?? 0));
+      }
       shares[group] = (100 * ms) / elapsedMs;
+      this.woken[group] = woken;
     }
     return shares;
+  }
+
+  /** Each group's wake-ups (voluntary context switches) over the window, once `end` was called. */
+  wakeups(): Record<string, number> {
+    return { ...this.woken };
   }
 }

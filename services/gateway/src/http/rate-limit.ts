@@ -34,15 +34,12 @@ interface Window {
  */
 export class TokenRateLimiter {
   private readonly windows = new Map<string, Window>();
-  private readonly timer: NodeJS.Timeout;
+  /** The next sync, armed while counts wait to be sent: an idle gateway is not woken for them. */
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
   private syncing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: TokenRateLimiterOptions) {
-    this.timer = setInterval(() => {
-      this.syncing = this.sync();
-    }, options.syncMs ?? 100);
-    this.timer.unref();
-  }
+  constructor(private readonly options: TokenRateLimiterOptions) {}
 
   /** Counts a request; returns how long to wait when it is over the limit, else 0. */
   take(tokenId: string, now = Date.now()): number {
@@ -54,7 +51,20 @@ export class TokenRateLimiter {
     }
     if (window.shared + window.sending + window.unsynced >= this.options.perSecond) return (second + 1) * 1000 - now;
     window.unsynced += 1;
+    this.schedule();
     return 0;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.syncing = this.sync().finally(() => {
+        // Counts a failed send kept, or counted during the send, go with the next one.
+        if ([...this.windows.values()].some((window) => window.unsynced > 0)) this.schedule();
+      });
+    }, this.options.syncMs ?? 100);
+    this.timer.unref();
   }
 
   /** Adds local counts to Redis and reads back the shared totals. */
@@ -91,7 +101,8 @@ export class TokenRateLimiter {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.closed = true;
+    clearTimeout(this.timer);
     await this.syncing;
   }
 }
