@@ -1,13 +1,11 @@
 import type { Client } from 'pg';
-import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema, type Fact } from '@switchyard/contracts';
+import type { Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { createLogger } from '@switchyard/logging';
-import { createActivationQueue, enqueueActivations, type ActivationQueue, type Redis } from '@switchyard/redis';
+import { createActivationQueue, type ActivationQueue, type Redis } from '@switchyard/redis';
 import { createTestRedis, createTestSql, type TestRedis, type TestSql } from '@switchyard/testing';
-import { ActivationGuards } from '../src/activation-guards';
-import { AgentIndex } from '../src/agent-index';
-import { Matcher } from '../src/matcher';
 import { SqlMatcherStore } from '../src/adapters/sql-matcher-store';
+import { insertScriptedAgent, sqlMatcher } from './sql-fixtures';
 
 /**
  * An agent change applies where it falls in the fact order, whether the
@@ -33,12 +31,9 @@ describe('matcher: changes in the fact order', () => {
     pg = t.pg;
     queueConnection = redis.redis.duplicate({ maxRetriesPerRequest: null });
     queue = createActivationQueue(queueConnection, redis.prefix);
-    const user = newId();
     await pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, 'changes')`, [workspaceId]);
     await pg.query(`INSERT INTO workspace_event_seq (workspace_id) VALUES ($1)`, [workspaceId]);
-    await pg.query(`INSERT INTO agents (id, workspace_id, name, latest_version, enabled, created_by, updated_at) VALUES ($1, $2, 'a', 1, true, $3, now())`, [agentId, workspaceId, user]);
-    const spec = AgentSpecSchema.parse({ name: 'a', instructions: 'x', model: { provider: 'scripted', name: 's' }, script: [{ say: 'ok' }], triggers: [{ kind: 'hit.*' }] });
-    await pg.query(`INSERT INTO agent_versions (agent_id, version, schema_version, spec, created_by) VALUES ($1, 1, $2, $3::jsonb, $4)`, [agentId, AGENT_SPEC_SCHEMA_VERSION, JSON.stringify(spec), user]);
+    await insertScriptedAgent(pg, workspaceId, agentId, [{ kind: 'hit.*' }]);
   });
   afterAll(async () => {
     await queue?.close();
@@ -48,22 +43,13 @@ describe('matcher: changes in the fact order', () => {
   });
 
   const matcher = async () => {
-    const log = createLogger({ service: 'test', level: 'silent' });
-    const store = new SqlMatcherStore(t.sql, log);
+    const store = new SqlMatcherStore(t.sql, createLogger({ service: 'test', level: 'silent' }));
     const changesBetween = store.changesBetween.bind(store);
     store.changesBetween = (ranges) => {
       reads += 1;
       return changesBetween(ranges);
     };
-    const created = new Matcher({
-      store,
-      index: new AgentIndex(),
-      guards: new ActivationGuards({ maxCausationDepth: 5 }),
-      activations: { enqueue: (jobs) => enqueueActivations(queue, jobs) },
-      log,
-      consumer: `m${newId()}`,
-    });
-    await created.load();
+    const created = await sqlMatcher({ sql: t.sql, queue, consumer: `m${newId()}`, store });
     reads = 0;
     return created;
   };

@@ -1,13 +1,9 @@
 import type { Client } from 'pg';
-import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema, type Fact } from '@switchyard/contracts';
+import type { Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import { createLogger } from '@switchyard/logging';
-import { createActivationQueue, enqueueActivations, type ActivationQueue, type Redis } from '@switchyard/redis';
+import { createActivationQueue, type ActivationQueue, type Redis } from '@switchyard/redis';
 import { createTestRedis, createTestSql, waitFor, type TestRedis, type TestSql } from '@switchyard/testing';
-import { ActivationGuards } from '../src/activation-guards';
-import { AgentIndex } from '../src/agent-index';
-import { Matcher } from '../src/matcher';
-import { SqlMatcherStore } from '../src/adapters/sql-matcher-store';
+import { insertScriptedAgent, sqlMatcher } from './sql-fixtures';
 
 /**
  * When the matcher saves its cursors (decision 0010): at once after a batch
@@ -31,11 +27,8 @@ describe('matcher cursor saves', () => {
     pg = t.pg;
     queueConnection = redis.redis.duplicate({ maxRetriesPerRequest: null });
     queue = createActivationQueue(queueConnection, redis.prefix);
-    const user = newId();
     await pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, 'cursors')`, [workspaceId]);
-    await pg.query(`INSERT INTO agents (id, workspace_id, name, latest_version, enabled, created_by, updated_at) VALUES ($1, $2, 'a', 1, true, $3, now())`, [agentId, workspaceId, user]);
-    const spec = AgentSpecSchema.parse({ name: 'a', instructions: 'x', model: { provider: 'scripted', name: 's' }, script: [{ say: 'ok' }], triggers: [{ kind: 'hit.*' }] });
-    await pg.query(`INSERT INTO agent_versions (agent_id, version, schema_version, spec, created_by) VALUES ($1, 1, $2, $3::jsonb, $4)`, [agentId, AGENT_SPEC_SCHEMA_VERSION, JSON.stringify(spec), user]);
+    await insertScriptedAgent(pg, workspaceId, agentId, [{ kind: 'hit.*' }]);
   });
 
   afterAll(async () => {
@@ -45,20 +38,7 @@ describe('matcher cursor saves', () => {
     await t?.close();
   });
 
-  const matcher = async (cursorLingerMs: number) => {
-    const log = createLogger({ service: 'test', level: 'silent' });
-    const created = new Matcher({
-      store: new SqlMatcherStore(t.sql, log),
-      index: new AgentIndex(),
-      guards: new ActivationGuards({ maxCausationDepth: 5 }),
-      activations: { enqueue: (jobs) => enqueueActivations(queue, jobs) },
-      log,
-      consumer: `c${cursorLingerMs}`,
-      cursorLingerMs,
-    });
-    await created.load();
-    return created;
-  };
+  const matcher = (cursorLingerMs: number) => sqlMatcher({ sql: t.sql, queue, consumer: `c${cursorLingerMs}`, cursorLingerMs });
   let seq = 0;
   const fact = (kind: string): { fact: Fact; workspaceId: string } => ({
     workspaceId,
