@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { processWakeups } from '@switchyard/testing';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on Linux). */
 const TICKS_PER_SECOND = 100;
@@ -10,25 +11,6 @@ export function processCpuMs(pid: number): number | null {
     // The command name (field 2) is in parentheses and may hold spaces: count from after it.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * How many times a process's threads went to sleep and were woken (voluntary
- * context switches, all threads, from /proc); null where /proc does not have
- * it. On a virtual machine a wake-up from idle costs more CPU than the work of
- * a small message, so this counts a design's hops where CPU time is noisy.
- */
-export function processWakeups(pid: number): number | null {
-  try {
-    let total = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
-      total += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-    }
-    return total;
   } catch {
     return null;
   }

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { startTestPlatform, type TestPlatform } from '@switchyard/testing';
+import { processWakeups, startTestPlatform, type TestPlatform } from '@switchyard/testing';
+
+const wakeups = (pid: number): number => processWakeups(pid) ?? 0;
 
 /**
  * An idle platform costs next to nothing: no service polls on a short timer.
@@ -11,15 +12,6 @@ import { startTestPlatform, type TestPlatform } from '@switchyard/testing';
  * prom-client's default sampler alone was a hundred a second in each.
  */
 const MAX_WAKEUPS_PER_SECOND = 30;
-
-function wakeups(pid: number): number {
-  let total = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
-    total += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-  }
-  return total;
-}
 
 describe('an idle platform', () => {
   let platform: TestPlatform;
