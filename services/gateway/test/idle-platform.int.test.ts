@@ -9,7 +9,7 @@ const wakeups = (pid: number): number => processWakeups(pid) ?? 0;
  * machine, and its count does not depend on how loaded the machine is. What
  * may wake a service: the event-loop lag sampler (EVENT_LOOP_SAMPLE_MS, ten a
  * second), its blocking reads timing out (once a second each), its sweeps.
- * prom-client's default sampler alone was a hundred a second in each.
+ * prom-client's default sampler, every 10 ms, is a hundred a second alone.
  */
 const MAX_WAKEUPS_PER_SECOND = 30;
 
