@@ -1,5 +1,5 @@
 import type { RunCancelReason } from '@switchyard/contracts';
-import type { AgentSpec, Approval, ApprovalKind, Fact, RunOrigin, RunOutcome, RunStatus, ToolClass } from '@switchyard/contracts';
+import type { AgentSpec, ApprovalKind, Fact, RunOrigin, RunOutcome, RunStatus, ToolClass } from '@switchyard/contracts';
 
 /** What the runner needs to know of a run to schedule, execute and announce it. */
 export interface RunRef {
@@ -119,9 +119,9 @@ export interface ApprovalRequest {
  * or the workspace's `approvals: "deny"` denied every request at once (the
  * run goes on). A failure to record them throws: the calls fail, never run.
  */
-export type ParkOutcome = { type: 'parked'; approvals: Approval[] } | { type: 'denied'; approvals: Approval[] };
+export type ParkOutcome = { type: 'parked' } | { type: 'denied' };
 
-/** Records approval requests and parks a run on them, in one transaction (approvals rows, their facts, the queue's park). */
+/** Records approval requests and parks a run on them, in one statement (approvals rows, their facts, the queue's park). */
 export interface ApprovalParking {
   park(run: RunRef, requests: readonly ApprovalRequest[], timeoutMs: number, limit: number): Promise<{ outcome: ParkOutcome; claim: Claimed | null }>;
 }

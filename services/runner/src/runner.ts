@@ -62,6 +62,8 @@ export class Runner {
   /** The runs this process executes, by id. */
   private readonly executing = new Map<string, AbortController>();
   private readonly tasks = new Set<Promise<void>>();
+  /** Runs that parked during their execution: their slots are given already. */
+  private readonly parked = new Set<string>();
   /** Per agent, the concurrency of the latest spec seen: what a job's claim reserves (a wider lane is filled by its other jobs). */
   private readonly widths = new Map<string, number>();
   private readonly renewal: NodeJS.Timeout;
@@ -184,33 +186,40 @@ export class Runner {
     } finally {
       this.executing.delete(run.id);
     }
-    if (ending.status === 'parked') await this.parked(run);
-    else await this.end(run, ending);
+    // A parked run's slot went to its park's claim (parkFor): the ledger holds it parked, whatever came after.
+    if (this.parked.delete(run.id)) return;
+    const code = RUN_FAILURE_CODES.executorError;
+    await this.end(run, ending.status === 'parked' ? { status: 'failed', reason: code, outcome: null, error: { code, message: 'the executor returned parked without parking' } } : ending);
   }
 
   /**
-   * The run's way to park on approvals: one transaction (approvals, their
-   * facts, the queue's park), whose claim of the lane takes the free slots
-   * of this process; the run's own slot is given back once it returns.
+   * The run's way to park on approvals: one statement (approvals, their
+   * facts, the queue's park) whose claim of the lane takes the run's own slot
+   * with the free ones of this process — a parked run executes nothing more,
+   * so nothing claims again after it. A run that did not park keeps its slot.
    */
   private parkFor(run: StartedRun): ExecutionContext['park'] {
     const { parking } = this.options;
     if (!parking) return undefined;
     return async (requests, timeoutMs) => {
-      const reserved = this.stopping ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
-      const result = await this.claimed(reserved, async () => {
-        const parked = await parking.park(run, requests, timeoutMs, reserved);
-        return { started: parked.claim?.started ?? [], lost: parked.claim?.lost ?? [], outcome: parked.outcome };
-      });
-      if (result.outcome.type === 'parked') this.counted('awaiting_approval', null);
-      return result.outcome;
+      const reserved = this.capacity.ending(MAX_LANE_CONCURRENCY);
+      let parked: Awaited<ReturnType<typeof parking.park>>;
+      try {
+        parked = await parking.park(run, requests, timeoutMs, reserved);
+      } catch (error) {
+        this.capacity.settle(reserved, 1);
+        throw error;
+      }
+      const goesOn = parked.outcome.type === 'parked' ? 0 : 1;
+      const claim = { started: parked.claim?.started ?? [], lost: parked.claim?.lost ?? [] };
+      if (goesOn === 0) {
+        this.parked.add(run.id);
+        this.counted('awaiting_approval', null);
+      }
+      this.capacity.settle(reserved, claim.started.length + goesOn);
+      this.take(claim);
+      return parked.outcome;
     };
-  }
-
-  /** A run parked: its slot claims the lane's next runs (the park's own claim may have had no free slot). */
-  private async parked(run: RunRef): Promise<void> {
-    const reserved = this.capacity.ending(MAX_LANE_CONCURRENCY);
-    await this.claimed(reserved, () => this.options.queue.claim(run.id, reserved));
   }
 
   /** A run of a saved version: its spec from the cache (null when it does not parse). */

@@ -1,7 +1,7 @@
 import { createLogger } from '@switchyard/logging';
 import { FakeRunQueueStore, waitFor } from '@switchyard/testing';
 import { Runner, type RunnerMetrics } from '../src/runner';
-import type { ExecutableRun, ExecutionContext, ExecutionResult, Executor, RunQueue, RunReads, RunRef } from '../src/ports';
+import type { ApprovalParking, ExecutableRun, ExecutionContext, ExecutionResult, Executor, RunQueue, RunReads, RunRef } from '../src/ports';
 
 const OUTCOME = { summary: 'done', turns: 1, toolCalls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
 const spec = (concurrency = 1) => ({
@@ -65,7 +65,7 @@ class GateExecutor implements Executor {
   }
 }
 
-function setup(options: { concurrency?: number; leaseMs?: number; specOf?: () => unknown; executor?: Executor } = {}) {
+function setup(options: { concurrency?: number; leaseMs?: number; specOf?: () => unknown; executor?: Executor; parks?: boolean } = {}) {
   const store = new FakeRunQueueStore();
   const executor = options.executor ?? new GateExecutor();
   const transitions: string[] = [];
@@ -73,10 +73,30 @@ function setup(options: { concurrency?: number; leaseMs?: number; specOf?: () =>
   const reads: RunReads = { specOf: async () => (options.specOf ? options.specOf() : spec()), stopReason: async () => null, tryOf: async () => null };
   const leaseMs = options.leaseMs ?? 60_000;
   const queue: RunQueue = store.as('me', leaseMs);
-  const runner = new Runner({ queue, reads, executor, log: createLogger({ service: 'test', level: 'silent' }), concurrency: options.concurrency ?? 10, leaseMs, metrics });
+  // Claims made through the queue (a park's own claim is the park's, not counted here).
+  const claims: string[] = [];
+  const counted: RunQueue = Object.assign(Object.create(queue) as RunQueue, {
+    claim: (runId: string, limit: number) => (claims.push(runId), queue.claim(runId, limit)),
+  });
+  const parking: ApprovalParking = {
+    park: async (run, _requests, _timeoutMs, limit) => {
+      const parked = await queue.park(run.id, limit);
+      return { outcome: { type: 'parked' }, claim: parked };
+    },
+  };
+  const runner = new Runner({
+    queue: counted,
+    reads,
+    executor,
+    log: createLogger({ service: 'test', level: 'silent' }),
+    concurrency: options.concurrency ?? 10,
+    leaseMs,
+    metrics,
+    ...(options.parks ? { parking } : {}),
+  });
   const job = (runId: string) => ({ schemaVersion: 1 as const, runId, workspaceId: 'fake-workspace', agentId: store.runs.get(runId)!.agentId });
   const statuses = (ids: string[]) => ids.map((id) => store.runs.get(id)!.status);
-  return { store, executor, runner, job, statuses, transitions };
+  return { store, executor, runner, job, statuses, transitions, claims };
 }
 
 describe('Runner (fake run queue)', () => {
@@ -154,6 +174,30 @@ describe('Runner (fake run queue)', () => {
     await waitFor(async () => gate.active === 0 || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'all released' });
     await runner.settled();
     expect(statuses([...runsA, runB])).toEqual(['completed', 'completed', 'completed']);
+  });
+
+  it('a run that parks gives its slot to its park: a concurrency-1 process starts the next run from the park, and claims nothing after it', async () => {
+    const parkFirst: Executor = {
+      execute: async (run, context) => {
+        const outcome = await context.park!([{ kind: 'tool', toolCallId: 'c1', tool: null, argumentsPreview: '{}', truncated: false, reason: null }], 60_000);
+        return outcome.type === 'parked' ? { status: 'parked' } : { status: 'completed', outcome: OUTCOME };
+      },
+    };
+    const gate = new GateExecutor();
+    let first = true;
+    const executor: Executor = { execute: (run, context) => (first ? ((first = false), parkFirst.execute(run, context)) : gate.execute(run, context)) };
+    const { store, runner, job, statuses, transitions, claims } = setup({ concurrency: 1, executor, parks: true });
+    cleanup = runner;
+    const lane = store.addLane(1);
+    const [parked, next] = [store.enqueue(lane), store.enqueue(lane)];
+    await runner.handle(job(parked!));
+    await gate.executingAtLeast(1);
+    expect(statuses([parked!, next!])).toEqual(['awaiting_approval', 'running']);
+    expect(claims).toEqual([parked]);
+    gate.release();
+    await runner.settled();
+    expect(statuses([next!])).toEqual(['completed']);
+    expect(transitions).toEqual(['running:', 'awaiting_approval:', 'running:', 'completed:']);
   });
 
   it('a claim fails the lapsed lease of a dead runner runner_lost, hands it to the executor once, and takes its slot', async () => {

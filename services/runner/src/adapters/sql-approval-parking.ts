@@ -1,20 +1,28 @@
 import { APPROVAL_FACT_KINDS, type Approval, type ApprovalDecider } from '@switchyard/contracts';
 import { approvalFact, newId } from '@switchyard/core';
-import { APPROVAL_COLUMNS, approvalFromRow, recordFacts, type ApprovalRow, type SqlPool, type SqlRunner } from '@switchyard/db';
+import { APPROVAL_COLUMNS, approvalFromRow, outboxParams, recordFacts, type ApprovalRow, type SqlPool, type SqlRunner } from '@switchyard/db';
 import type { ApprovalParking, ApprovalRequest, Claimed, ParkOutcome, RunRef } from '../ports';
-import { SqlRunQueue, type SqlRunQueueOptions } from './sql-run-queue';
+import { toClaimed, type ClaimJson } from './sql-run-queue';
+import type { SqlRunQueueOptions } from './sql-run-queue';
 
 /** Who denies every ask of a workspace whose setting `approvals` is `deny`. */
 const DENIED_BY_SETTING: ApprovalDecider = { type: 'system', reason: 'approvals_denied' };
 
+/** One approval fact per pending row, the row's own columns; its facts are the first eleven parameters (outboxParams). */
+const PARK_SQL = `SELECT approvals_park($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::text[], $10::timestamptz[], $11::text[],
+  $12::uuid, $13, $14, $15, $16::jsonb) AS r`;
+
 /**
- * Parks runs on approvals (decision 0026), each park one transaction: the
- * approvals rows (idempotent per run and tool call), their
- * `approval.requested` facts, and the queue's park of the run (lease
- * cleared, the lane's next runs claimed; its `agent.run.awaiting_approval`
- * fact, written by the runs trigger, lists the pending approvals). With the
- * workspace setting `approvals: "deny"` the rows are denied at once by
- * `system` (`approval.decided` facts too) and the run is not parked.
+ * Parks runs on approvals (decision 0026) in one statement (SQL
+ * `approvals_park`): the approvals rows (idempotent per run and tool call),
+ * the `approval.requested` facts of the new ones, and the queue's park of
+ * the run (lease cleared, the lane's next runs claimed; its
+ * `agent.run.awaiting_approval` fact, written by the runs trigger, lists the
+ * pending approvals). The rows and their facts are built here, stamped with
+ * this process's clock, so that the statement needs nothing back first. With
+ * the workspace setting `approvals: "deny"` the statement writes nothing; the
+ * rows are then written denied by `system` (`approval.decided` facts too)
+ * and the run is not parked.
  */
 export class SqlApprovalParking implements ApprovalParking {
   constructor(
@@ -22,72 +30,71 @@ export class SqlApprovalParking implements ApprovalParking {
     private readonly queue: SqlRunQueueOptions,
   ) {}
 
-  park(run: RunRef, requests: readonly ApprovalRequest[], timeoutMs: number, limit: number): Promise<{ outcome: ParkOutcome; claim: Claimed | null }> {
-    return this.pool.transaction(async (tx) => {
-      const [workspace] = await tx.$queryRawUnsafe<Array<{ approvals: string }>>(
-        `SELECT coalesce((SELECT s.approvals FROM workspace_settings s WHERE s.workspace_id = $1::uuid), 'enabled') AS approvals`,
-        run.workspaceId,
-      );
-      const inserted = await insertPending(tx, run, requests, timeoutMs);
-      const facts = inserted.map((approval) => factOf(run, APPROVAL_FACT_KINDS.requested, approval));
-      if (workspace?.approvals === 'deny') {
-        const denied = await denyPending(tx, run, requests);
-        await recordFacts(tx, [...facts, ...denied.map((approval) => factOf(run, APPROVAL_FACT_KINDS.decided, approval))]);
-        return { outcome: { type: 'denied' as const, approvals: await approvalsOf(tx, run, requests) }, claim: null };
-      }
-      await recordFacts(tx, facts);
-      // The park comes after the rows: the runs trigger reads the pending approvals into the run's fact.
-      const parked = await new SqlRunQueue(tx, this.queue).park(run.id, limit);
-      if (!parked.ended) throw new Error('the run is not this runner’s any more (its lease lapsed): not parked');
-      return { outcome: { type: 'parked' as const, approvals: await approvalsOf(tx, run, requests) }, claim: parked };
-    });
+  async park(run: RunRef, requests: readonly ApprovalRequest[], timeoutMs: number, limit: number): Promise<{ outcome: ParkOutcome; claim: Claimed | null }> {
+    const rows = pendingRows(run, requests, timeoutMs);
+    const facts = rows.map((row) => factOf(run, APPROVAL_FACT_KINDS.requested, approvalFromRow(row, run.workspaceSlug)));
+    const [result] = await this.pool.$queryRawUnsafe<Array<{ r: ClaimJson & { deny?: boolean } }>>(
+      PARK_SQL,
+      ...outboxParams(facts),
+      run.id,
+      this.queue.owner,
+      this.queue.leaseMs,
+      Math.max(0, limit),
+      JSON.stringify(rows),
+    );
+    if (result!.r.deny) {
+      await this.pool.transaction((tx) => denyAll(tx, run, rows));
+      return { outcome: { type: 'denied' }, claim: null };
+    }
+    return { outcome: { type: 'parked' }, claim: toClaimed(result!.r) };
   }
 }
 
-/** Inserts the requests as pending approvals; returns those that were new (a repeated park keeps the first rows). */
-async function insertPending(tx: SqlRunner, run: RunRef, requests: readonly ApprovalRequest[], timeoutMs: number): Promise<Approval[]> {
-  const rows = await tx.$queryRawUnsafe<ApprovalRow[]>(
-    `INSERT INTO approvals (id, workspace_id, run_id, agent_id, agent_version, kind, tool_call_id, tool, arguments_preview, truncated, reason, status, requested_at, expires_at)
-     SELECT t.id, $2::uuid, $3::uuid, $4::uuid, $5, t.kind, t.call, t.tool, t.preview, t.truncated, t.reason, 'pending',
-            clock_timestamp(), clock_timestamp() + $6 * interval '1 millisecond'
-       FROM unnest($1::uuid[], $7::text[], $8::text[], $9::jsonb[], $10::text[], $11::boolean[], $12::text[]) AS t(id, kind, call, tool, preview, truncated, reason)
+/** The requests as pending approval rows, requested now. */
+function pendingRows(run: RunRef, requests: readonly ApprovalRequest[], timeoutMs: number): ApprovalRow[] {
+  const requestedAt = new Date();
+  const expiresAt = new Date(requestedAt.getTime() + timeoutMs);
+  return requests.map((request) => ({
+    id: newId(),
+    workspace_id: run.workspaceId,
+    run_id: run.id,
+    agent_id: run.agentId,
+    agent_version: run.agentVersion,
+    kind: request.kind,
+    tool_call_id: request.toolCallId,
+    tool: request.tool,
+    arguments_preview: request.argumentsPreview,
+    truncated: request.truncated,
+    reason: request.reason,
+    status: 'pending',
+    requested_at: requestedAt,
+    expires_at: expiresAt,
+    decided_by: null,
+    note: null,
+    decided_at: null,
+    execution_started_at: null,
+  }));
+}
+
+/** A workspace that denies every ask: the rows written denied at once, with both their facts (a repeated ask keeps the first rows). */
+async function denyAll(tx: SqlRunner, run: RunRef, rows: readonly ApprovalRow[]): Promise<void> {
+  const denied = await tx.$queryRawUnsafe<ApprovalRow[]>(
+    `INSERT INTO approvals (id, workspace_id, run_id, agent_id, agent_version, kind, tool_call_id, tool, arguments_preview, truncated, reason, status, requested_at, expires_at, decided_by, decided_at)
+     SELECT t.id, t.workspace_id, t.run_id, t.agent_id, t.agent_version, t.kind, t.tool_call_id, t.tool, t.arguments_preview, t.truncated, t.reason, 'denied',
+            t.requested_at, t.expires_at, $2::jsonb, clock_timestamp()
+       FROM jsonb_to_recordset($1::jsonb) AS t(id uuid, workspace_id uuid, run_id uuid, agent_id uuid, agent_version int, kind text, tool_call_id text, tool jsonb,
+                                               arguments_preview text, truncated boolean, reason text, requested_at timestamptz, expires_at timestamptz)
      ON CONFLICT (run_id, tool_call_id) DO NOTHING
      RETURNING ${APPROVAL_COLUMNS}`,
-    requests.map(() => newId()),
-    run.workspaceId,
-    run.id,
-    run.agentId,
-    run.agentVersion,
-    timeoutMs,
-    requests.map((request) => request.kind),
-    requests.map((request) => request.toolCallId),
-    requests.map((request) => (request.tool === null ? null : JSON.stringify(request.tool))),
-    requests.map((request) => request.argumentsPreview),
-    requests.map((request) => request.truncated),
-    requests.map((request) => request.reason),
-  );
-  return rows.map((row) => approvalFromRow(row, run.workspaceSlug));
-}
-
-async function denyPending(tx: SqlRunner, run: RunRef, requests: readonly ApprovalRequest[]): Promise<Approval[]> {
-  const rows = await tx.$queryRawUnsafe<ApprovalRow[]>(
-    `UPDATE approvals SET status = 'denied', decided_by = $3::jsonb, decided_at = clock_timestamp()
-      WHERE run_id = $1::uuid AND tool_call_id = ANY($2::text[]) AND status = 'pending'
-      RETURNING ${APPROVAL_COLUMNS}`,
-    run.id,
-    requests.map((request) => request.toolCallId),
+    JSON.stringify(rows),
     JSON.stringify(DENIED_BY_SETTING),
   );
-  return rows.map((row) => approvalFromRow(row, run.workspaceSlug));
-}
-
-async function approvalsOf(tx: SqlRunner, run: RunRef, requests: readonly ApprovalRequest[]): Promise<Approval[]> {
-  const rows = await tx.$queryRawUnsafe<ApprovalRow[]>(
-    `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE run_id = $1::uuid AND tool_call_id = ANY($2::text[]) ORDER BY requested_at, id`,
-    run.id,
-    requests.map((request) => request.toolCallId),
-  );
-  return rows.map((row) => approvalFromRow(row, run.workspaceSlug));
+  const approvals = denied.map((row) => approvalFromRow(row, run.workspaceSlug));
+  const requested = approvals.map((approval) => ({ ...approval, status: 'pending' as const, decidedBy: null, decidedAt: null }));
+  await recordFacts(tx, [
+    ...requested.map((approval) => factOf(run, APPROVAL_FACT_KINDS.requested, approval)),
+    ...approvals.map((approval) => factOf(run, APPROVAL_FACT_KINDS.decided, approval)),
+  ]);
 }
 
 /** An approval fact of the run's agent, caused by the run (one step deeper, as its run facts are). */

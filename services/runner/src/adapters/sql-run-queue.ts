@@ -19,8 +19,8 @@ interface RefJson {
 /** A started run as the queue's functions return it (run_queue_started). */
 type StartedJson = RefJson & RunContextRow & { stop_requested: boolean; paused: boolean };
 
-/** What run_queue_claim, run_queue_claim_lane and run_queue_end return. */
-interface ClaimJson {
+/** What run_queue_claim, run_queue_claim_lane, run_queue_end (and approvals_park) return. */
+export interface ClaimJson {
   started: StartedJson[];
   lost: RefJson[];
   ended?: boolean;
@@ -47,7 +47,7 @@ function toStarted(row: StartedJson): StartedRun {
   };
 }
 
-function toClaimed(json: ClaimJson): Claimed {
+export function toClaimed(json: ClaimJson): Claimed {
   return { started: json.started.map(toStarted), lost: json.lost.map(toRef) };
 }
 
