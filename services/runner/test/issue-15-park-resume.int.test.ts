@@ -337,6 +337,38 @@ describe('issue 15: parked approvals in the runner', () => {
     expect([...awaiting!.payload.approvalIds].sort()).toEqual(parked.pending.map((approval) => approval.id).sort());
   });
 
+  it('a model that reuses a call id: its second ask is looked up among the approvals (approved and started before), never parked on a decided one', async () => {
+    await platform.startRunner();
+    const created = await api('POST', `/v1/workspaces/${ws}/agents`, {
+      name: 'reuser',
+      instructions: 'Act on the fact.',
+      model: { provider: 'openai', name: 'm-reuse' },
+      triggers: [{ kind: 'reuse.go' }],
+      tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
+    });
+    expect(created.status).toBe(201);
+    const ask = (text: string): LocalOpenAiReply => ({
+      type: 'message',
+      content: null,
+      toolCalls: [{ id: 'call_0', name: 'web__delete_everything', arguments: { text } }],
+      usage: { prompt_tokens: 1, completion_tokens: 1 },
+    });
+    replies = [ask('first'), ask('second'), { type: 'message', content: 'done', toolCalls: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }];
+    await post('reuse.go', 'REUSE');
+    const run = await runOfSubject(created.body.id, 'REUSE');
+    const parked = await nextStop(pool, run);
+    expect(parked.status).toBe('awaiting_approval');
+    expect(await decideApproval(api, ws, parked.pending[0]!.id, 'approve')).toBe(200);
+    expect(await ended(run)).toMatchObject({ status: 'completed', outcome: { summary: 'done' } });
+    expect(callsOf('delete_everything')).toHaveLength(1);
+    const results = (await entries(run)).filter((entry) => entry.type === 'tool').map((entry) => [entry.content.ok, entry.content.error?.code ?? null]);
+    expect(results).toEqual([
+      [true, null],
+      [false, 'tool_outcome_unknown'],
+    ]);
+    expect(await approvalsOfRun(pool, run)).toHaveLength(1);
+  });
+
   it('a failure to park (the database refuses the approvals row) fails the call; it never runs, and the run goes on', async () => {
     await platform.startRunner();
     const id = await agent('unparkable', 'unpark.go', [{ tool: 'web.echo', arguments: { text: 'must not run' } }, { say: 'went on without it' }]);

@@ -20,6 +20,8 @@ export interface ToolCallsInput extends JudgeInput {
   metrics?: LoopMetrics;
   /** The run's recorded approvals; absent: every ask waits (and fails, with no way to park). */
   approvals?: ApprovalRecords;
+  /** No approval can be recorded for these calls (an answer of this execution, repeating no earlier call's id): they are not looked up. */
+  unrecorded?: boolean;
   run: { runId: string; workspaceId: string };
   /** The mode a plan-mode run goes on in once its plan is approved. */
   afterPlan: 'default' | 'auto';
@@ -59,7 +61,7 @@ export async function callTools(input: ToolCallsInput): Promise<AskingCall[]> {
   const judged = input.calls.map((call) => judgeCall(call, byName.get(call.name), input));
   const asks = judged.filter((call): call is AskingCall => call.type === 'ask');
   let decided: Map<string, RecordedApproval> | Error = new Map();
-  if (asks.length > 0 && input.approvals) {
+  if (asks.length > 0 && input.approvals && !input.unrecorded) {
     decided = await input.approvals.ofCalls(input.run, asks.map((ask) => ask.call.id)).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   }
   const waiting: AskingCall[] = [];

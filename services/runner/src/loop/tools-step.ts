@@ -29,6 +29,7 @@ export async function toolsStep(session: RunSession, next: Extract<RunStateNext,
     transcript: recorder,
     metrics: options.metrics,
     approvals: options.approvals,
+    unrecorded: unrecorded(session, next.calls),
     run: { runId: run.id, workspaceId: run.workspaceId },
     afterPlan: run.spec.approvals.afterPlan,
   });
@@ -59,6 +60,20 @@ async function park(session: RunSession, asks: readonly AskingCall[], options: A
     fail(`the approval could not be recorded (${error instanceof Error ? error.message : String(error)}); the call did not run`);
     return false;
   }
+}
+
+/**
+ * Whether no approval can be recorded for these calls: approvals are keyed by
+ * run and call id, and asked for by a park, which ends an execution — so an
+ * answer made by this execution has none, unless it repeats the id of a call
+ * of an earlier answer (a model may reuse ids). A resumed run's answer was made
+ * before, and its calls are looked up.
+ */
+function unrecorded(session: RunSession, calls: ReadonlyArray<{ id: string }>): boolean {
+  if (session.steps === 0) return false;
+  const answers = session.recorder.state.conversation.filter((message) => message.role === 'assistant');
+  const earlier = new Set(answers.slice(0, -1).flatMap((message) => message.toolCalls.map((call) => call.id)));
+  return calls.every((call) => !earlier.has(call.id));
 }
 
 /** What the model said with the calls of its last answer. */
