@@ -62,6 +62,8 @@ export async function callTools(input: ToolCallsInput): Promise<AskingCall[]> {
   const asks = judged.filter((call): call is AskingCall => call.type === 'ask');
   let decided: Map<string, RecordedApproval> | Error = new Map();
   if (asks.length > 0 && input.approvals && !input.unrecorded) {
+    // Approved, they run next: their servers connect while the approvals are read and the call marked.
+    input.host.prepare?.(asks.filter((ask) => ask.request.kind === 'tool').map((ask) => ask.tool.name));
     decided = await input.approvals.ofCalls(input.run, asks.map((ask) => ask.call.id)).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   }
   const waiting: AskingCall[] = [];

@@ -148,6 +148,14 @@ class McpToolHost implements ToolHost {
     return { ...outcome, durationMs };
   }
 
+  prepare(names: readonly string[]): void {
+    // A connect that fails is kept as the session's outcome: the call that follows reports it.
+    for (const name of names) {
+      const hosted = this.byName.get(name);
+      if (hosted) void this.session(hosted.endpoint);
+    }
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed.abort(new Error('the run closed its tools'));

@@ -60,6 +60,12 @@ export interface ToolHost {
   tools(): ToolDefinition[];
   /** Calls a tool by its `name` (not its modelName). Never throws, never outlives the call timeout. */
   call(name: string, args: unknown, signal: AbortSignal): Promise<ToolCallResult>;
+  /**
+   * Starts opening the sessions these tools' servers need, without waiting:
+   * a call that follows finds its server connected or connecting. For a
+   * resumed run's approved calls, whose connect can overlap the reads before them.
+   */
+  prepare?(names: readonly string[]): void;
   /** Ends every session the run opened (stdio children are stopped). Idempotent. */
   close(): Promise<void>;
 }
