@@ -5,7 +5,6 @@ import type { Logger } from '@switchyard/logging';
 import { runChecks, type ReadinessCheck } from '@switchyard/runtime';
 import type { Redis } from '@switchyard/redis';
 import { authenticate, Authenticator } from './http/auth';
-import { sessionCookieOf } from './http/ui-session-cookie';
 import { errorHandler, notFoundHandler } from './http/errors';
 import type { GatewayMetrics } from './http/metrics';
 import { methodNotAllowed } from './http/method-not-allowed';
@@ -195,10 +194,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.use(mattermostIntegrationRoutes({ ...deps.mattermost, bodyLimitBytes: deps.bodyLimitBytes }));
   if (deps.adminQueues) app.use(ADMIN_QUEUES_PATH, requireAdminToken(deps.adminQueues.token), adminQueuesApp(deps.adminQueues.queues));
   app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, tryAgent, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
-  const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR, async (req) => {
-    const cookie = sessionCookieOf(req);
-    return cookie ? ((await authenticator.resolveSession(cookie))?.workspaceSlug ?? null) : null;
-  });
+  const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR);
   if (ui) app.use(ui);
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));

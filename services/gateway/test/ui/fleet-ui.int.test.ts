@@ -57,10 +57,8 @@ describe('issue 16: the fleet web UI (headless Chromium, real processes)', () =>
   it('serves the built page: index.html not cached, hashed assets immutable, the API untouched', async () => {
     const index = await fetch(url('/agents/some-id'));
     expect(index.status).toBe(200);
-    expect(index.headers.get('cache-control')).toBe('private, no-cache');
+    expect(index.headers.get('cache-control')).toBe('no-cache');
     const html = await index.text();
-    // Signed out: the page preloads only who is signed in (the answer, 401, shows the sign-in).
-    expect([...html.matchAll(/rel="preload" as="fetch" crossorigin href="([^"]+)"/g)].map((m) => m[1])).toEqual(['/v1/session']);
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
     const script = await fetch(url(asset));
     expect(script.status).toBe(200);
@@ -85,25 +83,6 @@ describe('issue 16: the fleet web UI (headless Chromium, real processes)', () =>
     expect(cookie).toMatchObject({ name: 'sy_session', httpOnly: true, sameSite: 'Strict' });
     // The page cannot read its own session cookie.
     expect(await page.evaluate(() => (globalThis as any).document.cookie)).toBe('');
-  });
-
-  it('the fleet page preloads its first reads for the signed-in workspace, and fetches each of them once', async () => {
-    const [cookie] = await context.cookies();
-    const html = await (await fetch(url('/'), { headers: { cookie: `${cookie!.name}=${cookie!.value}` } })).text();
-    const preloads = [...html.matchAll(/rel="preload" as="fetch" crossorigin href="([^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
-    expect(preloads).toEqual(['/v1/session', `${base}/runs?limit=100`, `${base}/agents?limit=200`, `${base}/approvals?status=pending&limit=200`]);
-    // A cookie that is no session's names no workspace.
-    const forged = await (await fetch(url('/'), { headers: { cookie: 'sy_session=sys_forged' } })).text();
-    expect(forged).not.toContain(base);
-    const requested: string[] = [];
-    const onRequest = (request: { url(): string }) => requested.push(new URL(request.url()).pathname + new URL(request.url()).search);
-    page.on('request', onRequest);
-    await page.reload();
-    await page.locator('table[data-testid="runs"]').waitFor();
-    await page.getByTestId('live-status').filter({ hasText: 'live' }).waitFor();
-    page.off('request', onRequest);
-    // The page's own reads were served by its preloads: one request each, not two.
-    for (const read of preloads) expect([read, requested.filter((path) => path === read).length]).toEqual([read, 1]);
   });
 
   it('shows a run of a fact posted by API within a second, and its completion, without a reload', async () => {

@@ -1,5 +1,4 @@
 import type { ValidationIssue } from './types';
-import { SESSION_PATH } from './first-reads';
 
 /** An error answer of the API: its stable code, message and details (zod issues for VALIDATION_FAILED). */
 export class ApiError extends Error {
@@ -50,7 +49,7 @@ export async function api<T>(method: string, path: string, body?: unknown, heade
   const parsed: unknown = text ? safeJson(text) : undefined;
   if (!response.ok) {
     const error = (parsed as { error?: { code?: string; message?: string; details?: unknown } } | undefined)?.error;
-    if (response.status === 401 && path !== SESSION_PATH) onUnauthenticated();
+    if (response.status === 401 && path !== '/v1/session') onUnauthenticated();
     throw new ApiError(response.status, error?.code ?? 'HTTP_' + response.status, error?.message ?? response.statusText, error?.details);
   }
   return parsed as T;

@@ -1,6 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, wsPath } from './api';
-import { AGENTS_PATH, PENDING_APPROVALS_PATH } from './first-reads';
 import type { AgentResponse, Approval, Fact, Run, TranscriptEntry, WorkspaceSettings } from './types';
 
 /** How often pages showing agents' usage (spend today, queued runs) read it again: it changes with every run, without a fact of its own. */
@@ -10,7 +9,7 @@ export const USAGE_REFRESH_MS = 5_000;
 export function useAgents(ws: string, withUsage = false) {
   return useQuery({
     queryKey: ['agents', ws],
-    queryFn: () => api<{ agents: AgentResponse[] }>('GET', wsPath(ws, AGENTS_PATH)).then((r) => r.agents),
+    queryFn: () => api<{ agents: AgentResponse[] }>('GET', wsPath(ws, '/agents?limit=200')).then((r) => r.agents),
     ...(withUsage ? { refetchOnMount: 'always' as const, refetchInterval: USAGE_REFRESH_MS } : {}),
   });
 }
@@ -38,7 +37,7 @@ export function usePendingApprovals(ws: string) {
     queryKey: ['approvals', ws, 'pending'],
     queryFn: async () => {
       try {
-        return (await api<{ approvals: Approval[] }>('GET', wsPath(ws, PENDING_APPROVALS_PATH))).approvals;
+        return (await api<{ approvals: Approval[] }>('GET', wsPath(ws, '/approvals?status=pending&limit=200'))).approvals;
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return null;
         throw error;

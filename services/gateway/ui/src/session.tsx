@@ -1,6 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { api, ApiError, setCsrfToken, setOnUnauthenticated } from './api';
-import { SESSION_PATH } from './first-reads';
 import type { UiSessionResponse } from './types';
 
 /** The signed-in session, or null when signed out; undefined while it is being looked up. */
@@ -22,13 +21,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     setOnUnauthenticated(() => adopt(null));
-    api<UiSessionResponse>('GET', SESSION_PATH).then(adopt, () => adopt(null));
+    api<UiSessionResponse>('GET', '/v1/session').then(adopt, () => adopt(null));
   }, [adopt]);
 
-  const signIn = useCallback(async (token: string) => adopt(await api<UiSessionResponse>('POST', SESSION_PATH, { token })), [adopt]);
+  const signIn = useCallback(async (token: string) => adopt(await api<UiSessionResponse>('POST', '/v1/session', { token })), [adopt]);
   const signOut = useCallback(async () => {
     try {
-      await api('DELETE', SESSION_PATH);
+      await api('DELETE', '/v1/session');
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) throw error;
     }

@@ -1,6 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, errorText, wsPath } from '../api';
-import { PENDING_APPROVALS_PATH } from '../first-reads';
 import { ApprovalCard } from '../components/approval-card';
 import { useFacts } from '../live';
 import { useWorkspace } from '../session';
@@ -12,7 +11,7 @@ export function ApprovalsPage() {
   const queryClient = useQueryClient();
   const pending = useQuery({
     queryKey: ['approvals', slug, 'pending'],
-    queryFn: () => api<{ approvals: Approval[] }>('GET', wsPath(slug, PENDING_APPROVALS_PATH)).then((r) => r.approvals),
+    queryFn: () => api<{ approvals: Approval[] }>('GET', wsPath(slug, '/approvals?status=pending&limit=200')).then((r) => r.approvals),
   });
   const decided = useQuery({
     queryKey: ['approvals', slug, 'decided'],

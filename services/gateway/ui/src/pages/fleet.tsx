@@ -2,7 +2,6 @@ import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
-import { runsPath } from '../first-reads';
 import { KillSwitch } from '../components/kill-switch';
 import { durationOf, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
@@ -37,11 +36,14 @@ interface RunFilter {
  */
 function useLiveRuns(ws: string, filter: RunFilter) {
   const [rows, setRows] = useState(() => new Map<string, Run>());
+  const params = new URLSearchParams({ limit: '100' });
+  if (filter.agentId) params.set('agentId', filter.agentId);
+  if (filter.status) params.set('status', filter.status);
   // Read afresh whenever the table mounts, never from the cache: the stream updates the rows only
   // while the page is open, so a first page cached by an earlier visit misses what ran meanwhile.
   const list = useQuery({
     queryKey: ['runs', ws, filter.agentId, filter.status],
-    queryFn: () => api<{ runs: Run[] }>('GET', wsPath(ws, runsPath(filter))).then((r) => r.runs),
+    queryFn: () => api<{ runs: Run[] }>('GET', wsPath(ws, `/runs?${params}`)).then((r) => r.runs),
     staleTime: 0,
     gcTime: 0,
   });
