@@ -3,7 +3,11 @@
  * the same bench run alternately on a baseline tree and on this tree, in
  * pairs, says how the two compare under the same load. Usage:
  *
- *   node --import tsx bench/lib/pairs.ts <loop|match|teams> <baseline root> [pairs]
+ *   node --import tsx bench/lib/pairs.ts <loop|match|teams|approvals|ui> <baseline root> [pairs]
+ *
+ * `BENCH_PAIRS_PAUSE_S` (default 20) idles the machine before each run: a run
+ * started on the last one's residue (its processes exiting, PostgreSQL writing
+ * its database out) is slower, whichever tree it is.
  *
  * The baseline root is another checkout of the repo (its own services and
  * libs, `node_modules` resolving `@switchyard/*` to them). Each run gets the
@@ -20,6 +24,7 @@ import path from 'node:path';
 type Figures = Record<string, number>;
 
 const HERE = path.resolve(__dirname, '../..');
+const PAUSE_S = Number(process.env.BENCH_PAIRS_PAUSE_S ?? 20);
 
 /** The figures of a bench's printed section that the pairs compare. */
 const PARSERS: Record<string, (out: string) => Figures> = {
@@ -66,6 +71,34 @@ const PARSERS: Record<string, (out: string) => Figures> = {
       idleGatewayCpu: cpu ? Number(cpu[1]) : NaN, idleRunnerCpu: cpu ? Number(cpu[2]) : NaN, idleEventLogCpu: cpu ? Number(cpu[3]) : NaN,
     };
   },
+  approvals: (out) => {
+    const figures: Figures = {};
+    const parked = /the last ([\d,]+) ms after they were queued/.exec(out);
+    figures.lastParkMs = parked ? num(parked[1]!) : NaN;
+    const cpu = /CPU per parked run while they parked: ([^\n]+)\./.exec(out)?.[1] ?? '';
+    let total = 0;
+    for (const match of cpu.matchAll(/((?:[^,(]|\([^)]*\))+?) ([\d.]+) ms/g)) {
+      figures[`${match[1]!.trim()} CPU per park`] = Number(match[2]);
+      total += Number(match[2]);
+    }
+    figures['CPU per park'] = cpu ? total : NaN;
+    const resume = /decision → call p50 (\d+) ms, → claim p50 (\d+) ms, baseline p50 (\d+) ms/.exec(out);
+    figures.callP50 = resume ? Number(resume[1]) : NaN;
+    figures.claimP50 = resume ? Number(resume[2]) : NaN;
+    figures.baselineP50 = resume ? Number(resume[3]) : NaN;
+    return figures;
+  },
+  ui: (out) => {
+    const renders = /first render \(rows\): ([^\n]+) ms/.exec(out)?.[1]?.split(', ').map(num) ?? [];
+    const sorted = [...renders].sort((a, b) => a - b);
+    const update = /update p50\/p95\/p99 ([\d.]+)\/([\d.]+)\/([\d.]+) ms/.exec(out);
+    return {
+      firstRenderP50: sorted.length > 0 ? sorted[Math.floor((sorted.length - 1) / 2)]! : NaN,
+      firstRenderMax: sorted.at(-1) ?? NaN,
+      updateP50: update ? Number(update[1]) : NaN,
+      updateP95: update ? Number(update[2]) : NaN,
+    };
+  },
 };
 
 const num = (text: string) => Number(text.replace(/,/g, '').replace(/ %$/, ''));
@@ -88,12 +121,13 @@ function runBench(bench: string, root: string, log: string): Promise<string> {
 async function main(): Promise<void> {
   const [bench, baselineRoot, pairsArg] = process.argv.slice(2);
   const parse = bench ? PARSERS[bench] : undefined;
-  if (!parse || !baselineRoot) throw new Error('usage: pairs.ts <loop|match|teams> <baseline root> [pairs]');
+  if (!parse || !baselineRoot) throw new Error('usage: pairs.ts <loop|match|teams|approvals|ui> <baseline root> [pairs]');
   const pairs = Number(pairsArg ?? 2);
   const log = process.env.BENCH_PAIRS_LOG ?? `/tmp/bench-pairs-${bench}-${Date.now()}.log`;
   const rows: Array<{ pair: number; code: string; load: number; at: string; figures: Figures }> = [];
   for (let pair = 1; pair <= pairs; pair++) {
     for (const [code, root] of [['baseline', path.resolve(baselineRoot)], ['this tree', HERE]] as const) {
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_S * 1000));
       const load = os.loadavg()[0]!;
       const at = new Date().toISOString().slice(11, 16);
       appendFileSync(log, `\n=== pair ${pair}, ${code} (${root}), load ${load.toFixed(1)}, ${at} UTC\n`);
