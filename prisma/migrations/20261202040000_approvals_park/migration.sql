@@ -33,6 +33,6 @@ BEGIN
   IF NOT (v_park->>'ended')::boolean THEN
     RAISE EXCEPTION 'the run is not this runner''s any more (its lease lapsed): not parked';
   END IF;
-  RETURN v_park || jsonb_build_object('new', to_jsonb(v_new));
+  RETURN v_park;
 END
 $$;

@@ -78,6 +78,19 @@ describe('issue 15: parked approvals in the runner', () => {
     expect(response.status).toBe(201);
     return response.body.id as string;
   };
+  /** An agent whose model is the local OpenAI-compatible server (its replies set by each test). */
+  const openAiAgent = async (name: string, model: string, kind: string, extra: Record<string, unknown> = {}) => {
+    const response = await api('POST', `/v1/workspaces/${ws}/agents`, {
+      name,
+      instructions: 'Act on the fact.',
+      model: { provider: 'openai', name: model },
+      triggers: [{ kind }],
+      tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
+      ...extra,
+    });
+    expect(response.status).toBe(201);
+    return response.body.id as string;
+  };
   const post = async (kind: string, id: string) => expect((await api('POST', `/v1/workspaces/${ws}/events`, { kind, subject: { type: 't', id } })).status).toBe(202);
   const runOfSubject = (agentId: string, subject: string) =>
     waitFor(
@@ -289,15 +302,7 @@ describe('issue 15: parked approvals in the runner', () => {
   });
   it('parallel calls of one step: the allowed one runs, each asking one parks its own approval, the run resumes once all are decided', async () => {
     await platform.startRunner();
-    const created = await api('POST', `/v1/workspaces/${ws}/agents`, {
-      name: 'parallel',
-      instructions: 'Act on the fact.',
-      model: { provider: 'openai', name: 'm-parallel' },
-      triggers: [{ kind: 'par.go' }],
-      tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
-      rules: { allow: ['web.add'] },
-    });
-    expect(created.status).toBe(201);
+    const agentId = await openAiAgent('parallel', 'm-parallel', 'par.go', { rules: { allow: ['web.add'] } });
     replies = [
       {
         type: 'message',
@@ -312,7 +317,7 @@ describe('issue 15: parked approvals in the runner', () => {
       { type: 'message', content: 'all three done', toolCalls: [], usage: { prompt_tokens: 1, completion_tokens: 1 } },
     ];
     await post('par.go', 'PAR');
-    const run = await runOfSubject(created.body.id, 'PAR');
+    const run = await runOfSubject(agentId, 'PAR');
     const parked = await nextStop(pool, run);
     expect(parked.status).toBe('awaiting_approval');
     expect(parked.pending.map((approval) => [approval.tool_call_id, (approval.tool as { class: string }).class])).toEqual([
@@ -339,14 +344,7 @@ describe('issue 15: parked approvals in the runner', () => {
 
   it('a model that reuses a call id: its second ask is looked up among the approvals (approved and started before), never parked on a decided one', async () => {
     await platform.startRunner();
-    const created = await api('POST', `/v1/workspaces/${ws}/agents`, {
-      name: 'reuser',
-      instructions: 'Act on the fact.',
-      model: { provider: 'openai', name: 'm-reuse' },
-      triggers: [{ kind: 'reuse.go' }],
-      tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
-    });
-    expect(created.status).toBe(201);
+    const agentId = await openAiAgent('reuser', 'm-reuse', 'reuse.go');
     const ask = (text: string): LocalOpenAiReply => ({
       type: 'message',
       content: null,
@@ -355,7 +353,7 @@ describe('issue 15: parked approvals in the runner', () => {
     });
     replies = [ask('first'), ask('second'), { type: 'message', content: 'done', toolCalls: [], usage: { prompt_tokens: 1, completion_tokens: 1 } }];
     await post('reuse.go', 'REUSE');
-    const run = await runOfSubject(created.body.id, 'REUSE');
+    const run = await runOfSubject(agentId, 'REUSE');
     const parked = await nextStop(pool, run);
     expect(parked.status).toBe('awaiting_approval');
     expect(await decideApproval(api, ws, parked.pending[0]!.id, 'approve')).toBe(200);

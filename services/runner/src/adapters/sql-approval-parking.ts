@@ -2,13 +2,12 @@ import { APPROVAL_FACT_KINDS, type Approval, type ApprovalDecider } from '@switc
 import { approvalFact, newId } from '@switchyard/core';
 import { APPROVAL_COLUMNS, approvalFromRow, outboxParams, recordFacts, type ApprovalRow, type SqlPool, type SqlRunner } from '@switchyard/db';
 import type { ApprovalParking, ApprovalRequest, Claimed, ParkOutcome, RunRef } from '../ports';
-import { toClaimed, type ClaimJson } from './sql-run-queue';
-import type { SqlRunQueueOptions } from './sql-run-queue';
+import { toClaimed, type ClaimJson, type SqlRunQueueOptions } from './sql-run-queue';
 
 /** Who denies every ask of a workspace whose setting `approvals` is `deny`. */
 const DENIED_BY_SETTING: ApprovalDecider = { type: 'system', reason: 'approvals_denied' };
 
-/** One approval fact per pending row, the row's own columns; its facts are the first eleven parameters (outboxParams). */
+/** `approvals_park`: the facts as its first eleven parameters (outboxParams), then the run, its owner, lease, claim limit and the rows. */
 const PARK_SQL = `SELECT approvals_park($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::jsonb[], $9::text[], $10::timestamptz[], $11::text[],
   $12::uuid, $13, $14, $15, $16::jsonb) AS r`;
 
