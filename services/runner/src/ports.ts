@@ -21,6 +21,8 @@ export interface RunContext {
   fact: Fact | null;
   /** The session's last transcript `seq` (0 when it has none): where this run's entries continue. */
   transcriptSeq: number;
+  /** The run has transcript entries of its own (it executed before: parked, or its runner died); a new run, a teammate's next turn too, has none to read. */
+  continued: boolean;
 }
 
 export interface RunContextStore {

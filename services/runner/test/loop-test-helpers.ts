@@ -7,7 +7,7 @@ import { SqlRunContextStore } from '../src/adapters/sql-run-context';
 import { SqlSecretReader } from '../src/adapters/sql-secret-reader';
 import { SqlSpendLedger } from '../src/adapters/sql-spend-ledger';
 import { SqlTranscriptStore } from '../src/adapters/sql-transcript-store';
-import { AgentLoop } from '../src/loop/agent-loop';
+import { AgentLoop, type AgentLoopOptions } from '../src/loop/agent-loop';
 import type { StepOutcome } from '../src/loop/steps';
 import { createModel } from '../src/model/create-model';
 import { createPriceTable } from '../src/model/prices';
@@ -20,8 +20,15 @@ const log = createLogger({ service: 'loop-test', level: 'silent' });
  * test process and in a child process they SIGKILL. Built as a runner builds
  * it, on the real stores (transcript in PostgreSQL, mailbox in Redis); the
  * OpenAI model is pointed nowhere (these tests use the scripted model).
+ * `overrides` replace ports (a store wrapped to count its reads).
  */
-export function realAgentLoop(sql: SqlRunner, redis: Redis, prefix: string, onStep?: (outcome: StepOutcome, state: Readonly<RunState>) => void): AgentLoop {
+export function realAgentLoop(
+  sql: SqlRunner,
+  redis: Redis,
+  prefix: string,
+  onStep?: (outcome: StepOutcome, state: Readonly<RunState>) => void,
+  overrides: Partial<AgentLoopOptions> = {},
+): AgentLoop {
   return new AgentLoop({
     contexts: new SqlRunContextStore(sql),
     transcripts: new SqlTranscriptStore(sql),
@@ -33,5 +40,6 @@ export function realAgentLoop(sql: SqlRunner, redis: Redis, prefix: string, onSt
     tools: (input) => connectTools({ ...input, options: { allowPrivate: true }, log }),
     ...(onStep ? { onStep } : {}),
     log,
+    ...overrides,
   });
 }

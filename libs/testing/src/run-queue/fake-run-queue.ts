@@ -17,6 +17,8 @@ export interface FakeQueuedRun {
   leaseUntil: number | null;
   stop: QueueStartedRun['stop'];
   startedAt: number | null;
+  /** Claims that started it: more than one means it executed before (parked and resumed). */
+  starts: number;
   endedAt: number | null;
 }
 
@@ -45,7 +47,7 @@ export class FakeRunQueueStore {
   enqueue(lane: string, options: { id?: string; stop?: QueueStartedRun['stop'] } = {}): string {
     const id = options.id ?? randomUUID();
     const agentId = lane.startsWith('agent:') ? lane.slice('agent:'.length) : lane;
-    this.runs.set(id, { id, lane, agentId, status: 'queued', reason: null, order: this.order++, queuedAt: Date.now(), leaseOwner: null, leaseUntil: null, stop: options.stop ?? null, startedAt: null, endedAt: null });
+    this.runs.set(id, { id, lane, agentId, status: 'queued', reason: null, order: this.order++, queuedAt: Date.now(), leaseOwner: null, leaseUntil: null, stop: options.stop ?? null, startedAt: null, endedAt: null, starts: 0 });
     return id;
   }
 
@@ -73,7 +75,7 @@ export class FakeRunQueueStore {
     const started = this.inStatus(lane, 'queued')
       .slice(0, Math.max(0, room))
       .map((run) => {
-        Object.assign(run, { status: 'running', leaseOwner: owner, leaseUntil: now + leaseMs, startedAt: now });
+        Object.assign(run, { status: 'running', leaseOwner: owner, leaseUntil: now + leaseMs, startedAt: now, starts: run.starts + 1 });
         return startedOf(run);
       });
     return { started, lost };
@@ -149,7 +151,7 @@ function refOf(run: FakeQueuedRun): QueueRunRef {
 function startedOf(run: FakeQueuedRun): QueueStartedRun {
   return {
     ...refOf(run),
-    context: { origin: { type: 'manual', input: 'go', userId: '00000000-0000-7000-8000-000000000000' }, sessionId: run.id, fact: null, transcriptSeq: 0 },
+    context: { origin: { type: 'manual', input: 'go', userId: '00000000-0000-7000-8000-000000000000' }, sessionId: run.id, fact: null, transcriptSeq: 0, continued: run.starts > 1 },
     stop: run.stop,
   };
 }

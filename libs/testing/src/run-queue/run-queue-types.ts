@@ -19,7 +19,7 @@ export interface QueueRunRef {
 
 /** A run a claim started, with what executing it needs. */
 export interface QueueStartedRun extends QueueRunRef {
-  context: { origin: RunOrigin; sessionId: string; fact: Fact | null; transcriptSeq: number };
+  context: { origin: RunOrigin; sessionId: string; fact: Fact | null; transcriptSeq: number; continued: boolean };
   stop: 'stopped' | 'agents_paused' | null;
 }
 

@@ -9,6 +9,7 @@ import type { RunContext, RunContextStore } from '../ports';
  */
 export const RUN_CONTEXT_COLUMNS = `r.origin, r.session_id::text AS session_id,
   (SELECT max(seq) FROM transcript_entries t WHERE t.session_id = r.session_id) AS transcript_seq,
+  EXISTS (SELECT 1 FROM transcript_entries t WHERE t.run_id = r.id) AS continued,
   (SELECT row_to_json(e) FROM (SELECT ${FACT_COLUMNS} FROM platform_events
                                 WHERE id = r.event_id AND workspace_id = r.workspace_id) e) AS fact_row`;
 
@@ -17,6 +18,7 @@ export interface RunContextRow {
   origin: unknown;
   session_id: string;
   transcript_seq: number | string | null;
+  continued: boolean;
   fact_row: FactRow | null;
 }
 
@@ -27,10 +29,11 @@ export function runContextFromRow(row: RunContextRow, workspaceSlug: string): Ru
     sessionId: row.session_id,
     fact: row.fact_row ? factFromRow(row.fact_row, workspaceSlug) : null,
     transcriptSeq: Number(row.transcript_seq ?? 0),
+    continued: row.continued,
   };
 }
 
-/** Reads a run's origin, session, activating fact and where its session's transcript stands, in one query. */
+/** Reads a run's origin, session, activating fact and where its session's transcript stands (and whether the run has entries), in one query. */
 export class SqlRunContextStore implements RunContextStore {
   constructor(private readonly sql: SqlRunner) {}
 

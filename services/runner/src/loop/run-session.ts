@@ -51,9 +51,7 @@ export async function openSession(options: AgentLoopOptions, run: ExecutableRun,
   const redact = (text: string) => redactSecrets(text, secretValues);
   // A run that resolved no secret (and has no agent token) skips the round trip through JSON.
   const redactContent = <C extends Record<string, unknown>>(content: C): C => (secretValues.length === 0 ? content : (JSON.parse(redact(JSON.stringify(content))) as C));
-  // Sessions with no entries at all (every new run today) need no read.
-  const state: RunState =
-    runContext.transcriptSeq > 0 ? rebuildRunState(run.id, await options.transcripts.entries({ runId: run.id, workspaceId: run.workspaceId })) : emptyRunState(run.id);
+  const state = await runStateOf(options, run, runContext);
   const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq });
   const recorder = new RunRecorder(writer, state, redactContent);
   const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
@@ -160,7 +158,7 @@ export async function closeSession(options: AgentLoopOptions, session: RunSessio
 export async function abandonSession(options: AgentLoopOptions, run: Pick<RunRef, 'id' | 'workspaceId' | 'workspaceSlug'>): Promise<string | null> {
   const context = await options.contexts.context(run);
   if (!context) return null;
-  const state = context.transcriptSeq > 0 ? rebuildRunState(run.id, await options.transcripts.entries({ runId: run.id, workspaceId: run.workspaceId })) : emptyRunState(run.id);
+  const state = await runStateOf(options, run, context);
   await options.mailbox.discard(context.sessionId, state.envelopeIds);
   const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: context.sessionId, lastSeq: context.transcriptSeq });
   const recorder = new RunRecorder(writer, state);
@@ -169,6 +167,11 @@ export async function abandonSession(options: AgentLoopOptions, run: Pick<RunRef
   await recorder.flush();
   await intake.settle();
   return waking ? wakeNextTurn(options, run) : null;
+}
+
+/** The run's state: rebuilt from its entries when it has any (it executed before), else empty — a new run, a teammate's next turn too, reads nothing. */
+async function runStateOf(options: AgentLoopOptions, run: Pick<RunRef, 'id' | 'workspaceId'>, context: RunContext): Promise<RunState> {
+  return context.continued ? rebuildRunState(run.id, await options.transcripts.entries({ runId: run.id, workspaceId: run.workspaceId })) : emptyRunState(run.id);
 }
 
 /** The teammate's next turn for what a turn left unread; a failure is left to the runner's sweep of open mailboxes. */
