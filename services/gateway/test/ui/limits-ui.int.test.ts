@@ -94,7 +94,14 @@ describe('issue 16: limits, causation and live rows in the web UI (headless Chro
   });
 
   it("shows every limit: today's spend against perDayUsd, the queue against its cap, the cooldown — on the agents list and an agent's page", async () => {
-    const agent = (await admin('GET', `${base}/agents/${ids['slow-lane']}`)).body;
+    // The burst left one run waiting behind the running one — unless its three later facts were all
+    // matched while the first run still waited, and all three were dropped: then one more fact waits.
+    await waitFor(async () => (await runsOf('slow-lane', 'running')).length === 1, { timeoutMs: 30_000, what: 'the slow run started' });
+    if ((await runsOf('slow-lane', 'queued')).length === 0) await post('job.submitted', 'J-5');
+    const agent = await waitFor(async () => {
+      const body = (await admin('GET', `${base}/agents/${ids['slow-lane']}`)).body;
+      return body.usage.queuedRuns === 1 && body;
+    }, { timeoutMs: 30_000, what: 'one run queued behind the running one' });
     expect(agent.usage).toEqual({ spentTodayUsd: 0, queuedRuns: 1 });
     await page.getByRole('link', { name: 'Agents' }).click();
     const row = page.locator(`tr[data-agent-id="${ids['slow-lane']}"]`);
