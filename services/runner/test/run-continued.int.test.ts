@@ -45,6 +45,7 @@ describe('a run reads its transcript entries only when it has some', () => {
     await t?.close();
   });
 
+  const queue = () => new SqlRunQueue(t.sql, { owner: 'test', leaseMs: 30_000 });
   /** A turn of the session, queued in its lane and claimed: what the runner would execute. */
   const claimTurn = async (): Promise<StartedRun> => {
     const id = newId();
@@ -53,7 +54,7 @@ describe('a run reads its transcript entries only when it has some', () => {
        VALUES ($1, $2, $3, 1, 'manual', $4, 'queued', $5, $6, now())`,
       [id, workspaceId, agentId, JSON.stringify({ type: 'manual', input: 'go', userId }), sessionId, `session:${sessionId}`],
     );
-    const claim = await new SqlRunQueue(t.sql, { owner: 'test', leaseMs: 30_000 }).claim(id, 1);
+    const claim = await queue().claim(id, 1);
     expect(claim.started.map((run) => run.id)).toEqual([id]);
     return claim.started[0]!;
   };
@@ -64,7 +65,7 @@ describe('a run reads its transcript entries only when it has some', () => {
     const executable: ExecutableRun = { ...started, spec };
     const result = await realAgentLoop(t.sql, redis.redis, redis.prefix, undefined, { transcripts }).execute(executable, { signal: new AbortController().signal, shouldStop: async () => null });
     // Ended as the runner ends it, so that the lane (concurrency 1) starts the next turn.
-    await new SqlRunQueue(t.sql, { owner: 'test', leaseMs: 30_000 }).end(run.id, { status: 'completed', reason: null, outcome: null, error: null }, 0);
+    await queue().end(run.id, { status: 'completed', reason: null, outcome: null, error: null }, 0);
     return result;
   };
   const seqsOf = async (runId: string) => (await t.pg.query(`SELECT seq FROM transcript_entries WHERE run_id = $1 ORDER BY seq`, [runId])).rows.map((row) => row.seq);
@@ -98,10 +99,9 @@ describe('a run reads its transcript entries only when it has some', () => {
       workspaceId,
       fresh.id,
     ]);
-    const queue = new SqlRunQueue(t.sql, { owner: 'test', leaseMs: 30_000 });
-    expect((await queue.park(fresh.id, 0)).ended).toBe(true);
-    expect(await queue.resume(fresh.id)).toBe(true);
-    const resumed = await queue.claim(fresh.id, 1);
+    expect((await queue().park(fresh.id, 0)).ended).toBe(true);
+    expect(await queue().resume(fresh.id)).toBe(true);
+    const resumed = await queue().claim(fresh.id, 1);
     expect(resumed.started.map((run) => [run.id, run.context.continued])).toEqual([[fresh.id, true]]);
   });
 });
