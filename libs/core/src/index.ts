@@ -14,8 +14,8 @@ export type { AddressRange, LookupAll, OutboundUrlErrorCode, OutboundUrlOptions,
 export { matchesStarGlob } from './star-glob';
 export { checkStorableJson, unstorableIn } from './storable-json';
 export type { JsonCheck, JsonPath, JsonRefusal } from './storable-json';
-export { createPinnedFetch } from './pinned-fetch';
-export type { FetchLike, PinnedFetch, PinnedHost } from './pinned-fetch';
+export { createNodeFetch, createPinnedFetch } from './node-fetch';
+export type { FetchLike, NodeFetch, PinnedHost } from './node-fetch';
 export { actionSigningKey, signActionContext, verifyActionContext } from './action-signature';
 export type { UnsignedActionContext } from './action-signature';
 export { MattermostRest, retryAfterOf } from './mattermost-rest';

@@ -1,5 +1,5 @@
 import { OutboundUrlError, resolveOutboundUrl, type LookupAll } from './outbound-url';
-import { createPinnedFetch } from './pinned-fetch';
+import { createPinnedFetch } from './node-fetch';
 
 /**
  * Mattermost's REST v4 and incoming webhooks, called directly (decision 0030):

@@ -49,7 +49,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
   // One per runner: the tool lists its runs are offered (a run connects a server at its first call).
   const listings = new ToolListCache({ ttlMs: config.RUNNER_MCP_TOOL_LIST_TTL_MS });
   // An agent's own model endpoint is checked like its MCP servers' URLs (the operator's is trusted).
-  const checkBaseUrl = async (url: string) => void (await resolveOutboundUrl(url, { allowPrivate: tools.allowPrivate, allowedHosts: tools.allowedHosts }));
+  const checkBaseUrl = (url: string) => resolveOutboundUrl(url, { allowPrivate: tools.allowPrivate, allowedHosts: tools.allowedHosts });
   return new AgentLoop({
     contexts: new SqlRunContextStore(sql),
     transcripts: new SqlTranscriptStore(sql),

@@ -53,6 +53,23 @@ describe('createModel', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("sends an agent's own endpoint's requests to the address its check returned, whatever the name resolves to", async () => {
+    other.enqueue({ type: 'message', content: 'pinned' });
+    const port = new URL(other.baseUrl).port;
+    // A name under .test never resolves: only the pin can reach the server.
+    const baseUrl = `http://model.example.test:${port}/v1`;
+    const model = await createModel(
+      { model: { provider: 'openai', name: 'm', baseUrl, apiKeySecret: 'team-key' } },
+      { ...options(), checkBaseUrl: async () => ({ hostname: 'model.example.test', address: '127.0.0.1', family: 4 as const }) },
+    );
+    try {
+      expect((await ask(model)).message).toBe('pinned');
+      expect(other.requests[0]!.authorization).toBe('Bearer sk-team');
+    } finally {
+      model.close?.();
+    }
+  });
+
   it('never sends the operator key to an agent-chosen baseUrl', async () => {
     const error = await failure(createModel({ model: { provider: 'openai', name: 'm', baseUrl: other.baseUrl } }, options()));
     expect(error).toMatchObject({ code: 'model_auth_failed' });

@@ -124,7 +124,7 @@ async function platformTools(options: AgentLoopOptions, session: RunSession): Pr
 /**
  * Teardown, whatever the ending: the mailbox closed unless the run parked
  * (what it leaves unread becomes a notice, or waits for a teammate's next
- * turn), the transcript flushed, the tools closed, the agent token revoked.
+ * turn), the transcript flushed, the tools and the model closed, the agent token revoked.
  * Each part runs even when one before it failed.
  */
 export async function closeSession(options: AgentLoopOptions, session: RunSession): Promise<void> {
@@ -143,6 +143,7 @@ export async function closeSession(options: AgentLoopOptions, session: RunSessio
     .then(() => session.mailbox.settle())
     .catch((error: unknown) => log.warn({ err: error, runId }, 'transcript flush failed'));
   await session.host?.close().catch((error: unknown) => log.warn({ err: error, runId }, 'closing the tools failed'));
+  session.model?.close?.();
   if (session.tokenMinted) {
     await options.platform!.tokens.revoke(runId).catch((error: unknown) => log.error({ err: error, runId }, 'agent token not revoked; it expires by itself'));
   }

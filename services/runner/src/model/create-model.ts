@@ -1,4 +1,5 @@
 import { type AgentSpec, type Fact, MODEL_ERROR_CODES } from '@switchyard/contracts';
+import { createPinnedFetch, type PinnedHost } from '@switchyard/core';
 import { ModelError, type Model } from './model';
 import type { ModelEnv } from './model-config';
 import { OpenAiModel } from './openai-model';
@@ -18,10 +19,11 @@ export interface CreateModelOptions {
   env: Pick<ModelEnv, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'MODEL_TIMEOUT_MS' | 'MODEL_MAX_ATTEMPTS'>;
   /**
    * Vets an agent's own `model.baseUrl` (private, loopback, link-local and
-   * metadata ranges) before any request; rejects to refuse it. The operator's
-   * OPENAI_BASE_URL is trusted. @defaultValue none (every URL allowed)
+   * metadata ranges) before any request; rejects to refuse it, or returns
+   * the checked address, to which the model's requests are then pinned. The
+   * operator's OPENAI_BASE_URL is trusted. @defaultValue none (every URL allowed)
    */
-  checkBaseUrl?: (url: string) => Promise<void>;
+  checkBaseUrl?: (url: string) => Promise<PinnedHost | void>;
   /** Backoff tuning (tests); attempts come from MODEL_MAX_ATTEMPTS. @defaultValue DEFAULT_RETRY_OPTIONS */
   retry?: Partial<Omit<RetryOptions, 'maxAttempts'>>;
 }
@@ -43,14 +45,16 @@ export async function createModel(spec: Pick<AgentSpec, 'model' | 'script'>, opt
     case 'openai': {
       const { env } = options;
       const ownEndpoint = model.baseUrl !== undefined && !sameEndpoint(model.baseUrl, env.OPENAI_BASE_URL);
-      if (ownEndpoint) await options.checkBaseUrl?.(model.baseUrl!);
+      const pin = ownEndpoint ? await options.checkBaseUrl?.(model.baseUrl!) : undefined;
+      const key = await apiKey(model.apiKeySecret, ownEndpoint, options);
       return new OpenAiModel({
         model: model.name,
         baseUrl: model.baseUrl ?? env.OPENAI_BASE_URL,
-        apiKey: await apiKey(model.apiKeySecret, ownEndpoint, options),
+        apiKey: key,
         params: model.params,
         timeoutMs: env.MODEL_TIMEOUT_MS,
         retry: { ...options.retry, maxAttempts: env.MODEL_MAX_ATTEMPTS },
+        ...(pin ? { fetch: createPinnedFetch(pin) } : {}),
       });
     }
   }

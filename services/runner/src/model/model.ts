@@ -62,6 +62,8 @@ export interface ModelInput {
 /** A model the loop talks to: the OpenAI-compatible adapter or the scripted model. */
 export interface Model {
   complete(input: ModelInput): Promise<ModelResponse>;
+  /** Releases what the model holds (its connections), at the run's teardown. */
+  close?(): void;
 }
 
 /** Why a model call failed (the contracts' MODEL_ERROR_CODES); the loop ends the run `failed` with this code. */

@@ -1,5 +1,6 @@
 import { MODEL_ERROR_CODES } from '@switchyard/contracts';
-import OpenAI from 'openai';
+import { createNodeFetch, type FetchLike, type NodeFetch } from '@switchyard/core';
+import OpenAI, { type ClientOptions } from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -24,6 +25,19 @@ export interface OpenAiModelOptions {
   timeoutMs?: number;
   /** How failed attempts are retried. @defaultValue DEFAULT_RETRY_OPTIONS */
   retry?: Partial<RetryOptions>;
+  /**
+   * How requests go out: a fetch pinned to the checked address of an agent's
+   * own endpoint (closed with the model). @defaultValue the process's node:http fetch
+   */
+  fetch?: NodeFetch;
+}
+
+let processFetch: NodeFetch | undefined;
+
+/** One node:http fetch for the process: its kept-alive sockets serve every run's requests to the operator's endpoint. */
+function sharedFetch(): FetchLike {
+  processFetch ??= createNodeFetch();
+  return processFetch.fetch;
 }
 
 /**
@@ -55,6 +69,8 @@ export class OpenAiModel implements Model {
       baseURL: options.baseUrl,
       maxRetries: 0,
       timeout: this.timeoutMs,
+      // The client passes a URL string and an init, never a Request.
+      fetch: (options.fetch?.fetch ?? sharedFetch()) as ClientOptions['fetch'],
       // Explicit nulls, so the client does not pick these up from the runner's environment.
       organization: null,
       project: null,
@@ -63,6 +79,11 @@ export class OpenAiModel implements Model {
       // The client's debug logs would print prompts; our logging decides what is logged.
       logLevel: 'off',
     });
+  }
+
+  /** Releases the sockets of a fetch given with the options (the shared one stays). */
+  close(): void {
+    this.options.fetch?.close();
   }
 
   async complete({ messages, tools, signal }: ModelInput): Promise<ModelResponse> {

@@ -5,9 +5,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@switchyard/contracts';
-import { OutboundUrlError, resolveOutboundUrl } from '@switchyard/core';
+import { createPinnedFetch, OutboundUrlError, resolveOutboundUrl } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
-import { createPinnedFetch } from './pinned-fetch';
 import { deadline, untilAborted, type Deadline } from './deadline';
 import { describeError } from './tool-errors';
 import type { PlatformToolServer, ToolServerNotice } from './tool-host';

@@ -1,12 +1,13 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPinnedFetch } from '../src/tools/pinned-fetch';
+import { createNodeFetch, createPinnedFetch } from '../src/node-fetch';
 
 /**
  * The pinned fetch connects to the checked address whatever the name would
- * resolve to now (a name under .test never resolves), and to no other host.
+ * resolve to now (a name under .test never resolves), and to no other host;
+ * the unpinned one (the operator's endpoints) resolves as usual.
  */
-describe('pinned fetch', () => {
+describe('node fetch', () => {
   const seen: Array<{ method?: string; url?: string; headers: IncomingHttpHeaders; body: string }> = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -62,6 +63,16 @@ describe('pinned fetch', () => {
   it('honours an abort signal', async () => {
     const { fetch, close } = pinned();
     await expect(fetch(`http://mcp.example.test:${port}/mcp`, { signal: AbortSignal.abort() })).rejects.toThrow();
+    close();
+  });
+
+  it('unpinned, reaches any host it resolves, and not a name that does not resolve', async () => {
+    const { fetch, close } = createNodeFetch();
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const response = await fetch(`http://${host}:${port}/mcp`, { method: 'POST', body: host });
+      expect(await response.text()).toBe(`hello ${host}`);
+    }
+    await expect(fetch(`http://mcp.example.test:${port}/mcp`)).rejects.toThrow();
     close();
   });
 });

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
-/** The fetch shape callers hand to clients (the MCP SDK's FetchLike, Mattermost calls). */
+/** The fetch shape callers hand to clients (the MCP SDK's FetchLike, Mattermost calls, the openai client). */
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** A host checked by resolveOutboundUrl and the address its connections must use. */
@@ -12,22 +12,23 @@ export interface PinnedHost {
   family: 4 | 6;
 }
 
-/** A fetch bound to one checked address, and the sockets it keeps. */
-export interface PinnedFetch {
+/** A fetch on node:http(s), and the sockets it keeps alive. */
+export interface NodeFetch {
   fetch: FetchLike;
   /** Destroys the kept-alive sockets. */
   close(): void;
 }
 
 /**
- * A fetch (for the MCP client transport, Mattermost calls) that connects only to the address
- * the URL check approved. The global fetch would resolve the host again,
- * and a DNS answer that changed since the check (rebinding) would reach a
- * private address. TLS still verifies the certificate against the host name.
- * Requests to any other host are refused; the SDK follows redirects itself
- * (same origin only), through this fetch, so they are held to the same pin.
+ * A fetch (for the MCP client transport, Mattermost calls, model requests)
+ * that connects only to the address the URL check approved. The global
+ * fetch would resolve the host again, and a DNS answer that changed since
+ * the check (rebinding) would reach a private address. TLS still verifies
+ * the certificate against the host name. Requests to any other host are
+ * refused; the SDK follows redirects itself (same origin only), through this
+ * fetch, so they are held to the same pin.
  */
-export function createPinnedFetch(pin: PinnedHost): PinnedFetch {
+export function createPinnedFetch(pin: PinnedHost): NodeFetch {
   const lookup: LookupFunction = (hostname, options, callback) => {
     if (hostname.replace(/^\[|\]$/g, '').toLowerCase() !== pin.hostname) {
       callback(Object.assign(new Error(`${hostname} is not the checked host`), { code: 'ENOTFOUND' }), '', 0);
@@ -37,13 +38,28 @@ export function createPinnedFetch(pin: PinnedHost): PinnedFetch {
       callback(null, pin.address, pin.family);
     }
   };
+  return nodeFetch((hostname) => (hostname === pin.hostname ? null : `refusing to connect to ${hostname}: only ${pin.hostname} was checked`), lookup);
+}
+
+/**
+ * The same fetch to any host, resolved as usual: for endpoints the operator
+ * configured (OPENAI_BASE_URL), which no check vets. Node's global fetch
+ * costs several times its CPU per request (web streams end to end).
+ */
+export function createNodeFetch(): NodeFetch {
+  return nodeFetch(() => null);
+}
+
+/** A fetch on node:http(s) with kept-alive sockets; `refusal` names why a host may not be reached (null: it may). */
+function nodeFetch(refusal: (hostname: string) => string | null, lookup?: LookupFunction): NodeFetch {
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
   const fetch: FetchLike = (input, init = {}) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input instanceof URL ? input.href : input);
       const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
-      if (hostname !== pin.hostname) return reject(new Error(`refusing to connect to ${hostname}: only ${pin.hostname} was checked`));
+      const refused = refusal(hostname);
+      if (refused) return reject(new Error(refused));
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return reject(new Error(`refusing scheme ${url.protocol}`));
       const body = init.body;
       if (body !== undefined && body !== null && typeof body !== 'string' && !(body instanceof Uint8Array)) return reject(new Error('only string and byte bodies are supported'));
@@ -52,7 +68,7 @@ export function createPinnedFetch(pin: PinnedHost): PinnedFetch {
         method: init.method ?? 'GET',
         headers: Object.fromEntries(new Headers(init.headers).entries()),
         agent: secure ? agents.https : agents.http,
-        lookup,
+        ...(lookup ? { lookup } : {}),
         signal: init.signal ?? undefined,
       });
       request.on('error', reject);
