@@ -78,20 +78,20 @@ export function outboxParams(items: ReadonlyArray<{ fact: AcceptedFact; correlat
 }
 
 /**
- * Hands outbox rows to the sink in their order, then deletes the ones it
- * settled (stored, stored before, or a duplicate of a stored fact's key);
- * returns how many it settled. A row that does not parse as a fact, or that
+ * Hands outbox rows to the sink in their order; returns the ids of the ones
+ * it settled (stored, stored before, or a duplicate of a stored fact's key),
+ * for the caller to delete. A row that does not parse as a fact, or that
  * PostgreSQL refuses to store, is kept (visible in the table and the log
  * until someone looks).
  */
-async function relayRows(sql: SqlRunner, sink: FactSink, log: RelayLog, rows: readonly OutboxRow[]): Promise<number> {
+async function relayRows(sink: FactSink, log: RelayLog, rows: readonly OutboxRow[]): Promise<string[]> {
   const items: FactToRecord[] = [];
   for (const row of rows) {
     const fact = factOf(row);
     if (fact) items.push({ fact, correlationId: row.correlation_id });
     else log.error({ outboxId: row.id, kind: row.kind }, 'outbox row does not parse as a fact; left in the outbox');
   }
-  if (items.length === 0) return 0;
+  if (items.length === 0) return [];
   const outcomes = await sink.record(items);
   const settled: string[] = [];
   outcomes.forEach((outcome, index) => {
@@ -100,9 +100,13 @@ async function relayRows(sql: SqlRunner, sink: FactSink, log: RelayLog, rows: re
       log.error({ outboxId: fact.id, kind: fact.kind, outcome }, 'outbox row not stored; left in the outbox');
     } else settled.push(fact.id);
   });
-  if (settled.length > 0) await sql.$executeRawUnsafe('DELETE FROM fact_outbox WHERE id = ANY($1::uuid[])', settled);
-  return settled.length;
+  return settled;
 }
+
+const DELETE_SQL = 'DELETE FROM fact_outbox WHERE id = ANY($1::uuid[])';
+
+/** How long relayed rows wait for the next round to delete them before a round runs for that alone. */
+const TIDY_MS = 50;
 
 /**
  * Relays the given facts now, with every row ahead of them, in order: what a
@@ -116,7 +120,9 @@ export async function flushFacts(sql: SqlRunner, sink: FactSink, log: RelayLog, 
   if (ids.length === 0) return;
   for (;;) {
     const rows = await sql.$queryRawUnsafe<OutboxRow[]>(ROWS_UP_TO_SQL, [...ids], batchSize);
-    if (rows.length === 0 || (await relayRows(sql, sink, log, rows)) === 0 || rows.length < batchSize) return;
+    const settled = rows.length === 0 ? [] : await relayRows(sink, log, rows);
+    if (settled.length > 0) await sql.$executeRawUnsafe(DELETE_SQL, settled);
+    if (settled.length === 0 || rows.length < batchSize) return;
   }
 }
 
@@ -127,7 +133,9 @@ const ROW_COLUMNS = `o.id::text AS id, o.workspace_id::text AS workspace_id, w.s
     o.actor, o.payload, o.caused_by, o.idempotency_key, o.ts, o.correlation_id
   FROM fact_outbox o JOIN workspaces w ON w.id = o.workspace_id`;
 
-const DRAIN_SQL = `SELECT ${ROW_COLUMNS} ORDER BY o.position LIMIT $1`;
+/** The next rows in order, in the statement that deletes the ones the last round settled ($2). */
+const DRAIN_SQL = `WITH settled AS (DELETE FROM fact_outbox WHERE id = ANY($2::uuid[]))
+  SELECT ${ROW_COLUMNS} WHERE o.id <> ALL($2::uuid[]) ORDER BY o.position LIMIT $1`;
 
 /** The rows up to the last of some ids, in order: a flush relays what is ahead of its own facts first. */
 const ROWS_UP_TO_SQL = `SELECT ${ROW_COLUMNS}
@@ -172,8 +180,11 @@ function factOf(row: OutboxRow): AcceptedFact | null {
  * process holds the outbox's advisory lock on its own connection (the others
  * stand by and take over when that connection goes), so a run's facts are
  * stored in the order its changes were made. It drains when the outbox's
- * trigger notifies a commit, and every `pollMs` besides. A relay that dies
- * after storing and before its DELETE relays those rows again: their ids
+ * trigger notifies a commit, and every `pollMs` besides. The rows a round
+ * settled are deleted by the statement that reads the next round's: one
+ * statement a round, not two, while commits keep coming; when none comes
+ * within TIDY_MS a round runs for the delete alone (close deletes too). A
+ * relay that dies before that delete relays those rows again: their ids
  * find them stored, and they are published again (consumers dedupe by id).
  */
 export class OutboxRelay {
@@ -184,6 +195,9 @@ export class OutboxRelay {
   private draining: Promise<void> | undefined;
   private again = false;
   private lingering: NodeJS.Timeout | undefined;
+  /** Rows stored and published, deleted with the next round's read. */
+  private settled: string[] = [];
+  private tidying: NodeJS.Timeout | undefined;
   private readonly batchSize: number;
   private readonly pollMs: number;
 
@@ -209,8 +223,16 @@ export class OutboxRelay {
     this.closing = true;
     clearTimeout(this.timer);
     clearTimeout(this.lingering);
+    clearTimeout(this.tidying);
     // A drain that failed was logged where it ran; closing must not fail for it.
     await this.draining?.catch(() => undefined);
+    // What the last round settled goes now, or a successor would publish it again.
+    if (this.leader && this.settled.length > 0) {
+      await this.options.sql.$executeRawUnsafe(DELETE_SQL, this.settled).then(
+        () => void (this.settled = []),
+        (error: unknown) => this.options.log.warn({ err: error }, 'relayed outbox rows not deleted; a successor publishes them again'),
+      );
+    }
     const client = this.client;
     this.client = undefined;
     this.leader = false;
@@ -228,8 +250,11 @@ export class OutboxRelay {
       this.again = true;
       return this.draining;
     }
+    clearTimeout(this.tidying);
     this.draining = this.drainRounds().finally(() => {
       this.draining = undefined;
+      // The last round's rows wait for the next round's statement; a quiet outbox gets one for them.
+      if (this.settled.length > 0 && !this.closing) this.tidying = setTimeout(() => void this.drain().catch((error: unknown) => this.options.log.warn({ err: error }, 'outbox drain failed; retried')), TIDY_MS);
     });
     return this.draining;
   }
@@ -241,13 +266,14 @@ export class OutboxRelay {
     } while (this.again && this.leader && !this.closing);
   }
 
-  /** One round: read a batch in order, hand it to the sink, delete it. Returns the rows read. */
+  /** One round: delete what the last one settled and read a batch in order, then hand it to the sink. Returns the rows read. */
   private async round(): Promise<number> {
     const { sql, sink, log } = this.options;
-    const rows = await sql.$queryRawUnsafe<OutboxRow[]>(DRAIN_SQL, this.batchSize);
+    const rows = await sql.$queryRawUnsafe<OutboxRow[]>(DRAIN_SQL, this.batchSize, this.settled);
+    this.settled = [];
     if (rows.length === 0) return 0;
-    const relayed = await relayRows(sql, sink, log, rows);
-    this.options.onRelayed?.(relayed);
+    this.settled = await relayRows(sink, log, rows);
+    this.options.onRelayed?.(this.settled.length);
     return rows.length;
   }
 
