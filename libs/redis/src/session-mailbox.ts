@@ -45,6 +45,16 @@ export interface ForcedClose extends MailboxRead {
 const READ_COUNT = 100;
 
 /**
+ * Deletes entries the run has recorded (ARGV[3..]), then reads after the
+ * cursor: a drain and the delete of the drain before it, in one step.
+ * KEYS: [stream]; ARGV: start, count, ids to delete...
+ */
+const READ_SCRIPT = `
+if #ARGV > 2 then redis.call('XDEL', KEYS[1], unpack(ARGV, 3)) end
+return redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
+`;
+
+/**
  * Posts unless the mailbox is closed. KEYS: [stream, closed marker]; ARGV: maxLen, field, json.
  * Returns 1 when written, 0 when closed.
  */
@@ -62,10 +72,12 @@ return 1
  * resident is closed whatever waits (returned, to be recorded as unread); a
  * resident one keeps what its turn never read — with 'force' its mailbox
  * stays open for the next turn (answer 2: the caller wakes it), with 'idle'
- * it is marked idle and the next post wakes it (answer 3).
- * KEYS: [stream, closed marker, resident marker, open set]; ARGV: start, count, ttlSeconds, mode, sessionId.
+ * it is marked idle and the next post wakes it (answer 3). Entries the run
+ * has recorded (ARGV[6..]) are deleted first.
+ * KEYS: [stream, closed marker, resident marker, open set]; ARGV: start, count, ttlSeconds, mode, sessionId, ids to delete...
  */
 const CLOSE_SCRIPT = `
+if #ARGV > 5 then redis.call('XDEL', KEYS[1], unpack(ARGV, 6)) end
 local entries = redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
 if #entries > 0 and ARGV[4] == 'drained' then return {0, entries} end
 if redis.call('EXISTS', KEYS[3]) == 1 then
@@ -145,6 +157,7 @@ interface MailboxCommands {
   switchyardMailboxPost(...keysAndArgs: string[]): Promise<number>;
   switchyardMailboxPostResident(...keysAndArgs: string[]): Promise<number>;
   switchyardMailboxClose(...keysAndArgs: string[]): Promise<[number, Array<[string, string[]]>]>;
+  switchyardMailboxRead(...keysAndArgs: string[]): Promise<Array<[string, string[]]>>;
   switchyardMailboxOpenSince(...keysAndArgs: string[]): Promise<string[]>;
   switchyardMailboxTouchOpen(...keysAndArgs: string[]): Promise<number>;
 }
@@ -153,9 +166,9 @@ interface MailboxCommands {
  * A session's mailbox — the Redis stream `mailbox:<sessionId>` (one field
  * `envelope`, JSON) and its closed marker `mailbox-closed:<sessionId>` — in
  * one place for both sides: the gateway posts, the session's run reads after
- * its cursor, deletes what its transcript holds, and closes the mailbox when
- * it ends. Posting and closing are Lua scripts on the same keys, so a message
- * is either posted before the close (and read by the run's last drain) or
+ * its cursor, deletes what its transcript holds (with its next read or
+ * close), and closes the mailbox when it ends. Posting and closing are Lua
+ * scripts on the same keys, so a message is either posted before the close (and read by the run's last drain) or
  * refused — never accepted after the run's last read. A resident (teammate)
  * session's mailbox outlives its turns (decision 0035): closed means idle, a
  * post reopens it and is the one wake, and what a turn leaves unread stays.
@@ -173,6 +186,7 @@ export class SessionMailbox {
     this.closedTtlSeconds = options.closedTtlSeconds ?? 86_400;
     redis.defineCommand('switchyardMailboxPost', { lua: POST_SCRIPT, numberOfKeys: 2 });
     redis.defineCommand('switchyardMailboxClose', { lua: CLOSE_SCRIPT, numberOfKeys: 4 });
+    redis.defineCommand('switchyardMailboxRead', { lua: READ_SCRIPT, numberOfKeys: 1 });
     redis.defineCommand('switchyardMailboxPostResident', { lua: POST_RESIDENT_SCRIPT, numberOfKeys: 3 });
     redis.defineCommand('switchyardMailboxPostResidentOnce', { lua: POST_RESIDENT_ONCE_SCRIPT, numberOfKeys: 4 });
     redis.defineCommand('switchyardMailboxOpenSince', { lua: OPEN_SINCE_SCRIPT, numberOfKeys: 1 });
@@ -241,10 +255,13 @@ export class SessionMailbox {
     return Number(count);
   }
 
-  /** Entries after `cursor` (from the start when undefined), oldest first, at most 100. */
-  async read(sessionId: string, cursor: string | undefined): Promise<MailboxRead> {
+  /**
+   * Entries after `cursor` (from the start when undefined), oldest first, at
+   * most 100 — after deleting `remove` (entries the run has recorded).
+   */
+  async read(sessionId: string, cursor: string | undefined, remove: readonly string[] = []): Promise<MailboxRead> {
     const [stream] = this.keys(sessionId);
-    const entries = await this.redis.xrange(stream, start(cursor), '+', 'COUNT', READ_COUNT);
+    const entries = await this.commands().switchyardMailboxRead(stream, start(cursor), String(READ_COUNT), ...remove);
     return toRead(sessionId, entries, cursor);
   }
 
@@ -256,9 +273,10 @@ export class SessionMailbox {
   /**
    * The run's last drain: null when nothing arrived after `cursor` and the
    * mailbox is closed now; otherwise what arrived, the mailbox still open.
+   * Deletes `remove` (entries the run has recorded) first.
    */
-  async closeIfDrained(sessionId: string, cursor: string | undefined): Promise<MailboxRead | null> {
-    const [answer, entries] = await this.close(sessionId, cursor, 'drained');
+  async closeIfDrained(sessionId: string, cursor: string | undefined, remove: readonly string[] = []): Promise<MailboxRead | null> {
+    const [answer, entries] = await this.close(sessionId, cursor, 'drained', remove);
     return answer === 0 ? toRead(sessionId, entries, cursor) : null;
   }
 
@@ -269,9 +287,10 @@ export class SessionMailbox {
    * its next turn (`kept`): `waking` — the mailbox stays open and the caller
    * must queue that turn; with `followUp: false` (the turn took no step, so
    * another would end the same way) `idle` — the next post wakes it.
+   * Deletes `remove` (entries the run has recorded) first.
    */
-  async closeNow(sessionId: string, cursor: string | undefined, options: { followUp?: boolean } = {}): Promise<ForcedClose> {
-    const [answer, entries] = await this.close(sessionId, cursor, options.followUp === false ? 'idle' : 'force');
+  async closeNow(sessionId: string, cursor: string | undefined, options: { followUp?: boolean; remove?: readonly string[] } = {}): Promise<ForcedClose> {
+    const [answer, entries] = await this.close(sessionId, cursor, options.followUp === false ? 'idle' : 'force', options.remove ?? []);
     const read = toRead(sessionId, entries, cursor);
     return answer === 2 ? { ...read, kept: 'waking' } : answer === 3 ? { ...read, kept: 'idle' } : read;
   }
@@ -308,10 +327,10 @@ export class SessionMailbox {
     if (sessionIds.length > 0) await this.redis.zrem(this.openSet, ...sessionIds);
   }
 
-  private async close(sessionId: string, cursor: string | undefined, mode: 'drained' | 'force' | 'idle'): Promise<[number, Array<[string, string[]]>]> {
+  private async close(sessionId: string, cursor: string | undefined, mode: 'drained' | 'force' | 'idle', remove: readonly string[]): Promise<[number, Array<[string, string[]]>]> {
     // A forced close returns everything left (up to the trim bound): it is the last read there is.
     const count = mode === 'drained' ? READ_COUNT : this.maxLen * 2;
-    return this.commands().switchyardMailboxClose(...this.keys(sessionId), this.openSet, start(cursor), String(count), String(this.closedTtlSeconds), mode, sessionId);
+    return this.commands().switchyardMailboxClose(...this.keys(sessionId), this.openSet, start(cursor), String(count), String(this.closedTtlSeconds), mode, sessionId, ...remove);
   }
 
   /** The sorted set of open resident mailboxes (session id → when opened, ms). */

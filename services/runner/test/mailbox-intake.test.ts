@@ -44,7 +44,7 @@ describe('MailboxIntake', () => {
     await mailbox.post(a);
     await mailbox.post(b);
     const { recorder, intake } = await start();
-    intake.absorb(await port().drain(sessionId, intake.cursor));
+    intake.absorb(await intake.read());
     expect(intake.settled).toBe(false);
     expect(mailbox.size(sessionId)).toBe(2);
     await recorder.flush();
@@ -54,15 +54,31 @@ describe('MailboxIntake', () => {
     expect(await recorded()).toEqual([['user', a.id], ['user', b.id]]);
   });
 
+  it('the read after a flush deletes what the flush recorded, in the same call; a read before it deletes nothing', async () => {
+    const [a, b] = [envelope('a'), envelope('b')];
+    await mailbox.post(a);
+    const { recorder, intake } = await start();
+    intake.absorb(await intake.read());
+    await mailbox.post(b);
+    intake.absorb(await intake.read());
+    expect(mailbox.size(sessionId)).toBe(2);
+    await recorder.flush();
+    intake.recorded();
+    expect(intake.settled).toBe(true);
+    expect((await intake.read()).envelopes).toEqual([]);
+    expect(mailbox.size(sessionId)).toBe(0);
+    expect(await recorded()).toEqual([['user', a.id], ['user', b.id]]);
+  });
+
   it('a message found again after a crash between the flush and the delete is not recorded twice', async () => {
     const message = envelope('once');
     await mailbox.post(message);
     const first = await start();
-    first.intake.absorb(await port().drain(sessionId, undefined));
+    first.intake.absorb(await first.intake.read());
     await first.recorder.flush();
     // The runner dies here: the entry is in the transcript, still in the mailbox.
     const resumed = await start();
-    resumed.intake.absorb(await port().drain(sessionId, undefined));
+    resumed.intake.absorb(await resumed.intake.read());
     await resumed.recorder.flush();
     await resumed.intake.settle();
     expect(await recorded()).toEqual([['user', message.id]]);
@@ -71,7 +87,7 @@ describe('MailboxIntake', () => {
 
   it('the last drain takes messages that came late and keeps the mailbox open; with none it closes it', async () => {
     const { recorder, intake } = await start();
-    intake.absorb(await port().drain(sessionId, intake.cursor));
+    intake.absorb(await intake.read());
     const late = envelope('late');
     await mailbox.post(late);
     expect(await intake.closeIfDrained()).toBe(false);

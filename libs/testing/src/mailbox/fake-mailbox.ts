@@ -39,7 +39,7 @@ export class FakeMailbox implements ConformingMailbox {
     return 'delivered';
   }
 
-  /** How many entries the session's mailbox holds (drained ones until they are acknowledged). */
+  /** How many entries the session's mailbox holds (drained ones until they are removed). */
   size(sessionId: string): number {
     return this.streams.get(sessionId)?.length ?? 0;
   }
@@ -49,21 +49,30 @@ export class FakeMailbox implements ConformingMailbox {
     return this.closed.has(sessionId);
   }
 
-  async drain(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain> {
+  async drain(sessionId: string, cursor: string | undefined, remove: readonly string[] = []): Promise<ConformingMailboxDrain> {
+    await this.remove(sessionId, remove);
     return this.toDrain(sessionId, this.after(sessionId, cursor, READ_COUNT), cursor);
   }
 
-  async closeIfDrained(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain | null> {
+  async closeIfDrained(sessionId: string, cursor: string | undefined, remove: readonly string[] = []): Promise<ConformingMailboxDrain | null> {
+    await this.remove(sessionId, remove);
     const entries = this.after(sessionId, cursor, READ_COUNT);
     if (entries.length > 0) return this.toDrain(sessionId, entries, cursor);
     this.closed.add(sessionId);
     return null;
   }
 
-  async closeNow(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain> {
+  async closeNow(sessionId: string, cursor: string | undefined, options: { remove?: readonly string[] } = {}): Promise<ConformingMailboxDrain> {
+    await this.remove(sessionId, options.remove ?? []);
     const entries = this.after(sessionId, cursor, Number.POSITIVE_INFINITY);
     this.closed.add(sessionId);
     return this.toDrain(sessionId, entries, cursor);
+  }
+
+  async remove(sessionId: string, ids: readonly string[]): Promise<void> {
+    const gone = new Set(ids);
+    const stream = this.streams.get(sessionId);
+    if (stream && gone.size > 0) this.streams.set(sessionId, stream.filter((entry) => !gone.has(String(entry.id))));
   }
 
   async discard(sessionId: string, envelopeIds: readonly string[]): Promise<void> {
@@ -92,16 +101,7 @@ export class FakeMailbox implements ConformingMailbox {
       if (parsed.success && parsed.data.sessionId === sessionId) envelopes.push(parsed.data);
       else invalid += 1;
     }
-    const ids = new Set(entries.map((entry) => entry.id));
-    return {
-      envelopes,
-      invalid,
-      cursor: entries.length > 0 ? String(entries.at(-1)!.id) : cursor,
-      ack: async () => {
-        const stream = this.streams.get(sessionId);
-        if (stream) this.streams.set(sessionId, stream.filter((entry) => !ids.has(entry.id)));
-      },
-    };
+    return { envelopes, invalid, cursor: entries.length > 0 ? String(entries.at(-1)!.id) : cursor, ids: entries.map((entry) => String(entry.id)) };
   }
 }
 

@@ -10,7 +10,7 @@ export interface MailboxHarness {
   post(envelope: MailboxEnvelope): Promise<MailboxPostOutcome>;
   /** Writes any text as an entry, as a corrupt or foreign writer would. */
   postRaw(sessionId: string, raw: string): Promise<MailboxPostOutcome>;
-  /** How many entries the session's mailbox holds (drained ones until acknowledged). */
+  /** How many entries the session's mailbox holds (drained ones until removed). */
   size(sessionId: string): Promise<number>;
   close(): Promise<void>;
 }
@@ -19,10 +19,11 @@ export interface MailboxHarness {
  * Why this exists: the loop's tests only mean something if the fake mailbox
  * keeps the real one's rules. This is the one suite both pass (the fake in
  * libs/testing, the Redis adapter in services/runner): drains are in post
- * order after a cursor; drained entries stay until acknowledged, so a runner
- * that dies before recording them finds them again; the conditional close
- * returns late posts and stays open, or closes and refuses every later post,
- * atomically with the posts racing it; repeated closes change nothing.
+ * order after a cursor; drained entries stay until removed (by id, or with a
+ * later read), so a runner that dies before recording them finds them
+ * again; the conditional close returns late posts and stays open, or closes
+ * and refuses every later post, atomically with the posts racing it;
+ * repeated closes change nothing.
  */
 export function describeMailboxConformance(name: string, setup: () => Promise<MailboxHarness>): void {
   describe(`mailbox conformance: ${name}`, () => {
@@ -64,19 +65,38 @@ export function describeMailboxConformance(name: string, setup: () => Promise<Ma
       expect(contents(await h.mailbox.drain(sessionId, first.cursor))).toEqual(['d']);
     });
 
-    it('drained entries stay until acknowledged; an ack deletes only what its drain read, and twice is harmless', async () => {
+    it('drained entries stay until removed; a remove deletes only the ids it names, and twice is harmless', async () => {
       await postAll('a', 'b');
       const first = await h.mailbox.drain(sessionId, undefined);
       // A runner that died before its transcript flush: the next one drains from the start and finds them again.
       expect(contents(await h.mailbox.drain(sessionId, undefined))).toEqual(['a', 'b']);
       await postAll('c');
-      await first.ack();
-      await first.ack();
+      await h.mailbox.remove(sessionId, first.ids);
+      await h.mailbox.remove(sessionId, first.ids);
       expect(await h.size(sessionId)).toBe(1);
       const rest = await h.mailbox.drain(sessionId, undefined);
       expect(contents(rest)).toEqual(['c']);
-      await (await h.mailbox.drain(sessionId, rest.cursor)).ack();
+      await h.mailbox.remove(sessionId, (await h.mailbox.drain(sessionId, rest.cursor)).ids);
       expect(await h.size(sessionId)).toBe(1);
+    });
+
+    it('every read deletes the ids it is given before it reads, and a close does too', async () => {
+      await postAll('a', 'b');
+      const first = await h.mailbox.drain(sessionId, undefined);
+      await postAll('c');
+      const second = await h.mailbox.drain(sessionId, first.cursor, first.ids);
+      expect(contents(second)).toEqual(['c']);
+      expect(await h.size(sessionId)).toBe(1);
+      // From the start: the removed entries are gone, the unremoved one is found again.
+      expect(contents(await h.mailbox.drain(sessionId, undefined))).toEqual(['c']);
+      expect(await h.mailbox.closeIfDrained(sessionId, second.cursor, second.ids)).toBeNull();
+      expect(await h.size(sessionId)).toBe(0);
+      const other = randomUUID();
+      expect(await h.post(envelope('read', other))).toBe('delivered');
+      const read = await h.mailbox.drain(other, undefined);
+      expect(await h.post(envelope('unread', other))).toBe('delivered');
+      expect(contents(await h.mailbox.closeNow(other, read.cursor, { remove: read.ids }))).toEqual(['unread']);
+      expect(await h.size(other)).toBe(1);
     });
 
     it('a long backlog drains in pages after each cursor, in post order, each entry once', async () => {
@@ -93,7 +113,7 @@ export function describeMailboxConformance(name: string, setup: () => Promise<Ma
       expect(seen).toEqual(posted);
     });
 
-    it('entries that do not parse or name another session are counted invalid, never returned, and acknowledged with the rest', async () => {
+    it('entries that do not parse or name another session are counted invalid, never returned, and removed with the rest', async () => {
       expect(await h.postRaw(sessionId, 'not json {')).toBe('delivered');
       expect(await h.postRaw(sessionId, JSON.stringify(envelope('foreign', randomUUID())))).toBe('delivered');
       expect(await h.postRaw(sessionId, JSON.stringify({ ...envelope('extra'), admin: true }))).toBe('delivered');
@@ -101,7 +121,7 @@ export function describeMailboxConformance(name: string, setup: () => Promise<Ma
       const drain = await h.mailbox.drain(sessionId, undefined);
       expect(contents(drain)).toEqual(['good']);
       expect(drain.invalid).toBe(3);
-      await drain.ack();
+      await h.mailbox.remove(sessionId, drain.ids);
       expect(await h.size(sessionId)).toBe(0);
     });
 
@@ -136,8 +156,7 @@ export function describeMailboxConformance(name: string, setup: () => Promise<Ma
       expect(contents(left)).toEqual(['unread 1', 'unread 2']);
       expect(await h.post(envelope('after'))).toBe('closed');
       expect(await h.mailbox.closeNow(sessionId, left.cursor)).toMatchObject({ envelopes: [], invalid: 0, cursor: left.cursor });
-      await read.ack();
-      await left.ack();
+      await h.mailbox.remove(sessionId, [...read.ids, ...left.ids]);
       expect(await h.size(sessionId)).toBe(0);
     });
 

@@ -10,14 +10,15 @@ export interface ConformingMailboxDrain {
   envelopes: MailboxEnvelope[];
   invalid: number;
   cursor: string | undefined;
-  ack(): Promise<void>;
+  ids: string[];
 }
 
 /** The mailbox port (see the note above). */
 export interface ConformingMailbox {
-  drain(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain>;
-  closeIfDrained(sessionId: string, cursor: string | undefined): Promise<ConformingMailboxDrain | null>;
-  closeNow(sessionId: string, cursor: string | undefined, options?: { followUp?: boolean }): Promise<ConformingMailboxDrain>;
+  drain(sessionId: string, cursor: string | undefined, remove?: readonly string[]): Promise<ConformingMailboxDrain>;
+  closeIfDrained(sessionId: string, cursor: string | undefined, remove?: readonly string[]): Promise<ConformingMailboxDrain | null>;
+  closeNow(sessionId: string, cursor: string | undefined, options?: { followUp?: boolean; remove?: readonly string[] }): Promise<ConformingMailboxDrain>;
+  remove(sessionId: string, ids: readonly string[]): Promise<void>;
   discard(sessionId: string, envelopeIds: readonly string[]): Promise<void>;
 }
 

@@ -4,8 +4,8 @@ import type { Mailbox, MailboxDrain } from '../loop/loop-ports';
 /**
  * The runner's side of a session's mailbox (SessionMailbox in
  * `@switchyard/redis`): drains after the run's cursor, deletes drained
- * entries once the loop has put them in the transcript (`ack`), and closes
- * the mailbox with the run's last drain.
+ * entries once the loop has put them in the transcript (with its next read,
+ * or `remove`), and closes the mailbox with the run's last drain.
  */
 export class RedisMailbox implements Mailbox {
   private readonly mailbox: SessionMailbox;
@@ -14,25 +14,29 @@ export class RedisMailbox implements Mailbox {
     this.mailbox = new SessionMailbox(redis, prefix);
   }
 
-  async drain(sessionId: string, cursor: string | undefined): Promise<MailboxDrain> {
-    return this.toDrain(sessionId, await this.mailbox.read(sessionId, cursor));
+  async drain(sessionId: string, cursor: string | undefined, remove: readonly string[] = []): Promise<MailboxDrain> {
+    return toDrain(await this.mailbox.read(sessionId, cursor, remove));
   }
 
-  async closeIfDrained(sessionId: string, cursor: string | undefined): Promise<MailboxDrain | null> {
-    const late = await this.mailbox.closeIfDrained(sessionId, cursor);
-    return late && this.toDrain(sessionId, late);
+  async closeIfDrained(sessionId: string, cursor: string | undefined, remove: readonly string[] = []): Promise<MailboxDrain | null> {
+    const late = await this.mailbox.closeIfDrained(sessionId, cursor, remove);
+    return late && toDrain(late);
   }
 
-  async closeNow(sessionId: string, cursor: string | undefined, options: { followUp?: boolean } = {}): Promise<MailboxDrain> {
+  async closeNow(sessionId: string, cursor: string | undefined, options: { followUp?: boolean; remove?: readonly string[] } = {}): Promise<MailboxDrain> {
     const read = await this.mailbox.closeNow(sessionId, cursor, options);
-    return read.kept ? { ...this.toDrain(sessionId, read), kept: read.kept } : this.toDrain(sessionId, read);
+    return read.kept ? { ...toDrain(read), kept: read.kept } : toDrain(read);
+  }
+
+  remove(sessionId: string, ids: readonly string[]): Promise<void> {
+    return this.mailbox.remove(sessionId, ids);
   }
 
   discard(sessionId: string, envelopeIds: readonly string[]): Promise<void> {
     return this.mailbox.discard(sessionId, envelopeIds);
   }
+}
 
-  private toDrain(sessionId: string, read: MailboxRead): MailboxDrain {
-    return { envelopes: read.envelopes, invalid: read.invalid, cursor: read.cursor, ack: () => this.mailbox.remove(sessionId, read.ids) };
-  }
+function toDrain(read: MailboxRead): MailboxDrain {
+  return { envelopes: read.envelopes, invalid: read.invalid, cursor: read.cursor, ids: read.ids };
 }

@@ -84,20 +84,18 @@ export class AgentLoop implements Executor {
    * A step boundary. Before a model call, in one round of independent I/O:
    * write what the steps since the last one recorded (a fresh run's prompt
    * goes with its first step's entries), ask whether the run must stop, and
-   * drain the mailbox. Before a tools step nothing is written: the model's
-   * answer is stored with its calls' results, in one INSERT (decision 0016).
-   * Returns the run's result when it ends here.
+   * drain the mailbox (deleting what earlier flushes recorded). Before a
+   * tools step nothing is written: the model's answer is stored with its
+   * calls' results, in one INSERT (decision 0016). Returns the run's result
+   * when it ends here.
    */
   private async boundary(session: RunSession): Promise<ExecutionResult | null> {
     const { context, mailbox, recorder } = session;
     if (recorder.state.next.type === 'model') {
-      const [, stop, drain] = await Promise.all([
-        session.steps === 0 ? undefined : recorder.flush(),
-        context.shouldStop(),
-        this.options.mailbox.drain(session.runContext.sessionId, mailbox.cursor),
-      ]);
-      // The previous drain's envelopes are in the transcript now: they may leave the mailbox.
-      await mailbox.settle();
+      const flushing = session.steps > 0;
+      const [, stop, drain] = await Promise.all([flushing ? recorder.flush() : undefined, context.shouldStop(), mailbox.read()]);
+      // The previous drain's envelopes are in the transcript now: the next read deletes them.
+      if (flushing) mailbox.recorded();
       if (context.signal.aborted) return this.aborted(session);
       if (stop) return { status: 'cancelled', reason: stop, outcome: outcomeOf(recorder.state.tally) };
       mailbox.absorb(drain);
@@ -118,15 +116,18 @@ export class AgentLoop implements Executor {
    * run completes, and teardown tries the close again.
    */
   private async finish(session: RunSession): Promise<boolean> {
-    // The flush takes its entries first: messages the close returns are written by the next one.
-    const flushed = session.recorder.flush();
-    const closing = session.mailbox.closeIfDrained().catch((error: unknown) => {
-      this.options.log.warn({ err: error, runId: session.run.id }, 'mailbox not closed with the last drain');
-      return true;
-    });
-    const [, closed] = await Promise.all([flushed, closing]);
-    if (closed) await session.mailbox.settle();
-    return closed;
+    const { mailbox, recorder } = session;
+    const close = () =>
+      mailbox.closeIfDrained().catch((error: unknown) => {
+        this.options.log.warn({ err: error, runId: session.run.id }, 'mailbox not closed with the last drain');
+        return true;
+      });
+    // Drained messages wait for this flush; the close then deletes them as it closes. Otherwise both at
+    // once: the flush takes its entries first, and messages the close returns are written by the next one.
+    if (mailbox.settled) return (await Promise.all([recorder.flush(), close()]))[1];
+    await recorder.flush();
+    mailbox.recorded();
+    return close();
   }
 
   private fail(session: RunSession, code: string, message: string): ExecutionResult {

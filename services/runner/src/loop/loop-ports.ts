@@ -29,8 +29,8 @@ export interface MailboxDrain {
   invalid: number;
   /** The position after the last entry read: pass it to the next drain (entries not yet deleted are not read twice). */
   cursor: string | undefined;
-  /** Deletes the drained entries; called once they are in the transcript. */
-  ack(): Promise<void>;
+  /** The entries read, envelopes and invalid ones: to delete once they are in the transcript (`remove` of a later call). */
+  ids: string[];
   /**
    * Set by a forced close of a resident (teammate) session with unread
    * entries: they stay in the mailbox for its next turn — `waking`: the
@@ -39,22 +39,28 @@ export interface MailboxDrain {
   kept?: 'waking' | 'idle';
 }
 
-/** A session's mailbox as its run sees it (SessionMailbox in `@switchyard/redis`). */
+/**
+ * A session's mailbox as its run sees it (SessionMailbox in `@switchyard/redis`).
+ * Each read first deletes `remove`: entries of earlier drains that the run's
+ * transcript holds now, so that a delete costs no call of its own.
+ */
 export interface Mailbox {
   /** Entries after `cursor` (from the start when undefined), oldest first. */
-  drain(sessionId: string, cursor: string | undefined): Promise<MailboxDrain>;
+  drain(sessionId: string, cursor: string | undefined, remove?: readonly string[]): Promise<MailboxDrain>;
   /**
    * The run's last drain, atomic with the close: null when nothing arrived
    * after `cursor` and the mailbox is closed now (later posts are refused);
    * otherwise what arrived, the mailbox left open.
    */
-  closeIfDrained(sessionId: string, cursor: string | undefined): Promise<MailboxDrain | null>;
+  closeIfDrained(sessionId: string, cursor: string | undefined, remove?: readonly string[]): Promise<MailboxDrain | null>;
   /**
    * Closes the mailbox whatever waits in it; returns what was never read
    * (after `cursor`). A resident session keeps it instead (`kept`), for a
    * follow-up turn unless `followUp` is false. @defaultValue followUp true
    */
-  closeNow(sessionId: string, cursor: string | undefined, options?: { followUp?: boolean }): Promise<MailboxDrain>;
+  closeNow(sessionId: string, cursor: string | undefined, options?: { followUp?: boolean; remove?: readonly string[] }): Promise<MailboxDrain>;
+  /** Deletes entries by id (the transcript holds them, and no read comes to take the delete along). */
+  remove(sessionId: string, ids: readonly string[]): Promise<void>;
   /** Deletes the entries of these envelopes wherever they are (a lost run recorded them). */
   discard(sessionId: string, envelopeIds: readonly string[]): Promise<void>;
 }

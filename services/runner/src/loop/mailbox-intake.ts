@@ -5,15 +5,20 @@ import type { RunRecorder } from './run-recorder';
 /**
  * Brings what waited in the session's mailbox into the conversation — each
  * envelope attributed (render.ts) — by recording it in the transcript. The
- * drained entries leave the mailbox (`settle`) only after a flush has written
- * them to the transcript, so a message is never gone before it is recorded;
- * one found again (its run's runner died between the two) is in the run's
- * state already and is not recorded twice. It also closes the mailbox when
- * the run ends, so that nothing is accepted that the run will not read — or,
- * for a teammate, so that what it did not read waits for its next turn.
+ * drained entries leave the mailbox only after a flush has written them to
+ * the transcript: the next read or close deletes them in the same call
+ * (`recorded` marks a flush done; `settle` deletes at teardown, when no read
+ * follows), so a message is never gone before it is recorded; one found
+ * again (its run's runner died between the two) is in the run's state
+ * already and is not recorded twice. It also closes the mailbox when the run
+ * ends, so that nothing is accepted that the run will not read — or, for a
+ * teammate, so that what it did not read waits for its next turn.
  */
 export class MailboxIntake {
-  private unsettled: Array<() => Promise<void>> = [];
+  /** Entries absorbed, waiting for a flush to record them. */
+  private drained: string[] = [];
+  /** Entries the transcript holds, deleted with the next read. */
+  private recordedIds: string[] = [];
   private closed = false;
   /** Where the next drain starts: entries drained but not yet deleted are not read twice. */
   cursor: string | undefined;
@@ -24,7 +29,12 @@ export class MailboxIntake {
     private readonly sessionId: string,
   ) {}
 
-  /** Adds a drain's envelopes as user messages; call `settle` after the next transcript flush. */
+  /** The next drain after the cursor; it deletes what earlier flushes recorded. Pass it to `absorb`. */
+  async read(): Promise<MailboxDrain> {
+    return this.removing((remove) => this.mailbox.drain(this.sessionId, this.cursor, remove));
+  }
+
+  /** Adds a drain's envelopes as user messages; they leave the mailbox after the next flush (`recorded`). */
   absorb(drain: MailboxDrain): void {
     this.cursor = drain.cursor;
     for (const envelope of drain.envelopes) {
@@ -32,7 +42,13 @@ export class MailboxIntake {
       this.transcript.add('user', { text: renderEnvelope(envelope), from: { ...envelope.from }, envelopeId: envelope.id });
     }
     this.invalidNotice(drain);
-    this.pending(drain);
+    this.drained.push(...drain.ids);
+  }
+
+  /** A flush that began after the last absorb has completed: what was drained may leave the mailbox. */
+  recorded(): void {
+    this.recordedIds.push(...this.drained);
+    this.drained = [];
   }
 
   /**
@@ -41,7 +57,7 @@ export class MailboxIntake {
    * take another step so that the model sees them).
    */
   async closeIfDrained(): Promise<boolean> {
-    const late = await this.mailbox.closeIfDrained(this.sessionId, this.cursor);
+    const late = await this.removing((remove) => this.mailbox.closeIfDrained(this.sessionId, this.cursor, remove));
     if (late) {
       this.absorb(late);
       return false;
@@ -60,7 +76,7 @@ export class MailboxIntake {
    */
   async closeNow(followUp = true): Promise<boolean> {
     if (this.closed) return false;
-    const left = await this.mailbox.closeNow(this.sessionId, this.cursor, { followUp });
+    const left = await this.removing((remove) => this.mailbox.closeNow(this.sessionId, this.cursor, { followUp, remove }));
     this.closed = true;
     if (left.kept) return left.kept === 'waking';
     this.cursor = left.cursor;
@@ -72,29 +88,35 @@ export class MailboxIntake {
       });
     }
     this.invalidNotice(left);
-    this.pending(left);
+    this.drained.push(...left.ids);
     return false;
   }
 
-  /** True when no drained entry waits to be deleted (nothing depends on the next flush). */
+  /** True when nothing drained waits for a flush (the last drain need not wait for one). */
   get settled(): boolean {
-    return this.unsettled.length === 0;
+    return this.drained.length === 0;
   }
 
-  /** Deletes from the mailbox what earlier drains took (they are in the transcript by now). */
+  /** After a flush, with no read to come: deletes what every drain took. */
   async settle(): Promise<void> {
-    const acks = this.unsettled;
-    this.unsettled = [];
-    for (const ack of acks) await ack();
+    this.recorded();
+    const ids = this.recordedIds;
+    if (ids.length === 0) return;
+    await this.mailbox.remove(this.sessionId, ids);
+    this.recordedIds = [];
+  }
+
+  /** A read that deletes the recorded entries as it goes; they are forgotten once it answered. */
+  private async removing<T>(read: (remove: readonly string[]) => Promise<T>): Promise<T> {
+    const remove = [...this.recordedIds];
+    const result = await read(remove);
+    this.recordedIds = this.recordedIds.filter((id) => !remove.includes(id));
+    return result;
   }
 
   private invalidNotice(drain: MailboxDrain): void {
     if (drain.invalid > 0) {
       this.transcript.add('notice', { code: 'mailbox_entry_invalid', message: `${drain.invalid} mailbox entries did not parse and were dropped` });
     }
-  }
-
-  private pending(drain: MailboxDrain): void {
-    if (drain.envelopes.length + drain.invalid > 0) this.unsettled.push(drain.ack);
   }
 }
