@@ -16,7 +16,7 @@
  * figures each pair compares are printed as a Markdown table, with the
  * 1-minute load average when each run started. The order alternates (the
  * baseline first in odd pairs, this tree first in even ones): a pair's second
- * run can be slower whatever its tree (4 of 6 teams pairs on 2026-12-02).
+ * run can be slower whatever its tree.
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
@@ -129,7 +129,6 @@ async function main(): Promise<void> {
   const rows: Array<{ pair: number; code: string; load: number; at: string; figures: Figures }> = [];
   for (let pair = 1; pair <= pairs; pair++) {
     const trees = [['baseline', path.resolve(baselineRoot)], ['this tree', HERE]] as const;
-    // A pair's second run can be slower whatever its tree: odd pairs start with the baseline, even ones with this tree.
     for (const [code, root] of pair % 2 === 1 ? trees : [...trees].reverse()) {
       await new Promise((resolve) => setTimeout(resolve, PAUSE_S * 1000));
       const load = os.loadavg()[0]!;

@@ -44,7 +44,7 @@ export function createPinnedFetch(pin: PinnedHost): NodeFetch {
 /**
  * The same fetch to any host, resolved as usual: for endpoints the operator
  * configured (OPENAI_BASE_URL), which no check vets. Node's global fetch
- * costs several times its CPU per request (web streams end to end).
+ * would do, but it runs every request through web streams end to end.
  */
 export function createNodeFetch(): NodeFetch {
   return nodeFetch(() => null);

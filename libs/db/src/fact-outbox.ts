@@ -210,7 +210,7 @@ export class OutboxRelay {
   async start(): Promise<void> {
     await this.connect();
     // What waited while no relay ran (every service was down) goes now, not a poll later.
-    void this.drain().catch((error: unknown) => this.options.log.warn({ err: error }, 'outbox drain failed; retried'));
+    this.drainLogged();
     this.schedule();
   }
 
@@ -254,9 +254,14 @@ export class OutboxRelay {
     this.draining = this.drainRounds().finally(() => {
       this.draining = undefined;
       // The last round's rows wait for the next round's statement; a quiet outbox gets one for them.
-      if (this.settled.length > 0 && !this.closing) this.tidying = setTimeout(() => void this.drain().catch((error: unknown) => this.options.log.warn({ err: error }, 'outbox drain failed; retried')), TIDY_MS);
+      if (this.settled.length > 0 && !this.closing) this.tidying = setTimeout(() => this.drainLogged(), TIDY_MS);
     });
     return this.draining;
+  }
+
+  /** A drain started by a timer or a notification: its failure is logged, and the next poll retries. */
+  private drainLogged(): void {
+    this.drain().catch((error: unknown) => this.options.log.warn({ err: error }, 'outbox drain failed; retried'));
   }
 
   private async drainRounds(): Promise<void> {
@@ -298,7 +303,7 @@ export class OutboxRelay {
     if (this.lingering || this.closing) return;
     this.lingering = setTimeout(() => {
       this.lingering = undefined;
-      this.drain().catch((error: unknown) => this.options.log.warn({ err: error }, 'outbox drain failed; retried'));
+      this.drainLogged();
     }, this.options.lingerMs ?? 5);
   }
 
