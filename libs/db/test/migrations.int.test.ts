@@ -116,6 +116,15 @@ describe('migrations on a fresh database', () => {
     }
   });
 
+  it('writes every function that reads a table in PL/pgSQL, whose plans a connection keeps (decision 0017)', async () => {
+    // A SQL-language function with a FROM clause (not `extract(… FROM f())`) is not inlined: PostgreSQL plans its body on every statement that calls it.
+    const planned = await query<{ proname: string }>(
+      `SELECT p.proname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+        WHERE p.pronamespace = 'public'::regnamespace AND l.lanname = 'sql' AND p.prosrc ~* '\\mFROM\\s+"?[a-z_]\\w*\\M"?(?!\\s*\\()' ORDER BY 1`,
+    );
+    expect(planned.map((row) => row.proname)).toEqual([]);
+  });
+
   it('applies nothing the second time', async () => {
     const { stdout, code } = await runCli('migrate.ts');
     expect(code).toBe(0);
