@@ -28,8 +28,8 @@ export const GROUPS = {
   matcher: 'matcher',
   notifier: 'notifier',
   approvals: 'approvals',
-  /** The matcher's consumer that folds delegated runs' results back to their parents (decision 0032). */
-  delegationReturns: 'delegation-returns',
+  /** Retired: the matcher's second group, for delegation returns, until they joined its own batches (decision 0032); destroyed at start. */
+  retiredDelegationReturns: 'delegation-returns',
 } as const;
 
 export type StreamName = (typeof STREAMS)[keyof typeof STREAMS];

@@ -19,6 +19,8 @@ export interface MatcherOptions {
   activations: ActivationSink;
   /** Delivers the facts teammates watch to their mailboxes; without it, watches are not followed. */
   bridge?: EventBridge;
+  /** Folds delegated runs' results back to their parents (DelegationReturns); without it, they are not. */
+  returns?: { handle(facts: readonly Fact[]): Promise<void> };
   log: Logger;
   /** The consumer name cursors are saved under. @defaultValue 'matcher' */
   consumer?: string;
@@ -42,7 +44,8 @@ export interface MatcherFact {
  * `agent.*` or settings fact announces, find the agents whose triggers match
  * (the index, never a scan), run the guards, and record a `queued` run (or a
  * `dropped` one) — at most one per (agent, fact), by a unique index. Then,
- * for the whole batch: enqueue the jobs, record `agent.run.*` facts, save the
+ * for the whole batch: enqueue the jobs, deliver the watched facts to
+ * teammates, fold delegated runs' results back to their parents, save the
  * cursors. A crash anywhere repeats the batch: the unique index makes the
  * repeat find its runs instead of making new ones, and re-enqueues and
  * re-records them idempotently.
@@ -124,6 +127,8 @@ export class Matcher {
     await this.options.activations.enqueue(jobs);
     // The teammates' deliveries, recorded like runs: a repeat finds them (decision 0035).
     const bridged = this.options.bridge ? await this.options.bridge.deliver(watched) : { skipped: 0 };
+    // In the same batch, not a group of its own: one read of `facts` for both, and a reconcile replays returns too.
+    await this.options.returns?.handle(batch.map(({ fact }) => fact));
     if (advanced.size === 0) return;
     // Every match either has its run recorded (a repeat finds it: nothing is decided again) or
     // was skipped (its skip recorded; a repeat decides it anew and overwrites that).

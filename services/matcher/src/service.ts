@@ -64,7 +64,8 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
     const guards = new ActivationGuards({ maxCausationDepth: config.MAX_CAUSATION_DEPTH });
     const mailbox = new SessionMailbox(redis, config.REDIS_PREFIX);
     const bridge = new EventBridge({ store: new SqlBridgeStore(prisma), mailbox, guards, activations, log, metrics: counted(deliveries) });
-    const matcher = new Matcher({ store, index: new AgentIndex(), guards, activations, bridge, log, metrics: counted(decisions) });
+    const returns = new DelegationReturns({ sql: prisma, mailbox, log });
+    const matcher = new Matcher({ store, index: new AgentIndex(), guards, activations, bridge, returns, log, metrics: counted(decisions) });
     service.onClose(() => matcher.saveUnsaved());
     const reconciler = new Reconciler(matcher, store, activations, log);
     const consumer = new StreamConsumer({
@@ -84,34 +85,16 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
       maxDeliveries: config.MAX_DELIVERIES,
       startId: '$',
     });
-    const returns = new DelegationReturns({ sql: prisma, mailbox, log });
-    const returnsConsumer = new StreamConsumer({
-      redis,
-      stream: factsKey,
-      group: GROUPS.delegationReturns,
-      consumer: config.MATCHER_CONSUMER,
-      deadLetters,
-      lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, GROUPS.delegationReturns),
-      decode: (raw) => FactsMessageSchema.parse(raw),
-      handle: (entries) => returns.handle(entries.map(({ message }) => message.fact)),
-      log,
-      claimIdleMs: config.CLAIM_IDLE_MS,
-      blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
-      maxDeliveries: config.MAX_DELIVERIES,
-      startId: '$',
-    });
-    for (const group of [GROUPS.matcher, GROUPS.delegationReturns]) {
-      try {
-        await redis.xgroup('CREATE', factsKey, group, '$', 'MKSTREAM');
-      } catch (error) {
-        if (!String(error).includes('BUSYGROUP')) throw error;
-      }
+    try {
+      await redis.xgroup('CREATE', factsKey, GROUPS.matcher, '$', 'MKSTREAM');
+    } catch (error) {
+      if (!String(error).includes('BUSYGROUP')) throw error;
     }
+    // The group the delegation returns read before they joined the matcher's batches (decision 0032): gone.
+    await redis.xgroup('DESTROY', factsKey, GROUPS.retiredDelegationReturns);
     await reconciler.start();
     service.onClose(consumer);
-    service.onClose(returnsConsumer);
     await consumer.start();
-    await returnsConsumer.start();
     return { consumer: config.MATCHER_CONSUMER };
   });
 }

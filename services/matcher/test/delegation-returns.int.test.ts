@@ -2,12 +2,13 @@ import type { Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { SqlRunner } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
-import { SessionMailbox } from '@switchyard/redis';
+import { createActivationQueue, SessionMailbox } from '@switchyard/redis';
 import { createTestRedis, createTestSql, type TestRedis, type TestSql } from '@switchyard/testing';
 import { DelegationReturns } from '../src/delegation-returns';
+import { sqlMatcher } from './sql-fixtures';
 
 /**
- * The delegation returns consumer reads every ending on `facts`: a delegated
+ * The delegation returns read every ending on `facts`, in the matcher's batches: a delegated
  * run's result goes to its parent's mailbox, and any other run's ending is
  * passed over by its fact alone (the origin's type in its payload), with no
  * read of the run. A fact recorded before the payload named the origin is
@@ -98,5 +99,27 @@ describe('DelegationReturns', () => {
     expect(envelopes.map((envelope) => JSON.parse(envelope.content))).toEqual([{ delegatedRun: child.id, agentId, status: 'completed', result: 'done' }]);
     const recorded = await t.pg.query(`SELECT payload FROM fact_outbox WHERE kind = 'agent.delegation.returned' AND subject_id = $1`, [parent.id]);
     expect(recorded.rows[0].payload).toMatchObject({ childRunId: child.id, status: 'completed', result: 'done', delivery: 'delivered' });
+  });
+
+  it("is folded in the matcher's own batches: the result reaches the parent once, however often the batch is handled", async () => {
+    const parent = await insertRun('manual', { type: 'manual', input: 'x', userId: newId() }, 'running');
+    const child = await insertRun('delegation', { type: 'delegation', parentRunId: parent.id, parentAgentId: agentId, objective: 'o', userId: newId() });
+    const connection = r.redis.duplicate({ maxRetriesPerRequest: null });
+    const queue = createActivationQueue(connection, r.prefix);
+    try {
+      const matcher = await sqlMatcher({ sql: t.sql, queue, consumer: `returns-${newId()}`, returns: returns() });
+      const batch = [{ fact: { ...endingOf(child.id, 'delegation'), seq: 7 }, workspaceId: ws.id }];
+      // A redelivered batch, or a reconcile replaying it from PostgreSQL, goes through the same handle.
+      await matcher.handle(batch);
+      await matcher.handle(batch);
+      await matcher.saveUnsaved();
+      const { envelopes } = await new SessionMailbox(r.redis, r.prefix).read(parent.sessionId, undefined);
+      expect(envelopes.map((envelope) => JSON.parse(envelope.content).delegatedRun)).toEqual([child.id]);
+      const recorded = await t.pg.query(`SELECT count(*)::int AS n FROM fact_outbox WHERE kind = 'agent.delegation.returned' AND subject_id = $1`, [parent.id]);
+      expect(recorded.rows[0].n).toBe(1);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { ActivationGuards } from '../src/activation-guards';
 import { AgentIndex } from '../src/agent-index';
 import { Matcher } from '../src/matcher';
 import { SqlMatcherStore } from '../src/adapters/sql-matcher-store';
+import type { DelegationReturns } from '../src/delegation-returns';
 
 /**
  * Why this exists: the matcher's integration tests on the real store seed the
@@ -22,7 +23,14 @@ export async function insertScriptedAgent(pg: Client, workspaceId: string, agent
 }
 
 /** A loaded Matcher on the real PostgreSQL store (or `store`, e.g. one that counts its reads) and BullMQ queue. */
-export async function sqlMatcher(options: { sql: SqlRunner; queue: ActivationQueue; consumer: string; cursorLingerMs?: number; store?: SqlMatcherStore }): Promise<Matcher> {
+export async function sqlMatcher(options: {
+  sql: SqlRunner;
+  queue: ActivationQueue;
+  consumer: string;
+  cursorLingerMs?: number;
+  store?: SqlMatcherStore;
+  returns?: DelegationReturns;
+}): Promise<Matcher> {
   const log = createLogger({ service: 'test', level: 'silent' });
   const matcher = new Matcher({
     store: options.store ?? new SqlMatcherStore(options.sql, log),
@@ -32,6 +40,7 @@ export async function sqlMatcher(options: { sql: SqlRunner; queue: ActivationQue
     log,
     consumer: options.consumer,
     ...(options.cursorLingerMs === undefined ? {} : { cursorLingerMs: options.cursorLingerMs }),
+    ...(options.returns ? { returns: options.returns } : {}),
   });
   await matcher.load();
   return matcher;
