@@ -10,11 +10,11 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
   RUNNER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9103),
   /** This process's name in logs and on its Redis connections. */
   RUNNER_NAME: z.string().min(1).default(`${hostname()}-${process.pid}`),
-  /** Runs one process executes at once; a full process takes no activation job until a slot frees. @defaultValue 10 */
+  /** Runs one process executes at once (and activation jobs it handles at once). @defaultValue 10 */
   RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
   /** How long a run's lease lasts without renewal; renewed every third of it while the run executes, runner_lost once it lapsed. @defaultValue 30000 */
   RUNNER_LEASE_MS: z.coerce.number().int().min(300).default(30_000),
-  /** BullMQ job lock (a job is held until its claim is sent); a job whose runner died is moved back to wait after this. @defaultValue 30000 */
+  /** BullMQ job lock (a job lasts one claim); a job whose runner died is moved back to wait after this. @defaultValue 30000 */
   RUNNER_LOCK_DURATION_MS: z.coerce.number().int().min(300).default(30_000),
   /** How often BullMQ looks for stalled jobs. @defaultValue 30000 */
   RUNNER_STALLED_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),

@@ -76,24 +76,13 @@ export class Runner {
     this.renewal.unref();
   }
 
-  /**
-   * Handles an activation job: once a slot of this process is free, claims
-   * its run's lane and executes what the claim starts. Resolves once the
-   * claim is sent, not when it returns: a job is only a wake-up, done when
-   * taken (a claim that fails, or a process that dies before it returns,
-   * leaves the run queued for the sweep).
-   */
+  /** Handles an activation job: claims its run's lane (once a slot of this process is free) and executes what it got. */
   async handle(job: ActivationJob): Promise<void> {
     // Reserving only what the lane can take leaves the rest to the claims of other lanes' jobs.
     const reserved = await this.capacity.reserveWhenFree(this.widths.get(job.agentId) ?? MAX_LANE_CONCURRENCY);
     // Stopping: the run stays queued for another runner's job or sweep.
     if (reserved === 0) return;
-    this.track(
-      this.claimed(reserved, () => this.options.queue.claim(job.runId, reserved)).then(
-        () => undefined,
-        (error: unknown) => this.options.log.warn({ err: error, runId: job.runId }, 'claim failed; the sweep claims the lane later'),
-      ),
-    );
+    await this.claimed(reserved, () => this.options.queue.claim(job.runId, reserved));
   }
 
   /**
@@ -128,7 +117,7 @@ export class Runner {
     for (const controller of this.executing.values()) controller.abort(reason);
   }
 
-  /** Resolves once no run executes and no claim or ending is in flight. */
+  /** Resolves once no run executes and no ending is in flight. */
   async settled(): Promise<void> {
     while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
   }
@@ -178,12 +167,9 @@ export class Runner {
     this.executing.set(run.id, controller);
     this.options.log.info({ runId: run.id, agentId: run.agentId }, 'run started');
     this.counted('running', null);
-    this.track(this.run(run, controller).catch((error: unknown) => this.options.log.error({ err: error, runId: run.id }, 'run not ended; left to its lease')));
-  }
-
-  /** Keeps work in progress (a run, a claim) until it settles, for settled(). */
-  private track(work: Promise<void>): void {
-    const task: Promise<void> = work.finally(() => this.tasks.delete(task));
+    const task: Promise<void> = this.run(run, controller)
+      .catch((error: unknown) => this.options.log.error({ err: error, runId: run.id }, 'run not ended; left to its lease'))
+      .finally(() => this.tasks.delete(task));
     this.tasks.add(task);
   }
 

@@ -114,6 +114,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     const worker = createActivationWorker({
       connection: workerConnection,
       prefix: config.REDIS_PREFIX,
+      concurrency: config.RUNNER_CONCURRENCY,
       lockDuration: config.RUNNER_LOCK_DURATION_MS,
       stalledInterval: config.RUNNER_STALLED_INTERVAL_MS,
       maxStalledCount: config.RUNNER_MAX_STALLED_COUNT,

@@ -8,23 +8,22 @@ export interface ActivationWorkerOptions {
   /** A connection with `maxRetriesPerRequest: null` (BullMQ blocks on it); the caller closes it. */
   connection: Redis;
   prefix: string;
+  /** Jobs handled at once by this process. */
+  concurrency: number;
   /** BullMQ's job lock; a dead runner's job is moved back to wait after it. */
   lockDuration: number;
   stalledInterval: number;
   maxStalledCount: number;
-  /** Claims the job's lane (Runner.handle); resolves once the claim is sent (a slot of the process was free), not when it returns. */
+  /** Claims the job's lane (Runner.handle); resolves once the claim is made, not when its runs end. */
   handle(job: ActivationJob): Promise<void>;
   log: Logger;
 }
 
 /**
  * The BullMQ worker on `activations`: a job is only a wake-up of its run's
- * lane (decision 0009), done once its claim is sent. Job data is parsed here
- * (bad data can never succeed: UnrecoverableError). One job at a time: the
- * handler returns at once unless the process is full, and BullMQ then hands
- * over the next job with the completion of this one, in one call (a worker
- * of higher concurrency asks for another job after each it gets). A claim
- * that fails (the database was away) leaves its runs queued for the sweep.
+ * lane (decision 0009). Job data is parsed here (bad data can never succeed:
+ * UnrecoverableError). A claim that fails (the database was away) fails the
+ * job; the sweep claims the lane later (its queued runs grow old).
  */
 export function createActivationWorker(options: ActivationWorkerOptions): Worker<ActivationJob> {
   const { log } = options;
@@ -38,7 +37,7 @@ export function createActivationWorker(options: ActivationWorkerOptions): Worker
     {
       connection: options.connection,
       prefix: options.prefix,
-      concurrency: 1,
+      concurrency: options.concurrency,
       lockDuration: options.lockDuration,
       stalledInterval: options.stalledInterval,
       maxStalledCount: options.maxStalledCount,
