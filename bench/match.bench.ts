@@ -26,6 +26,7 @@ import { machineLine, writeSection } from './lib/report';
 import { roundTripCost } from './lib/wakeup-probe';
 import { CpuWindow } from './lib/process-cpu';
 import { perRun, pgCounters, type PgCounters } from './lib/pg-activity';
+import { ROUND_TRIPS_HOOK, RoundTripWindow, roundTripRows } from './lib/round-trips';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -65,6 +66,10 @@ const NICE = new Map(
 /** BENCH_PG_STATS=1: what each activated run cost PostgreSQL (transactions, rows, function calls), from its statistics (11 s more per load). */
 const PG_STATS = process.env.BENCH_PG_STATS === '1';
 /** Extra settings of the bench database for the services' sessions, `;`-separated (e.g. `plan_cache_mode=force_generic_plan`). */
+/** BENCH_ROUND_TRIPS=1: each service's requests to Redis and PostgreSQL per activated run, by command (a hook in every service). */
+const ROUND_TRIPS = process.env.BENCH_ROUND_TRIPS === '1';
+const ROUND_TRIPS_DIR = `/tmp/switchyard-round-trips-${process.pid}`;
+if (ROUND_TRIPS) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --import ${ROUND_TRIPS_HOOK}`.trim();
 const PG_SETTINGS = [...(process.env.BENCH_PG_SETTINGS ?? '').split(';').filter(Boolean), ...(PG_STATS ? ['track_functions = pl'] : [])];
 
 /** A spawned service, at its BENCH_NICE priority if it has one. */
@@ -101,7 +106,7 @@ async function main(): Promise<void> {
   const prefix = `bench${randomUUID().slice(0, 8)}`;
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
-    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0',
+    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0', ROUND_TRIPS_DIR,
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   const redis = createRedis(REDIS_URL);
@@ -285,10 +290,15 @@ async function main(): Promise<void> {
       const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
       const total = rate * SECONDS;
       const countersBefore: PgCounters | undefined = PG_STATS ? await pgCounters(pg) : undefined;
+      const roundTrips = ROUND_TRIPS
+        ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, matcher: matcher!.child.pid!, ...Object.fromEntries(runners.map((r, i) => [`runner ${i + 1}`, r.child.pid!])) })
+        : undefined;
+      roundTrips?.start();
       const cpuWindow = await new CpuWindow(cpuGroups).start();
       const windowStart = new Date();
       await offer(rate, perRequest, total, kind);
       const cpu = await cpuWindow.end();
+      const requests = await roundTrips?.end();
       const wakeups = cpuWindow.wakeups();
       const windowEnd = new Date();
       // CPU per activated run: every platform process's CPU in the window over the runs that ended in it.
@@ -343,7 +353,7 @@ async function main(): Promise<void> {
       await pg.query(`UPDATE runs SET status = 'cancelled', reason = 'bench', ended_at = now() WHERE status = 'queued'`);
       await waitUntil('running runs ended', async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE status = 'running'`)).rows[0].count) === 0, 60_000, 100);
       const wakeupsPerRun = ended > 0 ? Object.fromEntries(Object.entries(wakeups).map(([group, n]) => [group, n / ended])) : null;
-      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu, cpuPerRunMs, ended, pgPerRun, wakeupsPerRun };
+      return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu, cpuPerRunMs, ended, pgPerRun, wakeupsPerRun, requests };
     };
     const measured = [];
     for (const [n, spec] of LOADS.entries()) measured.push(await measureAt(spec, n));
@@ -409,7 +419,15 @@ Wake-ups per activated run in the same windows: each group's voluntary context s
 |---:|${Object.keys(measured[0]?.cpu ?? {}).map(() => '---:').join('|')}|---:|
 ${measured.map((m) => `| ${m.label} | ${m.wakeupsPerRun ? `${Object.values(m.wakeupsPerRun).map((v) => v.toFixed(1)).join(' | ')} | ${Object.entries(m.wakeupsPerRun).filter(([group]) => group !== 'load generator').reduce((sum, [, v]) => sum + v, 0).toFixed(1)}` : 'n/a'} |`).join('\n')}
 
-${measured.some((m) => m.pgPerRun) ? `PostgreSQL's work per activated run (BENCH_PG_STATS=1), from the bench database's statistics read before the load and 11 s after its runs ended, over the runs completed (transactions include the bench's own polling; rows are \`table.ins|upd|del\`; function calls need \`track_functions\`):
+${measured.some((m) => m.requests) ? `Requests each service made per activated run in the same windows (BENCH_ROUND_TRIPS=1: a hook in each service counts what it writes to Redis, by command, a Lua script by its name; to PostgreSQL, by prepared statement; and its other TCP writes, e.g. the parts of HTTP answers), over the runs completed:
+
+${measured.map((m) => `${m.label}:
+
+| service | per store | most frequent |
+|---|---|---|
+${roundTripRows(m.requests ?? {}, Math.max(1, m.ended)).join('\n')}`).join('\n\n')}
+
+` : ''}${measured.some((m) => m.pgPerRun) ? `PostgreSQL's work per activated run (BENCH_PG_STATS=1), from the bench database's statistics read before the load and 11 s after its runs ended, over the runs completed (transactions include the bench's own polling; rows are \`table.ins|upd|del\`; function calls need \`track_functions\`):
 
 ${measured.map((m) => `- ${m.label}: ${(m.pgPerRun ?? []).filter(([, v]) => v >= 0.05).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`).join('\n')}
 
