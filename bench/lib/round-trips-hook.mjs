@@ -33,13 +33,18 @@ let counts = new Map();
 const statements = new Map();
 const bump = (key) => counts.set(key, (counts.get(key) ?? 0) + 1);
 
-/** Lua scripts' names by their SHA's first 8 characters: ioredis's defineCommand (ours and BullMQ's) is watched. */
+/**
+ * Lua scripts' names, as ioredis's defineCommand (ours and BullMQ's) was
+ * given them: by their SHA's first 8 characters (EVALSHA) and by their first
+ * 40 characters (EVAL, which a connection sends the first time).
+ */
 const scripts = new Map();
 try {
   const { Redis } = createRequire(path.join(process.cwd(), 'package.json'))('ioredis');
   const define = Redis.prototype.defineCommand;
   Redis.prototype.defineCommand = function namedScript(name, definition) {
     scripts.set(createHash('sha1').update(definition.lua).digest('hex').slice(0, 8), name);
+    scripts.set(definition.lua.slice(0, 40), name);
     return define.call(this, name, definition);
   };
 } catch {
@@ -49,9 +54,10 @@ try {
 /** Each Redis command of a RESP chunk (a pipeline writes several in one). */
 function redisCommands(text) {
   const found = [];
-  for (const match of text.matchAll(/(?:^|\r\n)\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n(?:\$\d+\r\n([0-9a-f]{8}))?/g)) {
+  for (const match of text.matchAll(/(?:^|\r\n)\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n(?:\$\d+\r\n([^\r]{0,40}))?/g)) {
     const name = match[1].toUpperCase();
-    found.push(name === 'EVALSHA' && match[2] ? `script ${scripts.get(match[2]) ?? match[2]}` : name);
+    const script = name === 'EVALSHA' ? scripts.get(match[2]?.slice(0, 8)) ?? match[2]?.slice(0, 8) : name === 'EVAL' ? scripts.get(match[2]) : undefined;
+    found.push(script ? `script ${script}` : name);
   }
   return found;
 }
@@ -62,7 +68,7 @@ function pgStatement(chunk) {
   const body = chunk.toString('utf8', 5, Math.min(chunk.length, 400));
   if (type === 'P') {
     const name = body.split('\0')[0];
-    statements.set(name, body.slice(name.length + 1).replace(/\s+/g, ' ').slice(0, 60));
+    statements.set(name, body.slice(name.length + 1).split('\0')[0].replace(/\s+/g, ' ').slice(0, 60));
     return undefined;
   }
   if (type === 'B') {
@@ -70,7 +76,7 @@ function pgStatement(chunk) {
     const name = body.slice(portal.length + 1).split('\0')[0];
     return statements.get(name) ?? `statement ${name}`;
   }
-  if (type === 'Q') return body.replace(/\s+/g, ' ').slice(0, 60);
+  if (type === 'Q') return body.split('\0')[0].replace(/\s+/g, ' ').slice(0, 60);
   return undefined;
 }
 
