@@ -34,6 +34,7 @@ import { closeRedis, createRedis, SessionMailbox, toKey } from '@switchyard/redi
 import { spawnService, startLocalOpenAiServer, startTestMcpServer, type LocalOpenAiReply, type LocalOpenAiRequest, type ServiceProcess } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
 import { CpuWindow } from './lib/process-cpu';
+import { ROUND_TRIPS_HOOK, RoundTripWindow, roundTripRows } from './lib/round-trips';
 import { machineLine, writeSection } from './lib/report';
 import { fmt, quantile } from './lib/stats';
 
@@ -46,6 +47,10 @@ const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 /** A busy teammate's model step. */
 const STEP_MS = Number(process.env.BENCH_STEP_MS ?? 1000);
+/** BENCH_ROUND_TRIPS=1: each service's requests to Redis and PostgreSQL per message of the idle phase (a hook in every service). */
+const ROUND_TRIPS = process.env.BENCH_ROUND_TRIPS === '1';
+const ROUND_TRIPS_DIR = `/tmp/switchyard-round-trips-${process.pid}`;
+if (ROUND_TRIPS) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --import ${ROUND_TRIPS_HOOK}`.trim();
 /** Issue 17's targets for the idle wake. */
 const TARGET_P50_MS = 10;
 const TARGET_P99_MS = 50;
@@ -179,7 +184,7 @@ async function main(): Promise<void> {
 
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
-    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0',
+    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0', ROUND_TRIPS_DIR,
     RUNNER_CONCURRENCY: String(Math.min(200, TEAMMATES + 10)), RUNNER_MCP_ALLOW_PRIVATE: 'true',
     OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-bench-local-0123456789', MODEL_MAX_ATTEMPTS: '1',
   };
@@ -274,12 +279,15 @@ async function main(): Promise<void> {
     const baseIdle = await baseline(prefix, RATE * SECONDS);
     const commitIdle = await commitBaseline(pg, dbUrl, RATE * SECONDS);
     const loadIdle = [loadLine()];
+    const roundTrips = ROUND_TRIPS ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, runner: runner.child.pid! }) : undefined;
+    roundTrips?.start();
     const cpuIdle = await cpu();
     progress('idle load');
     const idle = await load();
     await waitUntil('the idle phase settled', settled);
     const stranded = await strandedMessages();
     const cpuIdleShares = await cpuIdle.end();
+    const requests = await roundTrips?.end();
     loadIdle.push(loadLine());
     const woken = idle.filter((message) => message.woke);
     const runsOf = new Map(
@@ -368,6 +376,13 @@ ${row('messages that rode along (posted during a turn) → seen', rodeAlong)}
 Posts that failed (the gateway's answer or the connection): ${failedIn(idle)}. Left in a mailbox with no turn once the phase settled (a lost wake): ${fmt(stranded.messages)} messages at ${fmt(stranded.mates)} teammates.
 
 Ratio of the wake p50 to the baseline p50: ${fmt(wake50 / quantile(baseIdle, 0.5), 1)}. CPU in the phase (of one core): ${shares(cpuIdleShares)}.
+${requests ? `
+Requests each service made per message of the phase (BENCH_ROUND_TRIPS=1: a hook in each service counts what it writes to Redis, by command, a Lua script by its name; to PostgreSQL, by prepared statement; and its other TCP writes, e.g. the parts of HTTP answers and model requests):
+
+| service | per store | most frequent |
+|---|---|---|
+${roundTripRows(requests, Math.max(1, idle.length)).join('\n')}
+` : ''}
 
 Target (issue 17), idle wake p50 ≤ ${TARGET_P50_MS} ms: ${verdict(wake50, TARGET_P50_MS)}; p99 ≤ ${TARGET_P99_MS} ms: ${verdict(wake99, TARGET_P99_MS)}.
 
