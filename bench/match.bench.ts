@@ -26,7 +26,7 @@ import { machineLine, writeSection } from './lib/report';
 import { roundTripCost } from './lib/wakeup-probe';
 import { CpuWindow } from './lib/process-cpu';
 import { perRun, pgCounters, type PgCounters } from './lib/pg-activity';
-import { ROUND_TRIPS_HOOK, RoundTripWindow, roundTripRows } from './lib/round-trips';
+import { enableRoundTrips, RoundTripWindow, roundTripRows } from './lib/round-trips';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -67,9 +67,7 @@ const NICE = new Map(
 const PG_STATS = process.env.BENCH_PG_STATS === '1';
 /** Extra settings of the bench database for the services' sessions, `;`-separated (e.g. `plan_cache_mode=force_generic_plan`). */
 /** BENCH_ROUND_TRIPS=1: each service's requests to Redis and PostgreSQL per activated run, by command (a hook in every service). */
-const ROUND_TRIPS = process.env.BENCH_ROUND_TRIPS === '1';
-const ROUND_TRIPS_DIR = `/tmp/switchyard-round-trips-${process.pid}`;
-if (ROUND_TRIPS) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --import ${ROUND_TRIPS_HOOK}`.trim();
+const ROUND_TRIPS_DIR = enableRoundTrips();
 const PG_SETTINGS = [...(process.env.BENCH_PG_SETTINGS ?? '').split(';').filter(Boolean), ...(PG_STATS ? ['track_functions = pl'] : [])];
 
 /** A spawned service, at its BENCH_NICE priority if it has one. */
@@ -106,7 +104,7 @@ async function main(): Promise<void> {
   const prefix = `bench${randomUUID().slice(0, 8)}`;
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
-    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0', ROUND_TRIPS_DIR,
+    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0', ...(ROUND_TRIPS_DIR ? { ROUND_TRIPS_DIR } : {}),
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   const redis = createRedis(REDIS_URL);
@@ -290,7 +288,7 @@ async function main(): Promise<void> {
       const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
       const total = rate * SECONDS;
       const countersBefore: PgCounters | undefined = PG_STATS ? await pgCounters(pg) : undefined;
-      const roundTrips = ROUND_TRIPS
+      const roundTrips = ROUND_TRIPS_DIR
         ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, matcher: matcher!.child.pid!, ...Object.fromEntries(runners.map((r, i) => [`runner ${i + 1}`, r.child.pid!])) })
         : undefined;
       roundTrips?.start();

@@ -34,7 +34,7 @@ import { closeRedis, createRedis, SessionMailbox, toKey } from '@switchyard/redi
 import { spawnService, startLocalOpenAiServer, startTestMcpServer, type LocalOpenAiReply, type LocalOpenAiRequest, type ServiceProcess } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
 import { CpuWindow } from './lib/process-cpu';
-import { ROUND_TRIPS_HOOK, RoundTripWindow, roundTripRows } from './lib/round-trips';
+import { enableRoundTrips, RoundTripWindow, roundTripRows } from './lib/round-trips';
 import { machineLine, writeSection } from './lib/report';
 import { fmt, quantile } from './lib/stats';
 
@@ -48,9 +48,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 /** A busy teammate's model step. */
 const STEP_MS = Number(process.env.BENCH_STEP_MS ?? 1000);
 /** BENCH_ROUND_TRIPS=1: each service's requests to Redis and PostgreSQL per message of the idle phase (a hook in every service). */
-const ROUND_TRIPS = process.env.BENCH_ROUND_TRIPS === '1';
-const ROUND_TRIPS_DIR = `/tmp/switchyard-round-trips-${process.pid}`;
-if (ROUND_TRIPS) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --import ${ROUND_TRIPS_HOOK}`.trim();
+const ROUND_TRIPS_DIR = enableRoundTrips();
 /** Issue 17's targets for the idle wake. */
 const TARGET_P50_MS = 10;
 const TARGET_P99_MS = 50;
@@ -184,7 +182,7 @@ async function main(): Promise<void> {
 
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
-    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0', ROUND_TRIPS_DIR,
+    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0', ...(ROUND_TRIPS_DIR ? { ROUND_TRIPS_DIR } : {}),
     RUNNER_CONCURRENCY: String(Math.min(200, TEAMMATES + 10)), RUNNER_MCP_ALLOW_PRIVATE: 'true',
     OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-bench-local-0123456789', MODEL_MAX_ATTEMPTS: '1',
   };
@@ -279,7 +277,7 @@ async function main(): Promise<void> {
     const baseIdle = await baseline(prefix, RATE * SECONDS);
     const commitIdle = await commitBaseline(pg, dbUrl, RATE * SECONDS);
     const loadIdle = [loadLine()];
-    const roundTrips = ROUND_TRIPS ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, runner: runner.child.pid! }) : undefined;
+    const roundTrips = ROUND_TRIPS_DIR ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, runner: runner.child.pid! }) : undefined;
     roundTrips?.start();
     const cpuIdle = await cpu();
     progress('idle load');

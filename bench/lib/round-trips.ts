@@ -7,6 +7,17 @@ export const ROUND_TRIPS_HOOK = path.resolve(__dirname, 'round-trips-hook.mjs');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * BENCH_ROUND_TRIPS=1: loads ROUND_TRIPS_HOOK into every service a bench
+ * spawns from now on (BENCH_NODE_ARGS). Returns the directory their counts go
+ * to (give it to them as ROUND_TRIPS_DIR), or undefined when not asked.
+ */
+export function enableRoundTrips(): string | undefined {
+  if (process.env.BENCH_ROUND_TRIPS !== '1') return undefined;
+  process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --import ${ROUND_TRIPS_HOOK}`.trim();
+  return `/tmp/switchyard-round-trips-${process.pid}`;
+}
+
+/**
  * Why this exists: CPU per run says how much, not on what; the requests a run
  * makes of Redis and PostgreSQL do. Counts them over a window in services
  * started with ROUND_TRIPS_HOOK (which must be loaded: SIGUSR2 ends a
