@@ -19,7 +19,9 @@
  * Baseline before each phase, same rate and Redis: the bare mailbox write
  * (SessionMailbox.postResident, the gateway's script) → read (XREAD BLOCK on
  * the same streams); and a one-row INSERT's commit on the same PostgreSQL
- * (a wake commits one transaction). Writes its section of BENCHMARKS.md.
+ * (a wake commits one transaction). Before the idle phase, the bare wake
+ * (bare-wake.ts): the wake's hops without the platform's code, the floor of
+ * its path on this machine. Writes its section of BENCHMARKS.md.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +34,7 @@ import { newId } from '@switchyard/core';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
 import { closeRedis, createRedis, SessionMailbox, toKey } from '@switchyard/redis';
 import { spawnService, startLocalOpenAiServer, startTestMcpServer, type LocalOpenAiReply, type LocalOpenAiRequest, type ServiceProcess } from '@switchyard/testing';
+import { bareWake } from './lib/bare-wake';
 import { benchServices } from './lib/bench-services';
 import { CpuWindow } from './lib/process-cpu';
 import { enableRoundTrips, RoundTripWindow, roundTripRows } from './lib/round-trips';
@@ -276,6 +279,7 @@ async function main(): Promise<void> {
     progress('baseline, then the idle phase');
     const baseIdle = await baseline(prefix, RATE * SECONDS);
     const commitIdle = await commitBaseline(pg, dbUrl, RATE * SECONDS);
+    const bare = await bareWake({ dbUrl, redisUrl: REDIS_URL, prefix, sessions: TEAMMATES, rate: RATE, count: RATE * SECONDS });
     const loadIdle = [loadLine()];
     const roundTrips = ROUND_TRIPS_DIR ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, runner: runner.child.pid! }) : undefined;
     roundTrips?.start();
@@ -353,7 +357,7 @@ async function main(): Promise<void> {
 - Machine: ${machineLine(`Redis ${redisVersion}, PostgreSQL ${pgVersion}`)}; load average (1 / 5 / 15 min) idle phase ${loadIdle.join(' → ')}, busy phase ${loadBusy.join(' → ')}
 - Command: \`BENCH_TEAMMATES=${TEAMMATES} BENCH_RATE=${RATE} BENCH_SECONDS=${SECONDS} BENCH_STEP_MS=${STEP_MS} npm run bench:teams\` (gateway, event-log and one runner as processes on the same cores as the load generator, Redis and PostgreSQL; ${TEAMMATES} teammates, one agent each, whose model is a local OpenAI-compatible server in the bench process: a model request's arrival is the step that shows the model the message)
 
-${fmt(RATE)} messages/s posted as a person's (\`POST /teammates/{name}/messages\`, open loop, round robin over ${TEAMMATES} teammates: one every ${fmt((TEAMMATES * 1000) / RATE)} ms each), ${SECONDS} s per phase. Baseline before each phase, same rate, same Redis: the bare mailbox write (the gateway's \`postResident\` script) → read (\`XREAD BLOCK\` on the same streams).
+${fmt(RATE)} messages/s posted as a person's (\`POST /teammates/{name}/messages\`, open loop, round robin over ${TEAMMATES} teammates: one every ${fmt((TEAMMATES * 1000) / RATE)} ms each), ${SECONDS} s per phase. Baseline before each phase, same rate, same Redis: the bare mailbox write (the gateway's \`postResident\` script) → read (\`XREAD BLOCK\` on the same streams). Before the idle phase, the bare wake (bench/lib/bare-wake.ts): the hops of decision 0035's wake — the post's request, the roster row, the mailbox post, the turn's insert committed, the BullMQ job, its pickup, the claim committed, the mailbox read, the model request — made by two bare processes with none of the platform's code (no auth, validation, facts, transcript or lease), the floor of the wake's path on this machine.
 
 **Idle wake**: each turn is one immediate model answer, so most messages find their teammate idle (${fmt(woken.length)} of ${fmt(idle.length)} woke it; the rest landed during a turn and rode along).
 
@@ -361,6 +365,7 @@ ${fmt(RATE)} messages/s posted as a person's (\`POST /teammates/{name}/messages\
 |---|---:|---:|---:|
 ${row('baseline: bare mailbox write → read', baseIdle)}
 ${row('baseline: a one-row INSERT committed, same PostgreSQL', commitIdle)}
+${row('baseline: the bare wake (the same hops, one statement or command each, in two bare processes)', bare.latencies)}
 ${row('**the first model call of the woken turn**', wakeMs)}
 ${row('… its 202 answer (mailbox script, `message.sent` and `teammate_wake` in one statement, activation job added)', postMs)}
 ${row('… the turn queued (`runs.queued_at`, in `teammate_wake`)', toQueued)}
@@ -373,7 +378,7 @@ ${row('messages that rode along (posted during a turn) → seen', rodeAlong)}
 
 Posts that failed (the gateway's answer or the connection): ${failedIn(idle)}. Left in a mailbox with no turn once the phase settled (a lost wake): ${fmt(stranded.messages)} messages at ${fmt(stranded.mates)} teammates.
 
-Ratio of the wake p50 to the baseline p50: ${fmt(wake50 / quantile(baseIdle, 0.5), 1)}. CPU in the phase (of one core): ${shares(cpuIdleShares)}.
+Ratio of the wake p50 to the bare mailbox p50: ${fmt(wake50 / quantile(baseIdle, 0.5), 1)}; to the bare wake's p50: ${fmt(wake50 / quantile(bare.latencies, 0.5), 1)}. CPU in the phase (of one core): ${shares(cpuIdleShares)}; the bare wake's processes: gateway ${fmt(bare.cpu.gateway)} %, runner ${fmt(bare.cpu.runner)} %.
 ${requests ? `
 Requests each service made per message of the phase (BENCH_ROUND_TRIPS=1: a hook in each service counts what it writes to Redis, by command, a Lua script by its name; to PostgreSQL, by prepared statement; and its other TCP writes, e.g. the parts of HTTP answers and model requests):
 
