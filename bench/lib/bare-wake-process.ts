@@ -4,11 +4,11 @@
  * makes the turn's hops. One statement or command per hop, nothing else.
  */
 import { Queue, Worker } from 'bullmq';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { answer } from './bare-wake';
+import { answer, bodyOf } from './bare-wake';
 import { HttpLoad } from './http-load';
 
 const DB_URL = process.env.BARE_DB_URL!;
@@ -16,14 +16,6 @@ const REDIS_URL = process.env.REDIS_URL!;
 const PREFIX = process.env.BARE_PREFIX!;
 const QUEUE = 'bare-wake';
 const mailbox = (session: string) => `${PREFIX}:bare-wake:mailbox:${session}`;
-
-const bodyOf = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 
 /** The post: the roster row, the mailbox post, the delivery's commit (the turn queued), the job, the answer. */
 function gateway(): void {

@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -45,6 +45,12 @@ export function answer(res: ServerResponse, status: number, json: string): void 
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
 }
 
+/** A request's body as text. */
+export async function bodyOf(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 function start(mode: 'gateway' | 'runner', env: Record<string, string>): Promise<{ child: ChildProcess; first: Record<string, unknown> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', PROCESS, mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -65,10 +71,8 @@ export async function bareWake(options: BareWakeOptions): Promise<BareWake> {
 
   const arrived = new Map<string, number>();
   const model: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      arrived.set((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id, performance.now());
+    void bodyOf(req).then((body) => {
+      arrived.set((JSON.parse(body) as { id: string }).id, performance.now());
       answer(res, 200, '{}');
     });
   });
