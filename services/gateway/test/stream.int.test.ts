@@ -63,6 +63,23 @@ describe('SSE stream', () => {
     expect(seqs(events)).toEqual([from + 1, from + 3]);
   });
 
+  it('names its start as the first id, so a client that reconnects before its first fact misses nothing', async () => {
+    const start = await lastSeq();
+    const raw = await fetch(`${platform.gatewayUrl}${url}`, { headers: { authorization: `Bearer ${token}` } });
+    const reader = raw.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const opening = text.slice(0, text.indexOf('\n\n')).split('\n');
+    expect(opening).toEqual(['retry: 2000', `id: ${start}`]);
+    // Recorded while the client is away, before it saw any fact: resuming from the opening id brings them.
+    await post(1_000, 3);
+    const resumed = await openSse(`${platform.gatewayUrl}${url}`, { authorization: `Bearer ${token}`, 'last-event-id': String(start) });
+    const events = await resumed.waitFor(3);
+    resumed.close();
+    expect(seqs(events)).toEqual([start + 1, start + 2, start + 3]);
+  });
+
   it('sends heartbeats, and authenticates browsers with a single-use ticket instead of a token in the URL', async () => {
     const ticket = await api('POST', '/v1/workspaces/live/stream-tickets');
     expect(ticket.status).toBe(201);

@@ -94,7 +94,8 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
       // Proxies (nginx) must not buffer the stream.
       'x-accel-buffering': 'no',
     });
-    res.write('retry: 2000\n\n');
+    // The start's seq as the first id: a client that reconnects before its first fact resumes from here, not from then.
+    res.write(`retry: 2000\nid: ${lastSeq}\n\n`);
     const session = new SseSession({
       res,
       workspace,

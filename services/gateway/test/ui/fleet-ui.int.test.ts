@@ -118,6 +118,36 @@ describe('issue 16: the fleet web UI (headless Chromium, real processes)', () =>
     await screenshot(page, 'fleet');
   });
 
+  it('misses no run that ends while the page is still opening its live stream', async () => {
+    // The stream's request is held until a run has been recorded from start to end: a first page read
+    // before the stream's start is fixed would not have it, and the stream would start after it.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked!: () => void;
+    const streamAsked = new Promise<void>((resolve) => (asked = resolve));
+    const stream = /\/v1\/workspaces\/acme\/stream(\?|$)/;
+    await page.route(stream, async (route) => {
+      asked();
+      await held;
+      await route.continue();
+    });
+    try {
+      await page.reload();
+      await streamAsked;
+      expect((await admin('POST', `${base}/events`, { kind: 'build.finished', subject: { type: 'build', id: '2001' } })).status).toBe(202);
+      const run = await waitFor(async () => {
+        const runs = (await admin('GET', `${base}/runs?agentId=${agentId}&status=completed&limit=200`)).body.runs as Array<{ id: string; trigger: { subject: { id: string } } | null }>;
+        return runs.find((r) => r.trigger?.subject.id === '2001');
+      }, { timeoutMs: 30_000, what: 'the run of build 2001 completed' });
+      release();
+      await page.getByTestId('live-status').filter({ hasText: 'live' }).waitFor();
+      await page.locator(`tr[data-run-id="${run.id}"][data-status="completed"]`).waitFor({ timeout: 10_000 });
+    } finally {
+      release();
+      await page.unroute(stream);
+    }
+  });
+
   it('shows the run: its triggering fact, causation and transcript', async () => {
     await page.locator(`tr[data-run-id="${runId}"] a`).first().click();
     await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor();

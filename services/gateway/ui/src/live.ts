@@ -1,4 +1,5 @@
 import { useEffect, useRef, useSyncExternalStore } from 'react';
+import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { wsPath } from './api';
 import type { Fact } from './types';
 
@@ -18,6 +19,8 @@ class LiveStream {
   private lastSeq: number | undefined;
   private retryTimer: number | undefined;
   status: 'connecting' | 'live' | 'offline' = 'connecting';
+  /** How many times the stream has opened: each opening fixes where it starts. */
+  opens = 0;
 
   constructor(readonly workspace: string) {}
 
@@ -47,7 +50,10 @@ class LiveStream {
     const query = this.lastSeq === undefined ? '' : `?after=${this.lastSeq}`;
     const source = new EventSource(wsPath(this.workspace, `/stream${query}`), { withCredentials: true });
     this.source = source;
-    source.onopen = () => this.setStatus('live');
+    source.onopen = () => {
+      this.opens += 1;
+      this.setStatus('live');
+    };
     source.addEventListener('fact', (event) => {
       const message = event as MessageEvent<string>;
       this.lastSeq = Number(message.lastEventId);
@@ -79,11 +85,38 @@ export function closeLiveStream(): void {
   current = undefined;
 }
 
-/** Calls `onFact` for every fact of the workspace from now on, while the component is mounted. */
-export function useFacts(workspace: string, onFact: Listener): void {
+/**
+ * Calls `onFact` for every fact of the workspace from now on, while the
+ * component is mounted, and says whether the reads the stream keeps fresh may
+ * be made. A read made before the stream has opened could miss the facts
+ * recorded between the read and the stream's start, so such reads wait for it
+ * to open (or to fail: then the page shows what it can, marked offline); each
+ * time the stream opens again, the queries under `reads` are read afresh, for
+ * what happened while it was away.
+ */
+export function useFacts(workspace: string, onFact: Listener, reads: QueryKey[] = []): boolean {
   const handler = useRef(onFact);
   handler.current = onFact;
   useEffect(() => streamOf(workspace).subscribe((fact) => handler.current(fact)), [workspace]);
+  const stream = streamOf(workspace);
+  const opens = useSyncExternalStore(
+    (notify) => stream.onStatus(notify),
+    () => stream.opens,
+  );
+  const status = useLiveStatus(workspace);
+  const ready = opens > 0 || status === 'offline';
+  const queryClient = useQueryClient();
+  const keys = useRef(reads);
+  keys.current = reads;
+  const before = useRef({ opens, ready });
+  useEffect(() => {
+    // Read before this opening (under an earlier one, or while the stream was down): read again.
+    if (opens > before.current.opens && before.current.ready) {
+      for (const queryKey of keys.current) void queryClient.invalidateQueries({ queryKey });
+    }
+    before.current = { opens, ready };
+  }, [opens, ready, queryClient]);
+  return ready;
 }
 
 /** Whether the live stream is connected. */

@@ -9,9 +9,17 @@ import type { Approval } from '../types';
 export function ApprovalsPage() {
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
+  const live = useFacts(
+    slug,
+    (fact) => {
+      if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', slug] });
+    },
+    [['approvals', slug]],
+  );
   const pending = useQuery({
     queryKey: ['approvals', slug, 'pending'],
     queryFn: () => api<{ approvals: Approval[] }>('GET', wsPath(slug, '/approvals?status=pending&limit=200')).then((r) => r.approvals),
+    enabled: live,
   });
   const decided = useQuery({
     queryKey: ['approvals', slug, 'decided'],
@@ -21,9 +29,7 @@ export function ApprovalsPage() {
       );
       return pages.flatMap((p) => p.approvals).sort((a, b) => ((a.decidedAt ?? '') < (b.decidedAt ?? '') ? 1 : -1));
     },
-  });
-  useFacts(slug, (fact) => {
-    if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', slug] });
+    enabled: live,
   });
   return (
     <section>

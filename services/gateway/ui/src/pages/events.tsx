@@ -16,12 +16,17 @@ export function EventsPage() {
   const [applied, setApplied] = useState({ kind: '', subject: '' });
   const [tail, setTail] = useState<Fact[]>([]);
   const [following, setFollowing] = useState(true);
+  const live = useFacts(
+    slug,
+    (fact) => {
+      if (following) setTail((old) => (old.some((f) => f.id === fact.id) ? old : [...old, fact].slice(-500)));
+    },
+    [['events', slug]],
+  );
   const page = useQuery({
     queryKey: ['events', slug, applied.kind],
     queryFn: () => api<{ events: Fact[] }>('GET', wsPath(slug, `/events?limit=500${applied.kind ? `&kind=${encodeURIComponent(applied.kind)}` : ''}`)).then((r) => r.events),
-  });
-  useFacts(slug, (fact) => {
-    if (following) setTail((old) => (old.some((f) => f.id === fact.id) ? old : [...old, fact].slice(-500)));
+    enabled: live,
   });
 
   const bySubject = (fact: Fact) => !applied.subject || `${fact.subject.type}/${fact.subject.id}`.includes(applied.subject);

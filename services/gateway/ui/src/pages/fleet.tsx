@@ -39,13 +39,43 @@ function useLiveRuns(ws: string, filter: RunFilter) {
   const params = new URLSearchParams({ limit: '100' });
   if (filter.agentId) params.set('agentId', filter.agentId);
   if (filter.status) params.set('status', filter.status);
+  const queryClient = useQueryClient();
+  const shownRows = useRef(rows);
+  shownRows.current = rows;
+  const queryKey = ['runs', ws, filter.agentId, filter.status];
+  const live = useFacts(
+    ws,
+    (fact: Fact) => {
+      if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', ws, 'pending'] });
+      if (!fact.kind.startsWith('agent.run.') || fact.subject.type !== 'run') return;
+      // The fact carries the new status (and a start's time): shown at once.
+      const seen = provisional(ws, fact);
+      const known = shownRows.current.has(fact.subject.id);
+      if (seen) {
+        setRows((old) => {
+          const shown = old.get(seen.id);
+          return new Map(old).set(seen.id, shown ? newer(shown, { ...shown, status: seen.status, reason: seen.reason, startedAt: shown.startedAt ?? seen.startedAt }) : seen);
+        });
+      }
+      // What the facts do not tell is read: a run's outcome once it parks or ends, and a new run
+      // whose fact does not say what started it (recorded before facts carried it).
+      if (!seen || RANK[seen.status] >= RANK.awaiting_approval || (!known && !seen.origin.type)) {
+        void api<Run>('GET', wsPath(ws, `/runs/${fact.subject.id}`)).then((run) =>
+          setRows((old) => new Map(old).set(run.id, newer(old.get(run.id), run))),
+        );
+      }
+    },
+    [queryKey],
+  );
   // Read afresh whenever the table mounts, never from the cache: the stream updates the rows only
   // while the page is open, so a first page cached by an earlier visit misses what ran meanwhile.
+  // And read once the stream is open, so that what the read misses the stream brings.
   const list = useQuery({
-    queryKey: ['runs', ws, filter.agentId, filter.status],
+    queryKey,
     queryFn: () => api<{ runs: Run[] }>('GET', wsPath(ws, `/runs?${params}`)).then((r) => r.runs),
     staleTime: 0,
     gcTime: 0,
+    enabled: live,
   });
   useEffect(() => {
     if (!list.data) return;
@@ -55,32 +85,9 @@ function useLiveRuns(ws: string, filter: RunFilter) {
       return next;
     });
   }, [list.data]);
-  const queryClient = useQueryClient();
-  const shownRows = useRef(rows);
-  shownRows.current = rows;
-  useFacts(ws, (fact: Fact) => {
-    if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', ws, 'pending'] });
-    if (!fact.kind.startsWith('agent.run.') || fact.subject.type !== 'run') return;
-    // The fact carries the new status (and a start's time): shown at once.
-    const seen = provisional(ws, fact);
-    const known = shownRows.current.has(fact.subject.id);
-    if (seen) {
-      setRows((old) => {
-        const shown = old.get(seen.id);
-        return new Map(old).set(seen.id, shown ? newer(shown, { ...shown, status: seen.status, reason: seen.reason, startedAt: shown.startedAt ?? seen.startedAt }) : seen);
-      });
-    }
-    // What the facts do not tell is read: a run's outcome once it parks or ends, and a new run
-    // whose fact does not say what started it (recorded before facts carried it).
-    if (!seen || RANK[seen.status] >= RANK.awaiting_approval || (!known && !seen.origin.type)) {
-      void api<Run>('GET', wsPath(ws, `/runs/${fact.subject.id}`)).then((run) =>
-        setRows((old) => new Map(old).set(run.id, newer(old.get(run.id), run))),
-      );
-    }
-  });
   // Newest first: run ids are UUIDv7, so they sort by creation.
   const runs = useMemo(() => [...rows.values()].sort((a, b) => (a.id < b.id ? 1 : -1)), [rows]);
-  return { runs, loading: list.isLoading, error: list.error };
+  return { runs, loading: list.isPending, error: list.error };
 }
 
 /**

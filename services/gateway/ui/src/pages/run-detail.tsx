@@ -19,21 +19,26 @@ export function RunDetailPage() {
   const [actionError, setActionError] = useState<string | undefined>();
   const [cascade, setCascade] = useState(true);
   const [stopped, setStopped] = useState<StoppedRun[] | undefined>();
+  const live = useFacts(
+    slug,
+    (f) => {
+      if (f.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', slug, 'run', id] });
+      if (f.subject.type === 'run' && f.subject.id === id) {
+        void queryClient.invalidateQueries({ queryKey: ['run', slug, id] });
+        void queryClient.invalidateQueries({ queryKey: ['transcript', slug, id] });
+      }
+    },
+    [['approvals', slug, 'run', id], ['run', slug, id]],
+  );
   const approvals = useQuery({
     queryKey: ['approvals', slug, 'run', id],
     queryFn: () => api<{ approvals: Approval[] }>('GET', wsPath(slug, `/approvals?runId=${id}&limit=200`)).then((r) => r.approvals),
+    enabled: live,
   });
-  const run = useQuery({ queryKey: ['run', slug, id], queryFn: () => api<Run>('GET', wsPath(slug, `/runs/${id}`)) });
+  const run = useQuery({ queryKey: ['run', slug, id], queryFn: () => api<Run>('GET', wsPath(slug, `/runs/${id}`)), enabled: live });
   const transcript = useTranscript(slug, id, !(run.data && isFinished(run.data)));
   const agents = useAgents(slug);
   const fact = useFact(slug, run.data ? eventIdOf(run.data) : undefined);
-  useFacts(slug, (f) => {
-    if (f.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', slug, 'run', id] });
-    if (f.subject.type === 'run' && f.subject.id === id) {
-      void queryClient.invalidateQueries({ queryKey: ['run', slug, id] });
-      void queryClient.invalidateQueries({ queryKey: ['transcript', slug, id] });
-    }
-  });
 
   const act = async (action: 'stop' | 'retry') => {
     setActionError(undefined);

@@ -23,22 +23,28 @@ const BOARD: TaskStatus[] = ['pending', 'in_progress', 'completed', 'cancelled']
 export function TeamPage() {
   const { slug, role } = useWorkspace();
   const queryClient = useQueryClient();
+  const live = useFacts(
+    slug,
+    (fact) => {
+      if (fact.kind === 'message.sent') {
+        queryClient.setQueryData<Fact[]>(['messages', slug], (old) => (old?.some((f) => f.id === fact.id) ? old : [...(old ?? []), fact].slice(-MESSAGES_SHOWN)));
+      }
+      if (fact.kind.startsWith('teammate.') || fact.kind === 'message.sent' || fact.kind.startsWith('agent.run.')) void queryClient.invalidateQueries({ queryKey: ['teammates', slug] });
+      if (fact.kind.startsWith('task.')) void queryClient.invalidateQueries({ queryKey: ['tasks', slug] });
+    },
+    [['teammates', slug], ['tasks', slug], ['messages', slug]],
+  );
   const roster = useQuery({
     queryKey: ['teammates', slug],
     queryFn: () => api<{ teammates: Teammate[] }>('GET', wsPath(slug, '/teammates')).then((r) => r.teammates),
+    enabled: live,
   });
   const tasks = useQuery({
     queryKey: ['tasks', slug],
     queryFn: () => api<{ tasks: Task[] }>('GET', wsPath(slug, '/tasks?limit=200')).then((r) => r.tasks),
+    enabled: live,
   });
-  const messages = useQuery({ queryKey: ['messages', slug], queryFn: () => messageFacts(slug) });
-  useFacts(slug, (fact) => {
-    if (fact.kind === 'message.sent') {
-      queryClient.setQueryData<Fact[]>(['messages', slug], (old) => (old?.some((f) => f.id === fact.id) ? old : [...(old ?? []), fact].slice(-MESSAGES_SHOWN)));
-    }
-    if (fact.kind.startsWith('teammate.') || fact.kind === 'message.sent' || fact.kind.startsWith('agent.run.')) void queryClient.invalidateQueries({ queryKey: ['teammates', slug] });
-    if (fact.kind.startsWith('task.')) void queryClient.invalidateQueries({ queryKey: ['tasks', slug] });
-  });
+  const messages = useQuery({ queryKey: ['messages', slug], queryFn: () => messageFacts(slug), enabled: live });
   const canWrite = role !== 'viewer';
   return (
     <section className="team">
