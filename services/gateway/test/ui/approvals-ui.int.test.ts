@@ -112,4 +112,17 @@ describe('issue 16: approvals and stop in the web UI (headless Chromium, real pr
     await waitFor(async () => ['cancelled', 'completed', 'failed'].includes((await admin('GET', `${base}/runs/${approval.runId}`)).body.status), { what: 'the run ended', timeoutMs: 60_000 });
     expect(echoCalls()).toBe(before);
   });
+
+  it('shows, on coming back, what was decided while the inbox was closed', async () => {
+    const approval = await parkedRun('1.2.6');
+    await page.getByRole('link', { name: 'Approvals', exact: true }).click();
+    await page.locator(`[data-testid="pending-list"] [data-approval-id="${approval.id}"]`).waitFor();
+    // Away on another page (no reload) while it is decided by API, and back within the cache's freshness.
+    await page.getByRole('link', { name: 'Fleet' }).click();
+    await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+    expect((await admin('POST', `${base}/approvals/${approval.id}/decision`, { decision: 'deny', note: 'decided elsewhere' })).status).toBe(200);
+    await page.getByRole('link', { name: 'Approvals', exact: true }).click();
+    await page.locator(`[data-testid="decided-list"] [data-approval-id="${approval.id}"]`).waitFor({ timeout: 10_000 });
+    expect(await page.locator(`[data-testid="pending-list"] [data-approval-id="${approval.id}"]`).count()).toBe(0);
+  });
 });

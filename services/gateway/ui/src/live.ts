@@ -90,9 +90,10 @@ export function closeLiveStream(): void {
  * component is mounted, and says whether the reads the stream keeps fresh may
  * be made. A read made before the stream has opened could miss the facts
  * recorded between the read and the stream's start, so such reads wait for it
- * to open (or to fail: then the page shows what it can, marked offline); each
- * time the stream opens again, the queries under `reads` are read afresh, for
- * what happened while it was away.
+ * to open (or to fail: then the page shows what it can, marked offline). The
+ * queries under `reads` are read afresh when the page mounts (no fact reached
+ * a copy cached while it was closed) and each time the stream opens again
+ * (for what happened while it was away).
  */
 export function useFacts(workspace: string, onFact: Listener, reads: QueryKey[] = []): boolean {
   const handler = useRef(onFact);
@@ -108,12 +109,12 @@ export function useFacts(workspace: string, onFact: Listener, reads: QueryKey[] 
   const queryClient = useQueryClient();
   const keys = useRef(reads);
   keys.current = reads;
-  const before = useRef({ opens, ready });
+  const before = useRef<{ opens: number; ready: boolean }>(undefined);
   useEffect(() => {
-    // Read before this opening (under an earlier one, or while the stream was down): read again.
-    if (opens > before.current.opens && before.current.ready) {
-      for (const queryKey of keys.current) void queryClient.invalidateQueries({ queryKey });
-    }
+    const last = before.current;
+    // On mount a read already under way is the page's own, made now: it is not asked again.
+    const again = !last ? { cancelRefetch: false } : opens > last.opens && last.ready ? { cancelRefetch: true } : undefined;
+    if (again) for (const queryKey of keys.current) void queryClient.invalidateQueries({ queryKey }, again);
     before.current = { opens, ready };
   }, [opens, ready, queryClient]);
   return ready;
