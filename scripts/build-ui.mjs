@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive } from './lib/platform-file.cjs';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,16 +39,6 @@ function sourceHash() {
   return hash.digest('hex');
 }
 
-/** Whether a process is still there (a lock left by a build that was killed is taken over). */
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
-
 /** Runs `build` holding a lock directory (made atomically by mkdir) named after this checkout. */
 async function exclusively(build) {
   const lock = path.join(os.tmpdir(), `switchyard-ui-build-${createHash('sha256').update(root).digest('hex').slice(0, 16)}`);
@@ -59,7 +50,8 @@ async function exclusively(build) {
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
       const holder = Number(readFileSync(path.join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }));
-      if (holder > 0 && !alive(holder)) rmSync(lock, { recursive: true, force: true });
+      // A lock left by a build that was killed is taken over.
+      if (holder > 0 && !processAlive(holder)) rmSync(lock, { recursive: true, force: true });
       else await sleep(200);
     }
   }
