@@ -29,11 +29,13 @@ export function useSettings(ws: string) {
 }
 
 /**
- * Pending approvals (`GET /approvals?status=pending`). Null when this gateway
- * has no approvals API (404), so the page shows no count rather than a wrong one.
+ * Pending approvals (`GET /approvals?status=pending`), read once `enabled`
+ * (the live stream is open). Null when this gateway has no approvals API
+ * (404), so the page shows no count rather than a wrong one.
  */
-export function usePendingApprovals(ws: string) {
+export function usePendingApprovals(ws: string, enabled: boolean) {
   return useQuery({
+    enabled,
     queryKey: ['approvals', ws, 'pending'],
     queryFn: async () => {
       try {

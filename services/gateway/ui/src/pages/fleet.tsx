@@ -39,14 +39,12 @@ function useLiveRuns(ws: string, filter: RunFilter) {
   const params = new URLSearchParams({ limit: '100' });
   if (filter.agentId) params.set('agentId', filter.agentId);
   if (filter.status) params.set('status', filter.status);
-  const queryClient = useQueryClient();
   const shownRows = useRef(rows);
   shownRows.current = rows;
   const queryKey = ['runs', ws, filter.agentId, filter.status];
   const live = useFacts(
     ws,
     (fact: Fact) => {
-      if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: ['approvals', ws, 'pending'] });
       if (!fact.kind.startsWith('agent.run.') || fact.subject.type !== 'run') return;
       // The fact carries the new status (and a start's time): shown at once.
       const seen = provisional(ws, fact);
@@ -171,7 +169,16 @@ const RunRow = memo(function RunRow({ run, agentName, now }: { run: Run; agentNa
 export function FleetPage() {
   const { slug } = useWorkspace();
   const agents = useAgents(slug);
-  const approvals = usePendingApprovals(slug);
+  const queryClient = useQueryClient();
+  const pendingKey = ['approvals', slug, 'pending'];
+  const live = useFacts(
+    slug,
+    (fact) => {
+      if (fact.kind.startsWith('approval.')) void queryClient.invalidateQueries({ queryKey: pendingKey });
+    },
+    [pendingKey],
+  );
+  const approvals = usePendingApprovals(slug, live);
   const [agentFilter, setAgentFilter] = useState('');
   const [statusFilter, setStatusFilter] = useState('');
   const [kindFilter, setKindFilter] = useState('');
