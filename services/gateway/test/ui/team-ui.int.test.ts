@@ -19,6 +19,7 @@ describe('issue 17: the Team page (headless Chromium, real processes)', () => {
   let browser: Browser;
   let page: Page;
   let admin: ReturnType<typeof apiClient>;
+  let agentId: string;
 
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -34,6 +35,7 @@ describe('issue 17: the Team page (headless Chromium, real processes)', () => {
       triggers: [{ kind: 'never.fires' }],
     });
     expect(agent.status).toBe(201);
+    agentId = agent.body.id;
     expect((await admin('POST', `${base}/teammates`, { name: 'scout-1', agentId: agent.body.id, team: 'recon' })).status).toBe(201);
     page = await signedInPage(browser, platform.gatewayUrl, token, { width: 1280, height: 900 });
   });
@@ -99,6 +101,38 @@ describe('issue 17: the Team page (headless Chromium, real processes)', () => {
       ['triage sc_10', 'pending'],
     ]);
     await screenshot(page, 'team-tasks');
+  });
+
+  it('keeps a message that arrives live while the page still reads the earlier ones', async () => {
+    expect((await admin('POST', `${base}/teammates`, { name: 'scout-2', agentId })).status).toBe(201);
+    // The page's read of the earlier messages is answered before the new one is sent, and handed to
+    // the page only after the new one has come in live: the read must not erase it.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let answered!: () => void;
+    const readAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const reads = /\/events\?kind=message\.sent/;
+    await page.route(reads, async (route) => {
+      const response = await route.fetch();
+      answered();
+      await held;
+      await route.fulfill({ response });
+    });
+    const messages = page.locator('[data-testid="messages"] tbody tr');
+    try {
+      await page.getByRole('link', { name: 'Fleet' }).click();
+      await page.getByRole('link', { name: 'Team', exact: true }).click();
+      await readAnswered;
+      expect((await admin('POST', `${base}/teammates/scout-2/messages`, { content: 'and sc_11' })).status).toBe(202);
+      await messages.filter({ hasText: 'scout-2' }).waitFor({ timeout: 20_000 });
+      release();
+      // The earlier message is only in the read: once it shows, the read has been applied.
+      await messages.filter({ hasText: 'scout-1' }).waitFor({ timeout: 20_000 });
+      expect(await messages.filter({ hasText: 'scout-2' }).count()).toBe(1);
+    } finally {
+      release();
+      await page.unroute(reads);
+    }
   });
 });
 

@@ -27,7 +27,7 @@ export function TeamPage() {
     slug,
     (fact) => {
       if (fact.kind === 'message.sent') {
-        queryClient.setQueryData<Fact[]>(['messages', slug], (old) => (old?.some((f) => f.id === fact.id) ? old : [...(old ?? []), fact].slice(-MESSAGES_SHOWN)));
+        queryClient.setQueryData<Fact[]>(['messages', slug], (old) => newestMessages(old ?? [], [fact]));
       }
       if (fact.kind.startsWith('teammate.') || fact.kind === 'message.sent' || fact.kind.startsWith('agent.run.')) void queryClient.invalidateQueries({ queryKey: ['teammates', slug] });
       if (fact.kind.startsWith('task.')) void queryClient.invalidateQueries({ queryKey: ['tasks', slug] });
@@ -44,7 +44,12 @@ export function TeamPage() {
     queryFn: () => api<{ tasks: Task[] }>('GET', wsPath(slug, '/tasks?limit=200')).then((r) => r.tasks),
     enabled: live,
   });
-  const messages = useQuery({ queryKey: ['messages', slug], queryFn: () => messageFacts(slug), enabled: live });
+  const messages = useQuery({
+    queryKey: ['messages', slug],
+    // Merged with what the stream added while the read was under way: it may have begun before them.
+    queryFn: async () => newestMessages(await messageFacts(slug), queryClient.getQueryData<Fact[]>(['messages', slug]) ?? []),
+    enabled: live,
+  });
   const canWrite = role !== 'viewer';
   return (
     <section className="team">
@@ -78,13 +83,19 @@ export function TeamPage() {
 }
 
 /** The latest `message.sent` facts: the first page tells where the kind ends, the tail of it is kept. */
+/** The newest MESSAGES_SHOWN of two lists of `message.sent` facts, each once, in seq order. */
+function newestMessages(a: Fact[], b: Fact[]): Fact[] {
+  const byId = new Map([...a, ...b].map((fact) => [fact.id, fact]));
+  return [...byId.values()].sort((x, y) => x.seq - y.seq).slice(-MESSAGES_SHOWN);
+}
+
 async function messageFacts(slug: string): Promise<Fact[]> {
   let after = 0;
   let kept: Fact[] = [];
   // Pages of 1,000 oldest first, up to 10: the table shows the newest of what was read.
   for (let page = 0; page < 10; page++) {
     const { events, nextCursor } = await api<{ events: Fact[]; nextCursor: number }>('GET', wsPath(slug, `/events?kind=message.sent&limit=1000&after=${after}`));
-    kept = [...kept, ...events].slice(-MESSAGES_SHOWN);
+    kept = newestMessages(kept, events);
     if (events.length < 1000) break;
     after = nextCursor;
   }
