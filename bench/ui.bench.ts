@@ -24,7 +24,7 @@ import type { Browser, Page } from 'playwright-core';
 import { MAX_BATCH_SIZE } from '@switchyard/contracts';
 import { newId, newSecretsKey } from '@switchyard/core';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
-import { apiClient, databaseServerUrl, spawnService, startLocalMattermostServer, startTestPlatform, waitFor, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
+import { apiClient, buildUi, databaseServerUrl, spawnService, startLocalMattermostServer, startTestPlatform, waitFor, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
 import { CHROMIUM_PATH, launchBrowser } from '../services/gateway/test/ui/browser';
 import { benchServices } from './lib/bench-services';
 import { HttpLoad } from './lib/http-load';
@@ -346,6 +346,7 @@ async function main(): Promise<void> {
   let fleet: FleetResult;
   let notify: NotifyResult;
   try {
+    buildUi();
     const browser = await launchBrowser();
     try {
       fleet = await benchFleet(browser);

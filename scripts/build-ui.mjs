@@ -2,16 +2,13 @@
 // `npm run ui:build`: builds the web UI (services/gateway/ui, Vite) into its dist/ folder, which the
 // gateway serves at `/` — only when its sources changed since the last build (a SHA-256 of the
 // sources, the lock file and this script, kept in dist/.source-hash), so `npm start` pays for a build once.
-// `--force` builds anyway. Plain Node.js: `npm start` and the browser tests call it.
-// One build at a time: jest's workers each ask for one as their browser tests start, and Vite empties
-// dist/ as it builds, so a second build would take the page away from a test already using the first.
+// `--force` builds anyway. Plain Node.js: `npm start`, jest's global setup and bench:ui call it.
+// Never two at once on one checkout: Vite empties dist/ as it builds, taking the page away from
+// whatever serves it (jest builds once, before its workers start, not per browser test).
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { processAlive } from './lib/platform-file.cjs';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,47 +36,19 @@ function sourceHash() {
   return hash.digest('hex');
 }
 
-/** Runs `build` holding a lock directory (made atomically by mkdir) named after this checkout. */
-async function exclusively(build) {
-  const lock = path.join(os.tmpdir(), `switchyard-ui-build-${createHash('sha256').update(root).digest('hex').slice(0, 16)}`);
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(path.join(lock, 'pid'), { encoding: 'utf8', flag: 'a+' }));
-      // A lock left by a build that was killed is taken over.
-      if (holder > 0 && !processAlive(holder)) rmSync(lock, { recursive: true, force: true });
-      else await sleep(200);
-    }
-  }
-  try {
-    return build();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+const wanted = sourceHash();
+const built = existsSync(hashFile) ? readFileSync(hashFile, 'utf8').trim() : undefined;
+if (!process.argv.includes('--force') && built === wanted && existsSync(path.join(distDir, 'index.html'))) {
+  console.log('[ui] the web UI is up to date');
+  process.exit(0);
 }
-
-function build() {
-  const wanted = sourceHash();
-  const built = existsSync(hashFile) ? readFileSync(hashFile, 'utf8').trim() : undefined;
-  if (!process.argv.includes('--force') && built === wanted && existsSync(path.join(distDir, 'index.html'))) {
-    console.log('[ui] the web UI is up to date');
-    return 0;
-  }
-  console.log('[ui] building the web UI');
-  const vite = path.join(root, 'node_modules/vite/bin/vite.js');
-  // Always React's production build: Vite keeps a NODE_ENV it finds set, and jest sets it to `test`,
-  // which gave the browser tests (and a bench reusing their build) React's development build.
-  const result = spawnSync(process.execPath, [vite, 'build', uiDir], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
-  if (result.status !== 0) {
-    console.error('[ui] the web UI build failed');
-    return result.status ?? 1;
-  }
-  writeFileSync(hashFile, `${wanted}\n`);
-  return 0;
+console.log('[ui] building the web UI');
+const vite = path.join(root, 'node_modules/vite/bin/vite.js');
+// Always React's production build: Vite keeps a NODE_ENV it finds set, and jest sets it to `test`,
+// which gave the browser tests (and a bench reusing their build) React's development build.
+const result = spawnSync(process.execPath, [vite, 'build', uiDir], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+if (result.status !== 0) {
+  console.error('[ui] the web UI build failed');
+  process.exit(result.status ?? 1);
 }
-
-process.exitCode = await exclusively(build);
+writeFileSync(hashFile, `${wanted}\n`);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { startContainersIfWanted } from './containers';
 import { buildTestBundles } from './test-bundles';
+import { buildUi } from './ui-build';
 import { databaseServerUrl, isStaleTestDatabase, newTestDatabaseName, redisUrl, TEST_DATABASE_PREFIX, withDatabase } from './infra';
 
 /**
@@ -12,7 +13,7 @@ import { databaseServerUrl, isStaleTestDatabase, newTestDatabaseName, redisUrl, 
  * crashed runs), creates this run's template and applies every migration to
  * it through the real migration command. The template is dropped by the
  * global teardown. It also bundles the entry points tests spawn (see
- * test-bundles).
+ * test-bundles) and builds the web UI the browser tests load (see ui-build).
  */
 export default async function globalSetup(): Promise<void> {
   await startContainersIfWanted();
@@ -39,6 +40,7 @@ export default async function globalSetup(): Promise<void> {
     await admin.end();
   }
   await buildTestBundles();
+  buildUi();
   const root = path.resolve(__dirname, '../../..');
   execFileSync(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'libs/db/src/cli/migrate.ts'], {
     cwd: root,

@@ -9,6 +9,7 @@ export { waitFor } from './wait-for';
 export { processWakeups } from './process-wakeups';
 export { spawnScript, spawnService } from './spawn-service';
 export { nodeArgsFor } from './test-bundles';
+export { buildUi } from './ui-build';
 export type { ServiceProcess, SpawnOptions } from './spawn-service';
 export { startTestPlatform } from './platform';
 export type { TestPlatform, TestPlatformOptions } from './platform';

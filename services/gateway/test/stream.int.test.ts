@@ -66,9 +66,14 @@ describe('SSE stream', () => {
   it('names its start as the first id, so a client that reconnects before its first fact misses nothing', async () => {
     const start = await lastSeq();
     const raw = await fetch(`${platform.gatewayUrl}${url}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(raw.status).toBe(200);
     const reader = raw.body!.getReader();
     let text = '';
-    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    while (!text.includes('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
     await reader.cancel();
     const opening = text.slice(0, text.indexOf('\n\n')).split('\n');
     expect(opening).toEqual(['retry: 2000', `id: ${start}`]);

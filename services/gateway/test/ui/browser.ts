@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 const ROOT = path.resolve(__dirname, '../../../..');
@@ -12,12 +10,11 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /**
  * Why this exists: the web UI is tested in a real headless Chromium driven by
  * playwright-core (the browsers Playwright downloads are not reachable here),
- * against the real gateway serving the real build. This builds the UI when its
- * sources changed (the same script `npm start` runs) and launches Chromium
- * with the flags these machines need; Playwright gives each launch a fresh profile.
+ * against the real gateway serving the real build (jest's global setup builds
+ * it, see buildUi). This launches Chromium with the flags these machines
+ * need; Playwright gives each launch a fresh profile.
  */
 export async function launchBrowser(): Promise<Browser> {
-  await promisify(execFile)(process.execPath, ['scripts/build-ui.mjs'], { cwd: ROOT, timeout: 180_000 });
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,

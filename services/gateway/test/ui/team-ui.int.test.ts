@@ -104,9 +104,9 @@ describe('issue 17: the Team page (headless Chromium, real processes)', () => {
   });
 
   it('keeps a message that arrives live while the page still reads the earlier ones', async () => {
-    expect((await admin('POST', `${base}/teammates`, { name: 'scout-2', agentId })).status).toBe(201);
-    // The page's read of the earlier messages is answered before the new one is sent, and handed to
-    // the page only after the new one has come in live: the read must not erase it.
+    for (const name of ['scout-2', 'scout-3']) expect((await admin('POST', `${base}/teammates`, { name, agentId })).status).toBe(201);
+    // The page's read of the messages is answered before scout-2's message is sent, and handed to
+    // the page only after that message has come in live: the read must not erase it.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let answered!: () => void;
@@ -120,14 +120,23 @@ describe('issue 17: the Team page (headless Chromium, real processes)', () => {
     });
     const messages = page.locator('[data-testid="messages"] tbody tr');
     try {
-      await page.getByRole('link', { name: 'Fleet' }).click();
+      // Sent while the Team page is closed, and seen go by live on the Events page: only the Team
+      // page's read has it, so its row there shows that the read was applied.
+      await page.getByRole('link', { name: 'Events' }).click();
+      await page.locator('[data-testid="events"] tbody tr').first().waitFor();
+      expect((await admin('POST', `${base}/teammates/scout-3/messages`, { content: 'while away' })).status).toBe(202);
+      const away = await waitFor(
+        async () => (await admin('GET', `${base}/events?kind=message.sent&limit=1000`)).body.events.find((fact: { payload: { teammate?: string } }) => fact.payload.teammate === 'scout-3'),
+        { what: "scout-3's message.sent recorded" },
+      );
+      await page.locator(`[data-testid="events"] tr[data-event-id="${away.id}"]`).waitFor({ timeout: 20_000 });
       await page.getByRole('link', { name: 'Team', exact: true }).click();
       await readAnswered;
       expect((await admin('POST', `${base}/teammates/scout-2/messages`, { content: 'and sc_11' })).status).toBe(202);
       await messages.filter({ hasText: 'scout-2' }).waitFor({ timeout: 20_000 });
+      expect(await messages.filter({ hasText: 'scout-3' }).count()).toBe(0);
       release();
-      // The earlier message is only in the read: once it shows, the read has been applied.
-      await messages.filter({ hasText: 'scout-1' }).waitFor({ timeout: 20_000 });
+      await messages.filter({ hasText: 'scout-3' }).waitFor({ timeout: 20_000 });
       expect(await messages.filter({ hasText: 'scout-2' }).count()).toBe(1);
     } finally {
       release();

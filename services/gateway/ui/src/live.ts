@@ -21,6 +21,8 @@ class LiveStream {
   status: 'connecting' | 'live' | 'offline' = 'connecting';
   /** How many times the stream has opened: each opening fixes where it starts. */
   opens = 0;
+  /** Whether it has opened or failed once: from then on, pages read (see useFacts). */
+  settled = false;
 
   constructor(readonly workspace: string) {}
 
@@ -43,6 +45,7 @@ class LiveStream {
 
   private setStatus(status: LiveStream['status']): void {
     this.status = status;
+    if (status !== 'connecting') this.settled = true;
     for (const listener of this.statusListeners) listener();
   }
 
@@ -91,32 +94,33 @@ export function closeLiveStream(): void {
  * be made. A read made before the stream has opened could miss the facts
  * recorded between the read and the stream's start, so such reads wait for it
  * to open (or to fail: then the page shows what it can, marked offline). The
- * queries under `reads` are read afresh when the page mounts (no fact reached
- * a copy cached while it was closed) and each time the stream opens again
- * (for what happened while it was away).
+ * queries under `reads` are read afresh when the page mounts or its reads
+ * change (no fact reached a copy cached while it was closed), and each time
+ * the stream opens again (for what happened while it was away).
  */
 export function useFacts(workspace: string, onFact: Listener, reads: QueryKey[] = []): boolean {
+  const stream = streamOf(workspace);
   const handler = useRef(onFact);
   handler.current = onFact;
-  useEffect(() => streamOf(workspace).subscribe((fact) => handler.current(fact)), [workspace]);
-  const stream = streamOf(workspace);
-  const opens = useSyncExternalStore(
-    (notify) => stream.onStatus(notify),
-    () => stream.opens,
-  );
-  const status = useLiveStatus(workspace);
-  const ready = opens > 0 || status === 'offline';
+  useEffect(() => stream.subscribe((fact) => handler.current(fact)), [stream]);
+  const subscribe = (notify: () => void) => stream.onStatus(notify);
+  const opens = useSyncExternalStore(subscribe, () => stream.opens);
+  const ready = useSyncExternalStore(subscribe, () => stream.settled);
   const queryClient = useQueryClient();
   const keys = useRef(reads);
   keys.current = reads;
-  const before = useRef<{ opens: number; ready: boolean }>(undefined);
+  const readAgain = (options: { cancelRefetch: boolean }) => {
+    for (const queryKey of keys.current) void queryClient.invalidateQueries({ queryKey }, options);
+  };
+  // Mounted, or other reads: a copy cached before is marked stale, so each query reads once enabled.
+  const readsId = JSON.stringify(reads);
+  useEffect(() => readAgain({ cancelRefetch: false }), [readsId]);
+  // Opened again after reads were made (under an earlier opening, or while it was down): read again.
+  const before = useRef({ opens, ready });
   useEffect(() => {
-    const last = before.current;
-    // On mount a read already under way is the page's own, made now: it is not asked again.
-    const again = !last ? { cancelRefetch: false } : opens > last.opens && last.ready ? { cancelRefetch: true } : undefined;
-    if (again) for (const queryKey of keys.current) void queryClient.invalidateQueries({ queryKey }, again);
+    if (opens > before.current.opens && before.current.ready) readAgain({ cancelRefetch: true });
     before.current = { opens, ready };
-  }, [opens, ready, queryClient]);
+  }, [opens, ready]);
   return ready;
 }
 

@@ -28,7 +28,7 @@ export function RunDetailPage() {
         void queryClient.invalidateQueries({ queryKey: ['transcript', slug, id] });
       }
     },
-    [['approvals', slug, 'run', id], ['run', slug, id]],
+    [['approvals', slug, 'run', id], ['run', slug, id], ['transcript', slug, id]],
   );
   const approvals = useQuery({
     queryKey: ['approvals', slug, 'run', id],

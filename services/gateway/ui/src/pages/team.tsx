@@ -82,13 +82,13 @@ export function TeamPage() {
   );
 }
 
-/** The latest `message.sent` facts: the first page tells where the kind ends, the tail of it is kept. */
 /** The newest MESSAGES_SHOWN of two lists of `message.sent` facts, each once, in seq order. */
 function newestMessages(a: Fact[], b: Fact[]): Fact[] {
   const byId = new Map([...a, ...b].map((fact) => [fact.id, fact]));
   return [...byId.values()].sort((x, y) => x.seq - y.seq).slice(-MESSAGES_SHOWN);
 }
 
+/** The latest `message.sent` facts: the first page tells where the kind ends, the tail of it is kept. */
 async function messageFacts(slug: string): Promise<Fact[]> {
   let after = 0;
   let kept: Fact[] = [];
