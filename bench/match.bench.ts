@@ -291,7 +291,7 @@ async function main(): Promise<void> {
       const roundTrips = ROUND_TRIPS_DIR
         ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, matcher: matcher!.child.pid!, ...Object.fromEntries(runners.map((r, i) => [`runner ${i + 1}`, r.child.pid!])) })
         : undefined;
-      roundTrips?.start();
+      await roundTrips?.start();
       const cpuWindow = await new CpuWindow(cpuGroups).start();
       const windowStart = new Date();
       await offer(rate, perRequest, total, kind);

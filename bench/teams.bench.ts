@@ -282,7 +282,7 @@ async function main(): Promise<void> {
     const bare = await bareWake({ dbUrl, redisUrl: REDIS_URL, prefix, sessions: TEAMMATES, rate: RATE, count: RATE * SECONDS });
     const loadIdle = [loadLine()];
     const roundTrips = ROUND_TRIPS_DIR ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, runner: runner.child.pid! }) : undefined;
-    roundTrips?.start();
+    await roundTrips?.start();
     const cpuIdle = await cpu();
     progress('idle load');
     const idle = await load();

@@ -5,8 +5,9 @@
  * request the process writes to Redis (by command; a Lua script by the name
  * ioredis's defineCommand was given), to PostgreSQL (by statement: the first
  * 60 characters of a prepared statement's text) and other TCP writes.
- * SIGUSR2 starts a window (counts from zero); SIGWINCH writes the window's
- * counts as JSON to `$ROUND_TRIPS_DIR/<pid>.json`. Only for benchmarks: it
+ * SIGUSR2 starts a window (counts from zero) and says so in
+ * `$ROUND_TRIPS_DIR/<pid>.started`; SIGWINCH writes the window's counts as
+ * JSON to `$ROUND_TRIPS_DIR/<pid>.json`. Only for benchmarks: it
  * wraps net.Socket.prototype.write.
  */
 import { createHash } from 'node:crypto';
@@ -102,6 +103,9 @@ net.Socket.prototype.write = function countedWrite(chunk, ...rest) {
 
 process.on('SIGUSR2', () => {
   counts = new Map();
+  // Said, so a window's end is asked for only after its start: two signals need not be taken in the order sent.
+  fs.mkdirSync(OUT, { recursive: true });
+  fs.writeFileSync(path.join(OUT, `${process.pid}.started`), '');
 });
 process.on('SIGWINCH', () => {
   fs.mkdirSync(OUT, { recursive: true });

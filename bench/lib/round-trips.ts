@@ -29,10 +29,11 @@ export class RoundTripWindow {
     private readonly services: Record<string, number>,
   ) {}
 
-  /** Starts counting from zero in every service. */
-  start(): void {
+  /** Starts counting from zero in every service, once each has said it did. */
+  async start(): Promise<void> {
     rmSync(this.dir, { recursive: true, force: true });
     for (const pid of Object.values(this.services)) process.kill(pid, 'SIGUSR2');
+    for (const pid of Object.values(this.services)) await appeared(path.join(this.dir, `${pid}.started`));
   }
 
   /** Each service's counts since start(), by `store: what`. */
@@ -41,11 +42,16 @@ export class RoundTripWindow {
     const counts: Record<string, Record<string, number>> = {};
     for (const [service, pid] of Object.entries(this.services)) {
       const file = path.join(this.dir, `${pid}.json`);
-      for (let waited = 0; !existsSync(file) && waited < 5000; waited += 20) await sleep(20);
-      counts[service] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
+      counts[service] = (await appeared(file)) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
     }
     return counts;
   }
+}
+
+/** Whether a file a service writes when signalled is there within 5 s. */
+async function appeared(file: string): Promise<boolean> {
+  for (let waited = 0; !existsSync(file) && waited < 5000; waited += 20) await sleep(20);
+  return existsSync(file);
 }
 
 /** Markdown rows: each service's requests per run, by store, then its most frequent ones. */

@@ -56,8 +56,7 @@ describe('round trips counted in a service (bench:match BENCH_ROUND_TRIPS=1)', (
     child = spawn(process.execPath, ['--import', ROUND_TRIPS_HOOK, '-e', CLIENT], { cwd: ROOT, env: { ...process.env, REDIS_URL, DATABASE_URL, ROUND_TRIPS_DIR: dir }, stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => child!.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('done') && resolve()));
     const window = new RoundTripWindow(dir, { client: child.pid! });
-    window.start();
-    // The reset is handled before the dump: both are signals the child takes in order.
+    await window.start();
     expect(await window.end()).toEqual({ client: {} });
   });
 });
