@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { deleteKeys } from '@switchyard/testing';
 import { HttpLoad } from './http-load';
 import { processCpuMs } from './process-cpu';
 
@@ -114,8 +115,7 @@ export async function bareWake(options: BareWakeOptions): Promise<BareWake> {
     await db.query('DROP TABLE IF EXISTS bare_wake_roster, bare_wake_runs');
     await db.end();
     const redis = new Redis(redisUrl);
-    const keys = await redis.keys(`${prefix}:bare-wake:*`);
-    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+    await deleteKeys(redis, `${prefix}:bare-wake:*`);
     redis.disconnect();
   }
 }

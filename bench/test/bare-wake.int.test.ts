@@ -2,19 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
 import { closeRedis, createRedis } from '@switchyard/redis';
+import { databaseServerUrl, redisUrl } from '@switchyard/testing';
 import { bareWake } from '../lib/bare-wake';
 
-const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
 describe('the bare wake (bench:teams baseline)', () => {
-  const dbUrl = withDatabaseName(SERVER_URL, `sy_bare_wake_${Date.now()}`);
+  const dbUrl = withDatabaseName(databaseServerUrl(), `sy_bare_wake_${Date.now()}`);
   beforeAll(() => ensureDatabase(dbUrl));
   afterAll(() => dropDatabase(dbUrl));
 
   it('brings every post to the model through its two processes, and leaves no table or key behind', async () => {
     const prefix = `bare${randomUUID().slice(0, 8)}`;
-    const result = await bareWake({ dbUrl, redisUrl: REDIS_URL, prefix, sessions: 5, rate: 50, count: 40 });
+    const result = await bareWake({ dbUrl, redisUrl: redisUrl(), prefix, sessions: 5, rate: 50, count: 40 });
 
     expect(result.latencies).toHaveLength(40);
     expect(Math.min(...result.latencies)).toBeGreaterThan(0);
@@ -25,7 +23,7 @@ describe('the bare wake (bench:teams baseline)', () => {
     const tables = await pg.query(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename LIKE 'bare_wake_%'`);
     await pg.end();
     expect(tables.rows[0].n).toBe(0);
-    const redis = createRedis(REDIS_URL);
+    const redis = createRedis(redisUrl());
     const keys = await redis.keys(`${prefix}:*`);
     await closeRedis(redis);
     expect(keys).toEqual([]);

@@ -65,13 +65,11 @@ function useLiveRuns(ws: string, filter: RunFilter) {
     },
     [queryKey],
   );
-  // Read afresh whenever the table mounts, never from the cache: the stream updates the rows only
-  // while the page is open, so a first page cached by an earlier visit misses what ran meanwhile.
-  // And read once the stream is open, so that what the read misses the stream brings.
+  // Read once the stream is open (useFacts), and never kept for a later visit: a first page cached
+  // then would be merged into that visit's rows, and its runs would stay as they were.
   const list = useQuery({
     queryKey,
     queryFn: () => api<{ runs: Run[] }>('GET', wsPath(ws, `/runs?${params}`)).then((r) => r.runs),
-    staleTime: 0,
     gcTime: 0,
     enabled: live,
   });
