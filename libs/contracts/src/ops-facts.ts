@@ -77,7 +77,8 @@ export type QueueBackloggedPayload = z.infer<typeof QueueBackloggedPayloadSchema
 export const QueueRecoveredPayloadSchema = z.strictObject({
   ...common,
   lane: z.string().min(1),
-  agentId: z.uuid(),
+  /** The agent whose runs the lane holds; null when none of its runs is left to tell. */
+  agentId: z.uuid().nullable(),
   depth: count,
   threshold: count,
   /** The depth it dropped below: half the threshold. */
@@ -93,10 +94,8 @@ export const DeadLettersGrowingPayloadSchema = z.strictObject({
   /** The source stream's full key (`sy:ingest`). */
   stream: z.string().min(1),
   group: z.string().min(1),
-  /** Letters of this workspace recorded within the window. */
+  /** Letters of this workspace recorded within the window and not replayed (counted up to 10,000). */
   newLetters: count,
-  /** Letters of this workspace in this stream and group not replayed yet. */
-  waiting: count,
   /** The newest letter (`npm run admin -- dead-letters list` shows it whole). */
   latest: z.strictObject({ id: z.string(), entryId: z.string(), error: z.string().max(500), failedAt: z.iso.datetime() }),
 });
