@@ -1,5 +1,5 @@
 import { OPS_FACT_KINDS, RunnerLostPayloadSchema } from '@switchyard/contracts';
-import { waitFor, type ServiceProcess } from '@switchyard/testing';
+import { waitFor } from '@switchyard/testing';
 import { startNotifierPlatform, type NotifierPlatform, type TestWorkspace } from '../../notifier/test/notifier-platform';
 import { scripted } from '../../runner/test/runner-test-helpers';
 
@@ -58,7 +58,7 @@ describe('a killed runner (real processes)', () => {
     const runner = inFlight[0]!.lease_owner;
     expect(inFlight.every((row) => row.lease_owner === runner)).toBe(true);
     await victim.stop('SIGKILL');
-    const sweeper: ServiceProcess = await platform.startRunner();
+    await platform.startRunner();
 
     const lostFacts = async (ws: TestWorkspace) =>
       ((await ws.admin('GET', `/v1/workspaces/${ws.slug}/events?kind=${OPS_FACT_KINDS.runnerLost}`)).body.events as Array<{ subject: unknown; actor: unknown; payload: unknown }>);

@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import { AcceptedFactSchema, OPS_FACT_PAYLOAD_SCHEMAS, type AcceptedFact, type OpsFactKind } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
+import { createTestSql, type TestSql } from '@switchyard/testing';
 import type { OpsWorkspace } from '../src/ops/ops-ports';
 
 /*
@@ -82,4 +83,21 @@ export async function opsFactsIn(pg: Client, kind?: OpsFactKind): Promise<Accept
     OPS_FACT_PAYLOAD_SCHEMAS[fact.kind as OpsFactKind].parse(fact.payload);
     return fact;
   });
+}
+
+/** A test's own database and the clock its watchers read (moved by the test: windows pass without waiting). */
+export interface OpsTestContext {
+  t: TestSql;
+  now: Date;
+}
+
+/** Gives every test of the calling `describe` a fresh database and a clock set to the present. */
+export function opsTestContext(): OpsTestContext {
+  const ctx = {} as OpsTestContext;
+  beforeEach(async () => {
+    ctx.t = await createTestSql();
+    ctx.now = new Date();
+  });
+  afterEach(async () => ctx.t?.close());
+  return ctx;
 }

@@ -4,6 +4,9 @@ import type { OpsFactKind } from '@switchyard/contracts';
 import type { DeadLetterGrowth, LaneDepth, LostRunner, ModelFailureRow, OpenBacklog, OpsDraft, OpsStore, RecordOptions } from '../ops/ops-ports';
 import { lostRunnersOf, NOTES_SQL, stillHeldSql, type NoteRow } from './sql-lost-runners';
 
+/** The workspace columns every read returns, as facts name it. */
+const workspaceOf = (row: { workspace_id: string; slug: string }) => ({ id: row.workspace_id, slug: row.slug });
+
 /** Most dead letters of a window read per tick (a storm of letters is counted up to this). */
 const MAX_LETTERS_READ = 10_000;
 
@@ -76,7 +79,7 @@ export class SqlOpsStore implements OpsStore {
       threshold,
     );
     return rows.map((row) => ({
-      workspace: { id: row.workspace_id, slug: row.slug },
+      workspace: workspaceOf(row),
       lane: row.lane,
       agentId: row.agent_id,
       depth: row.depth,
@@ -90,7 +93,7 @@ export class SqlOpsStore implements OpsStore {
       OPEN_BACKLOGS_SQL,
       'platform.queue_backlogged',
     );
-    return rows.map((row) => ({ workspace: { id: row.workspace_id, slug: row.slug }, lane: row.lane, agentId: row.agent_id, depth: row.depth, since: row.active_since }));
+    return rows.map((row) => ({ workspace: workspaceOf(row), lane: row.lane, agentId: row.agent_id, depth: row.depth, since: row.active_since }));
   }
 
   async deadLetterGrowth(since: Date, min: number): Promise<DeadLetterGrowth[]> {
@@ -98,7 +101,7 @@ export class SqlOpsStore implements OpsStore {
       Array<{ workspace_id: string; slug: string; stream: string; group_name: string; new_letters: number; latest_id: string; latest_entry: string; latest_error: string; latest_at: Date }>
     >(DEAD_LETTERS_SQL, since, Math.max(1, min));
     return rows.map((row) => ({
-      workspace: { id: row.workspace_id, slug: row.slug },
+      workspace: workspaceOf(row),
       stream: row.stream,
       group: row.group_name,
       newLetters: row.new_letters,
@@ -111,7 +114,7 @@ export class SqlOpsStore implements OpsStore {
       Array<{ workspace_id: string; slug: string; agent_id: string; code: string; provider: string | null; base_url: string | null; failures: number; last_at: Date; run_ids: string[] }>
     >(MODEL_FAILURES_SQL, since);
     return rows.map((row) => ({
-      workspace: { id: row.workspace_id, slug: row.slug },
+      workspace: workspaceOf(row),
       agentId: row.agent_id,
       code: row.code,
       provider: row.provider,
