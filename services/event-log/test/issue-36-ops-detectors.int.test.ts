@@ -151,6 +151,14 @@ describe('ops detectors (PostgreSQL)', () => {
     const facts = await opsFactsIn(ctx.t.pg, OPS_FACT_KINDS.runnerLost);
     expect(facts.map((f) => [f.workspace, f.payload.runCount])).toEqual([['acme', 3], ['globex', 1]]);
     expect((facts[1]!.payload.runs as Array<{ runId: string }>).map((run) => run.runId)).toEqual([g]);
+    // A note taken while no watcher looked, older than the window, is news no more: no fact, and it is pruned.
+    const [stale] = await insertRuns(ctx.t.pg, globex, g1, 1, { status: 'running', leaseOwner: 'long-gone', leaseUntil: lapsedAt });
+    await ctx.t.pg.query(
+      `INSERT INTO run_lease_lapses (run_id, workspace_id, agent_id, lane, lease_owner, lease_until, noted_at) VALUES ($1, $2, $3, $4, 'long-gone', $5, $6)`,
+      [stale, globex.id, g1, `agent:${g1}`, lapsedAt, new Date(ctx.now.getTime() - 2 * WINDOW_MS)],
+    );
+    expect(await watcher().tick()).toEqual({ recorded: 0, suppressed: 0 });
+    expect(await notes()).toBe(0);
     // What became of the runs is the run queue's business: today they failed runner_lost.
     const { rows } = await ctx.t.pg.query('SELECT status::text, reason FROM runs WHERE id = ANY($1::uuid[])', [[r1, r2, g]]);
     expect(rows).toEqual([0, 1, 2].map(() => ({ status: 'failed', reason: 'runner_lost' })));

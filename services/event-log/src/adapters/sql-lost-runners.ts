@@ -15,10 +15,11 @@ export interface NoteRow {
   lapsed_at: Date;
 }
 
-/** The notes, oldest first: what the lane claims found lapsed since the watcher last looked. */
+/** The notes of the window ($1), oldest first: what the lane claims found lapsed since the watcher last looked. */
 export const NOTES_SQL = `SELECT n.id::text AS id, n.run_id::text AS run_id, n.workspace_id::text AS workspace_id, w.slug,
     n.agent_id::text AS agent_id, n.lane, n.lease_owner, coalesce(n.lease_until, n.noted_at) AS lapsed_at
   FROM run_lease_lapses n JOIN workspaces w ON w.id = n.workspace_id
+  WHERE n.noted_at >= $1
   ORDER BY n.id LIMIT ${MAX_NOTES}`;
 
 /** The runs a runner still holds in a workspace: found by the sweep's index on (status, lease_until). */

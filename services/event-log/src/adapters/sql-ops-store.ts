@@ -68,8 +68,8 @@ const CLOSE_SQL = `WITH open AS (
 export class SqlOpsStore implements OpsStore {
   constructor(private readonly sql: SqlRunner & SqlTransactions) {}
 
-  async lostRunners(): Promise<LostRunner[]> {
-    const notes = await this.sql.$queryRawUnsafe<NoteRow[]>(NOTES_SQL);
+  async lostRunners(since: Date): Promise<LostRunner[]> {
+    const notes = await this.sql.$queryRawUnsafe<NoteRow[]>(NOTES_SQL, since);
     return lostRunnersOf(notes, (workspaceId, runner) => this.sql.$queryRawUnsafe(stillHeldSql, workspaceId, runner));
   }
 
@@ -143,7 +143,9 @@ export class SqlOpsStore implements OpsStore {
   }
 
   async prune(before: Date): Promise<number> {
-    return this.sql.$executeRawUnsafe('DELETE FROM ops_fact_marks WHERE active_since IS NULL AND recorded_at < $1', before);
+    const marks = await this.sql.$executeRawUnsafe('DELETE FROM ops_fact_marks WHERE active_since IS NULL AND recorded_at < $1', before);
+    const notes = await this.sql.$executeRawUnsafe('DELETE FROM run_lease_lapses WHERE noted_at < $1', before);
+    return marks + notes;
   }
 
   private async insertFact(tx: SqlRunner, draft: OpsDraft, now: Date): Promise<void> {

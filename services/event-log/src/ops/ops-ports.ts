@@ -101,8 +101,8 @@ export interface RecordOptions {
  * fact in the outbox (decision 0024), and the notes it settles.
  */
 export interface OpsStore {
-  /** Runners whose leases the lane claims found lapsed and noted, per workspace. */
-  lostRunners(): Promise<LostRunner[]>;
+  /** Runners whose leases the lane claims found lapsed and noted since `since`, per workspace. */
+  lostRunners(since: Date): Promise<LostRunner[]>;
   /** Lanes with at least `threshold` queued runs. */
   backloggedLanes(threshold: number): Promise<LaneDepth[]>;
   /** Lanes whose backlog is open (recorded, not recovered). */
@@ -115,6 +115,10 @@ export interface OpsStore {
   record(draft: OpsDraft, options: RecordOptions): Promise<boolean>;
   /** Records a recovery and closes the open condition of `opened` (same workspace and key); false when none was open. */
   recordRecovery(draft: OpsDraft, opened: OpsFactKind, now: Date): Promise<boolean>;
-  /** Forgets the marks of closed conditions last recorded before `before` (they limit nothing any more). */
+  /**
+   * Forgets the marks of closed conditions last recorded before `before`
+   * (they limit nothing any more) and the lease-lapse notes taken before it
+   * (news no more: noted while no watcher looked); how many rows went.
+   */
   prune(before: Date): Promise<number>;
 }

@@ -105,7 +105,7 @@ export class OpsWatcher {
   }
 
   private async lostRunners(now: Date, tally: OpsTick): Promise<void> {
-    for (const lost of await this.options.store.lostRunners()) {
+    for (const lost of await this.options.store.lostRunners(new Date(now.getTime() - this.options.windowMs))) {
       await this.record(runnerLostDraft(lost, this.options.windowMs), { now, windowMs: this.options.windowMs, settles: lost.noteIds }, tally);
     }
   }
