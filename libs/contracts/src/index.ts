@@ -435,3 +435,11 @@ export {
   TeammateStatusSchema,
 } from './teammates';
 export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus, TeammateWatch } from './teammates';
+export {
+  ADMIN_TOKEN_DEFAULT_NAME,
+  AdminCreateTokenArgsSchema,
+  AdminRoleArgSchema,
+  AdminTokenRefSchema,
+  AdminWorkspaceArgSchema,
+} from './admin-cli';
+export type { AdminCreateTokenArgs } from './admin-cli';
