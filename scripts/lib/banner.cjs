@@ -71,7 +71,7 @@ function formatBanner({ pid, gatewayUrl, frontDoor, healthPorts, redis, postgres
     `Switchyard is running (pid ${pid}).`,
     ...signInLines(gatewayUrl, frontDoor.ui, signInLink),
     dashboardLine(gatewayUrl, frontDoor.dashboard),
-    `  API         ${gatewayUrl}/v1/workspaces/{ws}/…   spec ${gatewayUrl}/v1/openapi.json   MCP ${gatewayUrl}/mcp`,
+    `  API         ${gatewayUrl}/v1/openapi.json   (REST under /v1/workspaces/{ws}/…, MCP server /mcp)`,
     ...(health ? [`  health      /healthz /readyz /metrics on 127.0.0.1 ports: ${health}`] : []),
     `  Redis       ${redis}`,
     `  PostgreSQL  ${postgres}`,
