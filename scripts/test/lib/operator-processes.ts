@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { nodeArgsFor } from '@switchyard/testing';
 
 /*
  * Why this exists: the front door is about processes a person runs in a shell — `npm start`
@@ -23,10 +24,13 @@ export function shellEnv(): NodeJS.ProcessEnv {
   return shell;
 }
 
-/** Runs `npm run admin -- …` as its script, with `env` over a shell's environment; never throws. */
+/**
+ * Runs `npm run admin -- …` as its script (the run's bundle of it, else through tsx), with
+ * `env` over a shell's environment; never throws.
+ */
 export async function runAdmin(args: string[], env: Record<string, string>): Promise<CommandResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...shellEnv(), ...env } });
+    const { stdout, stderr } = await run(process.execPath, [...nodeArgsFor('scripts/admin.ts'), ...args], { cwd: ROOT, env: { ...shellEnv(), ...env } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
