@@ -3,6 +3,7 @@ import { BaseEnvSchema, loadConfig, type BaseConfig } from '@switchyard/config';
 import { SqlPool } from '@switchyard/db';
 import { closeRedis, createRedis, type Redis } from '@switchyard/redis';
 import type { z } from 'zod';
+import { textTable } from '../text-table';
 
 /**
  * What a command of `npm run admin` is given: the operator's configuration (DATABASE_URL and
@@ -73,4 +74,21 @@ export function parseCommandInput<S extends z.ZodType>(schema: S, input: unknown
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   throw new UsageError(parsed.error.issues.map((issue) => issue.message).join('; '));
+}
+
+/** How a listing command prints its items: a table under `header`, or with `--json` one JSON object per line. */
+export interface ListingFormat<T> {
+  header: string[];
+  row(item: T): string[];
+  /** The item as its JSON line. @defaultValue the item itself */
+  json?(item: T): unknown;
+}
+
+/** Prints a listing (list-members, list-tokens): with `json`, one JSON object a line, for scripts; else a table. */
+export function printListing<T>(print: AdminContext['print'], json: boolean | undefined, items: readonly T[], format: ListingFormat<T>): void {
+  if (json) {
+    for (const item of items) print(JSON.stringify(format.json ? format.json(item) : item));
+    return;
+  }
+  print(textTable([format.header, ...items.map((item) => format.row(item))]));
 }

@@ -1,6 +1,5 @@
 import { AdminCreateTokenArgsSchema, AdminTokenRefSchema, AdminWorkspaceArgSchema } from '@switchyard/contracts';
-import { textTable } from '../text-table';
-import { type AdminCommand, parseCommandArgs, parseCommandInput } from './admin-command';
+import { type AdminCommand, parseCommandArgs, parseCommandInput, printListing } from './admin-command';
 import { findWorkspace, tokenOwner } from './workspace-members';
 import { type AdminTokenListing, createWorkspaceToken, findTokenId, listWorkspaceTokens, revokeWorkspaceToken } from './workspace-tokens';
 
@@ -34,14 +33,11 @@ export const listTokensCommand: AdminCommand = {
   async run(args, { sql, print }) {
     const { positionals, values } = parseCommandArgs(args, 1, { json: { type: 'boolean' } });
     const workspace = await findWorkspace(sql(), parseCommandInput(AdminWorkspaceArgSchema, positionals[0]));
-    const tokens = await listWorkspaceTokens(sql(), workspace.id);
-    if (values.json) {
-      for (const token of tokens) print(JSON.stringify(token));
-      return;
-    }
     const now = new Date();
-    const rows = tokens.map((t) => [t.id, t.prefix, t.role, t.name, t.userName, t.createdAt, t.lastUsedAt ?? 'never', stateOf(t, now)]);
-    print(textTable([['id', 'prefix', 'role', 'name', 'user', 'created', 'last used', 'state'], ...rows]));
+    printListing(print, values.json, await listWorkspaceTokens(sql(), workspace.id), {
+      header: ['id', 'prefix', 'role', 'name', 'user', 'created', 'last used', 'state'],
+      row: (t) => [t.id, t.prefix, t.role, t.name, t.userName, t.createdAt, t.lastUsedAt ?? 'never', stateOf(t, now)],
+    });
   },
 };
 

@@ -1,7 +1,6 @@
 import { AdminWorkspaceArgSchema } from '@switchyard/contracts';
 import { createWorkspace } from '@switchyard/db';
-import { textTable } from '../text-table';
-import { type AdminCommand, parseCommandArgs, parseCommandInput } from './admin-command';
+import { type AdminCommand, parseCommandArgs, parseCommandInput, printListing } from './admin-command';
 import { findWorkspace, listMembers } from './workspace-members';
 
 /** `create-workspace NAME`: a workspace, its admin user and that user's first admin token (printed once). */
@@ -25,11 +24,10 @@ export const listMembersCommand: AdminCommand = {
   async run(args, { sql, print }) {
     const { positionals, values } = parseCommandArgs(args, 1, { json: { type: 'boolean' } });
     const workspace = await findWorkspace(sql(), parseCommandInput(AdminWorkspaceArgSchema, positionals[0]));
-    const members = await listMembers(sql(), workspace.id);
-    if (values.json) {
-      for (const member of members) print(JSON.stringify({ ...member, joinedAt: member.joinedAt.toISOString() }));
-      return;
-    }
-    print(textTable([['user id', 'name', 'role', 'member since'], ...members.map((m) => [m.userId, m.name, m.role, m.joinedAt.toISOString()])]));
+    printListing(print, values.json, await listMembers(sql(), workspace.id), {
+      header: ['user id', 'name', 'role', 'member since'],
+      row: (m) => [m.userId, m.name, m.role, m.joinedAt.toISOString()],
+      json: (m) => ({ ...m, joinedAt: m.joinedAt.toISOString() }),
+    });
   },
 };

@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type Role, type TokenInfo } from '@switchyard/contracts';
 import { hashToken, newId, newTokenSecret, tokenPrefix, TOKEN_PREFIX } from '@switchyard/core';
-import type { SqlRunner } from '@switchyard/db';
+import { type SqlRunner, TOKEN_INFO_COLUMNS, tokenInfoFromRow, type TokenInfoRow } from '@switchyard/db';
 
 /** A token as the operator's CLI lists it: as the API does, and whose it is. */
 export interface AdminTokenListing extends TokenInfo {
@@ -11,38 +11,12 @@ export interface AdminTokenListing extends TokenInfo {
 /** How a listed prefix is long: `sy_` and 6 characters (tokenPrefix). */
 const PREFIX_LENGTH = tokenPrefix(newTokenSecret()).length;
 
-interface TokenRow {
-  id: string;
-  name: string;
-  role: Role;
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-  expiresAt: Date | null;
+interface TokenRow extends TokenInfoRow {
   userId: string;
   userName: string;
 }
 
-const TOKEN_COLUMNS = `t.id::text AS id, t.name, t.role::text AS role, t.prefix, t.created_at AS "createdAt",
-  t.last_used_at AS "lastUsedAt", t.revoked_at AS "revokedAt", t.expires_at AS "expiresAt"`;
-
-const iso = (date: Date | null) => date?.toISOString() ?? null;
-
-function toListing(row: TokenRow): AdminTokenListing {
-  return {
-    id: row.id,
-    name: row.name,
-    role: row.role,
-    prefix: row.prefix,
-    createdAt: row.createdAt.toISOString(),
-    lastUsedAt: iso(row.lastUsedAt),
-    revokedAt: iso(row.revokedAt),
-    expiresAt: iso(row.expiresAt),
-    userId: row.userId,
-    userName: row.userName,
-  };
-}
+const toListing = (row: TokenRow): AdminTokenListing => ({ ...tokenInfoFromRow(row), userId: row.userId, userName: row.userName });
 
 /** Creates an API token of `userId` in the workspace; its secret is returned once, stored only hashed. */
 export async function createWorkspaceToken(
@@ -53,7 +27,7 @@ export async function createWorkspaceToken(
   const rows = await sql.$queryRawUnsafe<TokenRow[]>(
     `WITH t AS (INSERT INTO api_tokens (id, workspace_id, user_id, name, role, prefix, hash)
                 VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5::"Role", $6, $7) RETURNING *)
-     SELECT ${TOKEN_COLUMNS}, t.user_id::text AS "userId", u.name AS "userName" FROM t JOIN users u ON u.id = t.user_id`,
+     SELECT ${TOKEN_INFO_COLUMNS}, t.user_id::text AS "userId", u.name AS "userName" FROM t JOIN users u ON u.id = t.user_id`,
     newId(),
     token.workspaceId,
     token.userId,
@@ -68,7 +42,7 @@ export async function createWorkspaceToken(
 /** Every API token of the workspace (revoked and expired ones too), oldest first. */
 export async function listWorkspaceTokens(sql: SqlRunner, workspaceId: string): Promise<AdminTokenListing[]> {
   const rows = await sql.$queryRawUnsafe<TokenRow[]>(
-    `SELECT ${TOKEN_COLUMNS}, t.user_id::text AS "userId", u.name AS "userName"
+    `SELECT ${TOKEN_INFO_COLUMNS}, t.user_id::text AS "userId", u.name AS "userName"
        FROM api_tokens t JOIN users u ON u.id = t.user_id
       WHERE t.workspace_id = $1::uuid ORDER BY t.created_at, t.id`,
     workspaceId,
