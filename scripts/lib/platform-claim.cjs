@@ -97,10 +97,13 @@ async function claimPlatformFile(file, claim, { alive = isStartProcess, attempts
   const text = recordText({ pid: claim.pid, gatewayUrl: claim.gatewayUrl, state: 'starting' });
   const holds = (pid) => pid !== claim.pid && alive(pid);
   for (let attempt = 0; attempt < attempts; attempt += 1) {
-    if (createExclusive(file, text)) return { ok: true };
+    // Looked at before anything is written: a start refused leaves no trace, not even a moment's.
     const seen = readText(file);
-    // Removed between the two looks: claim it again.
-    if (seen === null) continue;
+    if (seen === null) {
+      if (createExclusive(file, text)) return { ok: true };
+      // Another start created it between the two: look at theirs.
+      continue;
+    }
     const record = parseRecord(seen);
     if (record && holds(record.pid)) return { ok: false, running: record };
     const taken = takeOverStale(file, seen, text, holds);

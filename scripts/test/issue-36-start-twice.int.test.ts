@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -99,6 +99,7 @@ describe('npm start, twice (real processes)', () => {
     expect(second.output()).not.toMatch(WORK);
     expect(second.output()).not.toMatch(/EADDRINUSE|\n\s+at /);
     expect(readFileSync(platformFile, 'utf8')).toBe(before);
+    expect(readdirSync(dir)).toEqual(['platform.json']);
     expect((await fetch(`${gatewayUrl}/healthz`)).status).toBe(200);
 
     // The admin CLI with no DATABASE_URL / REDIS_URL: only the platform file tells it where to go.
