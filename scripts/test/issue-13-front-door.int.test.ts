@@ -93,7 +93,8 @@ describe('the banner of npm start', () => {
     for (const name of names) ports[`${name}_HEALTH_PORT`] = String(await freePort());
     const gatewayPort = await freePort();
     const env = { ...ports, DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: String(gatewayPort) };
-    platform = await spawnScript('scripts/start-all.ts', env, { readyPattern: /"msg":"all services started"/ });
+    // Every service compiled through tsx at start: slow on a loaded machine.
+    platform = await spawnScript('scripts/start-all.ts', env, { readyPattern: /"msg":"all services started"/, timeoutMs: 90_000 });
 
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const healthPorts = await answeringHealthPorts(env);
