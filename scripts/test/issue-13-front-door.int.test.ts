@@ -121,7 +121,8 @@ describe('the banner of npm start', () => {
     for (const { port } of healthPorts) {
       for (const route of ['/healthz', '/readyz', '/metrics']) {
         const url = `http://127.0.0.1:${port}${route}`;
-        expect({ url, status: (await fetch(url)).status }).toEqual({ url, status: 200 });
+        const res = await fetch(url);
+        expect({ url, status: res.status, body: res.status === 200 ? '' : await res.text() }).toEqual({ url, status: 200, body: '' });
       }
     }
   });
