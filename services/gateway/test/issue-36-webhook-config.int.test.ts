@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { ListWebhooksResponseSchema, WebhookSchema } from '@switchyard/contracts';
 import { newSecretsKey } from '@switchyard/core';
@@ -19,6 +23,7 @@ describe('issue 36: webhook configuration', () => {
   let platform: TestPlatform;
   let keyless: TestPlatform;
   let admin: Api;
+  let adminToken: string;
   let member: Api;
   let viewer: Api;
   let otherAdmin: Api;
@@ -33,7 +38,8 @@ describe('issue 36: webhook configuration', () => {
       bodies.push(response.body);
       return response;
     };
-    admin = recorded(apiClient(platform.gatewayUrl, await platform.createWorkspace('acme')));
+    adminToken = await platform.createWorkspace('acme');
+    admin = recorded(apiClient(platform.gatewayUrl, adminToken));
     otherAdmin = recorded(apiClient(platform.gatewayUrl, await platform.createWorkspace('other')));
     member = recorded(apiClient(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'ci', role: 'member' })).body.token));
     viewer = recorded(apiClient(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'dash', role: 'viewer' })).body.token));
@@ -165,5 +171,18 @@ describe('issue 36: webhook configuration', () => {
     expect((await api('PUT', `${ws}/webhooks/gh`, github)).status).toBe(503);
     expect((await api('DELETE', `${ws}/webhooks/gh`)).status).toBe(503);
     expect((await deliver(keyless.gatewayUrl, `${ws}/webhooks/gh`, '{}', {})).status).toBe(503);
+  });
+
+  it('runs the curl and openssl example of docs/webhooks.md: one github.push fact, the replay the same id', async () => {
+    const doc = readFileSync(path.resolve(__dirname, '../../../docs/webhooks.md'), 'utf8');
+    const script = /runs this block\. -->\n```sh\n([\s\S]*?)\n```/.exec(doc)?.[1];
+    expect(script).toBeDefined();
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script!], { env: { PATH: process.env.PATH, SY: platform.gatewayUrl, TOKEN: adminToken }, timeout: 30_000 });
+    const [first, replay] = [...stdout.matchAll(/\{"id":"([0-9a-f-]{36})"\} \((first|replay)\)/g)].map((match) => match[1]);
+    expect(first).toBeDefined();
+    expect(replay).toBe(first);
+    const fact = await waitFor(async () => (await facts('github.push')).find((f) => f.subject.id === 'acme/api'), { what: 'the example fact' });
+    expect(fact).toMatchObject({ id: first, payload: { ref: 'refs/heads/main', pusher: { name: 'zoe' } } });
+    expect((await facts('github.**')).filter((f) => f.subject.id === 'acme/api')).toHaveLength(1);
   });
 });
