@@ -62,8 +62,10 @@ describe('issue 36: the JSONPath subset', () => {
   });
 
   it('round-trips any key through a quoted selector (property)', () => {
+    // eslint-disable-next-line no-control-regex -- control characters are what a quoted name may not hold.
+    const controls = /[\u0000-\u001f]/;
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string({ maxLength: 6 }).filter((k) => !/[\u0000-\u001f]/.test(k)), fc.nat({ max: 99 })), { maxLength: 8 }), (steps) => {
+      fc.property(fc.array(fc.oneof(fc.string({ maxLength: 6 }).filter((k) => !controls.test(k)), fc.nat({ max: 99 })), { maxLength: 8 }), (steps) => {
         const path = '$' + steps.map((s) => (typeof s === 'number' ? `[${s}]` : `['${s.replace(/[\\']/g, (c) => `\\${c}`)}']`)).join('');
         expect(parseJsonPath(path)).toEqual(steps.map((s) => (typeof s === 'number' ? { index: s } : { key: s })));
       }),

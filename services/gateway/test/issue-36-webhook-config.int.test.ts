@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import { ListWebhooksResponseSchema, WebhookSchema } from '@switchyard/contracts';
 import { newSecretsKey } from '@switchyard/core';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { roleClients } from './role-clients';
 import { deliver, newWebhookSecret } from './webhook-helpers';
 
 type Api = ReturnType<typeof apiClient>;
@@ -38,11 +39,7 @@ describe('issue 36: webhook configuration', () => {
       bodies.push(response.body);
       return response;
     };
-    adminToken = await platform.createWorkspace('acme');
-    admin = recorded(apiClient(platform.gatewayUrl, adminToken));
-    otherAdmin = recorded(apiClient(platform.gatewayUrl, await platform.createWorkspace('other')));
-    member = recorded(apiClient(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'ci', role: 'member' })).body.token));
-    viewer = recorded(apiClient(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'dash', role: 'viewer' })).body.token));
+    ({ adminToken, admin, member, viewer, otherAdmin } = await roleClients(platform, 'acme', 'other', recorded));
     pg = new Client({ connectionString: platform.db.url });
     await pg.connect();
   }, 120_000);
