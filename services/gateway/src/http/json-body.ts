@@ -68,12 +68,12 @@ function unstorableBodyError(body: unknown, maxDepth: number): AppError | undefi
  */
 export function rawJsonBody(options: Pick<JsonBodyOptions, 'limitBytes'>): RequestHandler[] {
   const read = express.raw({ limit: options.limitBytes, type: 'application/json' });
-  const utf8Only: RequestHandler = (req, _res, next) => {
+  const utf8Only: RequestHandler = (req, res, next) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      return next(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'unsupported charset: use utf-8'));
+      return next(bodyParserError({ type: 'charset.unsupported' }, undefined));
     }
-    read(req, _res, (error?: unknown) => next(error ? bodyParserError(error, req.headers['content-encoding']) : undefined));
+    read(req, res, (error?: unknown) => next(error ? bodyParserError(error, req.headers['content-encoding']) : undefined));
   };
   return [requireJsonBody, utf8Only];
 }
