@@ -1,11 +1,15 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { ListWebhooksResponseSchema, WebhookSchema } from '@switchyard/contracts';
 import { newSecretsKey } from '@switchyard/core';
+import { createWorkspace, SqlPool } from '@switchyard/db';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { createInProcessGateway, type InProcessGateway } from './in-process-gateway';
 import { roleClients } from './role-clients';
 import { deliver, newWebhookSecret } from './webhook-helpers';
 
@@ -22,7 +26,7 @@ describe('issue 36: webhook configuration', () => {
   const secret = newWebhookSecret();
   const github = { verifier: 'github', secret, subject: { type: 'repository', idPath: '$.repository.full_name' } };
   let platform: TestPlatform;
-  let keyless: TestPlatform;
+  let keyless: InProcessGateway;
   let admin: Api;
   let adminToken: string;
   let member: Api;
@@ -33,7 +37,7 @@ describe('issue 36: webhook configuration', () => {
   const facts = async (kind: string) => (await admin('GET', `${ws}/events?kind=${kind}&limit=1000`)).body.events as Array<{ subject: { id: string }; payload: Record<string, unknown>; actor: unknown }>;
 
   beforeAll(async () => {
-    [platform, keyless] = await Promise.all([startTestPlatform({ env: { SECRETS_KEY: newSecretsKey(), LOG_LEVEL: 'trace' } }), startTestPlatform()]);
+    [platform, keyless] = await Promise.all([startTestPlatform({ env: { SECRETS_KEY: newSecretsKey(), LOG_LEVEL: 'trace' } }), createInProcessGateway()]);
     const recorded = (api: Api): Api => async (...args) => {
       const response = await api(...args);
       bodies.push(response.body);
@@ -45,7 +49,7 @@ describe('issue 36: webhook configuration', () => {
   }, 120_000);
   afterAll(async () => {
     await pg?.end();
-    await Promise.all([platform?.stop(), keyless?.stop()]);
+    await Promise.all([platform?.stop(), keyless?.close()]);
   });
 
   it('creates (201) and replaces (200) a webhook, answering its configuration and never its secret', async () => {
@@ -163,11 +167,20 @@ describe('issue 36: webhook configuration', () => {
   });
 
   it('answers 503 on every webhook route, deliveries too, without SECRETS_KEY', async () => {
-    const api = apiClient(keyless.gatewayUrl, await keyless.createWorkspace('acme'));
-    expect((await api('GET', `${ws}/webhooks`)).body.error.code).toBe('UNAVAILABLE');
-    expect((await api('PUT', `${ws}/webhooks/gh`, github)).status).toBe(503);
-    expect((await api('DELETE', `${ws}/webhooks/gh`)).status).toBe(503);
-    expect((await deliver(keyless.gatewayUrl, `${ws}/webhooks/gh`, '{}', {})).status).toBe(503);
+    const server = keyless.app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const sql = new SqlPool({ databaseUrl: keyless.databaseUrl, poolMax: 1 });
+      const api = apiClient(url, (await createWorkspace(sql, 'acme').finally(() => sql.$disconnect())).token);
+      expect((await api('GET', `${ws}/webhooks`)).body.error.code).toBe('UNAVAILABLE');
+      expect((await api('PUT', `${ws}/webhooks/gh`, github)).status).toBe(503);
+      expect((await api('DELETE', `${ws}/webhooks/gh`)).status).toBe(503);
+      expect((await deliver(url, `${ws}/webhooks/gh`, '{}', {})).status).toBe(503);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('runs the curl and openssl example of docs/webhooks.md: one github.push fact, the replay the same id', async () => {
