@@ -145,6 +145,20 @@ export enum ErrorCode {
   INTEGRATION_USER_NOT_LINKED = 'INTEGRATION_USER_NOT_LINKED',
   /** A Mattermost link code is unknown, used or expired. */
   LINK_CODE_INVALID = 'LINK_CODE_INVALID',
+  /**
+   * No webhook of that name where the delivery was posted. Answered the same
+   * way whether or not the workspace exists. `data`: `{ name }`.
+   */
+  WEBHOOK_NOT_FOUND = 'WEBHOOK_NOT_FOUND',
+  /** A delivery's signature is missing, malformed or does not verify against the webhook's secret; nothing was recorded. */
+  WEBHOOK_SIGNATURE_INVALID = 'WEBHOOK_SIGNATURE_INVALID',
+  /** A webhook with verifier `none` while the operator does not allow unsigned webhooks (WEBHOOK_ALLOW_UNSIGNED). */
+  WEBHOOK_UNSIGNED_REFUSED = 'WEBHOOK_UNSIGNED_REFUSED',
+  /**
+   * A verified delivery cannot become a fact: its body is not a JSON object, or its
+   * kind, subject id or delivery id is missing or unusable. `data`: `{ field, reason }`.
+   */
+  WEBHOOK_DELIVERY_INVALID = 'WEBHOOK_DELIVERY_INVALID',
   /** Anything unexpected. The message is generic; details are in the logs. */
   INTERNAL = 'INTERNAL',
 }

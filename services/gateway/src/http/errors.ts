@@ -15,10 +15,12 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.JSON_TOO_DEEP:
     case ErrorCode.OUTBOUND_URL_REFUSED:
     case ErrorCode.LINK_CODE_INVALID:
+    case ErrorCode.WEBHOOK_DELIVERY_INVALID:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
     case ErrorCode.INTEGRATION_SIGNATURE_INVALID:
+    case ErrorCode.WEBHOOK_SIGNATURE_INVALID:
       return 401;
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
@@ -27,6 +29,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.DELEGATION_REFUSED:
     case ErrorCode.INTEGRATION_CONTEXT_EXPIRED:
     case ErrorCode.INTEGRATION_USER_NOT_LINKED:
+    case ErrorCode.WEBHOOK_UNSIGNED_REFUSED:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
@@ -42,6 +45,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TASK_NOT_FOUND:
     case ErrorCode.TEAMMATE_NOT_FOUND:
     case ErrorCode.MESSAGE_RECIPIENT_UNREACHABLE:
+    case ErrorCode.WEBHOOK_NOT_FOUND:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;

@@ -58,6 +58,9 @@ import {
   PostTeammateMessageResponseSchema,
   SpawnTeammateRequestSchema,
   TeammateSchema,
+  ListWebhooksResponseSchema,
+  PutWebhookRequestSchema,
+  WebhookSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -125,6 +128,9 @@ const SCHEMAS = {
   SpawnTeammateRequest: SpawnTeammateRequestSchema,
   PostTeammateMessageRequest: PostTeammateMessageRequestSchema,
   PostTeammateMessageResponse: PostTeammateMessageResponseSchema,
+  PutWebhookRequest: PutWebhookRequestSchema,
+  Webhook: WebhookSchema,
+  ListWebhooksResponse: ListWebhooksResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */
