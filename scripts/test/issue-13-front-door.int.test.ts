@@ -87,13 +87,13 @@ describe('the banner of npm start', () => {
     await db?.drop();
   });
 
+  // The one-process platform compiles every service through tsx: minutes on a loaded machine.
   it('names only addresses that answer, and every service’s health port', async () => {
     const names = ['EVENT_LOG', 'MATCHER', 'RUNNER', 'APPROVALS', 'NOTIFIER', 'GATEWAY'];
     const ports: Record<string, string> = {};
     for (const name of names) ports[`${name}_HEALTH_PORT`] = String(await freePort());
     const gatewayPort = await freePort();
     const env = { ...ports, DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: String(gatewayPort) };
-    // Every service compiled through tsx at start: slow on a loaded machine.
     platform = await spawnScript('scripts/start-all.ts', env, { readyPattern: /"msg":"all services started"/, timeoutMs: 90_000 });
 
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -125,5 +125,5 @@ describe('the banner of npm start', () => {
         expect({ url, status: res.status, body: res.status === 200 ? '' : await res.text() }).toEqual({ url, status: 200, body: '' });
       }
     }
-  });
+  }, 150_000);
 });
