@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createTestDatabase, createTestRedis, freePort, spawnScript, type ServiceProcess, type TestDatabase, type TestRedis } from '@switchyard/testing';
+import { createTestDatabase, createTestRedis, freePort, spawnScript, waitFor, type ServiceProcess, type TestDatabase, type TestRedis } from '@switchyard/testing';
 import { answeringHealthPorts, formatBanner, frontDoorState } from '../lib/banner.cjs';
 import { writePlatformFile } from '../lib/platform-file.cjs';
 import { deadPid, runAdmin as admin } from './lib/operator-processes';
@@ -118,11 +118,18 @@ describe('the banner of npm start', () => {
     expect(pages).toEqual([`${gatewayUrl}/`, `${gatewayUrl}/v1/openapi.json`]);
     expect(banner).toContain('/healthz /readyz /metrics on 127.0.0.1 ports:');
     for (const url of pages) expect({ url, status: (await fetch(url)).status }).toEqual({ url, status: 200 });
-    for (const { port } of healthPorts) {
+    for (const { name, port } of healthPorts) {
       for (const route of ['/healthz', '/readyz', '/metrics']) {
         const url = `http://127.0.0.1:${port}${route}`;
-        const res = await fetch(url);
-        expect({ url, status: res.status, body: res.status === 200 ? '' : await res.text() }).toEqual({ url, status: 200, body: '' });
+        // Readiness may lag a moment behind the banner (a store's first query: the gateway's Prisma
+        // client starts its query compiler), so it is waited for; it must come.
+        const answer = async () => {
+          const res = await fetch(url);
+          return { name, url, status: res.status, body: res.status === 200 ? '' : await res.text() };
+        };
+        let last = await answer();
+        await waitFor(async () => (last = await answer()).status === 200, { timeoutMs: 20_000, what: url }).catch(() => undefined);
+        expect(last).toEqual({ name, url, status: 200, body: '' });
       }
     }
   }, 150_000);
