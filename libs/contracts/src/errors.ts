@@ -33,6 +33,12 @@ export enum ErrorCode {
   TOKEN_NOT_FOUND = 'TOKEN_NOT_FOUND',
   /** The workspace slug is already taken. `data`: `{ slug }`. */
   WORKSPACE_EXISTS = 'WORKSPACE_EXISTS',
+  /** No workspace with that slug (the operator's CLI). `data`: `{ slug }`. */
+  WORKSPACE_NOT_FOUND = 'WORKSPACE_NOT_FOUND',
+  /** The user is not a member of the workspace, or the workspace has no admin to act as (the operator's CLI). `data`: `{ workspace, userId? }`. */
+  MEMBER_NOT_FOUND = 'MEMBER_NOT_FOUND',
+  /** A token prefix matches more than one token of the workspace: name it by id. `data`: `{ prefix, ids }`. */
+  TOKEN_AMBIGUOUS = 'TOKEN_AMBIGUOUS',
   /** No live (not deleted) agent with that id in the workspace. `data`: `{ id }`. */
   AGENT_NOT_FOUND = 'AGENT_NOT_FOUND',
   /** The agent has no such version. `data`: `{ id, version }`. */

@@ -472,3 +472,11 @@ export type {
   WebhookSubject,
   WebhookVerifier,
 } from './webhooks';
+export {
+  ADMIN_TOKEN_DEFAULT_NAME,
+  AdminCreateTokenArgsSchema,
+  AdminRoleArgSchema,
+  AdminTokenRefSchema,
+  AdminWorkspaceArgSchema,
+} from './admin-cli';
+export type { AdminCreateTokenArgs } from './admin-cli';

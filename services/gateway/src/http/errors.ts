@@ -34,6 +34,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
     case ErrorCode.TOKEN_NOT_FOUND:
+    case ErrorCode.WORKSPACE_NOT_FOUND:
+    case ErrorCode.MEMBER_NOT_FOUND:
     case ErrorCode.AGENT_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
     case ErrorCode.RUN_NOT_FOUND:
@@ -48,6 +50,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
     case ErrorCode.WORKSPACE_EXISTS:
+    case ErrorCode.TOKEN_AMBIGUOUS:
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:
     case ErrorCode.AGENT_VERSION_CONFLICT:
     case ErrorCode.AGENT_NAME_TAKEN:
