@@ -193,13 +193,14 @@ export {
   RunIdSchema,
   StartRunRequestSchema,
   WORKSPACE_FACT_KINDS,
+  WorkspaceSettingNameSchema,
   WorkspaceSettingsChangedPayloadSchema,
   StopActionSchema,
   StoppedRunSchema,
   StopRunRequestSchema,
   StopRunResponseSchema,
 } from './runs-api';
-export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';
+export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingName, WorkspaceSettingsChangedPayload } from './runs-api';
 export type { StopAction, StoppedRun, StopRunRequest } from './runs-api';
 export {
   ListSecretsResponseSchema,
@@ -435,3 +436,29 @@ export {
   TeammateStatusSchema,
 } from './teammates';
 export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus, TeammateWatch } from './teammates';
+export {
+  AUDIT_FACT_KINDS,
+  AuditActorsResponseSchema,
+  AuditPageSchema,
+  AuditQuerySchema,
+  MATTERMOST_FACT_KINDS,
+  MattermostLinkPayloadSchema,
+  MAX_AUDIT_PAGE,
+  NOTIFICATION_FACT_KINDS,
+  NotificationSettingNameSchema,
+  NotificationSettingsChangedPayloadSchema,
+  SECRET_FACT_KINDS,
+  SecretFactPayloadSchema,
+  TOKEN_FACT_KINDS,
+  TokenFactPayloadSchema,
+} from './audit';
+export type {
+  AuditActorsResponse,
+  AuditPage,
+  AuditQuery,
+  MattermostLinkPayload,
+  NotificationSettingsChangedPayload,
+  SecretFactKind,
+  TokenFactKind,
+  TokenFactPayload,
+} from './audit';

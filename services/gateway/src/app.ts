@@ -164,6 +164,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const tryAgent = new TryAgent(deps);
   const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
   const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
+  // Governance changes name their author on the facts they record (decision 0036).
+  const userName = (userId: string) => deps.steering.userName(userId);
   app.use(whoamiRoutes({ ...deps, authenticator }));
   app.use(uiSessionRoutes({ authenticator, uiSessions: deps.uiSessions, ttlSeconds: deps.uiSessionTtlSeconds, bodyLimitBytes: deps.bodyLimitBytes }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
@@ -183,12 +185,12 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
   workspace.use(teammatesRoutes(deps));
-  workspace.use(secretsRoutes(deps));
-  workspace.use(settingsRoutes(deps));
+  workspace.use(secretsRoutes({ ...deps, userName }));
+  workspace.use(settingsRoutes({ ...deps, userName }));
   workspace.use(notificationRoutes(deps.notifications));
   workspace.use(approvalsRoutes(deps));
   workspace.use(tickets);
-  workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
+  workspace.use(tokensRoutes({ store: deps.authStore, authenticator, outbox: deps.outbox, userName }));
 
   app.use('/v1/workspaces/:ws', workspace);
   app.use(mattermostIntegrationRoutes({ ...deps.mattermost, bodyLimitBytes: deps.bodyLimitBytes }));
