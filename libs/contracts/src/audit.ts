@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import { SecretNameSchema } from './agent-loop';
-import { AGENT_FACT_KINDS } from './agents';
 import { RoleSchema } from './auth';
-import { COLLABORATOR_FACT_KINDS } from './collaborators';
 import { ActorSchema, FactSchema, KindGlobSchema } from './facts';
 import { NotificationConnectionSchema } from './notifications';
-import { WORKSPACE_FACT_KINDS } from './runs-api';
 
 /*
  * The audit trail (decision 0036): the facts that record a governance change —
@@ -15,10 +12,6 @@ import { WORKSPACE_FACT_KINDS } from './runs-api';
  * is recorded in the transaction of its change, its `actor` the person (or
  * agent) who made it, and never carries a secret value.
  */
-
-/** Kinds of the API tokens' facts, subject `{type: "token", id}`. */
-export const TOKEN_FACT_KINDS = { created: 'token.created', revoked: 'token.revoked' } as const;
-export type TokenFactKind = (typeof TOKEN_FACT_KINDS)[keyof typeof TOKEN_FACT_KINDS];
 
 /** Payload of `token.created` and `token.revoked`: the token as listed, never its secret or hash. */
 export const TokenFactPayloadSchema = z.strictObject({
@@ -34,15 +27,8 @@ export const TokenFactPayloadSchema = z.strictObject({
 });
 export type TokenFactPayload = z.infer<typeof TokenFactPayloadSchema>;
 
-/** Kinds of the workspace secrets' facts, subject `{type: "secret", id: <name>}`. */
-export const SECRET_FACT_KINDS = { set: 'secret.set', deleted: 'secret.deleted' } as const;
-export type SecretFactKind = (typeof SECRET_FACT_KINDS)[keyof typeof SECRET_FACT_KINDS];
-
 /** Payload of `secret.set` and `secret.deleted`: the name only, never the value. */
 export const SecretFactPayloadSchema = z.strictObject({ name: SecretNameSchema });
-
-/** Kinds of the notification settings' facts, subject `{type: "workspace", id}`. */
-export const NOTIFICATION_FACT_KINDS = { settingsChanged: 'notifications.settings_changed' } as const;
 
 /** A part of the notification settings that a save may change. */
 export const NotificationSettingNameSchema = z.enum(['connection', 'defaultChannel', 'rules']);
@@ -69,9 +55,6 @@ export const NotificationSettingsChangedPayloadSchema = z.strictObject({
 });
 export type NotificationSettingsChangedPayload = z.infer<typeof NotificationSettingsChangedPayloadSchema>;
 
-/** Kinds of the Mattermost links' facts, subject `{type: "mattermost_user", id: <Mattermost user id>}`. */
-export const MATTERMOST_FACT_KINDS = { linked: 'mattermost.linked', unlinked: 'mattermost.unlinked' } as const;
-
 /** Payload of `mattermost.linked` and `mattermost.unlinked`. */
 export const MattermostLinkPayloadSchema = z.strictObject({
   mattermostUserId: z.string(),
@@ -83,26 +66,6 @@ export const MattermostLinkPayloadSchema = z.strictObject({
   previousUserId: z.uuid().nullable().optional(),
 });
 export type MattermostLinkPayload = z.infer<typeof MattermostLinkPayloadSchema>;
-
-/**
- * Every kind the audit trail shows (`GET /audit`, the UI's audit page): the
- * governance changes. `member.*` are the people's facts (invited, joined, a
- * role changed, removed). Run, approval, task and message facts are work, not
- * governance, and are read through `/events`.
- */
-export const AUDIT_FACT_KINDS: readonly string[] = [
-  ...Object.values(TOKEN_FACT_KINDS),
-  'member.invited',
-  'member.joined',
-  'member.role_changed',
-  'member.removed',
-  ...Object.values(SECRET_FACT_KINDS),
-  ...Object.values(NOTIFICATION_FACT_KINDS),
-  ...Object.values(MATTERMOST_FACT_KINDS),
-  WORKSPACE_FACT_KINDS.settingsChanged,
-  ...Object.values(COLLABORATOR_FACT_KINDS),
-  ...Object.values(AGENT_FACT_KINDS),
-];
 
 /** Most entries `GET /audit` answers at once. */
 export const MAX_AUDIT_PAGE = 200;

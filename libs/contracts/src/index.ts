@@ -436,29 +436,17 @@ export {
   TeammateStatusSchema,
 } from './teammates';
 export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus, TeammateWatch } from './teammates';
+export { AUDIT_FACT_KINDS, isAuditKind, MATTERMOST_FACT_KINDS, NOTIFICATION_FACT_KINDS, SECRET_FACT_KINDS, TOKEN_FACT_KINDS } from './audit-kinds';
+export type { MattermostFactKind, SecretFactKind, TokenFactKind } from './audit-kinds';
 export {
-  AUDIT_FACT_KINDS,
   AuditActorsResponseSchema,
   AuditPageSchema,
   AuditQuerySchema,
-  MATTERMOST_FACT_KINDS,
   MattermostLinkPayloadSchema,
   MAX_AUDIT_PAGE,
-  NOTIFICATION_FACT_KINDS,
   NotificationSettingNameSchema,
   NotificationSettingsChangedPayloadSchema,
-  SECRET_FACT_KINDS,
   SecretFactPayloadSchema,
-  TOKEN_FACT_KINDS,
   TokenFactPayloadSchema,
 } from './audit';
-export type {
-  AuditActorsResponse,
-  AuditPage,
-  AuditQuery,
-  MattermostLinkPayload,
-  NotificationSettingsChangedPayload,
-  SecretFactKind,
-  TokenFactKind,
-  TokenFactPayload,
-} from './audit';
+export type { AuditActorsResponse, AuditPage, AuditQuery, MattermostLinkPayload, NotificationSettingsChangedPayload, TokenFactPayload } from './audit';

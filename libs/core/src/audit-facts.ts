@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
-  MATTERMOST_FACT_KINDS,
   NOTIFICATION_FACT_KINDS,
+  type MattermostFactKind,
   type AcceptedFact,
   type MattermostLinkPayload,
   type NotificationRule,
@@ -32,7 +32,7 @@ export function secretFact(author: ChangeAuthor, kind: SecretFactKind, name: str
 }
 
 /** `mattermost.linked | mattermost.unlinked`: subject the Mattermost user. */
-export function mattermostLinkFact(author: ChangeAuthor, kind: (typeof MATTERMOST_FACT_KINDS)[keyof typeof MATTERMOST_FACT_KINDS], link: MattermostLinkPayload): AcceptedFact {
+export function mattermostLinkFact(author: ChangeAuthor, kind: MattermostFactKind, link: MattermostLinkPayload): AcceptedFact {
   return changeFact(author, kind, { type: 'mattermost_user', id: link.mattermostUserId }, { ...link });
 }
 

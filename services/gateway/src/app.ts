@@ -18,6 +18,8 @@ import type { NotificationCommandDeps } from './commands/notification-settings';
 import { ADMIN_QUEUES_PATH, adminQueuesApp, requireAdminToken } from './routes/admin-queues';
 import { mattermostIntegrationRoutes, type MattermostIntegrationDeps } from './routes/mattermost-integration';
 import { notificationRoutes } from './routes/notifications';
+import { auditRoutes } from './routes/audit';
+import type { AuditReader } from './audit-ports';
 import type {
   ActivationSink,
   AgentStore,
@@ -132,6 +134,8 @@ export interface GatewayAppDeps {
   notifications: NotificationCommandDeps;
   /** Mattermost's button callbacks and slash commands. */
   mattermost: Omit<MattermostIntegrationDeps, 'bodyLimitBytes'>;
+  /** The audit trail's reads (decision 0036). */
+  audit: AuditReader;
   /** The BullMQ dashboard: the operator's token and the queues shown; null: not served (decision 0033). */
   adminQueues: { token: string; queues: Queue[] } | null;
 }
@@ -190,6 +194,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(notificationRoutes(deps.notifications));
   workspace.use(approvalsRoutes(deps));
   workspace.use(tickets);
+  workspace.use(auditRoutes(deps));
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator, outbox: deps.outbox, userName }));
 
   app.use('/v1/workspaces/:ws', workspace);

@@ -21,6 +21,7 @@ import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaActivationReads } from './adapters/prisma-activation-reads';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
+import { PrismaAuditReader } from './adapters/prisma-audit-reader';
 import { PrismaRunStore } from './adapters/prisma-run-store';
 import { PrismaSecretStore } from './adapters/prisma-secret-store';
 import { PrismaSettingsStore } from './adapters/prisma-settings-store';
@@ -109,6 +110,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     outbox,
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
+    audit: new PrismaAuditReader(prisma),
     activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
     agentUsage: new PrismaAgentUsageReader(prisma),

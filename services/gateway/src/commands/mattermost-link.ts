@@ -1,4 +1,4 @@
-import { MATTERMOST_FACT_KINDS, type AcceptedFact } from '@switchyard/contracts';
+import { MATTERMOST_FACT_KINDS, type AcceptedFact, type MattermostFactKind } from '@switchyard/contracts';
 import { mattermostLinkFact, type ChangeAuthor } from '@switchyard/core';
 import { ChangeFacts } from '../audited-change';
 import type { MattermostLinkChange, NotificationStore } from '../notification-ports';
@@ -18,7 +18,7 @@ function linkAuthor(workspace: { id: string; slug: string }, change: MattermostL
   return { workspaceId: workspace.id, workspaceSlug: workspace.slug, actor };
 }
 
-function linkFact(workspace: { id: string; slug: string }, kind: (typeof MATTERMOST_FACT_KINDS)[keyof typeof MATTERMOST_FACT_KINDS], mattermostUserId: string, change: MattermostLinkChange): AcceptedFact {
+function linkFact(workspace: { id: string; slug: string }, kind: MattermostFactKind, mattermostUserId: string, change: MattermostLinkChange): AcceptedFact {
   const { userId, role, previousUserId } = change;
   return mattermostLinkFact(linkAuthor(workspace, change), kind, { mattermostUserId, userId, role, ...(previousUserId !== undefined ? { previousUserId } : {}) });
 }

@@ -58,6 +58,8 @@ import {
   PostTeammateMessageResponseSchema,
   SpawnTeammateRequestSchema,
   TeammateSchema,
+  AuditActorsResponseSchema,
+  AuditPageSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -115,6 +117,8 @@ const SCHEMAS = {
   NotificationTestRequest: NotificationTestRequestSchema,
   NotificationTestResponse: NotificationTestResponseSchema,
   MattermostLinkCodeResponse: MattermostLinkCodeResponseSchema,
+  AuditPage: AuditPageSchema,
+  AuditActorsResponse: AuditActorsResponseSchema,
   Approval: ApprovalSchema,
   ListApprovalsResponse: ListApprovalsResponseSchema,
   DecideApprovalRequest: DecideApprovalRequestSchema,
