@@ -109,41 +109,49 @@ export function AuditPage() {
   return role === 'admin' ? <AuditTrail ws={slug} /> : <p role="alert">The audit trail is for admins.</p>;
 }
 
+/** The person and kind filters: everyone in the trail, and the families of audit kinds. */
+function AuditFilters({ filter, onChange, actors }: { filter: AuditFilter; onChange(filter: AuditFilter): void; actors: AuditActorsResponse['actors'] }) {
+  const people = [...actors].sort((a, b) => (a.name ?? a.id).localeCompare(b.name ?? b.id));
+  const label = (actor: (typeof actors)[number]) => (actor.type === 'agent' ? `agent ${actor.name ?? actor.id.slice(-8)}` : (actor.name ?? `${actor.type} ${actor.id.slice(-8)}`));
+  return (
+    <form className="filters" aria-label="filter the audit trail" onSubmit={(event) => event.preventDefault()}>
+      <label>
+        Person
+        <select value={filter.actor} onChange={(e) => onChange({ ...filter, actor: e.target.value })}>
+          <option value="">everyone</option>
+          {people.map((actor) => (
+            <option key={`${actor.type}:${actor.id}`} value={actor.id}>
+              {label(actor)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Kind
+        <select value={filter.kind} onChange={(e) => onChange({ ...filter, kind: e.target.value })}>
+          {KIND_CHOICES.map(([text, glob]) => (
+            <option key={glob} value={glob}>
+              {text}
+            </option>
+          ))}
+        </select>
+      </label>
+    </form>
+  );
+}
+
 function AuditTrail({ ws }: { ws: string }) {
   const queryClient = useQueryClient();
   const [filter, setFilter] = useState<AuditFilter>({ actor: '', kind: '' });
   const { names, actors } = useAuditNames(ws);
   // An actor the page cannot name (someone new, recorded without a name): the list of names is read again.
   const { entries, pages } = useAuditTrail(ws, filter, () => void queryClient.invalidateQueries({ queryKey: ['audit-actors', ws] }));
-  const people = [...actors].sort((a, b) => (a.name ?? a.id).localeCompare(b.name ?? b.id));
   return (
     <section>
       <div className="page-head">
         <h1>Audit</h1>
       </div>
-      <form className="filters" aria-label="filter the audit trail" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Person
-          <select value={filter.actor} onChange={(e) => setFilter({ ...filter, actor: e.target.value })}>
-            <option value="">everyone</option>
-            {people.map((actor) => (
-              <option key={`${actor.type}:${actor.id}`} value={actor.id}>
-                {actor.type === 'agent' ? `agent ${actor.name ?? actor.id.slice(-8)}` : (actor.name ?? `${actor.type} ${actor.id.slice(-8)}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Kind
-          <select value={filter.kind} onChange={(e) => setFilter({ ...filter, kind: e.target.value })}>
-            {KIND_CHOICES.map(([label, glob]) => (
-              <option key={glob} value={glob}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
+      <AuditFilters filter={filter} onChange={setFilter} actors={actors} />
       {pages.error && <p role="alert" className="error">{errorText(pages.error)}</p>}
       <div className="table-wrap">
         <table data-testid="audit">
