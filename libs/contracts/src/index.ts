@@ -193,13 +193,14 @@ export {
   RunIdSchema,
   StartRunRequestSchema,
   WORKSPACE_FACT_KINDS,
+  WorkspaceSettingNameSchema,
   WorkspaceSettingsChangedPayloadSchema,
   StopActionSchema,
   StoppedRunSchema,
   StopRunRequestSchema,
   StopRunResponseSchema,
 } from './runs-api';
-export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';
+export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingName, WorkspaceSettingsChangedPayload } from './runs-api';
 export type { StopAction, StoppedRun, StopRunRequest } from './runs-api';
 export {
   ListSecretsResponseSchema,
@@ -480,3 +481,17 @@ export {
   AdminWorkspaceArgSchema,
 } from './admin-cli';
 export type { AdminCreateTokenArgs } from './admin-cli';
+export { AUDIT_FACT_KINDS, isAuditKind, MATTERMOST_FACT_KINDS, NOTIFICATION_FACT_KINDS, SECRET_FACT_KINDS, TOKEN_FACT_KINDS } from './audit-kinds';
+export type { MattermostFactKind, SecretFactKind, TokenFactKind } from './audit-kinds';
+export {
+  AuditActorsResponseSchema,
+  AuditPageSchema,
+  AuditQuerySchema,
+  MattermostLinkPayloadSchema,
+  MAX_AUDIT_PAGE,
+  NotificationSettingNameSchema,
+  NotificationSettingsChangedPayloadSchema,
+  SecretFactPayloadSchema,
+  TokenFactPayloadSchema,
+} from './audit';
+export type { AuditActorsResponse, AuditPage, AuditQuery, MattermostLinkPayload, NotificationSettingsChangedPayload, TokenFactPayload } from './audit';

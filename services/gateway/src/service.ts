@@ -21,6 +21,7 @@ import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaActivationReads } from './adapters/prisma-activation-reads';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
+import { PrismaAuditReader } from './adapters/prisma-audit-reader';
 import { PrismaRunStore } from './adapters/prisma-run-store';
 import { PrismaSecretStore } from './adapters/prisma-secret-store';
 import { PrismaSettingsStore } from './adapters/prisma-settings-store';
@@ -106,10 +107,12 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     // The change is committed: a failed flush leaves its facts to the event-log's relay.
     flush: (ids: readonly string[]) => flushFacts(sql, recorder, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')),
   };
+  const userName = async (userId: string) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null;
   const app = createGatewayApp({
     outbox,
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
+    audit: new PrismaAuditReader(prisma),
     activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
     agentUsage: new PrismaAgentUsageReader(prisma),
@@ -146,13 +149,20 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     collaborators: new PrismaCollaboratorStore(prisma),
     uiSessions: new PrismaUiSessionStore(prisma),
     uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
-    notifications: { notifications, readSecret, mattermost: mattermostRest, outbound: { allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS } },
+    notifications: {
+      notifications,
+      readSecret,
+      mattermost: mattermostRest,
+      outbound: { allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS },
+      outbox,
+      userName,
+    },
     mattermost: {
       notifications,
       readSecret,
       signingKeys,
       decisions,
-      userName: async (userId) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null,
+      userName,
       overview: new PrismaOverviewReader(prisma),
       settings: new PrismaSettingsStore(prisma),
       outbox,

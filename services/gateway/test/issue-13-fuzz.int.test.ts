@@ -123,6 +123,23 @@ describe('issue 13: fuzzing the gateway door', () => {
     expect([202, 400].every((status) => seen.has(status))).toBe(true);
     expect((await apiClient(platform.gatewayUrl, tokens.own)('GET', '/readyz')).status).toBe(200);
   }, 120_000);
+  it('answers the audit read (issue 36) 200 with a page or 400 VALIDATION_FAILED for any query, never another status', async () => {
+    const value = fc.oneof(
+      fc.constantFrom(...BAD_PERCENT, ...NASTY_STRINGS.map(encodeURIComponentLoose), ids.own[0]!, 'token.*', '**', '0', '1', '200', '201', '-1', '1e3', '9007199254740993'),
+      fc.string({ maxLength: 12 }).map(encodeURIComponentLoose),
+    );
+    const query = fc.array(fc.tuple(fc.constantFrom('actor', 'kind', 'before', 'limit', 'after', ''), value), { maxLength: 4 });
+    await fc.assert(
+      fc.asyncProperty(query, async (pairs) => {
+        const url = `${platform.gatewayUrl}/v1/workspaces/acme/audit?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`;
+        const response = await fetch(url, { headers: { authorization: `Bearer ${tokens.own}` } });
+        const body = (await response.json()) as { entries?: unknown[]; error?: { code: string } };
+        const ok = response.status === 200 ? Array.isArray(body.entries) : response.status === 400 && body.error?.code === 'VALIDATION_FAILED';
+        if (!ok) throw new Error(`${response.status} for ${url}: ${JSON.stringify(body).slice(0, 300)}`);
+      }),
+      { numRuns: 200, endOnFailure: true },
+    );
+  }, 60_000);
 
   /** Sends a request and reads its status; a stream that opened (200 SSE) is closed at once. */
   async function send(request: FuzzRequest): Promise<{ status: number; url: string; text: string }> {
@@ -216,7 +233,7 @@ function requestArbitrary(operations: Operation[], ids: { own: string[]; foreign
     const queryName = operation.query.length > 0 ? fc.oneof(fc.constantFrom(...operation.query), fc.string({ maxLength: 8 })) : fc.string({ maxLength: 8 });
     const queryValue = fc.oneof(
       fc.integer({ min: -5, max: 2_000 }).map(String),
-      fc.constantFrom(...BAD_PERCENT, 'build.*', '**', 'completed', ids.own[0]!, ids.foreign[0]!, '%00'),
+      fc.constantFrom(...BAD_PERCENT, 'build.*', '**', 'completed', ids.own[0]!, ids.foreign[0]!, '%00', 'token.*', 'member.**', '9007199254740993'),
       fc.string({ maxLength: 20 }).map(encodeURIComponentLoose),
     );
     return fc.record({

@@ -61,6 +61,8 @@ import {
   ListWebhooksResponseSchema,
   PutWebhookRequestSchema,
   WebhookSchema,
+  AuditActorsResponseSchema,
+  AuditPageSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -118,6 +120,8 @@ const SCHEMAS = {
   NotificationTestRequest: NotificationTestRequestSchema,
   NotificationTestResponse: NotificationTestResponseSchema,
   MattermostLinkCodeResponse: MattermostLinkCodeResponseSchema,
+  AuditPage: AuditPageSchema,
+  AuditActorsResponse: AuditActorsResponseSchema,
   Approval: ApprovalSchema,
   ListApprovalsResponse: ListApprovalsResponseSchema,
   DecideApprovalRequest: DecideApprovalRequestSchema,
