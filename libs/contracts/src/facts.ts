@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isAuditKind } from './audit-kinds';
 import { JsonValueSchema } from './json-value';
 
 /** Largest serialized `payload` a fact may carry. */
@@ -72,7 +73,8 @@ export const IdempotencyKeySchema = z.string().min(1).max(200).regex(/^[\x21-\x7
  * (decision 0018). A producer's own claim of who did it goes in `statedActor`.
  */
 export const PostEventRequestSchema = z.strictObject({
-  kind: KindSchema,
+  /** Any kind but the audit trail's, which only the platform records (docs/audit.md). */
+  kind: KindSchema.refine((kind) => !isAuditKind(kind), { message: 'this kind is recorded by the platform only (the audit trail)' }),
   subject: SubjectSchema,
   actor: z.never({ error: 'actor is set by the platform from the token; put a claim of who did it in statedActor' }).optional(),
   /** Who the producer says did it: kept as stated, never used as attribution. */

@@ -193,13 +193,14 @@ export {
   RunIdSchema,
   StartRunRequestSchema,
   WORKSPACE_FACT_KINDS,
+  WorkspaceSettingNameSchema,
   WorkspaceSettingsChangedPayloadSchema,
   StopActionSchema,
   StoppedRunSchema,
   StopRunRequestSchema,
   StopRunResponseSchema,
 } from './runs-api';
-export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingsChangedPayload } from './runs-api';
+export type { ListRunsQuery, RunFactKind, RunFactPayload, StartRunRequest, WorkspaceSettingName, WorkspaceSettingsChangedPayload } from './runs-api';
 export type { StopAction, StoppedRun, StopRunRequest } from './runs-api';
 export {
   ListSecretsResponseSchema,
@@ -447,3 +448,62 @@ export {
   RunnerLostPayloadSchema,
 } from './ops-facts';
 export type { DeadLettersGrowingPayload, ModelErrorsPayload, OpsFactKind, QueueBackloggedPayload, QueueRecoveredPayload, RunnerLostPayload } from './ops-facts';
+export {
+  GITHUB_DEFAULT_KIND,
+  HeaderNameSchema,
+  JSON_PATH_PATTERN,
+  JSON_PATH_SELECTOR,
+  JsonPathSchema,
+  ListWebhooksResponseSchema,
+  MAX_JSON_PATH_CHARS,
+  MAX_JSON_PATH_STEPS,
+  MAX_WEBHOOK_DELIVERY_ID_CHARS,
+  MAX_WEBHOOK_SECRET_CHARS,
+  MIN_WEBHOOK_SECRET_CHARS,
+  PutWebhookRequestSchema,
+  WEBHOOK_FACT_KINDS,
+  WebhookConfiguredPayloadSchema,
+  WebhookDeletedPayloadSchema,
+  WebhookDeliveryFieldSchema,
+  WebhookKindPrefixSchema,
+  WebhookKindSchema,
+  WebhookMappingSchema,
+  WebhookNameSchema,
+  WebhookSchema,
+  WebhookSecretSchema,
+  WebhookSubjectSchema,
+  WebhookVerifierSchema,
+} from './webhooks';
+export type {
+  PutWebhookRequest,
+  Webhook,
+  WebhookConfiguredPayload,
+  WebhookDeletedPayload,
+  WebhookDeliveryField,
+  WebhookKind,
+  WebhookMapping,
+  WebhookSubject,
+  WebhookVerifier,
+} from './webhooks';
+export {
+  ADMIN_TOKEN_DEFAULT_NAME,
+  AdminCreateTokenArgsSchema,
+  AdminRoleArgSchema,
+  AdminTokenRefSchema,
+  AdminWorkspaceArgSchema,
+} from './admin-cli';
+export type { AdminCreateTokenArgs } from './admin-cli';
+export { AUDIT_FACT_KINDS, isAuditKind, MATTERMOST_FACT_KINDS, NOTIFICATION_FACT_KINDS, SECRET_FACT_KINDS, TOKEN_FACT_KINDS } from './audit-kinds';
+export type { MattermostFactKind, SecretFactKind, TokenFactKind } from './audit-kinds';
+export {
+  AuditActorsResponseSchema,
+  AuditPageSchema,
+  AuditQuerySchema,
+  MattermostLinkPayloadSchema,
+  MAX_AUDIT_PAGE,
+  NotificationSettingNameSchema,
+  NotificationSettingsChangedPayloadSchema,
+  SecretFactPayloadSchema,
+  TokenFactPayloadSchema,
+} from './audit';
+export type { AuditActorsResponse, AuditPage, AuditQuery, MattermostLinkPayload, NotificationSettingsChangedPayload, TokenFactPayload } from './audit';

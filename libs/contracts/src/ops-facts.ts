@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ModelErrorCodeSchema } from './run-vocabulary';
 
 /*
- * Ops facts (issue 36, decision 0036): the platform's own trouble recorded as
+ * Ops facts (issue 36, decision 0038): the platform's own trouble recorded as
  * facts in each workspace it affects, subject `{type: "platform", id}`, actor
  * `{type: "system", id: "switchyard"}`, at most one per (kind, workspace, key)
  * per window. Every payload has a one-line `summary` for people (the

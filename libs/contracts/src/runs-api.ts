@@ -115,6 +115,14 @@ export const WORKSPACE_FACT_KINDS = {
   settingsChanged: 'workspace.settings_changed',
 } as const;
 
-/** Payload of `workspace.settings_changed`: the settings after the save. */
-export const WorkspaceSettingsChangedPayloadSchema = WorkspaceSettingsSchema;
+/** A workspace setting a save may change. */
+export const WorkspaceSettingNameSchema = z.enum(['agentsPaused', 'approvals']);
+export type WorkspaceSettingName = z.infer<typeof WorkspaceSettingNameSchema>;
+
+/**
+ * Payload of `workspace.settings_changed`: the settings after the save, and
+ * which of them the save changed (`["agentsPaused"]`: the kill switch was
+ * turned on or off; empty: nothing changed; absent on facts recorded before it).
+ */
+export const WorkspaceSettingsChangedPayloadSchema = WorkspaceSettingsSchema.extend({ changed: z.array(WorkspaceSettingNameSchema).optional() });
 export type WorkspaceSettingsChangedPayload = z.infer<typeof WorkspaceSettingsChangedPayloadSchema>;

@@ -8,6 +8,7 @@ export { agentFact, approvalFact, collaboratorFact, delegationReturnedFact, mess
 export type { ApprovalFactKind, ChangeAuthor } from './platform-facts';
 export { opsFact } from './ops-facts';
 export type { OpsFactPayloads } from './ops-facts';
+export { mattermostLinkFact, notificationSettingsChange, notificationSettingsFact, secretFact, tokenFact } from './audit-facts';
 export { isSecretsKey, newSecretsKey, parseSecretsKey, SecretBox, secretsKeyId } from './secret-box';
 export type { SealedSecret, SecretBoxOptions, SecretScope } from './secret-box';
 export { REDACTED, redactSecrets } from './redact-secrets';
@@ -34,3 +35,10 @@ export type {
   TeammateDeliveryInput,
   TeammateDeliveryPorts,
 } from './teammate-delivery';
+export { webhookFact } from './platform-facts';
+export { parseJsonPath, resolveJsonPath, walkJson } from './json-path';
+export type { JsonStep } from './json-path';
+export { duplicateKeyIn } from './json-duplicate-keys';
+export { GITHUB_DELIVERY_HEADER, GITHUB_SIGNATURE_HEADER, verifyWebhookSignature, webhookHmac } from './webhook-signature';
+export { deliveryIdOf, kindPartOf, webhookActor, webhookDeliveryFact } from './webhook-delivery';
+export type { WebhookDelivery } from './webhook-delivery';

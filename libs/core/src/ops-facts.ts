@@ -21,7 +21,7 @@ export interface OpsFactPayloads {
 const MAX_SUBJECT_ID = 256;
 
 /**
- * An ops fact (decision 0036): the platform's own trouble in one workspace,
+ * An ops fact (decision 0038): the platform's own trouble in one workspace,
  * subject `{type: "platform", id: subjectId}`, recorded by the platform
  * itself (actor `system`/`switchyard`, as the run facts are). A subject id
  * longer than a fact allows (a very long runner name) is cut; the payload

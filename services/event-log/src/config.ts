@@ -32,7 +32,7 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
   /**
    * Whether the ops watcher records the platform's own trouble (lost runners,
    * backlogged lanes, growing dead letters, failing models) as `platform.*`
-   * facts in the workspaces it affects (decision 0036). @defaultValue true
+   * facts in the workspaces it affects (decision 0038). @defaultValue true
    */
   OPS_FACTS_ENABLED: envBoolean.default(true),
   /** How often the ops watcher looks; one event-log replica looks at a time (the outbox relay's leader). @defaultValue 10000 */

@@ -77,7 +77,7 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
     service.onClose(trimmer);
     trimmer.start();
     if (config.OPS_FACTS_ENABLED) {
-      // The platform's own trouble as facts (decision 0036): the relay's leader looks, one replica at a time.
+      // The platform's own trouble as facts (decision 0038): the relay's leader looks, one replica at a time.
       service.onClose(createOpsWatcher(config, sql, () => relay.isLeader, registry, log)).start();
     }
     return { consumer: config.EVENT_LOG_CONSUMER };

@@ -18,6 +18,8 @@ import type { NotificationCommandDeps } from './commands/notification-settings';
 import { ADMIN_QUEUES_PATH, adminQueuesApp, requireAdminToken } from './routes/admin-queues';
 import { mattermostIntegrationRoutes, type MattermostIntegrationDeps } from './routes/mattermost-integration';
 import { notificationRoutes } from './routes/notifications';
+import { auditRoutes } from './routes/audit';
+import type { AuditReader } from './audit-ports';
 import type {
   ActivationSink,
   AgentStore,
@@ -63,6 +65,9 @@ import { TaskLedger } from './commands/task-ledger';
 import { collaboratorsRoutes } from './routes/collaborators';
 import { tasksRoutes } from './routes/tasks';
 import type { CollaboratorStore, TaskStore } from './team-ports';
+import { WebhookSettings } from './commands/webhooks';
+import { webhookDeliveryRoutes, webhooksRoutes } from './routes/webhooks';
+import type { WebhookStore } from './webhook-ports';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -132,8 +137,12 @@ export interface GatewayAppDeps {
   notifications: NotificationCommandDeps;
   /** Mattermost's button callbacks and slash commands. */
   mattermost: Omit<MattermostIntegrationDeps, 'bodyLimitBytes'>;
+  /** The audit trail's reads (decision 0036). */
+  audit: AuditReader;
   /** The BullMQ dashboard: the operator's token and the queues shown; null: not served (decision 0033). */
   adminQueues: { token: string; queues: Queue[] } | null;
+  /** Inbound webhooks (docs/webhooks.md): their store, whether `none` is allowed, and their own rate limit. */
+  webhooks: { store: WebhookStore; allowUnsigned: boolean; rateLimiter: TokenRateLimiter; ratePerSecond: number };
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -164,6 +173,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const tryAgent = new TryAgent(deps);
   const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
   const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
+  const webhookSettings = new WebhookSettings({ webhooks: deps.webhooks.store, secretBox: deps.secretBox, outbox: deps.outbox, allowUnsigned: deps.webhooks.allowUnsigned });
+  // Governance changes name their author on the facts they record (decision 0036).
+  const userName = (userId: string) => deps.steering.userName(userId);
   app.use(whoamiRoutes({ ...deps, authenticator }));
   app.use(uiSessionRoutes({ authenticator, uiSessions: deps.uiSessions, ttlSeconds: deps.uiSessionTtlSeconds, bodyLimitBytes: deps.bodyLimitBytes }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
@@ -183,13 +195,18 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
   workspace.use(teammatesRoutes(deps));
-  workspace.use(secretsRoutes(deps));
-  workspace.use(settingsRoutes(deps));
+  workspace.use(secretsRoutes({ ...deps, userName }));
+  workspace.use(settingsRoutes({ ...deps, userName }));
   workspace.use(notificationRoutes(deps.notifications));
   workspace.use(approvalsRoutes(deps));
   workspace.use(tickets);
-  workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
+  workspace.use(auditRoutes(deps));
+  workspace.use(tokensRoutes({ store: deps.authStore, authenticator, outbox: deps.outbox, userName }));
 
+  workspace.use(webhooksRoutes({ webhookSettings }));
+
+  // A webhook's sender has no token: its delivery is read (as bytes) before the workspace router authenticates.
+  app.use(webhookDeliveryRoutes({ ...deps.webhooks, webhooks: deps.webhooks.store, secretBox: deps.secretBox, accept: deps, bodyLimitBytes: deps.bodyLimitBytes }));
   app.use('/v1/workspaces/:ws', workspace);
   app.use(mattermostIntegrationRoutes({ ...deps.mattermost, bodyLimitBytes: deps.bodyLimitBytes }));
   if (deps.adminQueues) app.use(ADMIN_QUEUES_PATH, requireAdminToken(deps.adminQueues.token), adminQueuesApp(deps.adminQueues.queues));

@@ -14,11 +14,13 @@ import type {
   RunStatus,
   Subject,
   Teammate,
+  TokenFactPayload,
   TokenInfo,
   ToolCallResult,
   TranscriptEntry,
   PutSettingsRequest,
   TryFact,
+  WorkspaceSettingName,
   WorkspaceSettings,
   WouldHave,
 } from '@switchyard/contracts';
@@ -90,10 +92,14 @@ export interface AuthStore {
   /** Records that a token was used now. */
   touchToken(tokenId: string): Promise<void>;
   listTokens(workspaceId: string): Promise<TokenInfo[]>;
-  /** Creates a token; `expiresAt` null makes one that never expires. */
-  createToken(input: NewToken): Promise<{ info: TokenInfo; secret: string }>;
-  /** Revokes a token of the workspace; false when it has no such token. */
-  revokeToken(workspaceId: string, tokenId: string): Promise<boolean>;
+  /** Creates a token, with the facts `facts` gives for it in its transaction; `expiresAt` null makes one that never expires. */
+  createToken(input: NewToken, facts: FactsOf<TokenFactPayload>): Promise<{ info: TokenInfo; secret: string }>;
+  /**
+   * Revokes a token of the workspace, with the facts `facts` gives for it in
+   * its transaction; false when it has no such token. A token revoked already
+   * is true and records nothing.
+   */
+  revokeToken(workspaceId: string, tokenId: string, facts: FactsOf<TokenFactPayload>): Promise<boolean>;
 }
 
 /** Reads facts (the event-log writes them). */
@@ -321,9 +327,17 @@ export type FactsOf<T> = (result: T) => IngestItem[];
 /** Workspace-wide settings (the kill switch). A workspace without a row has the defaults. */
 export interface SettingsStore {
   get(workspaceId: string): Promise<WorkspaceSettings>;
-  /** Saves the settings (insert or update) with the facts they announce; returns them as stored. */
-  /** Saves the settings named (the others keep their saved values), with the facts built from the result. */
-  put(workspaceId: string, settings: PutSettingsRequest, facts: FactsOf<WorkspaceSettings>): Promise<WorkspaceSettings>;
+  /**
+   * Saves the settings named (the others keep their saved values), with the
+   * facts built from the result in its transaction; returns them as stored.
+   */
+  put(workspaceId: string, settings: PutSettingsRequest, facts: FactsOf<SettingsChange>): Promise<WorkspaceSettings>;
+}
+
+/** A save of the settings: what they are after it, and which of them it changed (saves of a workspace are serialized). */
+export interface SettingsChange {
+  settings: WorkspaceSettings;
+  changed: WorkspaceSettingName[];
 }
 
 /** The BullMQ queue `activations`, seen from a producer. */
@@ -344,12 +358,12 @@ export interface SecretRecord {
  * sees ciphertext (the routes seal with the SecretBox). Scoped by workspace id.
  */
 export interface SecretStore {
-  /** Inserts or replaces the sealed value in one statement; `created` says which it was. */
-  put(workspaceId: string, name: string, sealed: SealedSecret): Promise<{ secret: SecretRecord; created: boolean }>;
+  /** Inserts or replaces the sealed value, with the facts `facts` gives in its transaction; `created` says which it was. */
+  put(workspaceId: string, name: string, sealed: SealedSecret, facts: FactsOf<SecretRecord>): Promise<{ secret: SecretRecord; created: boolean }>;
   /** The workspace's secrets by name. */
   list(workspaceId: string): Promise<SecretRecord[]>;
-  /** False when the workspace has no secret of that name. */
-  delete(workspaceId: string, name: string): Promise<boolean>;
+  /** Deletes it with the facts `facts` gives (its name) in its transaction; false, recording nothing, when the workspace has no secret of that name. */
+  delete(workspaceId: string, name: string, facts: FactsOf<string>): Promise<boolean>;
 }
 
 /** A run's transcript (the runner writes it; append-only). */

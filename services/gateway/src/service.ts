@@ -21,6 +21,7 @@ import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaActivationReads } from './adapters/prisma-activation-reads';
 import { PrismaFactReader } from './adapters/prisma-fact-reader';
+import { PrismaAuditReader } from './adapters/prisma-audit-reader';
 import { PrismaRunStore } from './adapters/prisma-run-store';
 import { PrismaSecretStore } from './adapters/prisma-secret-store';
 import { PrismaSettingsStore } from './adapters/prisma-settings-store';
@@ -38,6 +39,7 @@ import type { GatewayConfig } from './config';
 import { createGatewayMetrics, type GatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
 import { TokenRateLimiter } from './http/rate-limit';
+import { PrismaWebhookStore } from './adapters/prisma-webhook-store';
 
 /** A running gateway: the port it listens on, its health port (GATEWAY_HEALTH_PORT) and how to stop it. */
 export type RunningGateway = RunningService & { port: number; host: string };
@@ -83,6 +85,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }, registry);
   const checks = storeChecks(redis, prisma);
   const rateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.RATE_LIMIT_PER_SECOND });
+  const webhookRateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND });
   const notifications = new PrismaNotificationStore(prisma);
   const readSecret = secretBox ? (workspaceId: string, name: string) => readWorkspaceSecret(prisma, secretBox, workspaceId, name) : null;
   const mattermostRest = new MattermostRest({ allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS });
@@ -104,10 +107,12 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     // The change is committed: a failed flush leaves its facts to the event-log's relay.
     flush: (ids: readonly string[]) => flushFacts(sql, recorder, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')),
   };
+  const userName = async (userId: string) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null;
   const app = createGatewayApp({
     outbox,
     authStore: new PrismaAuthStore(prisma),
     reader: new PrismaFactReader(prisma),
+    audit: new PrismaAuditReader(prisma),
     activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
     agentUsage: new PrismaAgentUsageReader(prisma),
@@ -144,18 +149,26 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     collaborators: new PrismaCollaboratorStore(prisma),
     uiSessions: new PrismaUiSessionStore(prisma),
     uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
-    notifications: { notifications, readSecret, mattermost: mattermostRest, outbound: { allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS } },
+    notifications: {
+      notifications,
+      readSecret,
+      mattermost: mattermostRest,
+      outbound: { allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS },
+      outbox,
+      userName,
+    },
     mattermost: {
       notifications,
       readSecret,
       signingKeys,
       decisions,
-      userName: async (userId) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null,
+      userName,
       overview: new PrismaOverviewReader(prisma),
       settings: new PrismaSettingsStore(prisma),
       outbox,
     },
     adminQueues: config.GATEWAY_ADMIN_TOKEN ? { token: config.GATEWAY_ADMIN_TOKEN, queues: [activationQueue, ...dashboardQueues] } : null,
+    webhooks: { store: new PrismaWebhookStore(prisma), allowUnsigned: config.WEBHOOK_ALLOW_UNSIGNED, rateLimiter: webhookRateLimiter, ratePerSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND },
   });
   return {
     app,
@@ -164,6 +177,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     close: () =>
       closeAll([
         rateLimiter,
+        webhookRateLimiter,
         feed,
         // The queue shares the connection it was given, so closing it leaves the connection to close here.
         activationQueue,

@@ -275,8 +275,8 @@ describe('runs and settings API', () => {
       return found.length >= 2 ? found : undefined;
     });
     expect(facts.map((f: { payload: unknown }) => f.payload)).toEqual([
-      { agentsPaused: true, approvals: 'enabled' },
-      { agentsPaused: false, approvals: 'enabled' },
+      { agentsPaused: true, approvals: 'enabled', changed: ['agentsPaused'] },
+      { agentsPaused: false, approvals: 'enabled', changed: ['agentsPaused'] },
     ]);
   });
 

@@ -60,7 +60,7 @@ const CLOSE_SQL = `WITH open AS (
   RETURNING 1 AS closed`;
 
 /**
- * The ops watcher's store on PostgreSQL (decision 0036). Reads are single
+ * The ops watcher's store on PostgreSQL (decision 0038). Reads are single
  * statements over indexes (queued runs by status, model failures by a
  * partial index, recent letters by `failed_at`); a record is one transaction:
  * the mark, the fact's outbox row (decision 0024), the notes it settles.

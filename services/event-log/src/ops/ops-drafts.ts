@@ -2,7 +2,7 @@ import { MAX_OPS_RUNS_LISTED, OPS_FACT_KINDS, type ModelErrorCode, type ModelErr
 import type { DeadLetterGrowth, LaneDepth, LostRunner, ModelFailureRow, OpenBacklog, OpsDraft } from './ops-ports';
 
 /*
- * What each observation of the ops watcher becomes as a fact (decision 0036):
+ * What each observation of the ops watcher becomes as a fact (decision 0038):
  * its rate-limit key, subject and payload. Pure: the watcher observes, these
  * build, the store records.
  */

@@ -16,7 +16,7 @@ export interface LostRun {
   lapsed: boolean;
 }
 
-/** The lapsed leases of one runner in one workspace, as noted by the lane claims (decision 0036). */
+/** The lapsed leases of one runner in one workspace, as noted by the lane claims (decision 0038). */
 export interface LostRunner {
   workspace: OpsWorkspace;
   /** The runner's name (the runs' `lease_owner`). */
@@ -96,7 +96,7 @@ export interface RecordOptions {
 }
 
 /**
- * What the ops watcher reads and writes (decision 0036). Reads observe the
+ * What the ops watcher reads and writes (decision 0038). Reads observe the
  * platform's state; each record is one transaction: the rate-limit mark, the
  * fact in the outbox (decision 0024), and the notes it settles.
  */

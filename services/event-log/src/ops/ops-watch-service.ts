@@ -6,7 +6,7 @@ import type { EventLogConfig } from '../config';
 import { OpsWatcher } from './ops-watcher';
 
 /**
- * The event-log's ops watcher from its config (decision 0036), with its
+ * The event-log's ops watcher from its config (decision 0038), with its
  * metrics: `switchyard_ops_facts_total{kind, outcome}` (recorded, or
  * suppressed by the rate limit) and `switchyard_ops_watch_ticks_total` (looks
  * this process made as the leader). Not started.

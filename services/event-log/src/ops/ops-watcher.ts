@@ -46,7 +46,7 @@ export interface OpsTick {
 
 /**
  * Records the platform's own trouble as facts in the workspaces it affects
- * (issue 36, decision 0036): lost runners (their lease lapses, noted by the
+ * (issue 36, decision 0038): lost runners (their lease lapses, noted by the
  * lane claims), backlogged and recovered lanes, growing dead letters, failing
  * model providers. Every `intervalMs` the leader looks; each observation is a
  * draft the store records at most once per (kind, workspace, key) per

@@ -1,30 +1,11 @@
-import type { Role, TokenInfo } from '@switchyard/contracts';
+import type { TokenFactPayload, TokenInfo } from '@switchyard/contracts';
 import { hashToken, newId, newTokenSecret, tokenPrefix } from '@switchyard/core';
-import type { PrismaClient } from '@switchyard/db';
-import type { AuthStore, NewToken, Principal } from '../ports';
+import { recordFacts, tokenInfoFromRow as toInfo, type PrismaClient, type TokenInfoRow } from '@switchyard/db';
+import type { AuthStore, FactsOf, NewToken, Principal } from '../ports';
 
-interface TokenRow {
-  id: string;
-  name: string;
-  role: Role;
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-  expiresAt: Date | null;
-}
-
-function toInfo(row: TokenRow): TokenInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    role: row.role,
-    prefix: row.prefix,
-    createdAt: row.createdAt.toISOString(),
-    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
-    revokedAt: row.revokedAt?.toISOString() ?? null,
-    expiresAt: row.expiresAt?.toISOString() ?? null,
-  };
+/** What `token.*` facts say of a token: never its secret or hash. */
+function factPayloadOf(row: TokenInfoRow & { userId: string }): TokenFactPayload {
+  return { id: row.id, name: row.name, role: row.role, prefix: row.prefix, expiresAt: row.expiresAt?.toISOString() ?? null, userId: row.userId };
 }
 
 /** Tokens, users and workspaces on PostgreSQL. Every query is scoped by workspace id. */
@@ -48,21 +29,29 @@ export class PrismaAuthStore implements AuthStore {
     return rows.map(toInfo);
   }
 
-  async createToken(input: NewToken): Promise<{ info: TokenInfo; secret: string }> {
+  async createToken(input: NewToken, facts: FactsOf<TokenFactPayload>): Promise<{ info: TokenInfo; secret: string }> {
     const secret = newTokenSecret();
-    const row = await this.prisma.apiToken.create({
-      data: { id: newId(), ...input, prefix: tokenPrefix(secret), hash: hashToken(secret) },
+    return this.prisma.$transaction(async (tx) => {
+      const row = await tx.apiToken.create({
+        data: { id: newId(), ...input, prefix: tokenPrefix(secret), hash: hashToken(secret) },
+      });
+      await recordFacts(tx, facts(factPayloadOf(row)));
+      return { info: toInfo(row), secret };
     });
-    return { info: toInfo(row), secret };
   }
 
-  async revokeToken(workspaceId: string, tokenId: string): Promise<boolean> {
-    const result = await this.prisma.apiToken.updateMany({
-      where: { id: tokenId, workspaceId, revokedAt: null },
-      data: { revokedAt: new Date() },
+  async revokeToken(workspaceId: string, tokenId: string, facts: FactsOf<TokenFactPayload>): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const [revoked] = await tx.apiToken.updateManyAndReturn({
+        where: { id: tokenId, workspaceId, revokedAt: null },
+        data: { revokedAt: new Date() },
+      });
+      if (revoked) {
+        await recordFacts(tx, facts(factPayloadOf(revoked)));
+        return true;
+      }
+      // Already revoked counts as done (and was recorded then); unknown (or another workspace's) is not found.
+      return (await tx.apiToken.count({ where: { id: tokenId, workspaceId } })) > 0;
     });
-    if (result.count > 0) return true;
-    // Already revoked counts as done; unknown (or another workspace's) is not found.
-    return (await this.prisma.apiToken.count({ where: { id: tokenId, workspaceId } })) > 0;
   }
 }

@@ -1,8 +1,15 @@
 import { NotificationSettingsSchema, type NotificationSettings, type Role } from '@switchyard/contracts';
-import { Prisma, type PrismaClient } from '@switchyard/db';
-import type { NotificationStore } from '../notification-ports';
+import { Prisma, recordFacts, type PrismaClient } from '@switchyard/db';
+import type { MattermostLinkChange, NotificationSettingsSave, NotificationStore } from '../notification-ports';
+import type { FactsOf } from '../ports';
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2 };
+
+const settingsOf = (row: { connection: unknown; defaultChannel: string | null; rules: unknown }) =>
+  NotificationSettingsSchema.parse({ connection: row.connection, defaultChannel: row.defaultChannel, rules: row.rules });
+
+/** Serializes a transaction with the others taking the same lock (released at its end). */
+const lock = (tx: Prisma.TransactionClient, key: string) => tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))::text`;
 
 /** Notification settings, link codes and links on PostgreSQL; every query scoped by workspace id. */
 export class PrismaNotificationStore implements NotificationStore {
@@ -10,33 +17,53 @@ export class PrismaNotificationStore implements NotificationStore {
 
   async getSettings(workspaceId: string): Promise<NotificationSettings | null> {
     const row = await this.prisma.notificationSettings.findUnique({ where: { workspaceId } });
-    if (!row) return null;
-    return NotificationSettingsSchema.parse({ connection: row.connection, defaultChannel: row.defaultChannel, rules: row.rules });
+    return row ? settingsOf(row) : null;
   }
 
-  async putSettings(workspaceId: string, settings: NotificationSettings): Promise<NotificationSettings> {
+  async putSettings(workspaceId: string, settings: NotificationSettings, facts: FactsOf<NotificationSettingsSave>): Promise<NotificationSettings> {
     const data = { connection: settings.connection ?? Prisma.DbNull, defaultChannel: settings.defaultChannel, rules: settings.rules, updatedAt: new Date() };
-    const row = await this.prisma.notificationSettings.upsert({ where: { workspaceId }, create: { workspaceId, ...data }, update: data });
-    return NotificationSettingsSchema.parse({ connection: row.connection, defaultChannel: row.defaultChannel, rules: row.rules });
+    return this.prisma.$transaction(async (tx) => {
+      // One save at a time, so each knows what it changed (the audit trail); the read after the lock sees every save before.
+      await lock(tx, `notification-settings:${workspaceId}`);
+      const before = await tx.notificationSettings.findUnique({ where: { workspaceId } });
+      const after = settingsOf(await tx.notificationSettings.upsert({ where: { workspaceId }, create: { workspaceId, ...data }, update: data }));
+      await recordFacts(tx, facts({ before: before ? settingsOf(before) : null, after }));
+      return after;
+    });
   }
 
   async issueLinkCode(workspaceId: string, userId: string, maxRole: Role, codeHash: string, expiresAt: Date): Promise<void> {
     await this.prisma.mattermostLinkCode.create({ data: { codeHash, workspaceId, userId, maxRole, expiresAt } });
   }
 
-  async consumeLinkCode(workspaceId: string, codeHash: string, mattermostUserId: string): Promise<{ userId: string } | null> {
+  async consumeLinkCode(workspaceId: string, codeHash: string, mattermostUserId: string, facts: FactsOf<MattermostLinkChange>): Promise<{ userId: string } | null> {
     return this.prisma.$transaction(async (tx) => {
       // Conditional: of two concurrent uses of one code, exactly one links.
-      const [used] = await tx.$queryRaw<Array<{ user_id: string; max_role: Role }>>`
-        UPDATE mattermost_link_codes SET used_at = now()
+      const [used] = await tx.$queryRaw<Array<{ user_id: string; max_role: Role; user_name: string | null }>>`
+        UPDATE mattermost_link_codes c SET used_at = now()
          WHERE code_hash = ${codeHash} AND workspace_id = ${workspaceId}::uuid AND used_at IS NULL AND expires_at > now()
-        RETURNING user_id::text AS user_id, max_role::text AS max_role`;
+        RETURNING user_id::text AS user_id, max_role::text AS max_role, (SELECT name FROM users u WHERE u.id = c.user_id) AS user_name`;
       if (!used) return null;
+      // One change of a Mattermost user's link at a time, so the fact names the link it replaced.
+      await lock(tx, `mattermost-link:${workspaceId}:${mattermostUserId}`);
+      const [previous] = await tx.$queryRaw<Array<{ user_id: string }>>`
+        SELECT user_id::text AS user_id FROM mattermost_links WHERE workspace_id = ${workspaceId}::uuid AND mattermost_user_id = ${mattermostUserId}`;
       await tx.$executeRaw`
         INSERT INTO mattermost_links (workspace_id, mattermost_user_id, user_id, max_role)
         VALUES (${workspaceId}::uuid, ${mattermostUserId}, ${used.user_id}::uuid, ${used.max_role}::"Role")
         ON CONFLICT (workspace_id, mattermost_user_id) DO UPDATE SET user_id = EXCLUDED.user_id, max_role = EXCLUDED.max_role, created_at = now()`;
+      await recordFacts(tx, facts({ userId: used.user_id, userName: used.user_name, role: used.max_role, previousUserId: previous?.user_id ?? null }));
       return { userId: used.user_id };
+    });
+  }
+
+  async unlink(workspaceId: string, mattermostUserId: string, facts: FactsOf<MattermostLinkChange>): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const [removed] = await tx.$queryRaw<Array<{ user_id: string; max_role: Role; user_name: string | null }>>`
+        DELETE FROM mattermost_links l WHERE workspace_id = ${workspaceId}::uuid AND mattermost_user_id = ${mattermostUserId}
+        RETURNING user_id::text AS user_id, max_role::text AS max_role, (SELECT name FROM users u WHERE u.id = l.user_id) AS user_name`;
+      if (removed) await recordFacts(tx, facts({ userId: removed.user_id, userName: removed.user_name, role: removed.max_role }));
+      return removed !== undefined;
     });
   }
 

@@ -1,21 +1,33 @@
+import type { PutSettingsRequest, WorkspaceSettings } from '@switchyard/contracts';
 import { settingsChangedFact } from '@switchyard/core';
-import { changeAuthorOf } from '../change-author';
+import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
 import { assertRole } from '../http/auth';
 import type { FactFlusher, Principal, SettingsStore } from '../ports';
 
+/** What saving the workspace settings needs. */
+export interface SettingsCommandDeps {
+  settings: SettingsStore;
+  outbox: FactFlusher;
+  /** Names the person on the fact's actor. */
+  userName: UserNameLookup;
+}
+
 /**
- * Turns the kill switch on or off (admins) — only `agentsPaused`, the other
- * settings keep their values — recording `workspace.settings_changed` with
- * it, relayed before it returns (as `PUT /settings` does).
+ * Saves the settings named (admins; the others keep their values), recording
+ * `workspace.settings_changed` with them — every save, even an unchanged one,
+ * its payload the settings after it and `changed` what it changed — relayed
+ * before it returns: a fact posted after a pause is not activated.
  */
-export async function setKillSwitch(deps: { settings: SettingsStore; outbox: FactFlusher }, principal: Principal, paused: boolean, correlationId: string): Promise<void> {
+export async function saveSettings(deps: SettingsCommandDeps, principal: Principal, body: PutSettingsRequest, correlationId: string): Promise<WorkspaceSettings> {
   assertRole(principal, 'admin');
-  const author = changeAuthorOf(principal);
-  let factId = '';
-  await deps.settings.put(principal.workspaceId, { agentsPaused: paused }, (stored) => {
-    const fact = settingsChangedFact(author, stored);
-    factId = fact.id;
-    return [{ fact, correlationId }];
-  });
-  await deps.outbox.flush([factId]);
+  const author = await namedAuthorOf(principal, deps.userName);
+  const facts = new ChangeFacts(correlationId);
+  const saved = await deps.settings.put(principal.workspaceId, body, ({ settings, changed }) => facts.record(settingsChangedFact(author, { ...settings, changed })));
+  await deps.outbox.flush(facts.ids);
+  return saved;
+}
+
+/** Turns the kill switch on or off (admins) — only `agentsPaused`, the other settings keep their values. */
+export async function setKillSwitch(deps: SettingsCommandDeps, principal: Principal, paused: boolean, correlationId: string): Promise<void> {
+  await saveSettings(deps, principal, { agentsPaused: paused }, correlationId);
 }

@@ -2,9 +2,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError, ApprovalIdSchema, ErrorCode, type MattermostSlashCommand } from '@switchyard/contracts';
 import type { ApprovalDecisions, NotificationStore, WorkspaceOverviewReader } from '../notification-ports';
 import type { FactFlusher, SettingsStore } from '../ports';
+import type { UserNameLookup } from '../audited-change';
 import { setKillSwitch } from './kill-switch';
-import { linkCodeHash } from './notification-settings';
 import { linkedPrincipal } from './mattermost-action';
+import { linkMattermostUser, unlinkMattermostUser } from './mattermost-link';
 
 /** What `/switchyard` needs. */
 export interface SlashCommandDeps {
@@ -14,6 +15,8 @@ export interface SlashCommandDeps {
   decisions: ApprovalDecisions;
   settings: SettingsStore;
   outbox: FactFlusher;
+  /** Names the person on the facts of a pause or resume. */
+  userName: UserNameLookup;
 }
 
 /** A slash command's answer: seen by the caller only. */
@@ -22,7 +25,7 @@ export interface SlashAnswer {
   text: string;
 }
 
-const USAGE = 'Usage: `/switchyard status | runs [agent] | approvals | approve <id> [note] | deny <id> [note] | pause | resume | link <code>`';
+const USAGE = 'Usage: `/switchyard status | runs [agent] | approvals | approve <id> [note] | deny <id> [note] | pause | resume | link <code> | unlink`';
 const say = (text: string): SlashAnswer => ({ response_type: 'ephemeral', text });
 const sha = (text: string) => createHash('sha256').update(text).digest();
 
@@ -53,8 +56,12 @@ export async function runSlashCommand(deps: SlashCommandDeps, slug: string, comm
   const [verb = '', ...rest] = command.text.trim().split(/\s+/).filter((word) => word.length > 0);
   try {
     if (verb === 'link') {
-      const linked = rest[0] ? await deps.notifications.consumeLinkCode(workspace.id, linkCodeHash(rest[0]), command.user_id) : null;
+      const linked = rest[0] ? await linkMattermostUser(deps, workspace, rest[0], command.user_id, correlationId) : false;
       return say(linked ? `Linked to your Switchyard account in \`${workspace.slug}\`.` : 'That code is unknown, used or expired: ask for a new one (POST …/integrations/mattermost/link-codes).');
+    }
+    if (verb === 'unlink') {
+      const removed = await unlinkMattermostUser(deps, workspace, command.user_id, correlationId);
+      return say(removed ? `Unlinked from your Switchyard account in \`${workspace.slug}\`.` : 'This Mattermost user is not linked to this workspace.');
     }
     if (verb === 'status') return status(deps, await linkedPrincipal(deps.notifications, workspace, command.user_id, 'viewer'));
     if (verb === 'runs') return runs(deps, (await linkedPrincipal(deps.notifications, workspace, command.user_id, 'viewer')).workspaceId, rest[0] ?? null);

@@ -8,13 +8,18 @@ import {
   type NotificationSettings,
   type NotificationTestResponse,
 } from '@switchyard/contracts';
-import { OutboundUrlError, resolveOutboundUrl, type MattermostRest, type MattermostTarget } from '@switchyard/core';
+import { notificationSettingsChange, notificationSettingsFact, OutboundUrlError, resolveOutboundUrl, type MattermostRest, type MattermostTarget } from '@switchyard/core';
+import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
 import type { NotificationStore } from '../notification-ports';
-import type { Principal } from '../ports';
+import type { FactFlusher, Principal } from '../ports';
 
 /** What the notification commands need. */
 export interface NotificationCommandDeps {
   notifications: NotificationStore;
+  /** Relays `notifications.settings_changed` before the answer. */
+  outbox: FactFlusher;
+  /** Names the person on the facts' actor. */
+  userName: UserNameLookup;
   /** A workspace secret's plaintext (null: absent); null itself without SECRETS_KEY. */
   readSecret: ((workspaceId: string, name: string) => Promise<string | null>) | null;
   mattermost: MattermostRest;
@@ -29,10 +34,21 @@ export async function readNotificationSettings(deps: NotificationCommandDeps, pr
   return (await deps.notifications.getSettings(principal.workspaceId)) ?? DEFAULT_NOTIFICATION_SETTINGS;
 }
 
-/** Saves the settings once the server URL passes the outbound check (a webhook's URL is a secret: checked on every send). */
-export async function saveNotificationSettings(deps: NotificationCommandDeps, principal: Principal, settings: NotificationSettings): Promise<NotificationSettings> {
+/**
+ * Saves the settings once the server URL passes the outbound check (a
+ * webhook's URL is a secret: checked on every send), recording
+ * `notifications.settings_changed` with every save: what it changed, never a
+ * credential (the connection names its secrets).
+ */
+export async function saveNotificationSettings(deps: NotificationCommandDeps, principal: Principal, settings: NotificationSettings, correlationId: string): Promise<NotificationSettings> {
   if (settings.connection?.type === 'bot') await checkOutbound(deps, settings.connection.serverUrl, ['connection', 'serverUrl']);
-  return deps.notifications.putSettings(principal.workspaceId, settings);
+  const author = await namedAuthorOf(principal, deps.userName);
+  const facts = new ChangeFacts(correlationId);
+  const saved = await deps.notifications.putSettings(principal.workspaceId, settings, ({ before, after }) =>
+    facts.record(notificationSettingsFact(author, notificationSettingsChange(before ?? DEFAULT_NOTIFICATION_SETTINGS, after))),
+  );
+  await deps.outbox.flush(facts.ids);
+  return saved;
 }
 
 async function checkOutbound(deps: NotificationCommandDeps, url: string, path: string[]): Promise<void> {

@@ -25,7 +25,7 @@ export function notificationRoutes(deps: NotificationCommandDeps): Router {
 
   router.put('/settings/notifications', requireRole('admin'), async (req, res) => {
     const body = parseBody(NotificationSettingsSchema, req);
-    res.json(await saveNotificationSettings(deps, principalOf(res), body));
+    res.json(await saveNotificationSettings(deps, principalOf(res), body, String(res.locals.requestId)));
   });
 
   router.post('/settings/notifications/test', requireRole('admin'), async (req, res) => {

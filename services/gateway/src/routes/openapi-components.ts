@@ -58,6 +58,11 @@ import {
   PostTeammateMessageResponseSchema,
   SpawnTeammateRequestSchema,
   TeammateSchema,
+  ListWebhooksResponseSchema,
+  PutWebhookRequestSchema,
+  WebhookSchema,
+  AuditActorsResponseSchema,
+  AuditPageSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -115,6 +120,8 @@ const SCHEMAS = {
   NotificationTestRequest: NotificationTestRequestSchema,
   NotificationTestResponse: NotificationTestResponseSchema,
   MattermostLinkCodeResponse: MattermostLinkCodeResponseSchema,
+  AuditPage: AuditPageSchema,
+  AuditActorsResponse: AuditActorsResponseSchema,
   Approval: ApprovalSchema,
   ListApprovalsResponse: ListApprovalsResponseSchema,
   DecideApprovalRequest: DecideApprovalRequestSchema,
@@ -125,6 +132,9 @@ const SCHEMAS = {
   SpawnTeammateRequest: SpawnTeammateRequestSchema,
   PostTeammateMessageRequest: PostTeammateMessageRequestSchema,
   PostTeammateMessageResponse: PostTeammateMessageResponseSchema,
+  PutWebhookRequest: PutWebhookRequestSchema,
+  Webhook: WebhookSchema,
+  ListWebhooksResponse: ListWebhooksResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

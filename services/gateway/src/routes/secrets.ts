@@ -1,16 +1,15 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { AppError, ErrorCode, PutSecretRequestSchema, SecretNameSchema, type SecretInfo } from '@switchyard/contracts';
-import type { SecretBox } from '@switchyard/core';
+import { deleteSecret, putSecret, type SecretCommandDeps } from '../commands/secrets';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput } from '../http/validate';
-import type { SecretRecord, SecretStore } from '../ports';
+import type { SecretRecord } from '../ports';
 
 /** What the secrets routes need. */
-export interface SecretsRoutesDeps {
-  secrets: SecretStore;
+export type SecretsRoutesDeps = Omit<SecretCommandDeps, 'secretBox'> & {
   /** Seals values with SECRETS_KEY; null when it is not configured, and then every secrets route answers 503. */
-  secretBox: SecretBox | null;
-}
+  secretBox: SecretCommandDeps['secretBox'] | null;
+};
 
 const toSecretInfo = (secret: SecretRecord): SecretInfo => ({
   name: secret.name,
@@ -23,7 +22,8 @@ const nameOf = (req: Request) => parseInput(SecretNameSchema, req.params.name, '
 /**
  * Workspace secrets under `/v1/workspaces/{ws}/secrets` (docs/decisions/0011):
  * admins write and delete, members list names and dates. A value goes in and
- * never comes out: no response, log line or error carries it.
+ * never comes out: no response, log line, error or fact carries it. Setting
+ * and deleting record `secret.set` / `secret.deleted` (the name).
  */
 export function secretsRoutes(deps: SecretsRoutesDeps): Router {
   const router = Router({ mergeParams: true });
@@ -43,17 +43,12 @@ export function secretsRoutes(deps: SecretsRoutesDeps): Router {
   router.put('/secrets/:name', admin, configured, async (req, res) => {
     const name = nameOf(req);
     const { value } = parseBody(PutSecretRequestSchema, req);
-    const { workspaceId } = principalOf(res);
-    const sealed = deps.secretBox!.seal({ workspaceId, name }, value);
-    const { secret, created } = await deps.secrets.put(workspaceId, name, sealed);
+    const { secret, created } = await putSecret({ ...deps, secretBox: deps.secretBox! }, principalOf(res), name, value, String(res.locals.requestId));
     res.status(created ? 201 : 200).json(toSecretInfo(secret));
   });
 
   router.delete('/secrets/:name', admin, configured, async (req, res) => {
-    const name = nameOf(req);
-    if (!(await deps.secrets.delete(principalOf(res).workspaceId, name))) {
-      throw new AppError(ErrorCode.SECRET_NOT_FOUND, 'no such secret in this workspace', { name });
-    }
+    await deleteSecret(deps, principalOf(res), nameOf(req), String(res.locals.requestId));
     res.status(204).end();
   });
 

@@ -1,25 +1,15 @@
 import { Router } from 'express';
 import { PutSettingsRequestSchema } from '@switchyard/contracts';
-import { settingsChangedFact } from '@switchyard/core';
-import { changeAuthorOf } from '../change-author';
+import { saveSettings, type SettingsCommandDeps } from '../commands/kill-switch';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody } from '../http/validate';
-import type { FactFlusher, SettingsStore } from '../ports';
-
-/** What the settings routes need. */
-export interface SettingsRoutesDeps {
-  settings: SettingsStore;
-  outbox: FactFlusher;
-}
 
 /**
  * `/v1/workspaces/{ws}/settings`: the kill switch and the approvals setting.
- * Viewers read; admins save the settings they name.
- * Every save records `workspace.settings_changed` with it, even when nothing
- * changed, relayed before the answer: a fact posted after a pause is not
- * activated.
+ * Viewers read; admins save the settings they name (saveSettings records
+ * `workspace.settings_changed` with each save).
  */
-export function settingsRoutes(deps: SettingsRoutesDeps): Router {
+export function settingsRoutes(deps: SettingsCommandDeps): Router {
   const router = Router({ mergeParams: true });
 
   router.get('/settings', requireRole('viewer'), async (_req, res) => {
@@ -28,17 +18,7 @@ export function settingsRoutes(deps: SettingsRoutesDeps): Router {
 
   router.put('/settings', requireRole('admin'), async (req, res) => {
     const body = parseBody(PutSettingsRequestSchema, req);
-    const principal = principalOf(res);
-    const author = changeAuthorOf(principal);
-    const correlationId = String(res.locals.requestId);
-    let factId = '';
-    const saved = await deps.settings.put(principal.workspaceId, body, (stored) => {
-      const fact = settingsChangedFact(author, stored);
-      factId = fact.id;
-      return [{ fact, correlationId }];
-    });
-    await deps.outbox.flush([factId]);
-    res.json(saved);
+    res.json(await saveSettings(deps, principalOf(res), body, String(res.locals.requestId)));
   });
 
   return router;

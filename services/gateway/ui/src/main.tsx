@@ -7,6 +7,7 @@ import { Layout } from './components/layout';
 import { AgentDetailPage } from './pages/agent-detail';
 import { AgentsPage } from './pages/agents';
 import { ApprovalsPage } from './pages/approvals';
+import { AuditPage } from './pages/audit';
 import { EventDetailPage } from './pages/event-detail';
 import { EventsPage } from './pages/events';
 import { FleetPage } from './pages/fleet';
@@ -38,6 +39,7 @@ function App() {
         <Route path="/events" component={EventsPage} />
         <Route path="/events/:id" component={EventDetailPage} />
         <Route path="/team" component={TeamPage} />
+        <Route path="/audit" component={AuditPage} />
         <Route>
           <p role="alert">No such page.</p>
         </Route>

@@ -8,6 +8,8 @@ export type {
   AgentSpec,
   AgentTry,
   Approval,
+  AuditActorsResponse,
+  AuditPage,
   EventActivationsResponse,
   Fact,
   MessageSentPayload,

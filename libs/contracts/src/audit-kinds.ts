@@ -1,0 +1,55 @@
+/*
+ * The audit trail's fact kinds (decision 0036), in a module that imports
+ * nothing, so that the fact schemas can refuse them from producers without an
+ * import cycle. The kinds of other families are spelled here as literals; a
+ * test checks them against those families' constants.
+ */
+
+/** Kinds of the API tokens' facts, subject `{type: "token", id}`. */
+export const TOKEN_FACT_KINDS = { created: 'token.created', revoked: 'token.revoked' } as const;
+export type TokenFactKind = (typeof TOKEN_FACT_KINDS)[keyof typeof TOKEN_FACT_KINDS];
+
+/** Kinds of the workspace secrets' facts, subject `{type: "secret", id: <name>}`. */
+export const SECRET_FACT_KINDS = { set: 'secret.set', deleted: 'secret.deleted' } as const;
+export type SecretFactKind = (typeof SECRET_FACT_KINDS)[keyof typeof SECRET_FACT_KINDS];
+
+/** Kinds of the notification settings' facts, subject `{type: "workspace", id}`. */
+export const NOTIFICATION_FACT_KINDS = { settingsChanged: 'notifications.settings_changed' } as const;
+
+/** Kinds of the Mattermost links' facts, subject `{type: "mattermost_user", id: <Mattermost user id>}`. */
+export const MATTERMOST_FACT_KINDS = { linked: 'mattermost.linked', unlinked: 'mattermost.unlinked' } as const;
+export type MattermostFactKind = (typeof MATTERMOST_FACT_KINDS)[keyof typeof MATTERMOST_FACT_KINDS];
+
+/**
+ * Every kind the audit trail shows (`GET /audit`, the UI's audit page): the
+ * governance changes — tokens; people (`member.*`: invited, joined, a role
+ * changed, removed); secrets; notifications and Mattermost links; the kill
+ * switch and approvals setting (`workspace.settings_changed`); collaborator
+ * rules; agents created, saved, enabled, disabled, deleted. Run, approval,
+ * task and message facts are work, not governance: `/events` reads them.
+ * Only the platform records these kinds: a producer's post of one is refused.
+ */
+export const AUDIT_FACT_KINDS: readonly string[] = [
+  ...Object.values(TOKEN_FACT_KINDS),
+  'member.invited',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  ...Object.values(SECRET_FACT_KINDS),
+  ...Object.values(NOTIFICATION_FACT_KINDS),
+  ...Object.values(MATTERMOST_FACT_KINDS),
+  'workspace.settings_changed',
+  'agent.collaborator_changed',
+  'agent.created',
+  'agent.updated',
+  'agent.enabled',
+  'agent.disabled',
+  'agent.deleted',
+];
+
+const AUDIT_KIND_SET = new Set(AUDIT_FACT_KINDS);
+
+/** Whether a kind is one of the audit trail's (recorded by the platform only). */
+export function isAuditKind(kind: string): boolean {
+  return AUDIT_KIND_SET.has(kind);
+}
