@@ -435,3 +435,18 @@ export {
   TeammateStatusSchema,
 } from './teammates';
 export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus, TeammateWatch } from './teammates';
+export {
+  OVERVIEW_MAX_LANES,
+  OVERVIEW_MAX_LISTED_APPROVALS,
+  OVERVIEW_MAX_SPEND_AGENTS,
+  OVERVIEW_SPEND_DAYS,
+  OVERVIEW_WINDOW_MINUTES,
+  OverviewAgentSpendSchema,
+  OverviewLaneSchema,
+  OverviewMinuteSchema,
+  OverviewPendingApprovalSchema,
+  OverviewQuerySchema,
+  OverviewResponseSchema,
+  RunEndCountsSchema,
+} from './overview';
+export type { OverviewAgentSpend, OverviewLane, OverviewMinute, OverviewPendingApproval, OverviewQuery, OverviewResponse, RunEndCounts } from './overview';

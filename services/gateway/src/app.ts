@@ -62,6 +62,8 @@ import { CollaboratorRules } from './commands/collaborators';
 import { TaskLedger } from './commands/task-ledger';
 import { collaboratorsRoutes } from './routes/collaborators';
 import { tasksRoutes } from './routes/tasks';
+import { overviewRoutes } from './routes/overview';
+import type { OpsOverviewReader } from './ops-overview-ports';
 import type { CollaboratorStore, TaskStore } from './team-ports';
 
 /** Everything the HTTP app needs, as ports and plain values. */
@@ -134,6 +136,8 @@ export interface GatewayAppDeps {
   mattermost: Omit<MattermostIntegrationDeps, 'bodyLimitBytes'>;
   /** The BullMQ dashboard: the operator's token and the queues shown; null: not served (decision 0033). */
   adminQueues: { token: string; queues: Queue[] } | null;
+  /** The operations overview's figures (decision 0036). */
+  opsOverview: OpsOverviewReader;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -187,6 +191,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(settingsRoutes(deps));
   workspace.use(notificationRoutes(deps.notifications));
   workspace.use(approvalsRoutes(deps));
+  workspace.use(overviewRoutes(deps));
   workspace.use(tickets);
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 

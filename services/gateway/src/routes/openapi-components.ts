@@ -58,6 +58,7 @@ import {
   PostTeammateMessageResponseSchema,
   SpawnTeammateRequestSchema,
   TeammateSchema,
+  OverviewResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -125,6 +126,7 @@ const SCHEMAS = {
   SpawnTeammateRequest: SpawnTeammateRequestSchema,
   PostTeammateMessageRequest: PostTeammateMessageRequestSchema,
   PostTeammateMessageResponse: PostTeammateMessageResponseSchema,
+  OverviewResponse: OverviewResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */
