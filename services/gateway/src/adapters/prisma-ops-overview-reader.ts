@@ -30,7 +30,7 @@ WITH bounds AS MATERIALIZED (
          count(*) FILTER (WHERE f.status = 'failed')::int AS failed,
          count(*) FILTER (WHERE f.status = 'cancelled')::int AS cancelled,
          count(*) FILTER (WHERE f.status = 'dropped')::int AS dropped,
-         percentile_cont(0.95) WITHIN GROUP (ORDER BY greatest(0, extract(epoch FROM r.ended_at - r.started_at) * 1000)) AS p95_ms
+         percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM r.ended_at - r.started_at) * 1000) FILTER (WHERE r.ended_at >= r.started_at) AS p95_ms
     FROM ends f LEFT JOIN runs r ON r.id = CASE WHEN f.status IN ('completed', 'failed') THEN f.run_id END AND r.workspace_id = $1::uuid
    GROUP BY GROUPING SETS ((f.minute), ())
 )
