@@ -10,6 +10,7 @@ import { ApprovalsPage } from './pages/approvals';
 import { EventDetailPage } from './pages/event-detail';
 import { EventsPage } from './pages/events';
 import { FleetPage } from './pages/fleet';
+import { OverviewRoute } from './pages/overview-route';
 import { RunDetailPage } from './pages/run-detail';
 import { SignInPage } from './pages/sign-in';
 import { TeamPage } from './pages/team';
@@ -38,6 +39,7 @@ function App() {
         <Route path="/events" component={EventsPage} />
         <Route path="/events/:id" component={EventDetailPage} />
         <Route path="/team" component={TeamPage} />
+        <Route path="/overview" component={OverviewRoute} />
         <Route>
           <p role="alert">No such page.</p>
         </Route>

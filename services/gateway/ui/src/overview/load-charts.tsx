@@ -1,0 +1,173 @@
+import { useMemo } from 'react';
+import type uPlot from 'uplot';
+import type { OverviewLane, OverviewResponse } from '@switchyard/contracts';
+import { usd, when } from '../format';
+import { ChartFigure } from './figure';
+import { AGE_BUCKETS } from './overview-state';
+import { bars, categoryAxis, Plot, SERIES_COLOURS } from './plot';
+
+/** Agents drawn on the spend chart (those spending most today); the table lists them all. */
+const SPEND_LINES = 8;
+/** Lanes drawn on the queue chart (the longest); the table lists them all. */
+const QUEUE_BARS = 20;
+
+/** One bar per category (lanes, age classes), in one colour. */
+function barOptions(labels: readonly string[], label: string, colour: string): Omit<uPlot.Options, 'width' | 'height'> {
+  const { scale, axis } = categoryAxis(labels);
+  return {
+    scales: { x: scale, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
+    axes: [axis, { label, size: 48 }],
+    series: [{ label: '' }, { label, fill: colour, stroke: colour, paths: bars(), points: { show: false } }],
+    legend: { show: false },
+    cursor: { points: { show: false } },
+  };
+}
+
+/** Each agent's spend per UTC day as a share of its `perDayUsd`; 100 % is the budget. */
+export function SpendChart({ spend }: { spend: OverviewResponse['spend'] }) {
+  const drawn = spend.agents.filter((agent) => agent.perDayUsd !== null).slice(0, SPEND_LINES);
+  const labels = spend.days.map((day) => day.slice(5));
+  const data = useMemo<uPlot.AlignedData>(
+    () => [spend.days.map((_, i) => i), ...drawn.map((agent) => agent.usd.map((amount) => (amount / agent.perDayUsd!) * 100)), spend.days.map(() => 100)],
+    [spend],
+  );
+  const shape = `spend:${spend.days.join()}:${drawn.map((agent) => agent.agentId).join()}`;
+  const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(() => {
+    const { scale, axis } = categoryAxis(labels);
+    return {
+      scales: { x: scale, y: { range: (_u, _min, max) => [0, Math.max(max, 110)] } },
+      axes: [axis, { label: '% of daily budget', size: 48 }],
+      series: [
+        { label: 'UTC day', value: (_u, i) => spend.days[i] ?? '' },
+        ...drawn.map((agent, i) => ({ label: agent.agentName, stroke: SERIES_COLOURS[i % SERIES_COLOURS.length], width: 2, points: { show: true, size: 5 } })),
+        { label: 'budget', stroke: '#b3261e', dash: [6, 4], width: 1, points: { show: false } },
+      ],
+    };
+  }, [shape]);
+  const today = spend.days.length - 1;
+  const over = spend.agents.filter((agent) => agent.perDayUsd !== null && agent.usd[today]! >= agent.perDayUsd);
+  return (
+    <ChartFigure
+      id="spend"
+      title="Spend per agent per day"
+      note="share of perDayUsd · UTC days"
+      summary={`${spend.agents.length} agents; ${over.length} at or over their daily budget today (UTC).`}
+      chart={<Plot options={options} data={data} shape={shape} />}
+      table={
+        <table className="figures" data-testid="spend-table">
+          <thead>
+            <tr>
+              <th>Agent</th>
+              <th>perDayUsd</th>
+              {spend.days.map((day) => (
+                <th key={day}>{day}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {spend.agents.map((agent) => (
+              <tr key={agent.agentId} data-agent-id={agent.agentId}>
+                <td>{agent.agentName}</td>
+                <td>{agent.perDayUsd === null ? '—' : usd(agent.perDayUsd)}</td>
+                {agent.usd.map((amount, i) => (
+                  <td key={spend.days[i]} data-day={spend.days[i]}>
+                    {usd(amount)}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      }
+    />
+  );
+}
+
+/** A lane as a person knows it: its agent's name, and whether it is a teammate's session. */
+const laneLabel = (lane: OverviewLane) => (lane.lane.startsWith('session:') ? `${lane.agentName} (session)` : lane.agentName);
+
+/** Runs waiting per lane, the longest queues first. */
+export function QueuesChart({ queues }: { queues: OverviewLane[] }) {
+  const drawn = queues.slice(0, QUEUE_BARS);
+  const labels = drawn.map(laneLabel);
+  const data = useMemo<uPlot.AlignedData>(() => [drawn.map((_, i) => i), drawn.map((lane) => lane.depth)], [queues]);
+  const shape = `queues:${labels.join('\n')}`;
+  const options = useMemo(() => barOptions(labels, 'queued runs', '#1f5fbf'), [shape]);
+  const total = queues.reduce((sum, lane) => sum + lane.depth, 0);
+  return (
+    <ChartFigure
+      id="queues"
+      title="Queue depth per lane"
+      note="runs queued · as last read"
+      summary={queues.length === 0 ? 'No run is waiting.' : `${total} runs waiting in ${queues.length} lanes; the longest: ${laneLabel(queues[0]!)} with ${queues[0]!.depth}.`}
+      chart={<Plot options={options} data={data} shape={shape} />}
+      table={
+        <table className="figures" data-testid="queues-table">
+          <thead>
+            <tr>
+              <th>Lane</th>
+              <th>queued</th>
+              <th>oldest since</th>
+            </tr>
+          </thead>
+          <tbody>
+            {queues.map((lane) => (
+              <tr key={lane.lane} data-lane={lane.lane}>
+                <td title={lane.lane}>{laneLabel(lane)}</td>
+                <td data-testid="depth">{lane.depth}</td>
+                <td>{when(lane.oldestQueuedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      }
+    />
+  );
+}
+
+/** Pending approvals by how long they have waited; `unlisted` are newer ones the read counted without listing. */
+export function ApprovalsChart({ ages, unlisted }: { ages: number[]; unlisted: number }) {
+  const labels = AGE_BUCKETS.map((bucket) => bucket.label);
+  const data = useMemo<uPlot.AlignedData>(() => [labels.map((_, i) => i), ages], [ages]);
+  const options = useMemo(() => barOptions(labels, 'approvals', '#8a5a00'), []);
+  const total = ages.reduce((sum, n) => sum + n, 0) + unlisted;
+  return (
+    <ChartFigure
+      id="approvals"
+      title="Parked approvals by age"
+      note="pending, by time waited"
+      summary={total === 0 ? 'No approval is waiting.' : `${total} approvals waiting; the oldest class with any: ${labels[ages.findLastIndex((n) => n > 0)] ?? 'newer than listed'}.`}
+      chart={<Plot options={options} data={data} shape="approvals" />}
+      table={
+        <table className="figures" data-testid="approvals-table">
+          <thead>
+            <tr>
+              <th>Waiting</th>
+              <th>approvals</th>
+            </tr>
+          </thead>
+          <tbody>
+            {labels.map((label, i) => (
+              <tr key={label} data-age={label}>
+                <td>{label}</td>
+                <td>{ages[i]}</td>
+              </tr>
+            ))}
+            {unlisted > 0 && (
+              <tr>
+                <td>newer, not listed</td>
+                <td>{unlisted}</td>
+              </tr>
+            )}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th>All</th>
+              <td data-testid="approvals-total">{total}</td>
+            </tr>
+          </tfoot>
+        </table>
+      }
+    />
+  );
+}

@@ -1,0 +1,184 @@
+import { useMemo } from 'react';
+import type uPlot from 'uplot';
+import { ChartFigure, duration, localMinute, percent } from './figure';
+import { END_STATUSES, failureRateOf, type MinuteSeries } from './overview-state';
+import { bars, Plot, STATUS_COLOURS } from './plot';
+
+/** Stacked from the bottom in this order; drawn top first, each bar over the ones above it. */
+const STACK = END_STATUSES;
+const DRAWN = [...STACK].reverse();
+
+/** Runs ended per minute, stacked by status (a bar's height is the minute's total). */
+export function RunsChart({ series }: { series: MinuteSeries }) {
+  // Series i holds the sum of its status and those below it, so drawing the tallest first stacks them.
+  const data = useMemo<uPlot.AlignedData>(
+    () => [series.x, ...DRAWN.map((status) => series.counts.map((c) => STACK.slice(0, STACK.indexOf(status) + 1).reduce((sum, s) => sum + c[s], 0)))],
+    [series],
+  );
+  const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(
+    () => ({
+      scales: { y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
+      axes: [{}, { label: 'runs', size: 48 }],
+      series: [
+        {},
+        ...DRAWN.map((status) => ({
+          label: status,
+          fill: STATUS_COLOURS[status],
+          stroke: STATUS_COLOURS[status],
+          paths: bars(),
+          points: { show: false },
+          // The legend shows the status's own count, not the stack's height.
+          value: (u: uPlot, _v: number | null, i: number, idx: number | null) => (idx === null ? '' : String((u.data[i]?.[idx] ?? 0) - (u.data[i + 1]?.[idx] ?? 0))),
+        })),
+      ],
+    }),
+    [],
+  );
+  const { totals } = series;
+  const ended = END_STATUSES.reduce((sum, s) => sum + totals[s], 0);
+  return (
+    <ChartFigure
+      id="runs"
+      title="Runs ended per minute"
+      note="by status · local time"
+      summary={`${ended} runs ended in the window: ${END_STATUSES.map((s) => `${totals[s]} ${s}`).join(', ')}.`}
+      chart={<Plot options={options} data={data} shape="runs" />}
+      table={<RunsTable series={series} />}
+    />
+  );
+}
+
+function RunsTable({ series }: { series: MinuteSeries }) {
+  const rows = series.x.map((x, i) => ({ x, counts: series.counts[i]! })).filter(({ counts }) => END_STATUSES.some((s) => counts[s] > 0));
+  return (
+    <table className="figures" data-testid="runs-table">
+      <thead>
+        <tr>
+          <th>Minute</th>
+          {END_STATUSES.map((status) => (
+            <th key={status}>{status}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(({ x, counts }) => (
+          <tr key={x} data-minute={new Date(x * 1000).toISOString()}>
+            <td>{localMinute(x)}</td>
+            {END_STATUSES.map((status) => (
+              <td key={status} data-status={status}>
+                {counts[status]}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr data-testid="runs-totals">
+          <th>Window</th>
+          {END_STATUSES.map((status) => (
+            <td key={status} data-status={status}>
+              {series.totals[status]}
+            </td>
+          ))}
+        </tr>
+      </tfoot>
+    </table>
+  );
+}
+
+/** A line over the window's minutes (gaps where a minute has no value), with its points. */
+function lineOptions(label: string, colour: string, unit: string, range: uPlot.Scale['range']): Omit<uPlot.Options, 'width' | 'height'> {
+  return {
+    scales: { y: { range } },
+    axes: [{}, { label: unit, size: 48 }],
+    series: [{}, { label, stroke: colour, width: 2, points: { show: true, size: 5 }, spanGaps: false }],
+  };
+}
+
+/** Failed runs' share of those that ran (completed + failed), per minute. */
+export function FailureRateChart({ series }: { series: MinuteSeries }) {
+  const rates = useMemo(() => series.counts.map((c) => failureRateOf(c)), [series]);
+  const data = useMemo<uPlot.AlignedData>(() => [series.x, rates.map((r) => (r === null ? null : r * 100))], [series, rates]);
+  const options = useMemo(() => lineOptions('failure rate', STATUS_COLOURS.failed, '%', () => [0, 100]), []);
+  const windowRate = failureRateOf(series.totals);
+  const rows = series.x.map((x, i) => ({ x, rate: rates[i]!, counts: series.counts[i]! })).filter(({ rate }) => rate !== null);
+  return (
+    <ChartFigure
+      id="failure-rate"
+      title="Failure rate"
+      note="failed ÷ (completed + failed) · per minute"
+      summary={`Failure rate over the window: ${percent(windowRate)}.`}
+      chart={<Plot options={options} data={data} shape="failure-rate" />}
+      table={
+        <table className="figures" data-testid="failure-rate-table">
+          <thead>
+            <tr>
+              <th>Minute</th>
+              <th>failed</th>
+              <th>ran</th>
+              <th>rate</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ x, rate, counts }) => (
+              <tr key={x}>
+                <td>{localMinute(x)}</td>
+                <td>{counts.failed}</td>
+                <td>{counts.completed + counts.failed}</td>
+                <td>{percent(rate)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th>Window</th>
+              <td>{series.totals.failed}</td>
+              <td>{series.totals.completed + series.totals.failed}</td>
+              <td data-testid="failure-rate-window">{percent(windowRate)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      }
+    />
+  );
+}
+
+/** The p95 of run durations per minute, as last read (a fact does not carry a run's duration). */
+export function DurationChart({ series, windowP95Ms }: { series: MinuteSeries; windowP95Ms: number | null }) {
+  const data = useMemo<uPlot.AlignedData>(() => [series.x, series.counts.map((c) => (c.p95Ms === null ? null : c.p95Ms / 1000))], [series]);
+  const options = useMemo(() => lineOptions('p95', '#7b4bb8', 's', (_u, _min, max) => [0, Math.max(max, 1)]), []);
+  const rows = series.x.map((x, i) => ({ x, p95: series.counts[i]!.p95Ms })).filter(({ p95 }) => p95 !== null);
+  return (
+    <ChartFigure
+      id="duration"
+      title="p95 run duration"
+      note="completed and failed runs · as last read"
+      summary={`95 % of the window's runs took at most ${duration(windowP95Ms)}.`}
+      chart={<Plot options={options} data={data} shape="duration" />}
+      table={
+        <table className="figures" data-testid="duration-table">
+          <thead>
+            <tr>
+              <th>Minute</th>
+              <th>p95</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(({ x, p95 }) => (
+              <tr key={x}>
+                <td>{localMinute(x)}</td>
+                <td>{duration(p95)}</td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th>Window</th>
+              <td data-testid="duration-window">{duration(windowP95Ms)}</td>
+            </tr>
+          </tfoot>
+        </table>
+      }
+    />
+  );
+}
