@@ -2,9 +2,9 @@ import { useMemo } from 'react';
 import type uPlot from 'uplot';
 import type { OverviewLane, OverviewResponse } from '@switchyard/contracts';
 import { usd, when } from '../format';
-import { ChartFigure } from './figure';
+import { ChartFigure, count } from './figure';
 import { AGE_BUCKETS } from './overview-state';
-import { bars, categoryAxis, Plot, SERIES_COLOURS } from './plot';
+import { bars, barValue, categoryAxis, COUNT_STEPS, Plot, SERIES_COLOURS } from './plot';
 
 /** Agents drawn on the spend chart (those spending most today); the table lists them all. */
 const SPEND_LINES = 8;
@@ -16,10 +16,9 @@ function barOptions(labels: readonly string[], label: string, colour: string): O
   const { scale, axis } = categoryAxis(labels);
   return {
     scales: { x: scale, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
-    axes: [axis, { label, size: 48 }],
+    axes: [axis, { label, size: 48, incrs: COUNT_STEPS }],
     series: [{ label: '' }, { label, fill: colour, stroke: colour, paths: bars(), points: { show: false } }],
     legend: { show: false },
-    cursor: { points: { show: false } },
   };
 }
 
@@ -37,8 +36,9 @@ export function SpendChart({ spend }: { spend: OverviewResponse['spend'] }) {
     return {
       scales: { x: scale, y: { range: (_u, _min, max) => [0, Math.max(max, 110)] } },
       axes: [axis, { label: '% of daily budget', size: 48 }],
+      legend: { live: false },
       series: [
-        { label: 'UTC day', value: (_u, i) => spend.days[i] ?? '' },
+        {},
         ...drawn.map((agent, i) => ({ label: agent.agentName, stroke: SERIES_COLOURS[i % SERIES_COLOURS.length], width: 2, points: { show: true, size: 5 } })),
         { label: 'budget', stroke: '#b3261e', dash: [6, 4], width: 1, points: { show: false } },
       ],
@@ -51,7 +51,7 @@ export function SpendChart({ spend }: { spend: OverviewResponse['spend'] }) {
       id="spend"
       title="Spend per agent per day"
       note="share of perDayUsd · UTC days"
-      summary={`${spend.agents.length} agents; ${over.length} at or over their daily budget today (UTC).`}
+      summary={`${count(spend.agents.length, 'agent')}; ${over.length} at or over the daily budget today (UTC).`}
       chart={<Plot options={options} data={data} shape={shape} />}
       table={
         <table className="figures" data-testid="spend-table">
@@ -90,7 +90,7 @@ const laneLabel = (lane: OverviewLane) => (lane.lane.startsWith('session:') ? `$
 export function QueuesChart({ queues }: { queues: OverviewLane[] }) {
   const drawn = queues.slice(0, QUEUE_BARS);
   const labels = drawn.map(laneLabel);
-  const data = useMemo<uPlot.AlignedData>(() => [drawn.map((_, i) => i), drawn.map((lane) => lane.depth)], [queues]);
+  const data = useMemo<uPlot.AlignedData>(() => [drawn.map((_, i) => i), drawn.map((lane) => barValue(lane.depth))], [queues]);
   const shape = `queues:${labels.join('\n')}`;
   const options = useMemo(() => barOptions(labels, 'queued runs', '#1f5fbf'), [shape]);
   const total = queues.reduce((sum, lane) => sum + lane.depth, 0);
@@ -99,7 +99,7 @@ export function QueuesChart({ queues }: { queues: OverviewLane[] }) {
       id="queues"
       title="Queue depth per lane"
       note="runs queued · as last read"
-      summary={queues.length === 0 ? 'No run is waiting.' : `${total} runs waiting in ${queues.length} lanes; the longest: ${laneLabel(queues[0]!)} with ${queues[0]!.depth}.`}
+      summary={queues.length === 0 ? 'No run is waiting.' : `${count(total, 'run')} waiting in ${count(queues.length, 'lane')}; the longest: ${laneLabel(queues[0]!)} with ${queues[0]!.depth}.`}
       chart={<Plot options={options} data={data} shape={shape} />}
       table={
         <table className="figures" data-testid="queues-table">
@@ -128,7 +128,7 @@ export function QueuesChart({ queues }: { queues: OverviewLane[] }) {
 /** Pending approvals by how long they have waited; `unlisted` are newer ones the read counted without listing. */
 export function ApprovalsChart({ ages, unlisted }: { ages: number[]; unlisted: number }) {
   const labels = AGE_BUCKETS.map((bucket) => bucket.label);
-  const data = useMemo<uPlot.AlignedData>(() => [labels.map((_, i) => i), ages], [ages]);
+  const data = useMemo<uPlot.AlignedData>(() => [labels.map((_, i) => i), ages.map(barValue)], [ages]);
   const options = useMemo(() => barOptions(labels, 'approvals', '#8a5a00'), []);
   const total = ages.reduce((sum, n) => sum + n, 0) + unlisted;
   return (
@@ -136,7 +136,7 @@ export function ApprovalsChart({ ages, unlisted }: { ages: number[]; unlisted: n
       id="approvals"
       title="Parked approvals by age"
       note="pending, by time waited"
-      summary={total === 0 ? 'No approval is waiting.' : `${total} approvals waiting; the oldest class with any: ${labels[ages.findLastIndex((n) => n > 0)] ?? 'newer than listed'}.`}
+      summary={total === 0 ? 'No approval is waiting.' : `${count(total, 'approval')} waiting; the oldest has waited ${labels[ages.findLastIndex((n) => n > 0)] ?? 'less than a minute'}.`}
       chart={<Plot options={options} data={data} shape="approvals" />}
       table={
         <table className="figures" data-testid="approvals-table">

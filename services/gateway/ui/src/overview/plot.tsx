@@ -69,3 +69,9 @@ export function categoryAxis(labels: readonly string[]): { scale: uPlot.Scale; a
     },
   };
 }
+
+/** Tick steps of an axis of counts: whole numbers only. */
+export const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000];
+
+/** A bar's value: nothing drawn for a zero, not a flat line. */
+export const barValue = (n: number): number | null => (n === 0 ? null : n);

@@ -1,8 +1,11 @@
 import { useMemo } from 'react';
 import type uPlot from 'uplot';
-import { ChartFigure, duration, localMinute, percent } from './figure';
+import { ChartFigure, count, duration, localMinute, percent } from './figure';
 import { END_STATUSES, failureRateOf, type MinuteSeries } from './overview-state';
-import { bars, Plot, STATUS_COLOURS } from './plot';
+import { bars, barValue, COUNT_STEPS, Plot, STATUS_COLOURS } from './plot';
+
+/** The window's minutes with half a minute of room each side, so the first and last bars show whole. */
+const MINUTE_SCALE: uPlot.Scale = { range: (_u, min, max) => [min - 30, max + 30] };
 
 /** Stacked from the bottom in this order; drawn top first, each bar over the ones above it. */
 const STACK = END_STATUSES;
@@ -12,13 +15,14 @@ const DRAWN = [...STACK].reverse();
 export function RunsChart({ series }: { series: MinuteSeries }) {
   // Series i holds the sum of its status and those below it, so drawing the tallest first stacks them.
   const data = useMemo<uPlot.AlignedData>(
-    () => [series.x, ...DRAWN.map((status) => series.counts.map((c) => STACK.slice(0, STACK.indexOf(status) + 1).reduce((sum, s) => sum + c[s], 0)))],
+    () => [series.x, ...DRAWN.map((status) => series.counts.map((c) => barValue(STACK.slice(0, STACK.indexOf(status) + 1).reduce((sum, s) => sum + c[s], 0))))],
     [series],
   );
   const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(
     () => ({
-      scales: { y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
-      axes: [{}, { label: 'runs', size: 48 }],
+      scales: { x: MINUTE_SCALE, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
+      axes: [{}, { label: 'runs', size: 48, incrs: COUNT_STEPS }],
+      legend: { live: false },
       series: [
         {},
         ...DRAWN.map((status) => ({
@@ -27,8 +31,6 @@ export function RunsChart({ series }: { series: MinuteSeries }) {
           stroke: STATUS_COLOURS[status],
           paths: bars(),
           points: { show: false },
-          // The legend shows the status's own count, not the stack's height.
-          value: (u: uPlot, _v: number | null, i: number, idx: number | null) => (idx === null ? '' : String((u.data[i]?.[idx] ?? 0) - (u.data[i + 1]?.[idx] ?? 0))),
         })),
       ],
     }),
@@ -41,7 +43,7 @@ export function RunsChart({ series }: { series: MinuteSeries }) {
       id="runs"
       title="Runs ended per minute"
       note="by status · local time"
-      summary={`${ended} runs ended in the window: ${END_STATUSES.map((s) => `${totals[s]} ${s}`).join(', ')}.`}
+      summary={`${count(ended, 'run')} ended in the window: ${END_STATUSES.map((s) => `${totals[s]} ${s}`).join(', ')}.`}
       chart={<Plot options={options} data={data} shape="runs" />}
       table={<RunsTable series={series} />}
     />
@@ -89,9 +91,10 @@ function RunsTable({ series }: { series: MinuteSeries }) {
 /** A line over the window's minutes (gaps where a minute has no value), with its points. */
 function lineOptions(label: string, colour: string, unit: string, range: uPlot.Scale['range']): Omit<uPlot.Options, 'width' | 'height'> {
   return {
-    scales: { y: { range } },
+    scales: { x: MINUTE_SCALE, y: { range } },
     axes: [{}, { label: unit, size: 48 }],
     series: [{}, { label, stroke: colour, width: 2, points: { show: true, size: 5 }, spanGaps: false }],
+    legend: { live: false },
   };
 }
 
