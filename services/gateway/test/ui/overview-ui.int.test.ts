@@ -10,20 +10,12 @@ import {
   type TestPlatform,
 } from '@switchyard/testing';
 import { launchBrowser, screenshot, signedInPage, tabTo } from './browser';
+import { scripted } from './scripted-spec';
 
 jest.setTimeout(300_000);
 
 const WS = 'ops';
 const base = `/v1/workspaces/${WS}`;
-
-const scripted = (name: string, kind: string, script: unknown[], extra: Record<string, unknown> = {}, stepMs = 50) => ({
-  name,
-  instructions: 'Act on the fact.',
-  model: { provider: 'scripted', name: 'script', params: { stepMs } },
-  script,
-  triggers: [{ kind }],
-  ...extra,
-});
 
 /**
  * Issue 36 item 7: the operations overview in headless Chromium against the

@@ -25,6 +25,55 @@ export function ChartFigure({ id, title, note, summary, chart, table }: { id: st
   );
 }
 
+/** A table cell: its content, or its content with attributes (the `data-*` a test or a script finds it by). */
+export type Cell = ReactNode | { value: ReactNode; attrs: Record<string, string> };
+
+/** A row of a figures table; `attrs` go on the `tr`. */
+export interface FiguresRow {
+  key: string | number;
+  attrs?: Record<string, string>;
+  cells: Cell[];
+}
+
+const isAttributed = (cell: Cell): cell is { value: ReactNode; attrs: Record<string, string> } =>
+  typeof cell === 'object' && cell !== null && 'attrs' in cell && 'value' in cell;
+
+function FiguresRowOf({ row, heading }: { row: FiguresRow; heading: boolean }) {
+  return (
+    <tr {...row.attrs}>
+      {row.cells.map((cell, i) => {
+        const { value, attrs } = isAttributed(cell) ? cell : { value: cell, attrs: {} };
+        return heading && i === 0 ? <th key={i} {...attrs}>{value}</th> : <td key={i} {...attrs}>{value}</td>;
+      })}
+    </tr>
+  );
+}
+
+/** A chart's figures as a table: a head, a row per point, and the window's total as its foot (its first cell a heading). */
+export function FiguresTable({ testId, head, rows, foot }: { testId: string; head: string[]; rows: FiguresRow[]; foot?: FiguresRow }) {
+  return (
+    <table className="figures" data-testid={testId}>
+      <thead>
+        <tr>
+          {head.map((label) => (
+            <th key={label}>{label}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <FiguresRowOf key={row.key} row={row} heading={false} />
+        ))}
+      </tbody>
+      {foot && (
+        <tfoot>
+          <FiguresRowOf row={foot} heading />
+        </tfoot>
+      )}
+    </table>
+  );
+}
+
 /** A share as a percentage with one decimal; an em dash when there is nothing to divide. */
 export function percent(share: number | null): string {
   return share === null ? '—' : `${(share * 100).toFixed(1)} %`;

@@ -2,9 +2,9 @@ import { useMemo } from 'react';
 import type uPlot from 'uplot';
 import type { OverviewLane, OverviewResponse } from '@switchyard/contracts';
 import { usd, when } from '../format';
-import { ChartFigure, count } from './figure';
+import { ChartFigure, count, FiguresTable, type FiguresRow } from './figure';
 import { AGE_BUCKETS } from './overview-state';
-import { bars, barValue, categoryAxis, COUNT_STEPS, Plot, SERIES_COLOURS } from './plot';
+import { bars, barValue, categoryAxis, COUNT_STEPS, fromZero, Plot, SERIES_COLOURS } from './plot';
 
 /** Agents drawn on the spend chart (those spending most today); the table lists them all. */
 const SPEND_LINES = 8;
@@ -15,7 +15,7 @@ const QUEUE_BARS = 20;
 function barOptions(labels: readonly string[], label: string, colour: string): Omit<uPlot.Options, 'width' | 'height'> {
   const { scale, axis } = categoryAxis(labels);
   return {
-    scales: { x: scale, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
+    scales: { x: scale, y: { range: fromZero } },
     axes: [axis, { label, size: 48, incrs: COUNT_STEPS }],
     series: [{ label: '' }, { label, fill: colour, stroke: colour, paths: bars(), points: { show: false } }],
     legend: { show: false },
@@ -54,30 +54,15 @@ export function SpendChart({ spend }: { spend: OverviewResponse['spend'] }) {
       summary={`${count(spend.agents.length, 'agent')}; ${over.length} at or over the daily budget today (UTC).`}
       chart={<Plot options={options} data={data} shape={shape} />}
       table={
-        <table className="figures" data-testid="spend-table">
-          <thead>
-            <tr>
-              <th>Agent</th>
-              <th>perDayUsd</th>
-              {spend.days.map((day) => (
-                <th key={day}>{day}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {spend.agents.map((agent) => (
-              <tr key={agent.agentId} data-agent-id={agent.agentId}>
-                <td>{agent.agentName}</td>
-                <td>{agent.perDayUsd === null ? '—' : usd(agent.perDayUsd)}</td>
-                {agent.usd.map((amount, i) => (
-                  <td key={spend.days[i]} data-day={spend.days[i]}>
-                    {usd(amount)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FiguresTable
+          testId="spend-table"
+          head={['Agent', 'perDayUsd', ...spend.days]}
+          rows={spend.agents.map((agent) => ({
+            key: agent.agentId,
+            attrs: { 'data-agent-id': agent.agentId },
+            cells: [agent.agentName, agent.perDayUsd === null ? '—' : usd(agent.perDayUsd), ...agent.usd.map((amount, i) => ({ value: usd(amount), attrs: { 'data-day': spend.days[i]! } }))],
+          }))}
+        />
       }
     />
   );
@@ -102,24 +87,15 @@ export function QueuesChart({ queues }: { queues: OverviewLane[] }) {
       summary={queues.length === 0 ? 'No run is waiting.' : `${count(total, 'run')} waiting in ${count(queues.length, 'lane')}; the longest: ${laneLabel(queues[0]!)} with ${queues[0]!.depth}.`}
       chart={<Plot options={options} data={data} shape={shape} />}
       table={
-        <table className="figures" data-testid="queues-table">
-          <thead>
-            <tr>
-              <th>Lane</th>
-              <th>queued</th>
-              <th>oldest since</th>
-            </tr>
-          </thead>
-          <tbody>
-            {queues.map((lane) => (
-              <tr key={lane.lane} data-lane={lane.lane}>
-                <td title={lane.lane}>{laneLabel(lane)}</td>
-                <td data-testid="depth">{lane.depth}</td>
-                <td>{when(lane.oldestQueuedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FiguresTable
+          testId="queues-table"
+          head={['Lane', 'queued', 'oldest since']}
+          rows={queues.map((lane): FiguresRow => ({
+            key: lane.lane,
+            attrs: { 'data-lane': lane.lane },
+            cells: [{ value: laneLabel(lane), attrs: { title: lane.lane } }, { value: lane.depth, attrs: { 'data-testid': 'depth' } }, when(lane.oldestQueuedAt)],
+          }))}
+        />
       }
     />
   );
@@ -139,34 +115,15 @@ export function ApprovalsChart({ ages, unlisted }: { ages: number[]; unlisted: n
       summary={total === 0 ? 'No approval is waiting.' : `${count(total, 'approval')} waiting; the oldest has waited ${labels[ages.findLastIndex((n) => n > 0)] ?? 'less than a minute'}.`}
       chart={<Plot options={options} data={data} shape="approvals" />}
       table={
-        <table className="figures" data-testid="approvals-table">
-          <thead>
-            <tr>
-              <th>Waiting</th>
-              <th>approvals</th>
-            </tr>
-          </thead>
-          <tbody>
-            {labels.map((label, i) => (
-              <tr key={label} data-age={label}>
-                <td>{label}</td>
-                <td>{ages[i]}</td>
-              </tr>
-            ))}
-            {unlisted > 0 && (
-              <tr>
-                <td>newer, not listed</td>
-                <td>{unlisted}</td>
-              </tr>
-            )}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th>All</th>
-              <td data-testid="approvals-total">{total}</td>
-            </tr>
-          </tfoot>
-        </table>
+        <FiguresTable
+          testId="approvals-table"
+          head={['Waiting', 'approvals']}
+          rows={[
+            ...labels.map((label, i) => ({ key: label, attrs: { 'data-age': label }, cells: [label, ages[i]] })),
+            ...(unlisted > 0 ? [{ key: 'unlisted', cells: ['newer, not listed', unlisted] }] : []),
+          ]}
+          foot={{ key: 'all', cells: ['All', { value: total, attrs: { 'data-testid': 'approvals-total' } }] }}
+        />
       }
     />
   );

@@ -54,6 +54,10 @@ export const SERIES_COLOURS = ['#1f5fbf', '#b3261e', '#1e7a3c', '#7b4bb8', '#c77
 /** Bars, centred on their x value. */
 export const bars = (): uPlot.Series.PathBuilder => uPlot.paths.bars!({ size: [0.7, 48], align: 0 });
 
+/** About the width of a character of an axis label (uPlot's 12 px system font), and the room between two labels, CSS px. */
+const LABEL_CHAR_PX = 6.2;
+const LABEL_GAP_PX = 8;
+
 /**
  * An x axis of categories (lanes, age classes, days): the values are the
  * indexes 0…n-1, shown by their labels, with half a step of room each side.
@@ -63,7 +67,13 @@ export function categoryAxis(labels: readonly string[]): { scale: uPlot.Scale; a
     scale: { time: false, range: () => [-0.5, Math.max(labels.length, 1) - 0.5] },
     axis: {
       splits: () => labels.map((_, i) => i),
-      values: (_self, splits) => splits.map((i) => labels[i] ?? ''),
+      values: (self, splits) => {
+        // On a narrow chart (a phone) every k-th label only, so they never overlap; the table has them all.
+        const perCategory = self.bbox.width / uPlot.pxRatio / Math.max(labels.length, 1);
+        const widest = Math.max(...labels.map((label) => label.length), 1) * LABEL_CHAR_PX + LABEL_GAP_PX;
+        const every = Math.max(1, Math.ceil(widest / Math.max(perCategory, 1)));
+        return splits.map((i) => (i % every === 0 ? (labels[i] ?? '') : ''));
+      },
       grid: { show: false },
       gap: 4,
     },
@@ -75,3 +85,6 @@ export const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_
 
 /** A bar's value: nothing drawn for a zero, not a flat line. */
 export const barValue = (n: number): number | null => (n === 0 ? null : n);
+
+/** A y scale from zero to a tenth above the highest value (at least 1), so the tallest bar or point is not cut at the top. */
+export const fromZero: uPlot.Range.Function = (_self, _min, max) => [0, Math.max(max * 1.1, 1)];

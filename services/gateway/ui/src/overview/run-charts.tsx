@@ -1,8 +1,9 @@
 import { useMemo } from 'react';
 import type uPlot from 'uplot';
-import { ChartFigure, count, duration, localMinute, percent } from './figure';
+import type { RunEndCounts } from '@switchyard/contracts';
+import { ChartFigure, count, duration, FiguresTable, localMinute, percent } from './figure';
 import { END_STATUSES, failureRateOf, type MinuteSeries } from './overview-state';
-import { bars, barValue, COUNT_STEPS, Plot, STATUS_COLOURS } from './plot';
+import { bars, barValue, COUNT_STEPS, fromZero, Plot, STATUS_COLOURS } from './plot';
 
 /** The window's minutes with half a minute of room each side, so the first and last bars show whole. */
 const MINUTE_SCALE: uPlot.Scale = { range: (_u, min, max) => [min - 30, max + 30] };
@@ -20,7 +21,7 @@ export function RunsChart({ series }: { series: MinuteSeries }) {
   );
   const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(
     () => ({
-      scales: { x: MINUTE_SCALE, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
+      scales: { x: MINUTE_SCALE, y: { range: fromZero } },
       axes: [{}, { label: 'runs', size: 48, incrs: COUNT_STEPS }],
       legend: { live: false },
       series: [
@@ -51,41 +52,12 @@ export function RunsChart({ series }: { series: MinuteSeries }) {
 }
 
 function RunsTable({ series }: { series: MinuteSeries }) {
-  const rows = series.x.map((x, i) => ({ x, counts: series.counts[i]! })).filter(({ counts }) => END_STATUSES.some((s) => counts[s] > 0));
-  return (
-    <table className="figures" data-testid="runs-table">
-      <thead>
-        <tr>
-          <th>Minute</th>
-          {END_STATUSES.map((status) => (
-            <th key={status}>{status}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(({ x, counts }) => (
-          <tr key={x} data-minute={new Date(x * 1000).toISOString()}>
-            <td>{localMinute(x)}</td>
-            {END_STATUSES.map((status) => (
-              <td key={status} data-status={status}>
-                {counts[status]}
-              </td>
-            ))}
-          </tr>
-        ))}
-      </tbody>
-      <tfoot>
-        <tr data-testid="runs-totals">
-          <th>Window</th>
-          {END_STATUSES.map((status) => (
-            <td key={status} data-status={status}>
-              {series.totals[status]}
-            </td>
-          ))}
-        </tr>
-      </tfoot>
-    </table>
-  );
+  const statusCells = (counts: RunEndCounts) => END_STATUSES.map((status) => ({ value: counts[status], attrs: { 'data-status': status } }));
+  const rows = series.x
+    .map((x, i) => ({ x, counts: series.counts[i]! }))
+    .filter(({ counts }) => END_STATUSES.some((s) => counts[s] > 0))
+    .map(({ x, counts }) => ({ key: x, attrs: { 'data-minute': new Date(x * 1000).toISOString() }, cells: [localMinute(x), ...statusCells(counts)] }));
+  return <FiguresTable testId="runs-table" head={['Minute', ...END_STATUSES]} rows={rows} foot={{ key: 'window', attrs: { 'data-testid': 'runs-totals' }, cells: ['Window', ...statusCells(series.totals)] }} />;
 }
 
 /** A line over the window's minutes (gaps where a minute has no value), with its points. */
@@ -113,34 +85,15 @@ export function FailureRateChart({ series }: { series: MinuteSeries }) {
       summary={`Failure rate over the window: ${percent(windowRate)}.`}
       chart={<Plot options={options} data={data} shape="failure-rate" />}
       table={
-        <table className="figures" data-testid="failure-rate-table">
-          <thead>
-            <tr>
-              <th>Minute</th>
-              <th>failed</th>
-              <th>ran</th>
-              <th>rate</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(({ x, rate, counts }) => (
-              <tr key={x}>
-                <td>{localMinute(x)}</td>
-                <td>{counts.failed}</td>
-                <td>{counts.completed + counts.failed}</td>
-                <td>{percent(rate)}</td>
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th>Window</th>
-              <td>{series.totals.failed}</td>
-              <td>{series.totals.completed + series.totals.failed}</td>
-              <td data-testid="failure-rate-window">{percent(windowRate)}</td>
-            </tr>
-          </tfoot>
-        </table>
+        <FiguresTable
+          testId="failure-rate-table"
+          head={['Minute', 'failed', 'ran', 'rate']}
+          rows={rows.map(({ x, rate, counts }) => ({ key: x, cells: [localMinute(x), counts.failed, counts.completed + counts.failed, percent(rate)] }))}
+          foot={{
+            key: 'window',
+            cells: ['Window', series.totals.failed, series.totals.completed + series.totals.failed, { value: percent(windowRate), attrs: { 'data-testid': 'failure-rate-window' } }],
+          }}
+        />
       }
     />
   );
@@ -149,7 +102,7 @@ export function FailureRateChart({ series }: { series: MinuteSeries }) {
 /** The p95 of run durations per minute, as last read (a fact does not carry a run's duration). */
 export function DurationChart({ series, windowP95Ms }: { series: MinuteSeries; windowP95Ms: number | null }) {
   const data = useMemo<uPlot.AlignedData>(() => [series.x, series.counts.map((c) => (c.p95Ms === null ? null : c.p95Ms / 1000))], [series]);
-  const options = useMemo(() => lineOptions('p95', '#7b4bb8', 's', (_u, _min, max) => [0, Math.max(max, 1)]), []);
+  const options = useMemo(() => lineOptions('p95', '#7b4bb8', 's', fromZero), []);
   const rows = series.x.map((x, i) => ({ x, p95: series.counts[i]!.p95Ms })).filter(({ p95 }) => p95 !== null);
   return (
     <ChartFigure
@@ -159,28 +112,12 @@ export function DurationChart({ series, windowP95Ms }: { series: MinuteSeries; w
       summary={`95 % of the window's runs took at most ${duration(windowP95Ms)}.`}
       chart={<Plot options={options} data={data} shape="duration" />}
       table={
-        <table className="figures" data-testid="duration-table">
-          <thead>
-            <tr>
-              <th>Minute</th>
-              <th>p95</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(({ x, p95 }) => (
-              <tr key={x}>
-                <td>{localMinute(x)}</td>
-                <td>{duration(p95)}</td>
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th>Window</th>
-              <td data-testid="duration-window">{duration(windowP95Ms)}</td>
-            </tr>
-          </tfoot>
-        </table>
+        <FiguresTable
+          testId="duration-table"
+          head={['Minute', 'p95']}
+          rows={rows.map(({ x, p95 }) => ({ key: x, cells: [localMinute(x), duration(p95)] }))}
+          foot={{ key: 'window', cells: ['Window', { value: duration(windowP95Ms), attrs: { 'data-testid': 'duration-window' } }] }}
+        />
       }
     />
   );
