@@ -5,10 +5,18 @@ import { api, wsPath } from '../api';
 import { useFacts } from '../live';
 import { applyFact, fromRead, isCountedFact, type OverviewState } from './overview-state';
 
-/** After a run's fact, the figures facts do not carry (p95s, queues, spend) are read again after this long, once for all the facts meanwhile. */
-export const RECONCILE_MS = 5_000;
-/** And every minute in any case: the window moves on, and spend and queues change without a fact on this stream. */
+/** Every minute in any case: the window moves on, and spend and queues change without a fact on this stream. */
 const REREAD_MS = 60_000;
+
+/**
+ * After a run's fact, the figures facts do not carry (p95s, queues, spend)
+ * are read again after this long, once for all the facts meanwhile: 5 s for
+ * an hour's window, longer for longer ones (a read of a day's window costs
+ * more, and its p95 moves less), a minute at most.
+ */
+export function reconcileDelayMs(windowMinutes: number): number {
+  return Math.min(REREAD_MS, Math.max(5_000, windowMinutes * 100));
+}
 /** Facts folded in at once, at most this often: a burst redraws the charts once. */
 const FLUSH_MS = 100;
 /** The facts kept to fold over the next read: those after the last read's seq, at most this many. */
@@ -18,8 +26,8 @@ const MAX_KEPT = 20_000;
  * The operations overview of a workspace, live (decision 0036): `GET
  * /overview` read once the stream is open (useFacts), then each run's end and
  * approval change folded in from the stream as it arrives, without a read. A
- * read is made again RECONCILE_MS after run facts (once for a burst) and
- * every minute; the facts after its `throughSeq` are folded over it, so none
+ * read is made again a few seconds after run facts (once for a burst,
+ * reconcileDelayMs) and every minute; the facts after its `throughSeq` are folded over it, so none
  * is lost or counted twice whenever the read answers.
  */
 export function useOverview(ws: string, windowMinutes: number) {
@@ -40,7 +48,7 @@ export function useOverview(ws: string, windowMinutes: number) {
     timers.current.reconcile ??= window.setTimeout(() => {
       timers.current.reconcile = undefined;
       void queryClient.invalidateQueries({ queryKey }, { cancelRefetch: false });
-    }, RECONCILE_MS);
+    }, reconcileDelayMs(windowMinutes));
   };
   const live = useFacts(
     ws,
