@@ -18,14 +18,14 @@ const WINDOWS = [
   { minutes: 1_440, label: '24 hours' },
 ];
 
-/** The clock the window and the approvals' ages follow, ticking every `ms`. */
-function useNow(ms: number): number {
-  const [now, setNow] = useState(Date.now());
+/** Renders again every `ms`, so the window moves on and the approvals age with no fact; returns the count of ticks. */
+function useTick(ms: number): number {
+  const [ticks, setTicks] = useState(0);
   useEffect(() => {
-    const timer = window.setInterval(() => setNow(Date.now()), ms);
+    const timer = window.setInterval(() => setTicks((n) => n + 1), ms);
     return () => window.clearInterval(timer);
   }, [ms]);
-  return now;
+  return ticks;
 }
 
 /**
@@ -59,15 +59,16 @@ export function OverviewPage() {
 
 function OverviewBody({ ws, windowMinutes }: { ws: string; windowMinutes: number }) {
   const { state, error } = useOverview(ws, windowMinutes);
-  const now = useNow(10_000);
+  const tick = useTick(10_000);
   if (error && !state) return <p role="alert" className="error">{errorText(error)}</p>;
   if (!state) return <p className="muted">Reading the overview…</p>;
-  return <Figures state={state} now={now} />;
+  return <Figures state={state} tick={tick} />;
 }
 
-function Figures({ state, now }: { state: OverviewState; now: number }) {
-  const series = useMemo(() => minuteSeries(state, now), [state, now]);
-  const ages = useMemo(() => approvalAges(state, now), [state, now]);
+function Figures({ state, tick }: { state: OverviewState; tick: number }) {
+  // The clock as of this change or tick: a fact of a minute that has just begun is drawn in it at once.
+  const series = useMemo(() => minuteSeries(state, Date.now()), [state, tick]);
+  const ages = useMemo(() => approvalAges(state, Date.now()), [state, tick]);
   const { read } = state;
   const ended = END_STATUSES.reduce((sum, s) => sum + series.totals[s], 0);
   const today = read.spend.days.length - 1;
