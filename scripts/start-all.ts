@@ -31,6 +31,13 @@ function service<C extends { LOG_LEVEL: string }>(
   return { name, start: () => start(config, createLogger({ service: name, level: config.LOG_LEVEL })) };
 }
 
+/** The address of a listen that failed with EADDRINUSE, else null. */
+function portInUse(error: unknown): { address: string; port: number } | null {
+  const failure = error as { code?: unknown; address?: unknown; port?: unknown };
+  if (failure?.code !== 'EADDRINUSE') return null;
+  return { address: String(failure.address ?? '127.0.0.1'), port: Number(failure.port) };
+}
+
 async function main(): Promise<void> {
   // The runner calls the platform's own tools at this process's gateway unless told otherwise.
   process.env.PLATFORM_MCP_URL ??= `http://127.0.0.1:${process.env.PORT ?? 8080}/mcp`;
@@ -67,9 +74,12 @@ async function main(): Promise<void> {
       starting = start().then((service) => started.push(service));
       await starting;
     } catch (error) {
-      log.error({ err: error, failed: name }, 'a service failed to start; stopping the others');
+      const port = portInUse(error);
+      // A port taken is the operator's to fix, not a defect: its line says which, without a stack.
+      if (port) log.error({ failed: name, port: port.port, address: port.address }, 'a port is in use; stopping the others');
+      else log.error({ err: error, failed: name }, 'a service failed to start; stopping the others');
       await all.close().catch(() => undefined);
-      throw error;
+      throw port ? new Error(`${name}: ${port.address}:${port.port} is already in use by another program: stop it, or choose another port (PORT, <SERVICE>_HEALTH_PORT)`) : error;
     }
   }
   log.info({ services: services.map(({ name }) => name) }, 'all services started');

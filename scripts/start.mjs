@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // `npm start`: Switchyard on one machine, from a fresh clone, in one command.
 //
+//   0. claims the platform file (.data/platform.json, created exclusively): when another
+//      `npm start` holds it, says which (pid, gateway URL) and stops, having touched nothing;
+//      a file left by a start that is gone is taken over (scripts/lib/platform-claim.cjs).
+//      Then stops with a clear message when another program holds one of its ports;
 //   1. installs dependencies unless node_modules matches package-lock.json (by content);
 //   2. generates the Prisma client, and builds the web UI when its sources changed (scripts/build-ui.mjs);
 //      these two and steps 3–5 run side by side, as none needs another (on a fresh clone they
@@ -13,7 +17,8 @@
 //      .data/secrets.key (generated there on the first run);
 //   6. runs every service in one process (scripts/start-all.ts); once the gateway answers,
 //      records the servers it chose in .data/platform.json (what `npm run admin` connects to
-//      when DATABASE_URL / REDIS_URL are unset) and prints what runs where;
+//      when DATABASE_URL / REDIS_URL are unset) and prints the web UI, how to sign in, the
+//      dashboard's state and what runs where;
 //   7. runs until Ctrl+C or SIGTERM, then stops the services first and what it started for
 //      them last, and removes the record.
 //
@@ -47,12 +52,24 @@ import {
   stopEverything,
   waitUntil,
 } from './lib/local-infra.mjs';
-import { answeringHealthPorts, formatBanner } from './lib/banner.cjs';
+import { answeringHealthPorts, formatBanner, frontDoorState } from './lib/banner.cjs';
+import { alreadyRunningMessage, claimPlatformFile } from './lib/platform-claim.cjs';
 import { platformFilePath, removePlatformFile, writePlatformFile } from './lib/platform-file.cjs';
+import { gatewayPort, portsTakenMessage, takenPorts } from './lib/platform-ports.cjs';
 
 const platformFile = platformFilePath(root, env);
+const gatewayUrl = `http://127.0.0.1:${gatewayPort(env)}`;
 
-async function main() {
+/** Claims the platform file for this start; false (having printed why) when another start holds it. */
+async function claimed() {
+  const claim = await claimPlatformFile(platformFile, { pid: process.pid, gatewayUrl });
+  if (claim.ok) return true;
+  console.error(claim.running ? alreadyRunningMessage(platformFile, claim.running) : `[start] ${claim.reason}`);
+  return false;
+}
+
+/** Stops what this start started on a signal, and on its exit removes its claim of the platform file. */
+function stopWithTheProcess() {
   for (const signal of ['SIGINT', 'SIGTERM']) {
     // npm forwards the terminal's Ctrl+C as well, so a second signal is expected and ignored.
     process.on(signal, () => {
@@ -65,6 +82,17 @@ async function main() {
     started.forEach(({ child }) => hasExited(child) || child.kill('SIGTERM'));
     removePlatformFile(platformFile, process.pid);
   });
+}
+
+async function main() {
+  // First of all, before anything is installed, written, migrated or bound.
+  if (!(await claimed())) {
+    process.exitCode = 1;
+    return;
+  }
+  stopWithTheProcess();
+  const taken = await takenPorts(env);
+  if (taken.length > 0) return fail(portsTakenMessage(taken));
 
   await installDependencies();
   // Side by side, since none needs another: on a fresh clone each takes seconds to tens of seconds.
@@ -92,15 +120,18 @@ async function main() {
     if (!isStopping()) say(`the services stopped (exit code ${code})`);
     return stopEverything(isStopping() ? 0 : code || 1);
   });
-  const gatewayPort = Number(env.PORT || 8080);
-  const healthy = () => fetch(`http://127.0.0.1:${gatewayPort}/healthz`).then((res) => res.ok);
+  const healthy = () => fetch(`${gatewayUrl}/healthz`).then((res) => res.ok);
   if (await waitUntil(healthy, { timeoutMs: 60_000, what: 'the gateway', child: services.child })) {
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     writePlatformFile(platformFile, { pid: process.pid, gatewayUrl, env });
-    const healthPorts = await answeringHealthPorts(env);
-    const [redisAt, postgresAt] = [`${redact(redis.url)} (${redis.how})`, `${redact(postgres.url)} (${postgres.how})`];
-    console.log(formatBanner({ gatewayUrl, healthPorts, redis: redisAt, postgres: postgresAt, secretsKey, platformFile }));
+    await printBanner({ redis, postgres, secretsKey });
   }
+}
+
+/** Prints the banner, having checked every address it names. */
+async function printBanner({ redis, postgres, secretsKey }) {
+  const [healthPorts, frontDoor] = await Promise.all([answeringHealthPorts(env), frontDoorState(gatewayUrl)]);
+  const [redisAt, postgresAt] = [`${redact(redis.url)} (${redis.how})`, `${redact(postgres.url)} (${postgres.how})`];
+  console.log(formatBanner({ pid: process.pid, gatewayUrl, frontDoor, healthPorts, redis: redisAt, postgres: postgresAt, secretsKey, platformFile }));
 }
 
 main().catch((error) => fail(error instanceof Error ? error.stack : String(error)));

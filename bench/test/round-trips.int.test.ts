@@ -2,11 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { databaseServerUrl, redisUrl, withDatabase } from '@switchyard/testing';
 import { ROUND_TRIPS_HOOK, RoundTripWindow, roundTripRows } from '../lib/round-trips';
 
 const ROOT = path.resolve(__dirname, '../..');
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = redisUrl();
+// The server's own `postgres` database: the one that exists wherever the tests run (`npm test` names the server's
+// `switchyard` database, which only `npm start` creates).
+const DATABASE_URL = withDatabase(databaseServerUrl(), 'postgres');
 
 /** A process with the hook that makes known requests of the real Redis and PostgreSQL, then says `done`. */
 const CLIENT = `

@@ -1,4 +1,5 @@
 import type { CheckResult } from './rows';
+import { textTable } from '../lib/text-table';
 
 /** The figures worth recording for a run (BENCHMARKS.md takes the long run's). */
 export interface ChaosFigures {
@@ -21,11 +22,6 @@ export interface ChaosFigures {
   quiescenceS: number | undefined;
 }
 
-/** Left-aligned columns, as wide as their widest cell. */
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)));
-  return rows.map((row) => row.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n');
-}
 
 /** The report: the figures, then one table of every check with expected, found and pass/fail. */
 export function formatReport(figures: ChaosFigures, checks: readonly CheckResult[]): string {
@@ -39,7 +35,7 @@ export function formatReport(figures: ChaosFigures, checks: readonly CheckResult
     `kills (${figures.kills.length}): ${figures.kills.join(', ') || 'none'}`,
     `quiescence: ${figures.quiescenceS === undefined ? 'not reached' : `${figures.quiescenceS.toFixed(1)} s after the load`}`,
     '',
-    table([['check', 'expected', 'found', 'result'], ...checks.map((c) => [c.name, c.expected, c.found, c.pass ? 'pass' : 'FAIL'])]),
+    textTable([['check', 'expected', 'found', 'result'], ...checks.map((c) => [c.name, c.expected, c.found, c.pass ? 'pass' : 'FAIL'])]),
     '',
     checks.every((c) => c.pass) ? 'chaos: every check passed' : `chaos: ${checks.filter((c) => !c.pass).length} check(s) FAILED`,
   ];

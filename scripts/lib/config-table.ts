@@ -5,7 +5,7 @@ import ts from 'typescript';
 import type { z } from 'zod';
 
 /*
- * The README's configuration table, written from the services' zod env schemas
+ * The configuration reference's table (docs/configuration.md), written from the services' zod env schemas
  * (names, defaults, which services read them) and the JSDoc of each schema
  * field (the meaning), so the operator's reference cannot drift from the code.
  */
@@ -19,7 +19,10 @@ export interface ServiceEnv {
   sources: readonly string[];
 }
 
-/** The lines that enclose the generated table in README.md. */
+/** The page that holds the configuration table, from the repository's root. */
+export const CONFIG_PAGE = 'docs/configuration.md';
+
+/** The lines that enclose the generated table in the page. */
 export const TABLE_START = '<!-- config-table:start (written by `npm run docs:config` from the env schemas: edit the JSDoc of a schema field, not this table) -->';
 export const TABLE_END = '<!-- config-table:end -->';
 
@@ -153,10 +156,10 @@ export function configTable(root: string, envs: readonly ServiceEnv[]): string[]
   ];
 }
 
-/** `readme` with the text between the table's markers replaced by `table`; throws when a marker is missing. */
-export function withConfigTable(readme: string, table: readonly string[]): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${TABLE_START} … ${TABLE_END} block`);
-  return `${readme.slice(0, start + TABLE_START.length)}\n${table.join('\n')}\n${readme.slice(end)}`;
+/** `page` with the text between the table's markers replaced by `table`; throws when a marker is missing. */
+export function withConfigTable(page: string, table: readonly string[]): string {
+  const start = page.indexOf(TABLE_START);
+  const end = page.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`${CONFIG_PAGE} has no ${TABLE_START} … ${TABLE_END} block`);
+  return `${page.slice(0, start + TABLE_START.length)}\n${table.join('\n')}\n${page.slice(end)}`;
 }

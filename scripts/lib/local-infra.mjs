@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installState } from './install-state.cjs';
+import { accepts } from './platform-ports.cjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The environment handed to everything started; REDIS_URL and DATABASE_URL are added once resolved. */
@@ -81,16 +82,6 @@ export function redisAnswers(host, port) {
       }
     });
     socket.once('error', () => done(() => resolve(false)));
-  });
-}
-
-/** Resolves true when something accepts a TCP connection on host:port. */
-export function accepts(host, port) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    socket.setTimeout(1000, () => (socket.destroy(), resolve(false)));
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
   });
 }
 

@@ -1,10 +1,14 @@
-// Where `npm start` records the servers it chose (.data/platform.json), so that the operator
-// commands (`npm run admin -- …`) reach the same PostgreSQL and Redis — on the embedded path
-// these are found nowhere else. Plain Node.js with no dependencies (CommonJS, so that start.mjs,
-// the admin CLI under tsx and jest can all load it).
+// The record of the `npm start` that runs here (.data/platform.json): which process runs the
+// platform, at which gateway URL, and the servers it chose, so that the operator commands
+// (`npm run admin -- …`) reach the same PostgreSQL and Redis — on the embedded path these are
+// found nowhere else. The same file is the start's claim (platform-claim.cjs): it is created
+// exclusively, `starting`, before anything else, and marked `running` once the gateway answers.
+// Plain Node.js with no dependencies (CommonJS, so that start.mjs, the admin CLI under tsx and
+// jest can all load it).
 'use strict';
 
-const { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { randomBytes } = require('node:crypto');
+const { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 /** The variables the record holds, in the order they are reported. */
@@ -20,32 +24,69 @@ function platformFilePath(root, env) {
 }
 
 /**
- * Writes the record (owner-only: the URLs may carry a password).
+ * The record's text.
+ * @param {{pid: number, gatewayUrl: string, state: 'starting' | 'running', env?: Record<string, string | undefined>, startedAt?: string}} record
+ */
+function recordText({ pid, gatewayUrl, state, env, startedAt }) {
+  const recorded = env ? Object.fromEntries(RECORDED.filter((name) => env[name]).map((name) => [name, env[name]])) : undefined;
+  const record = { pid, gatewayUrl, state, ...(recorded ? { env: recorded } : {}), startedAt: startedAt ?? new Date().toISOString() };
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+/** A file's text, or null when it does not exist (or cannot be read). */
+function readText(file) {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The record in a text, or null when it is not one. A record from before `state` existed was
+ * written once the gateway answered: it reads as `running`.
+ */
+function parseRecord(text) {
+  if (text === null) return null;
+  try {
+    const record = JSON.parse(text);
+    if (!record || typeof record !== 'object' || !Number.isInteger(record.pid) || record.pid <= 0) return null;
+    return { ...record, state: record.state === 'starting' ? 'starting' : 'running' };
+  } catch {
+    return null;
+  }
+}
+
+/** The record in the file, or null when there is none (or it is not one). */
+function readRecord(file) {
+  return parseRecord(readText(file));
+}
+
+/**
+ * Marks the record of process `pid` running, with the servers it chose: written to a file of
+ * its own, then renamed over the record, so that a reader (another start, the admin CLI) never
+ * sees half of it and the claim is held throughout. Owner-only: the URLs may carry a password.
  * @param {string} file
  * @param {{pid: number, gatewayUrl: string, env: Record<string, string | undefined>}} platform
  */
 function writePlatformFile(file, { pid, gatewayUrl, env }) {
-  const recorded = Object.fromEntries(RECORDED.filter((name) => env[name]).map((name) => [name, env[name]]));
+  const temp = `${file}.${pid}.${randomBytes(4).toString('hex')}.tmp`;
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ pid, gatewayUrl, env: recorded, startedAt: new Date().toISOString() }, null, 2)}\n`, {
-    mode: 0o600,
-  });
+  // The claim's time stays: the platform runs since its start was claimed.
+  const claimed = readRecord(file);
+  const startedAt = claimed?.pid === pid ? claimed.startedAt : undefined;
+  writeFileSync(temp, recordText({ pid, gatewayUrl, state: 'running', env, startedAt }), { mode: 0o600, flag: 'wx' });
+  try {
+    renameSync(temp, file);
+  } finally {
+    rmSync(temp, { force: true });
+  }
 }
 
-/** Removes the record if it is the one process `pid` wrote (a later `npm start` may own it). */
+/** Removes the record if it is the one process `pid` wrote (any other start may own it). */
 function removePlatformFile(file, pid) {
   const record = readRecord(file);
   if (record && record.pid === pid) rmSync(file, { force: true });
-}
-
-function readRecord(file) {
-  if (!existsSync(file)) return null;
-  try {
-    const record = JSON.parse(readFileSync(file, 'utf8'));
-    return record && typeof record === 'object' && Number.isInteger(record.pid) ? record : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Whether a process with this id runs (EPERM: it does, under another user). */
@@ -82,10 +123,23 @@ function resolveOperatorEnv(env, file, alive = processAlive) {
       reason: `${unset} and the platform recorded in ${file} (npm start, pid ${record.pid}) is not running: start it again, or set ${missing.join(' and ')}`,
     };
   }
+  if (record.state === 'starting') {
+    return { ok: false, reason: `${unset} and the platform recorded in ${file} (npm start, pid ${record.pid}) is still starting: wait for its banner` };
+  }
   const taken = Object.fromEntries(RECORDED.filter((name) => !env[name] && record.env?.[name]).map((name) => [name, record.env[name]]));
   const stillMissing = missing.filter((name) => !taken[name]);
   if (stillMissing.length > 0) return { ok: false, reason: `${stillMissing.join(' and ')} is not set and ${file} does not record it` };
   return { ok: true, env: taken, from: `the platform \`npm start\` runs (pid ${record.pid}, ${record.gatewayUrl})` };
 }
 
-module.exports = { platformFilePath, processAlive, removePlatformFile, resolveOperatorEnv, writePlatformFile };
+module.exports = {
+  parseRecord,
+  platformFilePath,
+  processAlive,
+  readRecord,
+  readText,
+  recordText,
+  removePlatformFile,
+  resolveOperatorEnv,
+  writePlatformFile,
+};

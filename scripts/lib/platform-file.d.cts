@@ -1,10 +1,24 @@
+import type { PlatformRecord } from './platform-claim.cjs';
+
 /** Variables as in process.env. */
 type Env = Record<string, string | undefined>;
 
 /** The record's path: SWITCHYARD_PLATFORM_FILE, else <root>/.data/platform.json. */
 export function platformFilePath(root: string, env: Env): string;
 
-/** Writes the record of a running `npm start` (owner-only). */
+/** The record's text. */
+export function recordText(record: { pid: number; gatewayUrl: string; state: 'starting' | 'running'; env?: Env; startedAt?: string }): string;
+
+/** A file's text, or null when it does not exist. */
+export function readText(file: string): string | null;
+
+/** The record in a text, or null when it is not one. */
+export function parseRecord(text: string | null): PlatformRecord | null;
+
+/** The record in the file, or null. */
+export function readRecord(file: string): PlatformRecord | null;
+
+/** Marks the record of a running `npm start` running, with its servers (owner-only, replaced atomically). */
 export function writePlatformFile(file: string, platform: { pid: number; gatewayUrl: string; env: Env }): void;
 
 /** Removes the record if process `pid` wrote it. */

@@ -155,7 +155,13 @@ describe('docker-compose.yml', () => {
   it('takes the MCP allowed hosts and the runner’s outbound-address settings from the environment', () => {
     const defaults = { gateway: loadGatewayConfig(services.gateway!.environment!), runner: loadRunnerConfig(services.runner!.environment!) };
     expect(defaults.gateway.GATEWAY_MCP_ALLOWED_HOSTS).toEqual(expect.arrayContaining(['localhost', 'gateway']));
-    expect(defaults.runner).toMatchObject({ RUNNER_MCP_ALLOW_PRIVATE: false, RUNNER_MCP_ALLOWED_HOSTS: [], RUNNER_MCP_STDIO_COMMANDS: [] });
+    expect(defaults.runner).toMatchObject({
+      RUNNER_MCP_ALLOW_PRIVATE: false,
+      RUNNER_MCP_ALLOWED_HOSTS: [],
+      RUNNER_MCP_STDIO_COMMANDS: [],
+      RUNNER_MODEL_ALLOW_PRIVATE: false,
+      RUNNER_MODEL_ALLOWED_HOSTS: [],
+    });
 
     const given = composeWith({
       ...REQUIRED,
@@ -163,12 +169,16 @@ describe('docker-compose.yml', () => {
       RUNNER_MCP_ALLOW_PRIVATE: 'true',
       RUNNER_MCP_ALLOWED_HOSTS: 'mcp.internal',
       RUNNER_MCP_STDIO_COMMANDS: '/usr/local/bin/notes-mcp',
+      RUNNER_MODEL_ALLOW_PRIVATE: 'true',
+      RUNNER_MODEL_ALLOWED_HOSTS: 'models.lan',
     });
     expect(loadGatewayConfig(given.gateway!.environment!).GATEWAY_MCP_ALLOWED_HOSTS).toEqual(['switchyard.example.com', 'gateway']);
     expect(loadRunnerConfig(given.runner!.environment!)).toMatchObject({
       RUNNER_MCP_ALLOW_PRIVATE: true,
       RUNNER_MCP_ALLOWED_HOSTS: ['mcp.internal'],
       RUNNER_MCP_STDIO_COMMANDS: ['/usr/local/bin/notes-mcp'],
+      RUNNER_MODEL_ALLOW_PRIVATE: true,
+      RUNNER_MODEL_ALLOWED_HOSTS: ['models.lan'],
     });
   });
 

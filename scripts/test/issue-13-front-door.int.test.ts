@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { createTestDatabase, createTestRedis, spawnScript, type ServiceProcess, type TestDatabase, type TestRedis } from '@switchyard/testing';
-import { answeringHealthPorts, formatBanner } from '../lib/banner.cjs';
+import { createTestDatabase, createTestRedis, freePort, spawnScript, waitFor, type ServiceProcess, type TestDatabase, type TestRedis } from '@switchyard/testing';
+import { answeringHealthPorts, formatBanner, frontDoorState } from '../lib/banner.cjs';
 import { writePlatformFile } from '../lib/platform-file.cjs';
+import { deadPid, runAdmin as admin } from './lib/operator-processes';
 
 /*
  * Issue 13, the front door as a new user meets it: the banner of `npm start` advertised a
@@ -15,21 +13,6 @@ import { writePlatformFile } from '../lib/platform-file.cjs';
  * create-workspace` went to another database than the platform's. The admin CLI runs here as
  * the real process, with the environment a user's shell would give it.
  */
-const ROOT = path.resolve(__dirname, '../..');
-const run = promisify(execFile);
-
-/** Runs `npm run admin -- …` as its script, without DATABASE_URL / REDIS_URL; never throws. */
-async function admin(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { DATABASE_URL: _db, REDIS_URL: _redis, ...shell } = process.env;
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...shell, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
 async function workspaceCount(db: TestDatabase, slug: string): Promise<number> {
   const client = new Client({ connectionString: db.url });
   await client.connect();
@@ -38,13 +21,6 @@ async function workspaceCount(db: TestDatabase, slug: string): Promise<number> {
   } finally {
     await client.end();
   }
-}
-
-/** The id of a process that has exited. */
-async function deadPid(): Promise<number> {
-  const child = execFile(process.execPath, ['-e', '']);
-  await new Promise((resolve) => child.once('exit', resolve));
-  return child.pid!;
 }
 
 describe('npm run admin finds the platform npm start runs', () => {
@@ -97,15 +73,6 @@ describe('npm run admin finds the platform npm start runs', () => {
   });
 });
 
-/** A port nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('the banner of npm start', () => {
   let db: TestDatabase;
   let redis: TestRedis;
@@ -120,18 +87,25 @@ describe('the banner of npm start', () => {
     await db?.drop();
   });
 
+  // The one-process platform compiles every service through tsx: minutes on a loaded machine.
   it('names only addresses that answer, and every service’s health port', async () => {
     const names = ['EVENT_LOG', 'MATCHER', 'RUNNER', 'APPROVALS', 'NOTIFIER', 'GATEWAY'];
     const ports: Record<string, string> = {};
     for (const name of names) ports[`${name}_HEALTH_PORT`] = String(await freePort());
     const gatewayPort = await freePort();
     const env = { ...ports, DATABASE_URL: db.url, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, PORT: String(gatewayPort) };
-    platform = await spawnScript('scripts/start-all.ts', env, { readyPattern: /"msg":"all services started"/ });
+    platform = await spawnScript('scripts/start-all.ts', env, { readyPattern: /"msg":"all services started"/, timeoutMs: 90_000 });
 
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const healthPorts = await answeringHealthPorts(env);
     expect(healthPorts.map(({ name }) => name)).toEqual(expect.arrayContaining(['event-log', 'matcher', 'runner', 'approvals', 'notifier']));
+    // GATEWAY_ADMIN_TOKEN unset: the dashboard is not served, and the banner says why.
+    const frontDoor = await frontDoorState(gatewayUrl);
+    expect(frontDoor).toEqual({ ui: true, dashboard: false });
     const banner = formatBanner({
-      gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+      pid: 4242,
+      gatewayUrl,
+      frontDoor,
       healthPorts,
       redis: redis.url,
       postgres: db.url,
@@ -139,15 +113,24 @@ describe('the banner of npm start', () => {
       platformFile: '.data/platform.json',
     });
     expect(banner).not.toContain('/admin/queues');
-    const pages = [...banner.matchAll(/http:\/\/127\.0\.0\.1:\d+\/\S+/g)].map(([url]) => url);
-    expect(pages).toEqual([`http://127.0.0.1:${gatewayPort}/v1/openapi.json`]);
+    expect(banner).toContain('dashboard   not served: set GATEWAY_ADMIN_TOKEN');
+    const pages = [...banner.matchAll(/http:\/\/127\.0\.0\.1:\d+\/\S*/g)].map(([url]) => url);
+    expect(pages).toEqual([`${gatewayUrl}/`, `${gatewayUrl}/v1/openapi.json`]);
     expect(banner).toContain('/healthz /readyz /metrics on 127.0.0.1 ports:');
     for (const url of pages) expect({ url, status: (await fetch(url)).status }).toEqual({ url, status: 200 });
-    for (const { port } of healthPorts) {
+    for (const { name, port } of healthPorts) {
       for (const route of ['/healthz', '/readyz', '/metrics']) {
         const url = `http://127.0.0.1:${port}${route}`;
-        expect({ url, status: (await fetch(url)).status }).toEqual({ url, status: 200 });
+        // Readiness may lag a moment behind the banner (a store's first query: the gateway's Prisma
+        // client starts its query compiler), so it is waited for; it must come.
+        const answer = async () => {
+          const res = await fetch(url);
+          return { name, url, status: res.status, body: res.status === 200 ? '' : await res.text() };
+        };
+        let last = await answer();
+        await waitFor(async () => (last = await answer()).status === 200, { timeoutMs: 20_000, what: url }).catch(() => undefined);
+        expect(last).toEqual({ name, url, status: 200, body: '' });
       }
     }
-  });
+  }, 150_000);
 });

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { configTable, TABLE_END, TABLE_START, withConfigTable } from '../lib/config-table';
+import { CONFIG_PAGE, configTable, TABLE_END, TABLE_START, withConfigTable } from '../lib/config-table';
 import { SERVICE_ENVS } from '../lib/service-envs';
 import { OtherProbeEnvSchema } from './fixtures/config-table/other/other-config';
 import { ProbeEnvSchema, UndocumentedEnvSchema } from './fixtures/config-table/probe/probe-config';
 
 /*
- * Issue 14: the README's configuration table is written from the services' env
- * schemas (`npm run docs:config`), so a new variable, a changed default or a
+ * Issue 14: the configuration table (docs/configuration.md, once the README's) is written
+ * from the services' env schemas (`npm run docs:config`), so a new variable, a changed default or a
  * reworded JSDoc fails here until the table is written again.
  */
 const ROOT = path.resolve(__dirname, '../..');
@@ -15,15 +15,15 @@ const FIXTURES = 'scripts/test/fixtures/config-table/probe';
 const OTHER_FIXTURES = 'scripts/test/fixtures/config-table/other';
 
 /** The lines between the table's markers. */
-function tableOf(readme: string): string[] {
-  return readme.slice(readme.indexOf(TABLE_START) + TABLE_START.length, readme.indexOf(TABLE_END)).trim().split('\n');
+function tableOf(page: string): string[] {
+  return page.slice(page.indexOf(TABLE_START) + TABLE_START.length, page.indexOf(TABLE_END)).trim().split('\n');
 }
 
-describe('README configuration table', () => {
+describe('the configuration table of docs/configuration.md', () => {
   it('is what `npm run docs:config` writes from the env schemas', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain(TABLE_START);
-    expect(tableOf(readme)).toEqual(configTable(ROOT, SERVICE_ENVS));
+    const page = readFileSync(path.join(ROOT, CONFIG_PAGE), 'utf8');
+    expect(page).toContain(TABLE_START);
+    expect(tableOf(page)).toEqual(configTable(ROOT, SERVICE_ENVS));
   });
 
   it('has a row for every variable of every service’s env schema', () => {

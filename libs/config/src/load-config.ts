@@ -40,3 +40,14 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEn
 export const envBoolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+/** Comma-separated env lists: items trimmed, empty ones dropped; unset is the empty list. */
+export const envList = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  );

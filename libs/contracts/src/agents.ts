@@ -55,7 +55,7 @@ export const AgentModelSchema = z.strictObject({
   name: z.string().min(1).max(200).regex(/^[A-Za-z0-9._:/-]+$/, 'model name is letters, digits and . _ : / -'),
   /** Provider parameters passed through (temperature, …); at most 8 KiB. */
   params: boundedJsonRecord(8 * 1024).optional(),
-  /** OpenAI-compatible endpoint (with `/v1`); defaults to the runner's OPENAI_BASE_URL. Checked like MCP URLs. */
+  /** OpenAI-compatible endpoint (with `/v1`); defaults to the runner's OPENAI_BASE_URL. A private or loopback address needs the runner's RUNNER_MODEL_ALLOW_PRIVATE (docs/models.md). */
   baseUrl: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
   /** The workspace secret holding the API key; defaults to the runner's OPENAI_API_KEY. */
   apiKeySecret: SecretNameSchema.optional(),

@@ -33,6 +33,12 @@ export enum ErrorCode {
   TOKEN_NOT_FOUND = 'TOKEN_NOT_FOUND',
   /** The workspace slug is already taken. `data`: `{ slug }`. */
   WORKSPACE_EXISTS = 'WORKSPACE_EXISTS',
+  /** No workspace with that slug (the operator's CLI). `data`: `{ slug }`. */
+  WORKSPACE_NOT_FOUND = 'WORKSPACE_NOT_FOUND',
+  /** The user is not a member of the workspace, or the workspace has no admin to act as (the operator's CLI). `data`: `{ workspace, userId? }`. */
+  MEMBER_NOT_FOUND = 'MEMBER_NOT_FOUND',
+  /** A token prefix matches more than one token of the workspace: name it by id. `data`: `{ prefix, ids }`. */
+  TOKEN_AMBIGUOUS = 'TOKEN_AMBIGUOUS',
   /** No live (not deleted) agent with that id in the workspace. `data`: `{ id }`. */
   AGENT_NOT_FOUND = 'AGENT_NOT_FOUND',
   /** The agent has no such version. `data`: `{ id, version }`. */
@@ -139,6 +145,20 @@ export enum ErrorCode {
   INTEGRATION_USER_NOT_LINKED = 'INTEGRATION_USER_NOT_LINKED',
   /** A Mattermost link code is unknown, used or expired. */
   LINK_CODE_INVALID = 'LINK_CODE_INVALID',
+  /**
+   * No webhook of that name where the delivery was posted. Answered the same
+   * way whether or not the workspace exists. `data`: `{ name }`.
+   */
+  WEBHOOK_NOT_FOUND = 'WEBHOOK_NOT_FOUND',
+  /** A delivery's signature is missing, malformed or does not verify against the webhook's secret; nothing was recorded. */
+  WEBHOOK_SIGNATURE_INVALID = 'WEBHOOK_SIGNATURE_INVALID',
+  /** A webhook with verifier `none` while the operator does not allow unsigned webhooks (WEBHOOK_ALLOW_UNSIGNED). */
+  WEBHOOK_UNSIGNED_REFUSED = 'WEBHOOK_UNSIGNED_REFUSED',
+  /**
+   * A verified delivery cannot become a fact: its body is not a JSON object, or its
+   * kind, subject id or delivery id is missing or unusable. `data`: `{ field, reason }`.
+   */
+  WEBHOOK_DELIVERY_INVALID = 'WEBHOOK_DELIVERY_INVALID',
   /** Anything unexpected. The message is generic; details are in the logs. */
   INTERNAL = 'INTERNAL',
 }

@@ -436,6 +436,51 @@ export {
 } from './teammates';
 export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus, TeammateWatch } from './teammates';
 export {
+  GITHUB_DEFAULT_KIND,
+  HeaderNameSchema,
+  JSON_PATH_PATTERN,
+  JSON_PATH_SELECTOR,
+  JsonPathSchema,
+  ListWebhooksResponseSchema,
+  MAX_JSON_PATH_CHARS,
+  MAX_JSON_PATH_STEPS,
+  MAX_WEBHOOK_DELIVERY_ID_CHARS,
+  MAX_WEBHOOK_SECRET_CHARS,
+  MIN_WEBHOOK_SECRET_CHARS,
+  PutWebhookRequestSchema,
+  WEBHOOK_FACT_KINDS,
+  WebhookConfiguredPayloadSchema,
+  WebhookDeletedPayloadSchema,
+  WebhookDeliveryFieldSchema,
+  WebhookKindPrefixSchema,
+  WebhookKindSchema,
+  WebhookMappingSchema,
+  WebhookNameSchema,
+  WebhookSchema,
+  WebhookSecretSchema,
+  WebhookSubjectSchema,
+  WebhookVerifierSchema,
+} from './webhooks';
+export type {
+  PutWebhookRequest,
+  Webhook,
+  WebhookConfiguredPayload,
+  WebhookDeletedPayload,
+  WebhookDeliveryField,
+  WebhookKind,
+  WebhookMapping,
+  WebhookSubject,
+  WebhookVerifier,
+} from './webhooks';
+export {
+  ADMIN_TOKEN_DEFAULT_NAME,
+  AdminCreateTokenArgsSchema,
+  AdminRoleArgSchema,
+  AdminTokenRefSchema,
+  AdminWorkspaceArgSchema,
+} from './admin-cli';
+export type { AdminCreateTokenArgs } from './admin-cli';
+export {
   OVERVIEW_MAX_LANES,
   OVERVIEW_MAX_LISTED_APPROVALS,
   OVERVIEW_MAX_SPEND_AGENTS,

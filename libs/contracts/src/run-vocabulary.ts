@@ -61,6 +61,11 @@ export const MODEL_ERROR_CODES = {
   invalidResponse: 'model_invalid_response',
   /** The caller's signal aborted the call (or a wait between its attempts). */
   aborted: 'model_aborted',
+  /**
+   * The agent's own `model.baseUrl` is not one the runner calls: it does not resolve, or it is on a
+   * private, loopback, link-local or metadata address (RUNNER_MODEL_ALLOW_PRIVATE, RUNNER_MODEL_ALLOWED_HOSTS).
+   */
+  urlRefused: 'model_url_refused',
 } as const;
 export const ModelErrorCodeSchema = z.enum(MODEL_ERROR_CODES);
 export type ModelErrorCode = z.infer<typeof ModelErrorCodeSchema>;

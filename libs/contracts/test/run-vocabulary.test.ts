@@ -39,6 +39,7 @@ describe('the run vocabulary', () => {
       'model_bad_request',
       'model_invalid_response',
       'model_aborted',
+      'model_url_refused',
     ]);
     expect(Object.values(TOOL_ERROR_CODES)).toEqual([
       'tool_unknown',

@@ -32,3 +32,10 @@ export type {
   TeammateDeliveryInput,
   TeammateDeliveryPorts,
 } from './teammate-delivery';
+export { webhookFact } from './platform-facts';
+export { parseJsonPath, resolveJsonPath, walkJson } from './json-path';
+export type { JsonStep } from './json-path';
+export { duplicateKeyIn } from './json-duplicate-keys';
+export { GITHUB_DELIVERY_HEADER, GITHUB_SIGNATURE_HEADER, verifyWebhookSignature, webhookHmac } from './webhook-signature';
+export { deliveryIdOf, kindPartOf, webhookActor, webhookDeliveryFact } from './webhook-delivery';
+export type { WebhookDelivery } from './webhook-delivery';

@@ -16,6 +16,9 @@ import {
   type AgentFactPayload,
   type MessageSentPayload,
   type WorkspaceSettingsChangedPayload,
+  WEBHOOK_FACT_KINDS,
+  type WebhookConfiguredPayload,
+  type WebhookDeletedPayload,
 } from '@switchyard/contracts';
 import { newId } from './ids';
 
@@ -104,4 +107,15 @@ export function teammateFact(
 export function messageSentFact(author: ChangeAuthor, payload: MessageSentPayload, causedBy?: CausedBy | null): AcceptedFact {
   const fact = changeFact(author, 'message.sent', { type: 'session', id: payload.sessionId }, { ...payload });
   return causedBy ? { ...fact, causedBy } : fact;
+}
+
+/**
+ * `webhook.configured` (payload the configuration as saved and whether it
+ * was new) or `webhook.deleted`: subject the webhook by name. Never the secret.
+ */
+export function webhookFact(
+  author: ChangeAuthor,
+  change: { kind: 'configured'; payload: WebhookConfiguredPayload } | { kind: 'deleted'; payload: WebhookDeletedPayload },
+): AcceptedFact {
+  return changeFact(author, WEBHOOK_FACT_KINDS[change.kind], { type: 'webhook', id: change.payload.name }, { ...change.payload });
 }

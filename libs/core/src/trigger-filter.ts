@@ -11,6 +11,7 @@ import {
   type FilterValue,
   type TriggerFilter,
 } from '@switchyard/contracts';
+import { walkJson } from './json-path';
 
 // Bound once: inside a vm context (jest's sandbox) every global lookup such as `Array` costs ~50× more
 // than a module binding, and these run per array element.
@@ -173,16 +174,7 @@ function compilePath(path: string): Getter {
       key,
       index: /^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : undefined,
     }));
-    return (fact) => {
-      let current: unknown = fact.payload;
-      for (const { key, index } of steps) {
-        if (isArray(current)) current = index === undefined ? undefined : current[index];
-        else if (isRecord(current) && hasOwn(current, key)) current = current[key];
-        else return undefined;
-        if (current === undefined) return undefined;
-      }
-      return current;
-    };
+    return (fact) => walkJson(fact.payload, steps);
   }
   return invalid(`path ${path} is not a fact path`);
 }

@@ -31,11 +31,7 @@ export function toAcceptedFact(principal: Principal, request: PostEventRequest, 
 
 /**
  * Accepts facts into `ingest` for `POST /events`, `events:batch` and the MCP
- * tool `emit_event`, all or nothing. A key already stored in PostgreSQL
- * (older than Redis remembers) resolves to the stored id before anything is
- * written; a key claimed in Redis resolves there atomically. Either way a key
- * that holds another content (kind, subject, actor, stated actor, payload)
- * refuses the whole request with IDEMPOTENCY_KEY_REUSED (decision 0003).
+ * tool `emit_event`, all or nothing (see acceptFacts).
  */
 export async function acceptEvents(
   deps: AcceptEventsDeps,
@@ -43,17 +39,35 @@ export async function acceptEvents(
   requests: readonly PostEventRequest[],
   correlationId: string,
 ): Promise<AcceptEventResult[]> {
-  const keys = requests.flatMap((r) => (r.idempotencyKey === undefined ? [] : [r.idempotencyKey]));
-  const stored = await deps.reader.findByIdempotencyKeys({ id: principal.workspaceId, slug: principal.workspaceSlug }, keys);
-  const results: AcceptEventResult[] = new Array(requests.length);
-  const fresh: Array<{ index: number; fact: AcceptedFact }> = [];
   const ts = new Date().toISOString();
-  requests.forEach((request, index) => {
-    const fact = toAcceptedFact(principal, request, ts);
-    const original = request.idempotencyKey === undefined ? undefined : stored.get(request.idempotencyKey);
+  const facts = requests.map((request) => toAcceptedFact(principal, request, ts));
+  return acceptFacts(deps, { id: principal.workspaceId, slug: principal.workspaceSlug }, facts, correlationId);
+}
+
+/**
+ * Accepts built facts of one workspace into `ingest`, all or nothing: a
+ * producer's requests, a webhook's delivery. A key already stored in
+ * PostgreSQL (older than Redis remembers) resolves to the stored id before
+ * anything is written; a key claimed in Redis resolves there atomically.
+ * Either way a key that holds another content (kind, subject, actor, stated
+ * actor, payload) refuses the whole request with IDEMPOTENCY_KEY_REUSED
+ * (decision 0003).
+ */
+export async function acceptFacts(
+  deps: AcceptEventsDeps,
+  workspace: { id: string; slug: string },
+  facts: readonly AcceptedFact[],
+  correlationId: string,
+): Promise<AcceptEventResult[]> {
+  const keys = facts.flatMap((f) => (f.idempotencyKey === undefined ? [] : [f.idempotencyKey]));
+  const stored = await deps.reader.findByIdempotencyKeys(workspace, keys);
+  const results: AcceptEventResult[] = new Array(facts.length);
+  const fresh: Array<{ index: number; fact: AcceptedFact }> = [];
+  facts.forEach((fact, index) => {
+    const original = fact.idempotencyKey === undefined ? undefined : stored.get(fact.idempotencyKey);
     if (!original) fresh.push({ index, fact });
     else if (factContentHash(original) === factContentHash(fact)) results[index] = { id: original.id, status: 'duplicate' };
-    else throw reusedKey(requests, { index, id: original.id });
+    else throw reusedKey(facts, { index, id: original.id });
   });
   let accepted: IngestResult[];
   try {
@@ -62,15 +76,15 @@ export async function acceptEvents(
     if (!(error instanceof IdempotencyKeyReusedError)) throw error;
     const { reused } = error;
     const index = fresh[reused.index]!.index;
-    throw reusedKey(requests, 'id' in reused ? { index, id: reused.id } : { index, earlierIndex: fresh[reused.earlierIndex]!.index });
+    throw reusedKey(facts, 'id' in reused ? { index, id: reused.id } : { index, earlierIndex: fresh[reused.earlierIndex]!.index });
   }
   accepted.forEach((result, i) => (results[fresh[i]!.index] = result));
   return results;
 }
 
-/** The 409 for a reused key: its request's index and the original fact's id (or the earlier request's index). */
-function reusedKey(requests: readonly PostEventRequest[], reused: ReusedKey): AppError {
-  const idempotencyKey = requests[reused.index]!.idempotencyKey;
+/** The 409 for a reused key: its fact's index and the original fact's id (or the earlier fact's index). */
+function reusedKey(facts: readonly AcceptedFact[], reused: ReusedKey): AppError {
+  const idempotencyKey = facts[reused.index]!.idempotencyKey;
   const message =
     'id' in reused
       ? `idempotencyKey ${JSON.stringify(idempotencyKey)} already recorded a fact with another content`

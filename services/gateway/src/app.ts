@@ -65,6 +65,9 @@ import { tasksRoutes } from './routes/tasks';
 import { overviewRoutes } from './routes/overview';
 import type { OpsOverviewReader } from './ops-overview-ports';
 import type { CollaboratorStore, TaskStore } from './team-ports';
+import { WebhookSettings } from './commands/webhooks';
+import { webhookDeliveryRoutes, webhooksRoutes } from './routes/webhooks';
+import type { WebhookStore } from './webhook-ports';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -136,6 +139,8 @@ export interface GatewayAppDeps {
   mattermost: Omit<MattermostIntegrationDeps, 'bodyLimitBytes'>;
   /** The BullMQ dashboard: the operator's token and the queues shown; null: not served (decision 0033). */
   adminQueues: { token: string; queues: Queue[] } | null;
+  /** Inbound webhooks (docs/webhooks.md): their store, whether `none` is allowed, and their own rate limit. */
+  webhooks: { store: WebhookStore; allowUnsigned: boolean; rateLimiter: TokenRateLimiter; ratePerSecond: number };
   /** The operations overview's figures (decision 0036). */
   opsOverview: OpsOverviewReader;
 }
@@ -168,6 +173,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const tryAgent = new TryAgent(deps);
   const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
   const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
+  const webhookSettings = new WebhookSettings({ webhooks: deps.webhooks.store, secretBox: deps.secretBox, outbox: deps.outbox, allowUnsigned: deps.webhooks.allowUnsigned });
   app.use(whoamiRoutes({ ...deps, authenticator }));
   app.use(uiSessionRoutes({ authenticator, uiSessions: deps.uiSessions, ttlSeconds: deps.uiSessionTtlSeconds, bodyLimitBytes: deps.bodyLimitBytes }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
@@ -195,6 +201,10 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tickets);
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator }));
 
+  workspace.use(webhooksRoutes({ webhookSettings }));
+
+  // A webhook's sender has no token: its delivery is read (as bytes) before the workspace router authenticates.
+  app.use(webhookDeliveryRoutes({ ...deps.webhooks, webhooks: deps.webhooks.store, secretBox: deps.secretBox, accept: deps, bodyLimitBytes: deps.bodyLimitBytes }));
   app.use('/v1/workspaces/:ws', workspace);
   app.use(mattermostIntegrationRoutes({ ...deps.mattermost, bodyLimitBytes: deps.bodyLimitBytes }));
   if (deps.adminQueues) app.use(ADMIN_QUEUES_PATH, requireAdminToken(deps.adminQueues.token), adminQueuesApp(deps.adminQueues.queues));

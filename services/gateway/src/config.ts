@@ -54,8 +54,16 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
     .string()
     .default('')
     .transform((text) => text.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host.length > 0)),
+  /**
+   * Let admins configure inbound webhooks with verifier `none` (no signature:
+   * anyone who knows the URL can record facts through them); without it such
+   * a PUT answers 403 and an existing one's deliveries are refused. @defaultValue false
+   */
+  WEBHOOK_ALLOW_UNSIGNED: envBoolean.default(false),
+  /** Deliveries per second accepted per inbound webhook (counted before verification, like a token's requests). @defaultValue 50 */
+  WEBHOOK_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(50),
 })
-  // SECRETS_KEY, SECRETS_KEY_PREVIOUS: without a key the secrets routes answer 503.
+  // SECRETS_KEY, SECRETS_KEY_PREVIOUS: without a key the secrets and webhooks routes answer 503.
   .extend(SecretsEnvSchema.shape);
 export type GatewayConfig = z.infer<typeof GatewayEnvSchema>;
 

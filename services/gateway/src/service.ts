@@ -39,6 +39,7 @@ import type { GatewayConfig } from './config';
 import { createGatewayMetrics, type GatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
 import { TokenRateLimiter } from './http/rate-limit';
+import { PrismaWebhookStore } from './adapters/prisma-webhook-store';
 
 /** A running gateway: the port it listens on, its health port (GATEWAY_HEALTH_PORT) and how to stop it. */
 export type RunningGateway = RunningService & { port: number; host: string };
@@ -84,6 +85,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }, registry);
   const checks = storeChecks(redis, prisma);
   const rateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.RATE_LIMIT_PER_SECOND });
+  const webhookRateLimiter = new TokenRateLimiter({ redis, prefix: config.REDIS_PREFIX, perSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND });
   const notifications = new PrismaNotificationStore(prisma);
   const readSecret = secretBox ? (workspaceId: string, name: string) => readWorkspaceSecret(prisma, secretBox, workspaceId, name) : null;
   const mattermostRest = new MattermostRest({ allowPrivate: config.NOTIFICATIONS_ALLOW_PRIVATE, allowedHosts: config.NOTIFICATIONS_ALLOWED_HOSTS });
@@ -158,6 +160,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
       outbox,
     },
     adminQueues: config.GATEWAY_ADMIN_TOKEN ? { token: config.GATEWAY_ADMIN_TOKEN, queues: [activationQueue, ...dashboardQueues] } : null,
+    webhooks: { store: new PrismaWebhookStore(prisma), allowUnsigned: config.WEBHOOK_ALLOW_UNSIGNED, rateLimiter: webhookRateLimiter, ratePerSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND },
   });
   return {
     app,
@@ -166,6 +169,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     close: () =>
       closeAll([
         rateLimiter,
+        webhookRateLimiter,
         feed,
         // The queue shares the connection it was given, so closing it leaves the connection to close here.
         activationQueue,

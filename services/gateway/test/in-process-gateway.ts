@@ -7,6 +7,8 @@ import { buildGateway } from '../src/service';
 /** The gateway's express app in the test's own process, and how to release what it holds. */
 export interface InProcessGateway {
   app: Express;
+  /** Its database (to create a workspace in it, as the admin command does). */
+  databaseUrl: string;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function createInProcessGateway(): Promise<InProcessGateway> {
   const gateway = buildGateway(config, createLogger({ service: 'gateway-test', level: 'silent' }));
   return {
     app: gateway.app,
+    databaseUrl: db.url,
     close: async () => {
       await gateway.close();
       await redis.cleanup();

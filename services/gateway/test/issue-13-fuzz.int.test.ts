@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { newSecretsKey } from '@switchyard/core';
@@ -6,6 +7,10 @@ import { scriptedAgent } from './run-rows';
 
 /** Requests per run: bounded so that the whole file stays well under a minute on a 2-core machine. */
 const RUNS = 600;
+/** Signed webhook deliveries (issue 36): they pass the signature, so their bodies and headers reach the mapping. */
+const DELIVERY_RUNS = 200;
+const WEBHOOK_SECRET = 'fuzz-webhook-secret-0123456789abcdef';
+const webhook = { verifier: 'github', secret: WEBHOOK_SECRET, subject: { type: 'repository', idPath: '$.repository.full_name' } };
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 
 /** One operation of the OpenAPI document: its method, path template and query parameter names. */
@@ -62,13 +67,17 @@ describe('issue 13: fuzzing the gateway door', () => {
 
   beforeAll(async () => {
     // With a key, the secrets routes answer; without one they are a documented 503.
-    platform = await startTestPlatform({ env: { SECRETS_KEY: newSecretsKey() } });
+    platform = await startTestPlatform({ env: { SECRETS_KEY: newSecretsKey(), WEBHOOK_RATE_LIMIT_PER_SECOND: '100000' } });
     tokens = { own: await platform.createWorkspace('acme'), foreign: await platform.createWorkspace('other') };
     const acme = apiClient(platform.gatewayUrl, tokens.own);
     const other = apiClient(platform.gatewayUrl, tokens.foreign);
     const fact = { kind: 'build.failed', subject: { type: 'build', id: 'b1' } };
     ids.own.push((await acme('POST', '/v1/workspaces/acme/agents', scriptedAgent('mine'))).body.id, (await acme('POST', '/v1/workspaces/acme/events', fact)).body.id);
     ids.foreign.push((await other('POST', '/v1/workspaces/other/agents', scriptedAgent('theirs'))).body.id, (await other('POST', '/v1/workspaces/other/events', fact)).body.id);
+    expect((await acme('PUT', '/v1/workspaces/acme/webhooks/gh', webhook)).status).toBe(201);
+    expect((await other('PUT', '/v1/workspaces/other/webhooks/theirs', webhook)).status).toBe(201);
+    ids.own.push('gh');
+    ids.foreign.push('theirs');
     operations = operationsOf((await acme('GET', '/v1/openapi.json')).body);
   }, 120_000);
   afterAll(async () => {
@@ -93,6 +102,28 @@ describe('issue 13: fuzzing the gateway door', () => {
     const posted = await api('POST', '/v1/workspaces/acme/events', { kind: 'fuzz.done', subject: { type: 'fuzz', id: '1' } });
     expect(posted.status).toBe(202);
     await waitFor(async () => (await api('GET', `/v1/workspaces/acme/events/${posted.body.id}`)).status === 200, { what: 'the fact after fuzzing stored' });
+  }, 120_000);
+
+  it(`answers ${DELIVERY_RUNS} validly signed webhook deliveries of any body and headers with 202 or a stable 4xx`, async () => {
+    // The route fuzz above may have deleted or replaced it.
+    expect((await apiClient(platform.gatewayUrl, tokens.own)('PUT', '/v1/workspaces/acme/webhooks/gh', webhook)).status).toBeLessThan(300);
+    const seen = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(signedDeliveryArbitrary, async ({ body, event, delivery }) => {
+        const raw = Buffer.from(body.text);
+        const headers: Record<string, string> = { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(raw).digest('hex')}` };
+        if (event !== undefined) headers['x-github-event'] = event;
+        if (delivery !== undefined) headers['x-github-delivery'] = delivery;
+        const response = await fetch(`${platform.gatewayUrl}/v1/workspaces/acme/webhooks/gh`, { method: 'POST', headers, body: raw });
+        const text = await response.text();
+        seen.add(response.status);
+        if (![202, 400, 409, 413].includes(response.status)) throw new Error(`${response.status} for a signed delivery ${body.text.slice(0, 200)}: ${text.slice(0, 300)}`);
+      }),
+      { numRuns: DELIVERY_RUNS, endOnFailure: true },
+    );
+    // The generator reaches both ends: deliveries recorded and deliveries refused past the signature.
+    expect([202, 400].every((status) => seen.has(status))).toBe(true);
+    expect((await apiClient(platform.gatewayUrl, tokens.own)('GET', '/readyz')).status).toBe(200);
   }, 120_000);
 
   /** Sends a request and reads its status; a stream that opened (200 SSE) is closed at once. */
@@ -163,7 +194,7 @@ const bodyArbitrary: fc.Arbitrary<{ text: string } | undefined> = fc.oneof(
   {
     arbitrary: fc
       .dictionary(
-        fc.constantFrom('kind', 'subject', 'payload', 'events', 'name', 'role', 'input', 'content', 'value', 'instructions', 'model', 'triggers', 'agentsPaused', 'jsonrpc', 'method', 'params', 'id', 'k\u0000', 'x\uD800'),
+        fc.constantFrom('kind', 'subject', 'payload', 'events', 'name', 'role', 'input', 'content', 'value', 'instructions', 'model', 'triggers', 'agentsPaused', 'jsonrpc', 'method', 'params', 'id', 'k\u0000', 'x\uD800', 'verifier', 'secret', 'idPath', 'signatureHeader'),
         fc.oneof(fc.constantFrom<unknown>(...NASTY_STRINGS), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.constantFrom(...NASTY_STRINGS), { maxLength: 3 }), fc.object({ maxDepth: 2 })),
         { maxKeys: 6 },
       )
@@ -204,3 +235,22 @@ function requestArbitrary(operations: Operation[], ids: { own: string[]; foreign
     });
   });
 }
+
+/** Header text fetch can send: printable ASCII (nasty for a kind or a delivery id, still a header). */
+const headerText = (max: number) => fc.stringMatching(new RegExp(`^[\\x20-\\x7e]{0,${max}}$`));
+
+/** A signed delivery's body, event and delivery id: GitHub-shaped bodies with nasty subject ids, any body of the main fuzz, headers missing or odd. */
+const signedDeliveryArbitrary = fc.record({
+  body: fc.oneof(
+    {
+      arbitrary: fc
+        .record({ repository: fc.record({ full_name: fc.oneof(fc.constantFrom<unknown>(...NASTY_STRINGS), fc.string(), fc.integer(), fc.constant(null), fc.object({ maxDepth: 1 })) }), extra: fc.jsonValue({ maxDepth: 3 }) })
+        .map((v) => ({ text: JSON.stringify(v) })),
+      weight: 3,
+    },
+    { arbitrary: bodyArbitrary.map((body) => body ?? { text: '' }), weight: 2 },
+    fc.constant({ text: '{"repository":{"full_name":"a/b"},"repository":{"full_name":"c/d"}}' }),
+  ),
+  event: fc.option(fc.oneof(fc.constantFrom('push', 'pull_request', 'Check Run', 'a..b', 'ü', '.', 'x'.repeat(250)), headerText(40)), { nil: undefined, freq: 8 }),
+  delivery: fc.option(fc.oneof(fc.uuid(), fc.constant('reused-delivery-id'), headerText(140)), { nil: undefined, freq: 8 }),
+});

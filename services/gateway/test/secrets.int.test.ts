@@ -4,6 +4,7 @@ import { ListSecretsResponseSchema, MAX_SECRET_BYTES, SecretInfoSchema } from '@
 import { newSecretsKey, SecretBox } from '@switchyard/core';
 import { createPrismaClient, readWorkspaceSecret, readWorkspaceSecrets, type PrismaClient } from '@switchyard/db';
 import { apiClient, spawnService, startTestPlatform, type ApiResponse, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
+import { roleClients } from './role-clients';
 
 type Api = ReturnType<typeof apiClient>;
 
@@ -42,11 +43,7 @@ describe('workspace secrets API', () => {
 
   beforeAll(async () => {
     platform = await startTestPlatform({ env: { SECRETS_KEY: key, LOG_LEVEL: 'trace' } });
-    const adminToken = await platform.createWorkspace('acme');
-    admin = recorded(apiClient(platform.gatewayUrl, adminToken));
-    otherAdmin = recorded(apiClient(platform.gatewayUrl, await platform.createWorkspace('other')));
-    member = recorded(apiClient(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'ci', role: 'member' })).body.token));
-    viewer = recorded(apiClient(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'dash', role: 'viewer' })).body.token));
+    ({ admin, member, viewer, otherAdmin } = await roleClients(platform, 'acme', 'other', recorded));
     pg = new Client({ connectionString: platform.db.url });
     await pg.connect();
     const ids = (await pg.query(`SELECT slug, id FROM workspaces`)).rows;

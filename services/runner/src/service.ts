@@ -11,7 +11,6 @@ import { SqlRunReads } from './adapters/sql-run-reads';
 import type { RunnerConfig } from './config';
 import { Runner } from './runner';
 import { secretBoxOf } from '@switchyard/config';
-import { resolveOutboundUrl } from '@switchyard/core';
 import { SqlAgentTokens } from './adapters/sql-agent-tokens';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { SqlRunContextStore } from './adapters/sql-run-context';
@@ -23,6 +22,7 @@ import { AgentLoop } from './loop/agent-loop';
 import type { LoopMetrics } from './loop/loop-ports';
 import { loopMetrics } from './metrics';
 import { createModel } from './model/create-model';
+import { modelEndpointCheck } from './model/model-endpoint';
 import { createPriceTable } from './model/prices';
 import { connectTools, ToolListCache, toolHostOptions } from './tools';
 
@@ -48,8 +48,8 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
   const tools = toolHostOptions(config);
   // One per runner: the tool lists its runs are offered (a run connects a server at its first call).
   const listings = new ToolListCache({ ttlMs: config.RUNNER_MCP_TOOL_LIST_TTL_MS });
-  // An agent's own model endpoint is checked like its MCP servers' URLs (the operator's is trusted).
-  const checkBaseUrl = (url: string) => resolveOutboundUrl(url, { allowPrivate: tools.allowPrivate, allowedHosts: tools.allowedHosts });
+  // An agent's own model endpoint is checked with the models' settings (the operator's is trusted).
+  const checkBaseUrl = modelEndpointCheck(config);
   return new AgentLoop({
     contexts: new SqlRunContextStore(sql),
     transcripts: new SqlTranscriptStore(sql),

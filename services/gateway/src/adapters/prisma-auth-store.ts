@@ -1,31 +1,7 @@
-import type { Role, TokenInfo } from '@switchyard/contracts';
+import type { TokenInfo } from '@switchyard/contracts';
 import { hashToken, newId, newTokenSecret, tokenPrefix } from '@switchyard/core';
-import type { PrismaClient } from '@switchyard/db';
+import { tokenInfoFromRow as toInfo, type PrismaClient } from '@switchyard/db';
 import type { AuthStore, NewToken, Principal } from '../ports';
-
-interface TokenRow {
-  id: string;
-  name: string;
-  role: Role;
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-  expiresAt: Date | null;
-}
-
-function toInfo(row: TokenRow): TokenInfo {
-  return {
-    id: row.id,
-    name: row.name,
-    role: row.role,
-    prefix: row.prefix,
-    createdAt: row.createdAt.toISOString(),
-    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
-    revokedAt: row.revokedAt?.toISOString() ?? null,
-    expiresAt: row.expiresAt?.toISOString() ?? null,
-  };
-}
 
 /** Tokens, users and workspaces on PostgreSQL. Every query is scoped by workspace id. */
 export class PrismaAuthStore implements AuthStore {

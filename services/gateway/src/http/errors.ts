@@ -15,10 +15,12 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.JSON_TOO_DEEP:
     case ErrorCode.OUTBOUND_URL_REFUSED:
     case ErrorCode.LINK_CODE_INVALID:
+    case ErrorCode.WEBHOOK_DELIVERY_INVALID:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
     case ErrorCode.INTEGRATION_SIGNATURE_INVALID:
+    case ErrorCode.WEBHOOK_SIGNATURE_INVALID:
       return 401;
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
@@ -27,10 +29,13 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.DELEGATION_REFUSED:
     case ErrorCode.INTEGRATION_CONTEXT_EXPIRED:
     case ErrorCode.INTEGRATION_USER_NOT_LINKED:
+    case ErrorCode.WEBHOOK_UNSIGNED_REFUSED:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
     case ErrorCode.TOKEN_NOT_FOUND:
+    case ErrorCode.WORKSPACE_NOT_FOUND:
+    case ErrorCode.MEMBER_NOT_FOUND:
     case ErrorCode.AGENT_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
     case ErrorCode.RUN_NOT_FOUND:
@@ -40,10 +45,12 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TASK_NOT_FOUND:
     case ErrorCode.TEAMMATE_NOT_FOUND:
     case ErrorCode.MESSAGE_RECIPIENT_UNREACHABLE:
+    case ErrorCode.WEBHOOK_NOT_FOUND:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
     case ErrorCode.WORKSPACE_EXISTS:
+    case ErrorCode.TOKEN_AMBIGUOUS:
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:
     case ErrorCode.AGENT_VERSION_CONFLICT:
     case ErrorCode.AGENT_NAME_TAKEN:

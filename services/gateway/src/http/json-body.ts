@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { AppError, ErrorCode, MAX_JSON_DEPTH } from '@switchyard/contracts';
-import { checkStorableJson } from '@switchyard/core';
+import { checkStorableJson, duplicateKeyIn } from '@switchyard/core';
 import { requireJsonBody } from './validate';
 
 /** Options of jsonBody. */
@@ -42,16 +42,70 @@ function checkedBody(parse: RequestHandler, maxDepth: number): RequestHandler {
     parse(req, res, (error?: unknown) => {
       if (error) return next(bodyParserError(error, req.headers['content-encoding']));
       if (req.body === undefined) return next();
-      const check = checkStorableJson(req.body, maxDepth);
-      if (check.ok) return next();
-      if (check.reason === 'too_deep') {
-        return next(new AppError(ErrorCode.JSON_TOO_DEEP, `request body is nested deeper than ${maxDepth} levels`, { maxDepth }));
-      }
-      const where = check.path.length > 0 ? check.path.join('.') : '(body)';
-      const message = `${where}: contains ${check.found}, which cannot be stored`;
-      next(new AppError(ErrorCode.VALIDATION_FAILED, 'invalid body', [{ code: 'unstorable_text', path: check.path, message }]));
+      next(unstorableBodyError(req.body, maxDepth));
     });
   };
+}
+
+/** The refusal of a parsed body nested past `maxDepth` or holding text PostgreSQL cannot store; undefined when it passes. */
+function unstorableBodyError(body: unknown, maxDepth: number): AppError | undefined {
+  const check = checkStorableJson(body, maxDepth);
+  if (check.ok) return undefined;
+  if (check.reason === 'too_deep') {
+    return new AppError(ErrorCode.JSON_TOO_DEEP, `request body is nested deeper than ${maxDepth} levels`, { maxDepth });
+  }
+  const where = check.path.length > 0 ? check.path.join('.') : '(body)';
+  const message = `${where}: contains ${check.found}, which cannot be stored`;
+  return new AppError(ErrorCode.VALIDATION_FAILED, 'invalid body', [{ code: 'unstorable_text', path: check.path, message }]);
+}
+
+/**
+ * A JSON body kept as its bytes (`req.body` a Buffer), for a route that
+ * verifies a signature over exactly what was sent before it reads it: the
+ * same door as jsonBody — JSON content type (415), a charset other than
+ * UTF-8 refused (415), the size limit after decoding the `Content-Encoding`
+ * (413), a lying or unknown encoding (400/415). Parse with parseJsonBytes.
+ */
+export function rawJsonBody(options: Pick<JsonBodyOptions, 'limitBytes'>): RequestHandler[] {
+  const read = express.raw({ limit: options.limitBytes, type: 'application/json' });
+  const utf8Only: RequestHandler = (req, res, next) => {
+    const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      return next(bodyParserError({ type: 'charset.unsupported' }, undefined));
+    }
+    read(req, res, (error?: unknown) => next(error ? bodyParserError(error, req.headers['content-encoding']) : undefined));
+  };
+  return [requireJsonBody, utf8Only];
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * Bytes read by rawJsonBody as a JSON object or array, with jsonBody's
+ * refusals and one more: valid UTF-8 and JSON (400 `MALFORMED_JSON`; an
+ * object or array at the top, like express.json's strict mode), no key twice
+ * in one object (400 `VALIDATION_FAILED`: parsers disagree on which one
+ * counts), no nesting past `maxDepth` (400 `JSON_TOO_DEEP`), no text
+ * PostgreSQL cannot store (400 `VALIDATION_FAILED`).
+ */
+export function parseJsonBytes(raw: Uint8Array, maxDepth = MAX_JSON_DEPTH): unknown {
+  let text: string;
+  let body: unknown;
+  try {
+    text = UTF8.decode(raw);
+    body = JSON.parse(text);
+  } catch {
+    throw new AppError(ErrorCode.MALFORMED_JSON, 'request body is not valid JSON');
+  }
+  if (typeof body !== 'object' || body === null) throw new AppError(ErrorCode.MALFORMED_JSON, 'request body is not a JSON object or array');
+  const refusal = unstorableBodyError(body, maxDepth);
+  if (refusal) throw refusal;
+  const duplicate = duplicateKeyIn(text);
+  if (duplicate) {
+    const message = `${duplicate.path.join('.')}: the key ${JSON.stringify(duplicate.key)} appears twice in one object`;
+    throw new AppError(ErrorCode.VALIDATION_FAILED, 'invalid body', [{ code: 'duplicate_key', path: duplicate.path, message }]);
+  }
+  return body;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AppError, ErrorCode } from '@switchyard/contracts';
 import { toKey, type Redis } from '@switchyard/redis';
 import { principalOf } from './auth';
@@ -107,12 +107,16 @@ export class TokenRateLimiter {
   }
 }
 
-/** Express middleware over a TokenRateLimiter; runs after authentication. */
-export function rateLimit(limiter: TokenRateLimiter, perSecond: number): RequestHandler {
-  return (_req, res, next) => {
-    const retryAfterMs = limiter.take(principalOf(res).tokenId);
+/**
+ * Express middleware over a TokenRateLimiter, counting per token (after
+ * authentication) or per what `keyOf` names (a door without a token: a
+ * webhook); a key must hold no `:`.
+ */
+export function rateLimit(limiter: TokenRateLimiter, perSecond: number, keyOf?: { key: (req: Request) => string; what: string }): RequestHandler {
+  return (req, res, next) => {
+    const retryAfterMs = limiter.take(keyOf ? keyOf.key(req) : principalOf(res).tokenId);
     if (retryAfterMs > 0) {
-      throw new AppError(ErrorCode.RATE_LIMITED, 'rate limit exceeded for this token', { retryAfterMs, limitPerSecond: perSecond });
+      throw new AppError(ErrorCode.RATE_LIMITED, `rate limit exceeded for this ${keyOf?.what ?? 'token'}`, { retryAfterMs, limitPerSecond: perSecond });
     }
     next();
   };

@@ -58,6 +58,9 @@ import {
   PostTeammateMessageResponseSchema,
   SpawnTeammateRequestSchema,
   TeammateSchema,
+  ListWebhooksResponseSchema,
+  PutWebhookRequestSchema,
+  WebhookSchema,
   OverviewResponseSchema,
 } from '@switchyard/contracts';
 
@@ -126,6 +129,9 @@ const SCHEMAS = {
   SpawnTeammateRequest: SpawnTeammateRequestSchema,
   PostTeammateMessageRequest: PostTeammateMessageRequestSchema,
   PostTeammateMessageResponse: PostTeammateMessageResponseSchema,
+  PutWebhookRequest: PutWebhookRequestSchema,
+  Webhook: WebhookSchema,
+  ListWebhooksResponse: ListWebhooksResponseSchema,
   OverviewResponse: OverviewResponseSchema,
 } satisfies Record<string, z.ZodType>;
 

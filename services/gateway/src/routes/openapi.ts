@@ -14,6 +14,7 @@ import { agentLoopPaths, agentPaths, runPaths, WORKSPACE_BASE as base } from './
 import { teamPaths } from './openapi-team-paths';
 import { notificationPaths } from './openapi-notification-paths';
 import { teammatePaths } from './openapi-teammate-paths';
+import { webhookPaths } from './openapi-webhook-paths';
 import { overviewPaths } from './openapi-overview-paths';
 
 /** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
@@ -155,7 +156,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...overviewPaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...overviewPaths() };
 }
 
 /**

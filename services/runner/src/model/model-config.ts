@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { envBoolean, envList } from '@switchyard/config';
 import { ModelPricesSchema } from './prices';
 
 /**
@@ -17,6 +18,15 @@ export const ModelEnvSchema = z.object({
     .string()
     .optional()
     .transform((value) => (value === '' ? undefined : value)),
+  /**
+   * Let an agent's own `model.baseUrl` be on a private, loopback or link-local address (an
+   * OpenAI-compatible server on this machine or the LAN: Ollama, vLLM, llama.cpp, LM Studio);
+   * metadata addresses stay refused. OPENAI_BASE_URL (the operator's) is never checked. See
+   * docs/models.md. @defaultValue false
+   */
+  RUNNER_MODEL_ALLOW_PRIVATE: envBoolean.default(false),
+  /** Hosts (names or IP literals, comma-separated) an agent's own `model.baseUrl` may use whatever they resolve to. @defaultValue '' */
+  RUNNER_MODEL_ALLOWED_HOSTS: envList,
   /** Longest wait for one model answer; a timeout is not retried. @defaultValue 60000 */
   MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Attempts per model call on 429, 5xx and connection errors, the first included. @defaultValue 4 */

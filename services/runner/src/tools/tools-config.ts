@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import { envBoolean } from '@switchyard/config';
-
-const commaList = z
-  .string()
-  .default('')
-  .transform((value) =>
-    value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== ''),
-  );
+import { envBoolean, envList } from '@switchyard/config';
 
 /**
  * The runner's MCP tool variables; RunnerEnvSchema extends it
@@ -23,11 +13,11 @@ export const ToolsEnvSchema = z.object({
    * Allowing an interpreter (`node`, `python`) allows any code its arguments
    * name: prefer wrapper scripts. @defaultValue '' (no stdio servers)
    */
-  RUNNER_MCP_STDIO_COMMANDS: commaList,
-  /** Let HTTP MCP servers on private, loopback and link-local addresses through (local development, tests); metadata addresses stay refused. @defaultValue false */
+  RUNNER_MCP_STDIO_COMMANDS: envList,
+  /** Let HTTP MCP servers on private, loopback and link-local addresses through (local development, tests); metadata addresses stay refused. Models have their own setting, RUNNER_MODEL_ALLOW_PRIVATE. @defaultValue false */
   RUNNER_MCP_ALLOW_PRIVATE: envBoolean.default(false),
   /** Hosts (names or IP literals, comma-separated) HTTP MCP servers may use whatever they resolve to. @defaultValue '' */
-  RUNNER_MCP_ALLOWED_HOSTS: commaList,
+  RUNNER_MCP_ALLOWED_HOSTS: envList,
   /** Longest a server may take to connect (and, on a listing, to list its tools). @defaultValue 10000 */
   RUNNER_MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /** Longest one tool call may take; then it is cancelled and fails `tool_timeout`. @defaultValue 60000 */
@@ -37,7 +27,7 @@ export const ToolsEnvSchema = z.object({
    * their server says: `auto` asks about them, `default` too (docs/tool-classes.md).
    * Agents can only tighten further (`rules.ask`). @defaultValue '' (none)
    */
-  RUNNER_GUARDED_TOOLS: commaList,
+  RUNNER_GUARDED_TOOLS: envList,
   /**
    * How long this runner serves an MCP server's tool list to new runs before
    * asking the server again (per workspace, server spec and credentials); a

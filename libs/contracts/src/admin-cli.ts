@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { RoleSchema } from './auth';
+import { WorkspaceSlugSchema } from './facts';
+
+/*
+ * The arguments of the operator's CLI (`npm run admin -- …`), parsed at its door like any other
+ * outside input. The messages are the CLI's: they name the argument as typed.
+ */
+
+/** A workspace named on the command line: its slug. */
+export const AdminWorkspaceArgSchema = z.string({ error: 'a workspace name is required' }).pipe(WorkspaceSlugSchema);
+
+/** `--role`: a workspace role, named as the API names it. */
+export const AdminRoleArgSchema = z.string({ error: '--role is required (viewer, member or admin)' }).pipe(
+  z.enum(RoleSchema.options, { error: (issue) => `unknown role ${JSON.stringify(issue.input)}: viewer, member or admin` }),
+);
+
+/** The name a token made on the command line gets when `--name` is not given. */
+export const ADMIN_TOKEN_DEFAULT_NAME = 'made by npm run admin';
+
+/** `create-token <workspace> --role <role> [--name N] [--user <userId>]`. */
+export const AdminCreateTokenArgsSchema = z.strictObject({
+  workspace: AdminWorkspaceArgSchema,
+  role: AdminRoleArgSchema,
+  /** The token's name, as listings show it (1 to 100 characters, as the API's). */
+  name: z.string().trim().min(1, '--name is empty').max(100, '--name is longer than 100 characters').default(ADMIN_TOKEN_DEFAULT_NAME),
+  /** The member the token acts as (their user id); absent: the workspace's first admin. */
+  user: z.uuid({ error: (issue) => `--user ${JSON.stringify(issue.input)} is not a user id (list-members shows them)` }).optional(),
+});
+export type AdminCreateTokenArgs = z.infer<typeof AdminCreateTokenArgsSchema>;
+
+/**
+ * A token named on `revoke-token`: its id, its prefix as `list-tokens` shows it, or the whole
+ * token (`sy_…`, never printed back).
+ */
+export const AdminTokenRefSchema = z.union(
+  [z.uuid(), z.string().regex(/^sy_[A-Za-z0-9_-]{1,200}$/)],
+  { error: (issue) => `${JSON.stringify(issue.input)} is neither a token id nor a token prefix (list-tokens shows both)` },
+);
