@@ -507,3 +507,18 @@ export {
   TokenFactPayloadSchema,
 } from './audit';
 export type { AuditActorsResponse, AuditPage, AuditQuery, MattermostLinkPayload, NotificationSettingsChangedPayload, TokenFactPayload } from './audit';
+export {
+  OVERVIEW_MAX_LANES,
+  OVERVIEW_MAX_LISTED_APPROVALS,
+  OVERVIEW_MAX_SPEND_AGENTS,
+  OVERVIEW_SPEND_DAYS,
+  OVERVIEW_WINDOW_MINUTES,
+  OverviewAgentSpendSchema,
+  OverviewLaneSchema,
+  OverviewMinuteSchema,
+  OverviewPendingApprovalSchema,
+  OverviewQuerySchema,
+  OverviewResponseSchema,
+  RunEndCountsSchema,
+} from './overview';
+export type { OverviewAgentSpend, OverviewLane, OverviewMinute, OverviewPendingApproval, OverviewQuery, OverviewResponse, RunEndCounts } from './overview';

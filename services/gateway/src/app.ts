@@ -64,6 +64,8 @@ import { CollaboratorRules } from './commands/collaborators';
 import { TaskLedger } from './commands/task-ledger';
 import { collaboratorsRoutes } from './routes/collaborators';
 import { tasksRoutes } from './routes/tasks';
+import { overviewRoutes } from './routes/overview';
+import type { OpsOverviewReader } from './ops-overview-ports';
 import type { CollaboratorStore, TaskStore } from './team-ports';
 import { WebhookSettings } from './commands/webhooks';
 import { webhookDeliveryRoutes, webhooksRoutes } from './routes/webhooks';
@@ -143,6 +145,8 @@ export interface GatewayAppDeps {
   adminQueues: { token: string; queues: Queue[] } | null;
   /** Inbound webhooks (docs/webhooks.md): their store, whether `none` is allowed, and their own rate limit. */
   webhooks: { store: WebhookStore; allowUnsigned: boolean; rateLimiter: TokenRateLimiter; ratePerSecond: number };
+  /** The operations overview's figures (decision 0036). */
+  opsOverview: OpsOverviewReader;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -199,6 +203,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(settingsRoutes({ ...deps, userName }));
   workspace.use(notificationRoutes(deps.notifications));
   workspace.use(approvalsRoutes(deps));
+  workspace.use(overviewRoutes(deps));
   workspace.use(tickets);
   workspace.use(auditRoutes(deps));
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator, outbox: deps.outbox, userName }));

@@ -17,6 +17,7 @@ import { closeAll, type Closable, type ReadinessCheck, type RunningService, star
 import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
 import { PrismaAgentUsageReader } from './adapters/prisma-agent-usage-reader';
+import { PrismaOpsOverviewReader } from './adapters/prisma-ops-overview-reader';
 import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
 import { PrismaAuthStore } from './adapters/prisma-auth-store';
 import { PrismaActivationReads } from './adapters/prisma-activation-reads';
@@ -116,6 +117,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
     agentUsage: new PrismaAgentUsageReader(prisma),
+    opsOverview: new PrismaOpsOverviewReader(prisma),
     runs: new PrismaRunStore(prisma),
     teammates: new PrismaTeammateStore(prisma, sql),
     settings: new PrismaSettingsStore(prisma),

@@ -13,13 +13,24 @@ const ENDED = ['completed', 'failed', 'cancelled', 'dropped'];
  */
 export async function insertRun(
   pg: Client,
-  run: { workspaceId: string; agentId: string; status: string; sessionId?: string },
+  run: {
+    workspaceId: string;
+    agentId: string;
+    status: string;
+    sessionId?: string;
+    /** How long it ran, ms, ending now (ended runs). @defaultValue 0 */
+    durationMs?: number;
+    /** `try`: a shadow run, which records no facts. @defaultValue 'trigger' */
+    originType?: 'trigger' | 'try';
+  },
 ): Promise<string> {
   const id = newId();
   const eventId = randomUUID();
+  const ended = ENDED.includes(run.status);
+  const now = Date.now();
   await pg.query(
     `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, status, session_id, started_at, ended_at)
-     VALUES ($1, $2, $3, 1, 'trigger', $4, $5, 'build.failed', $6::"RunStatus", $7, $8, $9)`,
+     VALUES ($1, $2, $3, 1, $10, $4, $5, 'build.failed', $6::"RunStatus", $7, $8, $9)`,
     [
       id,
       run.workspaceId,
@@ -28,8 +39,9 @@ export async function insertRun(
       eventId,
       run.status,
       run.sessionId ?? randomUUID(),
-      run.status === 'queued' ? null : new Date(),
-      ENDED.includes(run.status) ? new Date() : null,
+      run.status === 'queued' ? null : new Date(ended ? now - (run.durationMs ?? 0) : now),
+      ended ? new Date(now) : null,
+      run.originType ?? 'trigger',
     ],
   );
   return id;

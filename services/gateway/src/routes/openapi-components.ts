@@ -63,6 +63,7 @@ import {
   WebhookSchema,
   AuditActorsResponseSchema,
   AuditPageSchema,
+  OverviewResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -135,6 +136,7 @@ const SCHEMAS = {
   PutWebhookRequest: PutWebhookRequestSchema,
   Webhook: WebhookSchema,
   ListWebhooksResponse: ListWebhooksResponseSchema,
+  OverviewResponse: OverviewResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

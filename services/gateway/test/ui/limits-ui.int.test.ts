@@ -1,20 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { launchBrowser, screenshot, tabTo } from './browser';
+import { scripted } from './scripted-spec';
 
 jest.setTimeout(300_000);
 
 const WS = 'yard';
 const base = `/v1/workspaces/${WS}`;
 
-const scripted = (name: string, kind: string, script: unknown[], extra: Record<string, unknown> = {}, stepMs = 50) => ({
-  name,
-  instructions: 'Act on the fact.',
-  model: { provider: 'scripted', name: 'script', params: { stepMs } },
-  script,
-  triggers: [{ kind }],
-  ...extra,
-});
 /** A step that records a fact through the platform's MCP tools: the next agent's run is caused by this one. */
 const emit = (kind: string) => ({ tool: 'platform.emit_event', arguments: { kind, subject: { type: 'incident', id: '{{event.subject.id}}' } } });
 const emitter = { permissionMode: 'bypass', tools: { platform: ['emit_event'] } };

@@ -11,6 +11,7 @@ import { AuditPage } from './pages/audit';
 import { EventDetailPage } from './pages/event-detail';
 import { EventsPage } from './pages/events';
 import { FleetPage } from './pages/fleet';
+import { OverviewRoute } from './pages/overview-route';
 import { RunDetailPage } from './pages/run-detail';
 import { SignInPage } from './pages/sign-in';
 import { TeamPage } from './pages/team';
@@ -40,6 +41,7 @@ function App() {
         <Route path="/events/:id" component={EventDetailPage} />
         <Route path="/team" component={TeamPage} />
         <Route path="/audit" component={AuditPage} />
+        <Route path="/overview" component={OverviewRoute} />
         <Route>
           <p role="alert">No such page.</p>
         </Route>
