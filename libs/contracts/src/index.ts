@@ -437,6 +437,18 @@ export {
 } from './teammates';
 export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus, TeammateWatch } from './teammates';
 export {
+  DeadLettersGrowingPayloadSchema,
+  MAX_OPS_RUNS_LISTED,
+  ModelErrorsPayloadSchema,
+  OPS_FACT_KINDS,
+  OPS_FACT_PAYLOAD_SCHEMAS,
+  OPS_SUBJECT_TYPE,
+  QueueBackloggedPayloadSchema,
+  QueueRecoveredPayloadSchema,
+  RunnerLostPayloadSchema,
+} from './ops-facts';
+export type { DeadLettersGrowingPayload, ModelErrorsPayload, OpsFactKind, QueueBackloggedPayload, QueueRecoveredPayload, RunnerLostPayload } from './ops-facts';
+export {
   GITHUB_DEFAULT_KIND,
   HeaderNameSchema,
   JSON_PATH_PATTERN,

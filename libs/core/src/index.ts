@@ -6,6 +6,8 @@ export { compileFilter, explainFilter, FILTER_MISS_SEEN_MAX_CHARS } from './trig
 export type { FactPredicate, FilterMiss } from './trigger-filter';
 export { agentFact, approvalFact, collaboratorFact, delegationReturnedFact, messageSentFact, settingsChangedFact, taskFact, teammateFact } from './platform-facts';
 export type { ApprovalFactKind, ChangeAuthor } from './platform-facts';
+export { opsFact } from './ops-facts';
+export type { OpsFactPayloads } from './ops-facts';
 export { mattermostLinkFact, notificationSettingsChange, notificationSettingsFact, secretFact, tokenFact } from './audit-facts';
 export { isSecretsKey, newSecretsKey, parseSecretsKey, SecretBox, secretsKeyId } from './secret-box';
 export type { SealedSecret, SecretBoxOptions, SecretScope } from './secret-box';

@@ -214,7 +214,7 @@ export class OutboxRelay {
     this.schedule();
   }
 
-  /** Whether this relay holds the lock (tests). */
+  /** Whether this relay holds the lock: the one process that drains (and, in the event-log, runs the ops watcher). */
   get isLeader(): boolean {
     return this.leader;
   }

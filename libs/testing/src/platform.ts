@@ -79,6 +79,8 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
     CLAIM_IDLE_MS: '1500',
     INGEST_TRIM_INTERVAL_MS: '500',
     PORT: '0',
+    // Ops facts (decision 0038) would add platform.* facts to tests that count facts; their own tests turn them on.
+    OPS_FACTS_ENABLED: 'false',
     ...options.env,
   };
   const eventLogs: ServiceProcess[] = [];

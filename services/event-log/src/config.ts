@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { BaseEnvSchema, loadConfig } from '@switchyard/config';
+import { BaseEnvSchema, envBoolean, loadConfig } from '@switchyard/config';
 
 export const EventLogEnvSchema = BaseEnvSchema.extend({
   /** `facts` is trimmed to about this many entries; PostgreSQL keeps them all. */
@@ -29,6 +29,26 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
    * relay tries to take over from one that died. @defaultValue 1000
    */
   OUTBOX_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /**
+   * Whether the ops watcher records the platform's own trouble (lost runners,
+   * backlogged lanes, growing dead letters, failing models) as `platform.*`
+   * facts in the workspaces it affects (decision 0038). @defaultValue true
+   */
+  OPS_FACTS_ENABLED: envBoolean.default(true),
+  /** How often the ops watcher looks; one event-log replica looks at a time (the outbox relay's leader). @defaultValue 10000 */
+  OPS_WATCH_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /**
+   * At most one ops fact per kind, workspace and key (a runner, a lane, a
+   * stream and group, a model provider) per this window; model errors and
+   * dead letters are counted over it too. @defaultValue 300000
+   */
+  OPS_FACT_WINDOW_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+  /** Queued runs from which a lane is backlogged (`platform.queue_backlogged`); it recovers below half of it. @defaultValue 100 */
+  OPS_QUEUE_BACKLOG_DEPTH: z.coerce.number().int().min(1).default(100),
+  /** New dead letters of a workspace in one stream and group within the window that make a `platform.dead_letters_growing`. @defaultValue 1 */
+  OPS_DEAD_LETTERS_MIN: z.coerce.number().int().min(1).default(1),
+  /** Runs of a workspace failed by one model provider's errors within the window that make a `platform.model_errors`. @defaultValue 3 */
+  OPS_MODEL_ERRORS_MIN: z.coerce.number().int().min(1).default(3),
   /** Port of /healthz, /readyz and /metrics; 0 picks a free one. */
   EVENT_LOG_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9101),
 });
