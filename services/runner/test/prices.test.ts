@@ -57,6 +57,8 @@ describe('model prices', () => {
       OPENAI_API_KEY: undefined,
       MODEL_TIMEOUT_MS: 60_000,
       MODEL_MAX_ATTEMPTS: 4,
+      RUNNER_MODEL_ALLOW_PRIVATE: false,
+      RUNNER_MODEL_ALLOWED_HOSTS: [],
     });
   });
 
