@@ -29,7 +29,7 @@ COPY scripts/prisma-generate.mjs ./scripts/
 RUN npm run db:generate
 # The web UI (decision 0029): built here with the dev dependencies (Vite), served by the gateway.
 COPY services/gateway/ui ./services/gateway/ui
-# The one contracts module the page bundles (it imports nothing): the audit kinds (decision 0036).
+# The one contracts module the page bundles (it imports nothing): the audit kinds (decision 0040).
 COPY libs/contracts/src/audit-kinds.ts ./libs/contracts/src/
 COPY scripts/build-ui.mjs ./scripts/
 RUN npm run ui:build

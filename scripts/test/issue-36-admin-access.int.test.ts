@@ -137,6 +137,17 @@ describe('npm run admin recovers access (real processes)', () => {
     await waitFor(async () => (await whoami(token)).status === 401, { timeoutMs: 15_000, what: 'the revoked token refused' });
     const again = await admin('revoke-token', WS, id);
     expect(again).toMatchObject({ code: 0, stdout: expect.stringContaining(`token ${id} was already revoked`) });
+    // The audit trail: one token.created and one token.revoked (not two), naming the operator, never the secret.
+    const factsOf = async () =>
+      (await pg.query("SELECT kind, actor, payload FROM platform_events WHERE subject_type = 'token' AND subject_id = $1 ORDER BY seq", [id])).rows;
+    await waitFor(async () => (await factsOf()).length === 2, { timeoutMs: 15_000, what: "the token's two audit facts" });
+    const facts = await factsOf();
+    expect(facts.map((fact) => fact.kind)).toEqual(['token.created', 'token.revoked']);
+    for (const fact of facts) {
+      expect(fact.actor).toEqual({ type: 'system', id: 'admin-cli', name: 'operator (npm run admin)' });
+      expect(fact.payload).toEqual({ id, name: 'leaked', role: 'member', prefix: token.slice(0, 9), expiresAt: null, userId: adminId });
+      expect(JSON.stringify(fact)).not.toContain(token);
+    }
   });
 
   it('revoke-token by the whole token, never printing it back; another workspace’s token is not found there', async () => {

@@ -1,5 +1,5 @@
 /*
- * The audit trail's fact kinds (decision 0036), in a module that imports
+ * The audit trail's fact kinds (decision 0040), in a module that imports
  * nothing, so that the fact schemas can refuse them from producers without an
  * import cycle. The kinds of other families are spelled here as literals; a
  * test checks them against those families' constants.
@@ -25,7 +25,8 @@ export type MattermostFactKind = (typeof MATTERMOST_FACT_KINDS)[keyof typeof MAT
  * governance changes — tokens; people (`member.*`: invited, joined, a role
  * changed, removed); secrets; notifications and Mattermost links; the kill
  * switch and approvals setting (`workspace.settings_changed`); collaborator
- * rules; agents created, saved, enabled, disabled, deleted. Run, approval,
+ * rules; inbound webhooks configured or deleted; agents created, saved,
+ * enabled, disabled, deleted. Run, approval,
  * task and message facts are work, not governance: `/events` reads them.
  * Only the platform records these kinds: a producer's post of one is refused.
  */
@@ -40,6 +41,8 @@ export const AUDIT_FACT_KINDS: readonly string[] = [
   ...Object.values(MATTERMOST_FACT_KINDS),
   'workspace.settings_changed',
   'agent.collaborator_changed',
+  'webhook.configured',
+  'webhook.deleted',
   'agent.created',
   'agent.updated',
   'agent.enabled',

@@ -5,7 +5,7 @@ import { ActorSchema, FactSchema, KindGlobSchema } from './facts';
 import { NotificationConnectionSchema } from './notifications';
 
 /*
- * The audit trail (decision 0036): the facts that record a governance change —
+ * The audit trail (decision 0040): the facts that record a governance change —
  * who may act (tokens, members), with which credentials (secrets), where the
  * platform speaks (notifications, Mattermost links), what agents may do
  * (agents, collaborator rules) and whether they run (the kill switch). Each

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SubjectSchema } from './facts';
 
 /**
- * Inbound webhooks (docs/webhooks.md, decision 0036): a sender posts to
+ * Inbound webhooks (docs/webhooks.md, decision 0039): a sender posts to
  * `/v1/workspaces/{ws}/webhooks/{name}` with no platform token; the delivery
  * is verified against the webhook's secret and becomes one fact.
  */

@@ -3,6 +3,7 @@ import {
   AUDIT_FACT_KINDS,
   AuditQuerySchema,
   COLLABORATOR_FACT_KINDS,
+  WEBHOOK_FACT_KINDS,
   isAuditKind,
   KindSchema,
   PostEventBatchRequestSchema,
@@ -16,8 +17,8 @@ import {
  * them to the families' own constants, and show a producer cannot post one.
  */
 describe('audit kinds', () => {
-  it('hold every agent registry kind, the collaborator and settings kinds, each a valid kind, once', () => {
-    for (const kind of [...Object.values(AGENT_FACT_KINDS), ...Object.values(COLLABORATOR_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged]) {
+  it('hold every agent registry kind, the collaborator, settings and webhook kinds, each a valid kind, once', () => {
+    for (const kind of [...Object.values(AGENT_FACT_KINDS), ...Object.values(COLLABORATOR_FACT_KINDS), ...Object.values(WEBHOOK_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged]) {
       expect(AUDIT_FACT_KINDS).toContain(kind);
     }
     for (const kind of AUDIT_FACT_KINDS) expect(KindSchema.safeParse(kind).success).toBe(true);

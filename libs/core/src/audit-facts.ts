@@ -14,7 +14,7 @@ import {
 import { changeFact, type ChangeAuthor } from './platform-facts';
 
 /*
- * Builders of the audit trail's facts (decision 0036): one per family, each
+ * Builders of the audit trail's facts (decision 0040): one per family, each
  * recorded by its store in the transaction of the change (decision 0024).
  * None of them is handed a secret value: a token is its listed info, a
  * secret its name, a connection its secrets' names.

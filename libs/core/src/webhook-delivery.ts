@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   AppError,
   ErrorCode,
+  isAuditKind,
   KindSchema,
   MAX_PAYLOAD_BYTES,
   MAX_WEBHOOK_DELIVERY_ID_CHARS,
@@ -58,7 +59,14 @@ export function kindPartOf(value: string): string {
   return value.trim().toLowerCase().replace(/[\s-]+/g, '_');
 }
 
+/** The delivery's kind; an audit trail kind is the platform's own, never a sender's (decision 0040). */
 function kindOf(delivery: WebhookDelivery): string {
+  const kind = mappedKindOf(delivery);
+  if (isAuditKind(kind)) throw invalid('kind', `${quoted(kind)} is recorded by the platform only (the audit trail)`);
+  return kind;
+}
+
+function mappedKindOf(delivery: WebhookDelivery): string {
   const { header, path, prefix = '' } = delivery.mapping.kind;
   if (header === undefined && path === undefined) return prefix;
   const value = header !== undefined ? delivery.header(header) : resolveJsonPath(delivery.body, path!);

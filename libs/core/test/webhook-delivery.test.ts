@@ -84,6 +84,18 @@ describe('issue 36: a delivery as one fact', () => {
     expect(() => webhookDeliveryFact(delivery(mapping, { 'x-github-delivery': 'd' }, push, 'github'), 'x')).toThrow(expect.objectContaining({ data: expect.objectContaining({ field: 'kind' }) }));
   });
 
+  it("refuses an audit trail kind: a sender never records the platform's own facts", () => {
+    const fromPath: WebhookMapping = { kind: { path: '$.action' }, subject: { type: 'build', idPath: '$.id' } };
+    for (const action of ['token.created', 'Member.Removed', 'webhook.deleted']) {
+      expect(() => webhookDeliveryFact(delivery(fromPath, {}, { action, id: 7 }), 'x')).toThrow(
+        expect.objectContaining({ code: 'WEBHOOK_DELIVERY_INVALID', message: expect.stringContaining('recorded by the platform only'), data: expect.objectContaining({ field: 'kind' }) }),
+      );
+    }
+    const fixed: WebhookMapping = { kind: { prefix: 'secret.set' }, subject: { type: 'build', idPath: '$.id' } };
+    expect(() => webhookDeliveryFact(delivery(fixed, {}, { id: 7 }), 'x')).toThrow(expect.objectContaining({ data: expect.objectContaining({ field: 'kind' }) }));
+    expect(webhookDeliveryFact(delivery(fromPath, {}, { action: 'token.created.v2', id: 7 }), 'x').kind).toBe('token.created.v2');
+  });
+
   it('takes a string or number subject id, refuses anything else (subject)', () => {
     const subjectOf = (id: unknown) => webhookDeliveryFact(delivery({ kind: { prefix: 'ci.done' }, subject: { type: 'build', idPath: '$.id' } }, {}, { id }), 'x').subject;
     expect(subjectOf(42)).toEqual({ type: 'build', id: '42' });

@@ -1,7 +1,18 @@
-import { AdminCreateTokenArgsSchema, AdminTokenRefSchema, AdminWorkspaceArgSchema } from '@switchyard/contracts';
+import { type Actor, AdminCreateTokenArgsSchema, AdminTokenRefSchema, AdminWorkspaceArgSchema, TOKEN_FACT_KINDS, type TokenFactKind } from '@switchyard/contracts';
+import { newId, tokenFact } from '@switchyard/core';
+import { recordFacts, type SqlRunner } from '@switchyard/db';
 import { type AdminCommand, parseCommandArgs, parseCommandInput, printListing } from './admin-command';
-import { findWorkspace, tokenOwner } from './workspace-members';
+import { type AdminWorkspace, findWorkspace, tokenOwner } from './workspace-members';
 import { type AdminTokenListing, createWorkspaceToken, findTokenId, listWorkspaceTokens, revokeWorkspaceToken } from './workspace-tokens';
+
+/** Who the audit trail names for the CLI's changes: the operator at the machine, not a member. */
+const OPERATOR: Actor = { type: 'system', id: 'admin-cli', name: 'operator (npm run admin)' };
+
+/** Records the token's audit fact (token.created | token.revoked) in the transaction of the change. */
+async function recordTokenFact(tx: SqlRunner, workspace: AdminWorkspace, kind: TokenFactKind, token: AdminTokenListing): Promise<void> {
+  const fact = tokenFact({ workspaceId: workspace.id, workspaceSlug: workspace.slug, actor: OPERATOR }, kind, token);
+  await recordFacts(tx, [{ fact, correlationId: `admin-${newId()}` }]);
+}
 
 /** `create-token <workspace> --role <role> [--name N] [--user <userId>]`: a token of a member, printed once. */
 export const createTokenCommand: AdminCommand = {
@@ -12,7 +23,11 @@ export const createTokenCommand: AdminCommand = {
     const input = parseCommandInput(AdminCreateTokenArgsSchema, { workspace: positionals[0], role: values.role, name: values.name, user: values.user });
     const workspace = await findWorkspace(sql(), input.workspace);
     const owner = await tokenOwner(sql(), workspace, input.role, input.user);
-    const { info, secret } = await createWorkspaceToken(sql(), { workspaceId: workspace.id, userId: owner.userId, name: input.name, role: input.role });
+    const { info, secret } = await sql().transaction(async (tx) => {
+      const created = await createWorkspaceToken(tx, { workspaceId: workspace.id, userId: owner.userId, name: input.name, role: input.role });
+      await recordTokenFact(tx, workspace, TOKEN_FACT_KINDS.created, created.info);
+      return created;
+    });
     print(`token "${info.name}" (${info.role}) of ${owner.name} (${owner.userId}) in ${workspace.slug}: id ${info.id}, prefix ${info.prefix}`);
     print('token (shown once, store it now):');
     print(secret);
@@ -51,7 +66,11 @@ export const revokeTokenCommand: AdminCommand = {
     const ref = parseCommandInput(AdminTokenRefSchema, positionals[1]);
     const workspace = await findWorkspace(sql(), slug);
     const id = await findTokenId(sql(), workspace.id, ref);
-    const { revokedAt, already } = await revokeWorkspaceToken(sql(), workspace.id, id);
+    const { revokedAt, already } = await sql().transaction(async (tx) => {
+      const revoked = await revokeWorkspaceToken(tx, workspace.id, id);
+      if (!revoked.already) await recordTokenFact(tx, workspace, TOKEN_FACT_KINDS.revoked, revoked.token);
+      return revoked;
+    });
     // The gateways cache a token for TOKEN_CACHE_MS (5 s by default); the database refuses it at once.
     print(already ? `token ${id} was already revoked (${revokedAt.toISOString()})` : `token ${id} revoked; the gateways refuse it within TOKEN_CACHE_MS (5 s by default)`);
   },

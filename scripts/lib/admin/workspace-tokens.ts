@@ -75,16 +75,21 @@ export async function findTokenId(sql: SqlRunner, workspaceId: string, ref: stri
 /**
  * Revokes the workspace's token `tokenId` (its browser sessions end with it). A token revoked
  * already stays as it was.
- * @returns when it was revoked, and whether that was before this call
+ * @returns the token as listed, when it was revoked, and whether that was before this call
  */
-export async function revokeWorkspaceToken(sql: SqlRunner, workspaceId: string, tokenId: string): Promise<{ revokedAt: Date; already: boolean }> {
-  const rows = await sql.$queryRawUnsafe<Array<{ revokedAt: Date; already: boolean }>>(
-    `WITH before AS (SELECT revoked_at FROM api_tokens WHERE id = $1::uuid AND workspace_id = $2::uuid),
-          done AS (UPDATE api_tokens SET revoked_at = now() WHERE id = $1::uuid AND workspace_id = $2::uuid AND revoked_at IS NULL RETURNING revoked_at)
-     SELECT COALESCE((SELECT revoked_at FROM done), before.revoked_at) AS "revokedAt", (SELECT count(*) FROM done) = 0 AS already FROM before`,
+export async function revokeWorkspaceToken(sql: SqlRunner, workspaceId: string, tokenId: string): Promise<{ token: AdminTokenListing; revokedAt: Date; already: boolean }> {
+  const rows = await sql.$queryRawUnsafe<Array<TokenRow & { revokedNow: Date | null; already: boolean }>>(
+    `WITH done AS (UPDATE api_tokens SET revoked_at = now() WHERE id = $1::uuid AND workspace_id = $2::uuid AND revoked_at IS NULL RETURNING revoked_at)
+     SELECT ${TOKEN_INFO_COLUMNS}, t.user_id::text AS "userId", u.name AS "userName",
+            (SELECT revoked_at FROM done) AS "revokedNow", NOT EXISTS (SELECT 1 FROM done) AS already
+       FROM api_tokens t JOIN users u ON u.id = t.user_id
+      WHERE t.id = $1::uuid AND t.workspace_id = $2::uuid`,
     tokenId,
     workspaceId,
   );
-  if (!rows[0]) throw new AppError(ErrorCode.TOKEN_NOT_FOUND, `no token ${tokenId} in this workspace`, { id: tokenId });
-  return rows[0];
+  const row = rows[0];
+  if (!row) throw new AppError(ErrorCode.TOKEN_NOT_FOUND, `no token ${tokenId} in this workspace`, { id: tokenId });
+  // The statement's snapshot predates its own UPDATE: a token revoked now is read from the UPDATE's RETURNING.
+  const revokedAt = row.revokedNow ?? row.revokedAt!;
+  return { token: { ...toListing(row), revokedAt: revokedAt.toISOString() }, revokedAt, already: row.already };
 }

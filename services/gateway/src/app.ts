@@ -139,7 +139,7 @@ export interface GatewayAppDeps {
   notifications: NotificationCommandDeps;
   /** Mattermost's button callbacks and slash commands. */
   mattermost: Omit<MattermostIntegrationDeps, 'bodyLimitBytes'>;
-  /** The audit trail's reads (decision 0036). */
+  /** The audit trail's reads (decision 0040). */
   audit: AuditReader;
   /** The BullMQ dashboard: the operator's token and the queues shown; null: not served (decision 0033). */
   adminQueues: { token: string; queues: Queue[] } | null;
@@ -178,7 +178,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
   const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
   const webhookSettings = new WebhookSettings({ webhooks: deps.webhooks.store, secretBox: deps.secretBox, outbox: deps.outbox, allowUnsigned: deps.webhooks.allowUnsigned });
-  // Governance changes name their author on the facts they record (decision 0036).
+  // Governance changes name their author on the facts they record (decision 0040).
   const userName = (userId: string) => deps.steering.userName(userId);
   app.use(whoamiRoutes({ ...deps, authenticator }));
   app.use(uiSessionRoutes({ authenticator, uiSessions: deps.uiSessions, ttlSeconds: deps.uiSessionTtlSeconds, bodyLimitBytes: deps.bodyLimitBytes }));

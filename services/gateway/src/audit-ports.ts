@@ -16,7 +16,7 @@ export type NamedActor = Omit<Actor, 'name'> & { name: string | null };
 
 /**
  * Reads the audit trail: facts of the audit kinds (platform_events; no table
- * of its own, decision 0036). Every query is scoped by workspace id.
+ * of its own, decision 0040). Every query is scoped by workspace id.
  */
 export interface AuditReader {
   /** Facts newest first (seq descending). An actor recorded without a name gets the person's or agent's name now. */

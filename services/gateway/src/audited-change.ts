@@ -8,7 +8,7 @@ export type UserNameLookup = (userId: string) => Promise<string | null>;
 
 /**
  * The author of a governance change, its actor named as the person was named
- * when they made it (decision 0036: the audit trail says who, not an id). An
+ * when they made it (decision 0040: the audit trail says who, not an id). An
  * actor already named, or an agent, is kept as it is.
  */
 export async function namedAuthorOf(principal: Principal, userName: UserNameLookup): Promise<ChangeAuthor> {

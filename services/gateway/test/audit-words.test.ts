@@ -41,6 +41,9 @@ describe('the audit page’s words', () => {
     ['agent.updated', { name: 'triage', version: 4, enabled: true }, 'saved version 4 of agent triage'],
     ['member.role_changed', { userId: 'u-bea', role: 'admin', previousRole: 'member' }, 'changed Bea’s role from member to admin'],
     ['member.removed', { userId: 'u-9876543210' }, 'removed member 76543210 from the workspace'],
+    ['webhook.configured', { name: 'gh', verifier: 'github', created: true }, 'created inbound webhook gh (github)'],
+    ['webhook.configured', { name: 'gh', verifier: 'hmac-sha256', created: false }, 'changed inbound webhook gh (hmac-sha256)'],
+    ['webhook.deleted', { name: 'gh', verifier: 'github' }, 'deleted inbound webhook gh'],
   ])('%s %j reads “%s”', (kind, payload, words) => {
     expect(whatWasDone(fact(kind, payload), names)).toBe(words);
   });
@@ -51,5 +54,7 @@ describe('the audit page’s words', () => {
     expect(whoDid(fact('secret.set', {}, undefined, { type: 'member', id: 'u-0123456789ab' }), names)).toBe('member 456789ab');
     expect(whoDid(fact('agent.created', {}, undefined, { type: 'agent', id: 'a-1' }), { ...names, actor: () => 'triage' })).toBe('agent triage');
     expect(whoDid(fact('agent.created', {}), names)).toBe('someone');
+    expect(whoDid(fact('token.created', {}, undefined, { type: 'system', id: 'admin-cli', name: 'operator (npm run admin)' }), names)).toBe('operator (npm run admin)');
+    expect(whoDid(fact('token.created', {}, undefined, { type: 'system', id: 'ops' }), names)).toBe('the platform');
   });
 });

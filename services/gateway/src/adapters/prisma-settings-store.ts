@@ -19,7 +19,7 @@ export class PrismaSettingsStore implements SettingsStore {
 
   async put(workspaceId: string, settings: PutSettingsRequest, facts: FactsOf<SettingsChange>): Promise<WorkspaceSettings> {
     return this.prisma.$transaction(async (tx) => {
-      // One save of a workspace's settings at a time, so each knows what it changed (the audit trail, decision 0036):
+      // One save of a workspace's settings at a time, so each knows what it changed (the audit trail, decision 0040):
       // the lock comes first, then a read that sees every save before it (a statement of its own: its own snapshot).
       await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('workspace-settings:' || ${workspaceId}, 0))::text`;
       const [before] = await tx.$queryRaw<SettingsRow[]>`SELECT agents_paused, approvals FROM workspace_settings WHERE workspace_id = ${workspaceId}::uuid`;

@@ -6,7 +6,7 @@ import { principalOf, requireRole } from '../http/auth';
 import { parseQuery } from '../http/validate';
 
 /**
- * The audit trail under `/v1/workspaces/{ws}/audit` (decision 0036): admins
+ * The audit trail under `/v1/workspaces/{ws}/audit` (decision 0040): admins
  * read who changed tokens, members, secrets, notifications, links, agents,
  * collaborator rules and the kill switch, newest first.
  */

@@ -3,7 +3,7 @@ import { ERROR_RESPONSES as errors, jsonResponse as json, queryParameters, WS_PA
 import type { OpenApiPaths } from './openapi';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
-/** The audit trail's reads (decision 0036, docs/audit.md). */
+/** The audit trail's reads (decision 0040, docs/audit.md). */
 export function auditPaths(): OpenApiPaths {
   return {
     [`${base}/audit`]: {

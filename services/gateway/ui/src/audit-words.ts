@@ -19,7 +19,7 @@ export function whoDid(fact: Fact, names: AuditNames): string {
   if (!actor) return 'someone';
   const name = actor.name ?? names.actor(actor.type, actor.id);
   if (actor.type === 'agent') return `agent ${name ?? short(actor.id)}`;
-  if (actor.type === 'system') return 'the platform';
+  if (actor.type === 'system') return actor.name ?? 'the platform';
   return name ?? `${actor.type} ${short(actor.id)}`;
 }
 
@@ -103,6 +103,10 @@ export function whatWasDone(fact: Fact, names: AuditNames): string {
       return settingsWords(p);
     case 'agent.collaborator_changed':
       return collaboratorWords(fact, names);
+    case 'webhook.configured':
+      return `${p.created === true ? 'created' : 'changed'} inbound webhook ${text(p.name) ?? fact.subject.id} (${text(p.verifier) ?? '?'})`;
+    case 'webhook.deleted':
+      return `deleted inbound webhook ${text(p.name) ?? fact.subject.id}`;
     case 'agent.created':
       return `created agent ${agent}`;
     case 'agent.updated':
