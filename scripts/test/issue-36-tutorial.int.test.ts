@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -72,6 +73,8 @@ describe('the README tutorial', () => {
     };
 
     beforeAll(async () => {
+      // The tutorial's blocks need bash, curl and jq, as a reader's machine does.
+      for (const tool of ['bash', 'curl', 'jq']) execFileSync(tool, ['--version'], { stdio: 'ignore' });
       [db, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
       model = await startLocalOpenAiServer({ respond: () => ({ type: 'message', content: ANSWER, usage: { prompt_tokens: 40, completion_tokens: 14 } }) });
       mattermost = await startLocalMattermostServer();
