@@ -76,7 +76,7 @@ export function approvalRequestMessage(approval: ApprovalFactPayload, workspace:
     name: decision === 'approve' ? 'Approve' : 'Deny',
     type: 'button' as const,
     style: decision === 'approve' ? ('success' as const) : ('danger' as const),
-    integration: { url: signer!.actionUrl, context: { ...signActionContext(signer!.key, { approvalId: approval.id, workspace, decision, exp }) } },
+    integration: { url: signer!.actionUrl, context: { ...signActionContext(signer!.key, { approvalId: approval.id, workspace, decision, exp, url: signer!.actionUrl }) } },
   });
   return {
     message: `**Approval requested** in \`${workspace}\` (\`${approval.id}\`)`,
