@@ -104,7 +104,7 @@ describe('issue 13: the OpenAPI document', () => {
   it('takes query parameters from the zod query schemas', () => {
     const paths = document.paths as Record<string, Record<string, { parameters: Array<{ name: string; in: string }> }>>;
     const query = (template: string) => paths[template]!.get!.parameters.filter((p) => p.in === 'query').map((p) => p.name);
-    expect(query('/v1/workspaces/{ws}/events')).toEqual(['after', 'kind', 'limit']);
+    expect(query('/v1/workspaces/{ws}/events')).toEqual(['after', 'kind', 'limit', 'order', 'before']);
     expect(query('/v1/workspaces/{ws}/runs')).toEqual(['agentId', 'status', 'eventId', 'causedByRunId', 'toolResult', 'after', 'limit']);
     expect(query('/v1/workspaces/{ws}/runs/{id}/transcript')).toEqual(['after', 'limit']);
   });

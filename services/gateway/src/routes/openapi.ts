@@ -99,8 +99,16 @@ function factAndTokenPaths(): OpenApiPaths {
       },
       get: {
         operationId: 'listEvents',
-        summary: 'List facts after a cursor',
-        parameters: [ws, ...queryParameters(ListEventsQuerySchema, { after: 'a seq: the nextCursor of the previous page', kind: 'kind glob: * one segment, ** any' })],
+        summary: 'List facts: oldest first after a cursor, or newest first (order=desc) paging back with before',
+        parameters: [
+          ws,
+          ...queryParameters(ListEventsQuerySchema, {
+            after: 'a seq: only facts after it (paging forward: the nextCursor of the previous page)',
+            kind: 'kind glob: * one segment, ** any',
+            order: 'asc (default): oldest first; desc: newest first',
+            before: 'a seq: only facts before it (paging back with order=desc: the nextCursor of the previous page)',
+          }),
+        ],
         responses: { '200': json('ListEventsResponse', 'a page of facts'), ...errors },
       },
     },
