@@ -1,25 +1,7 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import type { Express } from 'express';
 import { buildOpenApi } from '../src/routes/openapi';
 import { createInProcessGateway, type InProcessGateway } from './in-process-gateway';
-
-interface Verdict {
-  valid: boolean;
-  version?: string;
-  errors: unknown;
-}
-
-/** Runs the maintained OpenAPI validator (an ES module) in a child Node process on the document. */
-function validate(document: unknown): Promise<Verdict> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [path.join(__dirname, 'validate-openapi.mjs')], (error, stdout, stderr) => {
-      if (error) reject(new Error(`validator failed: ${stderr || error.message}`));
-      else resolve(JSON.parse(stdout) as Verdict);
-    });
-    child.stdin!.end(JSON.stringify(document));
-  });
-}
+import { validateOpenApi as validate } from './openapi-validator';
 
 interface RouterLayer {
   rawPath?: string;

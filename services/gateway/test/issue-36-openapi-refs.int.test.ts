@@ -1,21 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { z } from 'zod';
 import { componentSchemas } from '../src/routes/openapi-components';
 import { createInProcessGateway, type InProcessGateway } from './in-process-gateway';
-
-/** Runs the maintained OpenAPI validator (an ES module) in a child Node process on the document. */
-function validate(document: unknown): Promise<{ valid: boolean; version?: string; errors: unknown }> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [path.join(__dirname, 'validate-openapi.mjs')], (error, stdout, stderr) => {
-      if (error) reject(new Error(`validator failed: ${stderr || error.message}`));
-      else resolve(JSON.parse(stdout) as { valid: boolean; version?: string; errors: unknown });
-    });
-    child.stdin!.end(JSON.stringify(document));
-  });
-}
+import { validateOpenApi as validate } from './openapi-validator';
 
 /** Every `$ref` value in a JSON value. */
 function refsIn(value: unknown, found: string[] = []): string[] {

@@ -15,6 +15,7 @@ import {
   type TestMcpHttpServer,
   type TestPlatform,
 } from '@switchyard/testing';
+import { deployerSpec } from './scripted-spec';
 import { launchBrowser, screenshot, signedInPage } from './browser';
 
 jest.setTimeout(300_000);
@@ -73,14 +74,7 @@ describe('issue 36: UI defects (headless Chromium, real processes)', () => {
       rules: [{ id: 'asks', kind: 'approval.requested' }],
     });
     expect(saved.status).toBe(200);
-    const created = await admin('POST', `${base}/agents`, {
-      name: 'deployer',
-      instructions: 'Deploy what is asked.',
-      model: { provider: 'scripted', name: 'script', params: { stepMs: 50 } },
-      script: [{ say: 'deploying the release', tool: 'web.echo', arguments: { text: 'deploy 1.2.3' } }, { say: 'deployed' }],
-      triggers: [{ kind: 'deploy.requested' }],
-      tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
-    });
+    const created = await admin('POST', `${base}/agents`, deployerSpec(mcp.url));
     expect(created.status).toBe(201);
     page = await signedInPage(browser, platform.gatewayUrl, token);
     expect((await admin('POST', `${base}/events`, { kind: 'deploy.requested', subject: { type: 'release', id: '1.2.3' } })).status).toBe(202);
