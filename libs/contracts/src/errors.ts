@@ -141,6 +141,13 @@ export enum ErrorCode {
   INTEGRATION_SIGNATURE_INVALID = 'INTEGRATION_SIGNATURE_INVALID',
   /** A Mattermost button's signed context is past its expiry. `data`: `{ expiredAt }`. */
   INTEGRATION_CONTEXT_EXPIRED = 'INTEGRATION_CONTEXT_EXPIRED',
+  /**
+   * A Mattermost confirmation was clicked by (or is linked to) someone other than the Mattermost user and
+   * member it was issued for: a re-targeted context (decision 0043). `data`: `{ reason: 'user' | 'member' }`.
+   */
+  INTEGRATION_CONTEXT_USER_MISMATCH = 'INTEGRATION_CONTEXT_USER_MISMATCH',
+  /** A Mattermost confirmation was used already: a replayed context (decision 0043). */
+  INTEGRATION_CONTEXT_REPLAYED = 'INTEGRATION_CONTEXT_REPLAYED',
   /** The Mattermost user is not linked to a member of the workspace (`/switchyard link <code>`). */
   INTEGRATION_USER_NOT_LINKED = 'INTEGRATION_USER_NOT_LINKED',
   /** A Mattermost link code is unknown, used or expired. */

@@ -125,14 +125,22 @@ export type AcceptedFact = z.infer<typeof AcceptedFactSchema>;
 
 /** `GET /v1/workspaces/{ws}/events` query. */
 export const ListEventsQuerySchema = z.strictObject({
+  /** Only facts with a greater seq. */
   after: z.coerce.number().int().min(0).default(0),
   kind: KindGlobSchema.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
+  /** `asc` (the default): oldest first, paged forward with `after`; `desc`: newest first, paged back with `before`. */
+  order: z.enum(['asc', 'desc']).default('asc'),
+  /** Only facts with a smaller seq (paging back with `order=desc`: the previous page's nextCursor). */
+  before: z.coerce.number().int().min(1).optional(),
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuerySchema>;
 
 export const ListEventsResponseSchema = z.strictObject({
   events: z.array(FactSchema),
-  /** Pass as `after` to get the next page; the last seq seen (or `after` when empty). */
+  /**
+   * The last seq of the page: pass it as `after` for the next page (`asc`; `after` itself when empty)
+   * or as `before` for the previous one (`desc`; when empty, `before` or 0: there is nothing older).
+   */
   nextCursor: z.number().int().min(0),
 });

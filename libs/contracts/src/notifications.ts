@@ -130,13 +130,29 @@ export const NotificationJobSchema = z.discriminatedUnion('type', [
 ]);
 export type NotificationJob = z.infer<typeof NotificationJobSchema>;
 
-/** What a button's signed context carries; `sig` is an HMAC over the rest (see signActionContext in libs/core). */
+/**
+ * What a button's signed context carries; `sig` is an HMAC over the rest (see
+ * signActionContext in libs/core). Two kinds (decision 0043):
+ * - a channel post's button (`url`, no `userId`): anyone in the channel may
+ *   click it; it decides nothing, it asks the clicking user to confirm;
+ * - a confirmation (`userId`, `memberId`, `nonce`): posted to the clicking
+ *   user alone, valid once, only for that Mattermost user linked to that member.
+ * A context without `url` and `userId` is a button posted before decision 0043.
+ */
 export const MattermostActionContextSchema = z.strictObject({
   approvalId: ApprovalIdSchema,
   workspace: WorkspaceSlugSchema,
   decision: ApprovalDecisionSchema,
-  /** Unix milliseconds after which the button is refused (the approval's expiry). */
+  /** Unix milliseconds after which the button is refused (the approval's expiry; a confirmation's is sooner). */
   exp: z.number().int().positive(),
+  /** The URL Mattermost calls for the button (NOTIFIER_ACTION_URL): where the confirmation's buttons call too. */
+  url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
+  /** A confirmation's: the Mattermost user it was issued for (the one who clicked the channel's button). */
+  userId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  /** A confirmation's: the member that Mattermost user was linked to when it was issued; the decision is recorded for them. */
+  memberId: z.uuid().optional(),
+  /** A confirmation's: single use (a replay is refused). */
+  nonce: z.string().regex(/^[A-Za-z0-9_-]{22}$/).optional(),
   sig: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
 });
 export type MattermostActionContext = z.infer<typeof MattermostActionContextSchema>;

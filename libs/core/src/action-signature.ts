@@ -14,10 +14,16 @@ export function actionSigningKey(secretsKey: string): Buffer {
   return Buffer.from(hkdfSync('sha256', parseSecretsKey(secretsKey), Buffer.alloc(0), 'switchyard mattermost actions v1', 32));
 }
 
+/** The fields a v2 context adds (decision 0043); present or absent, each is signed. */
+const V2_FIELDS = ['url', 'userId', 'memberId', 'nonce'] as const;
+
 function mac(key: Uint8Array, context: UnsignedActionContext): Buffer {
   // A fixed field order: the signature must not depend on how JSON was re-serialized on the way.
-  const text = [context.approvalId, context.workspace, context.decision, String(context.exp)].join('\n');
-  return createHmac('sha256', key).update(text).digest();
+  const v1 = [context.approvalId, context.workspace, context.decision, String(context.exp)];
+  // A v2 context signs its added fields too, under a label no v1 text can start with (a v1 text starts with a UUID).
+  const v2 = V2_FIELDS.some((field) => context[field] !== undefined);
+  const text = v2 ? ['v2', ...v1, ...V2_FIELDS.map((field) => context[field] ?? '')] : v1;
+  return createHmac('sha256', key).update(text.join('\n')).digest();
 }
 
 /** The context with its HMAC-SHA256 (base64url) in `sig`. */

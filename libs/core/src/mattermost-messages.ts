@@ -62,21 +62,22 @@ export function approvalOf(fact: Fact): ApprovalFactPayload | null {
   return parsed.success ? parsed.data : null;
 }
 
-function approvalText(approval: ApprovalFactPayload): string {
+function approvalText(approval: ApprovalFactPayload, agentName: string | null): string {
   const what = approval.tool ? `\`${approval.tool.name}\` (${approval.tool.class})` : 'the run’s plan';
   const reason = approval.reason ? `\n> ${neutralize(approval.reason.slice(0, 500))}` : '';
-  return `Run \`${approval.runId}\` asks to use ${what}.${reason}\n\`\`\`\n${approval.argumentsPreview.slice(0, 1_500).replace(/```/g, "'''")}\n\`\`\``;
+  const who = agentName ? `Agent **${neutralize(agentName)}** (run \`${approval.runId}\`)` : `Agent \`${approval.agentId}\` (run \`${approval.runId}\`)`;
+  return `${who} asks to use ${what}.${reason}\n\`\`\`\n${approval.argumentsPreview.slice(0, 1_500).replace(/```/g, "'''")}\n\`\`\``;
 }
 
-/** A pending approval's post: its summary and, with a signer, Approve and Deny buttons. */
-export function approvalRequestMessage(approval: ApprovalFactPayload, workspace: string, signer: ButtonSigner | null): RenderedMessage {
+/** A pending approval's post: the agent that asks (by name when known), its summary and, with a signer, Approve and Deny buttons. */
+export function approvalRequestMessage(approval: ApprovalFactPayload, workspace: string, signer: ButtonSigner | null, agentName: string | null = null): RenderedMessage {
   const exp = Date.parse(approval.expiresAt);
   const button = (decision: 'approve' | 'deny') => ({
     id: decision,
     name: decision === 'approve' ? 'Approve' : 'Deny',
     type: 'button' as const,
     style: decision === 'approve' ? ('success' as const) : ('danger' as const),
-    integration: { url: signer!.actionUrl, context: { ...signActionContext(signer!.key, { approvalId: approval.id, workspace, decision, exp }) } },
+    integration: { url: signer!.actionUrl, context: { ...signActionContext(signer!.key, { approvalId: approval.id, workspace, decision, exp, url: signer!.actionUrl }) } },
   });
   return {
     message: `**Approval requested** in \`${workspace}\` (\`${approval.id}\`)`,
@@ -84,7 +85,7 @@ export function approvalRequestMessage(approval: ApprovalFactPayload, workspace:
       {
         fallback: `Approval requested: ${approval.id}`,
         color: '#f2a100',
-        text: approvalText(approval),
+        text: approvalText(approval, agentName),
         footer: `expires ${approval.expiresAt}`,
         ...(signer ? { actions: [button('approve'), button('deny')] } : {}),
       },
@@ -93,7 +94,7 @@ export function approvalRequestMessage(approval: ApprovalFactPayload, workspace:
 }
 
 /** A decided (or expired) approval's post: the outcome in place of the buttons. */
-export function approvalOutcomeMessage(approval: ApprovalFactPayload, workspace: string, deciderName: string | null): RenderedMessage {
+export function approvalOutcomeMessage(approval: ApprovalFactPayload, workspace: string, deciderName: string | null, agentName: string | null = null): RenderedMessage {
   const by =
     approval.decidedBy?.type === 'member' ? ` by ${neutralize(deciderName ?? approval.decidedBy.userId)}` : approval.decidedBy?.type === 'system' ? ` (${approval.decidedBy.reason})` : '';
   const outcome = approval.status === 'approved' ? 'Approved' : approval.status === 'denied' ? 'Denied' : approval.status === 'expired' ? 'Expired' : 'Pending';
@@ -104,7 +105,7 @@ export function approvalOutcomeMessage(approval: ApprovalFactPayload, workspace:
       {
         fallback: `Approval ${outcome.toLowerCase()}: ${approval.id}`,
         color: approval.status === 'approved' ? '#3db887' : '#d24b4e',
-        text: `${approvalText(approval)}\n**${outcome}**${by}${approval.decidedAt ? ` at ${approval.decidedAt}` : ''}${note}`,
+        text: `${approvalText(approval, agentName)}\n**${outcome}**${by}${approval.decidedAt ? ` at ${approval.decidedAt}` : ''}${note}`,
       },
     ],
   };

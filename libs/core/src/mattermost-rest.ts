@@ -81,6 +81,14 @@ export class MattermostRest {
     return this.call(apiUrl(target.serverUrl, '/api/v4/posts'), 'POST', target.token, post);
   }
 
+  /**
+   * `POST /api/v4/posts/ephemeral`: a post only `userId` sees, in the channel
+   * (bot; not stored by Mattermost, not readable by anyone else through its API).
+   */
+  createEphemeralPost(target: Extract<MattermostTarget, { type: 'bot' }>, userId: string, post: MattermostPostInput): Promise<MattermostAnswer> {
+    return this.call(apiUrl(target.serverUrl, '/api/v4/posts/ephemeral'), 'POST', target.token, { user_id: userId, post });
+  }
+
   /** `PUT /api/v4/posts/{id}/patch`: replaces the message and props of a post the bot made. */
   patchPost(target: Extract<MattermostTarget, { type: 'bot' }>, postId: string, patch: { message?: string; props?: MattermostPostInput['props'] }): Promise<MattermostAnswer> {
     return this.call(apiUrl(target.serverUrl, `/api/v4/posts/${encodeURIComponent(postId)}/patch`), 'PUT', target.token, patch);

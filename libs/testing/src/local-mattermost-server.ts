@@ -24,6 +24,8 @@ export interface LocalMattermostPost {
   update_at: number;
   /** Set for posts made through an incoming webhook. */
   webhook?: string;
+  /** Set for an ephemeral post (`POST /api/v4/posts/ephemeral`): the one user who sees it. */
+  ephemeralFor?: string;
 }
 
 /** One request the server answered. */
@@ -66,6 +68,8 @@ export interface LocalMattermostServer {
   heal(channelId: string): void;
   /** Posts to the channel are made at once but answered `ms` later (a crash in that window leaves a post its client never heard of). */
   delay(channelId: string, ms: number): void;
+  /** The ephemeral posts made for a user, oldest first. */
+  ephemeralFor(userId: string): LocalMattermostPost[];
   /** Clicks a button of a post as `user`, as Mattermost does; applies the `update` of a 200 answer. */
   click(postId: string, actionId: string, user: { id: string; name?: string }): Promise<{ status: number; body: unknown }>;
   /** Runs a slash command against `url` as Mattermost does (form body, `Authorization: Token`). */
@@ -168,6 +172,15 @@ export async function startLocalMattermostServer(options: { botToken?: string } 
         if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         return answer(req, res, 201, post, channelId);
       }
+      if (url.pathname === '/api/v4/posts/ephemeral' && req.method === 'POST') {
+        const userId = String(body.user_id ?? '');
+        const input = (body.post ?? {}) as Partial<LocalMattermostPost>;
+        const channelId = String(input.channel_id ?? '');
+        if (!userId || !/^[a-z0-9]{26}$/.test(channelId)) return answer(req, res, 400, { id: 'api.context.invalid_body_param.app_error', message: 'Invalid user_id or channel_id.', status_code: 400 }, channelId);
+        const post = createPost(input);
+        post.ephemeralFor = userId;
+        return answer(req, res, 201, post, channelId);
+      }
       const patch = /^\/api\/v4\/posts\/([a-z0-9]+)\/patch$/.exec(url.pathname);
       if (patch && req.method === 'PUT') {
         const post = posts.get(patch[1]!);
@@ -195,7 +208,8 @@ export async function startLocalMattermostServer(options: { botToken?: string } 
     botToken,
     posts,
     requests,
-    postsIn: (channelId) => [...posts.values()].filter((post) => post.channel_id === channelId),
+    postsIn: (channelId) => [...posts.values()].filter((post) => post.channel_id === channelId && post.ephemeralFor === undefined),
+    ephemeralFor: (userId) => [...posts.values()].filter((post) => post.ephemeralFor === userId),
     newChannelId: newId,
     addWebhook: (channelId) => {
       const key = randomBytes(10).toString('hex');
@@ -210,6 +224,8 @@ export async function startLocalMattermostServer(options: { botToken?: string } 
       const post = posts.get(postId);
       const action = post?.props.attachments?.flatMap((attachment) => attachment.actions ?? []).find((candidate) => candidate.id === actionId);
       if (!post || !action) throw new Error(`post ${postId} has no button ${actionId}`);
+      // Mattermost shows an ephemeral post, and so its buttons, to its one user only.
+      if (post.ephemeralFor !== undefined && post.ephemeralFor !== user.id) throw new Error(`post ${postId} is not shown to ${user.id}`);
       const response = await fetch(action.integration.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

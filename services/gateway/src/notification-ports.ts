@@ -54,3 +54,9 @@ export interface WorkspaceOverviewReader {
 export interface ApprovalDecisions {
   decide(principal: Principal, approvalId: string, request: DecideApprovalRequest, correlationId: string): Promise<Approval>;
 }
+
+/** Single use of Mattermost confirmations (decision 0043). */
+export interface ConfirmationNonces {
+  /** Marks the nonce used for `ttlMs`; false when it was used already (a replay). */
+  use(nonce: string, ttlMs: number): Promise<boolean>;
+}

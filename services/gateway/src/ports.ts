@@ -110,6 +110,8 @@ export interface FactReader {
     afterSeq: number,
     options: { kindGlob?: string; limit: number; uptoSeq?: number },
   ): Promise<Fact[]>;
+  /** Facts of a workspace with afterSeq < seq < beforeSeq (beforeSeq absent: no upper bound), newest first. */
+  listBefore(workspace: { id: string; slug: string }, beforeSeq: number | undefined, options: { kindGlob?: string; limit: number; afterSeq?: number }): Promise<Fact[]>;
   get(workspace: { id: string; slug: string }, id: string): Promise<Fact | null>;
   /** The last seq handed out in the workspace (0 when none). */
   lastSeq(workspaceId: string): Promise<number>;

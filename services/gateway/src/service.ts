@@ -8,6 +8,7 @@ import { Queue } from 'bullmq';
 import { NOTIFICATIONS_QUEUE, QUEUES } from '@switchyard/contracts';
 import { decideApproval } from './commands/decide-approval';
 import type { RunResumer } from './ports';
+import { RedisConfirmationNonces } from './adapters/redis-confirmation-nonces';
 import { PrismaNotificationStore } from './adapters/prisma-notification-store';
 import { PrismaOverviewReader } from './adapters/prisma-overview-reader';
 import type { ApprovalDecisions } from './notification-ports';
@@ -164,6 +165,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
       readSecret,
       signingKeys,
       decisions,
+      mattermost: mattermostRest,
+      nonces: new RedisConfirmationNonces(redis, config.REDIS_PREFIX),
       userName,
       overview: new PrismaOverviewReader(prisma),
       settings: new PrismaSettingsStore(prisma),

@@ -8,16 +8,18 @@ import type { AgentStore, AgentUsageReader, FactReader, Principal, RunListFilter
  * of another workspace is simply not found.
  */
 
-/** A page of facts after a `seq` cursor; `nextCursor` is the last seq seen (or `after`). */
+/** A page of facts: oldest first after a `seq` cursor, or newest first before one (`order=desc`); `nextCursor` is the last seq of the page. */
 export async function listEvents(
-  reader: Pick<FactReader, 'listAfter'>,
+  reader: Pick<FactReader, 'listAfter' | 'listBefore'>,
   principal: Principal,
-  query: { after: number; kind?: string; limit: number },
+  query: { after: number; kind?: string; limit: number; order?: 'asc' | 'desc'; before?: number },
 ): Promise<{ events: Fact[]; nextCursor: number }> {
-  const events = await reader.listAfter({ id: principal.workspaceId, slug: principal.workspaceSlug }, query.after, {
-    kindGlob: query.kind,
-    limit: query.limit,
-  });
+  const workspace = { id: principal.workspaceId, slug: principal.workspaceSlug };
+  if (query.order === 'desc') {
+    const events = await reader.listBefore(workspace, query.before, { kindGlob: query.kind, limit: query.limit, afterSeq: query.after });
+    return { events, nextCursor: events.at(-1)?.seq ?? query.before ?? 0 };
+  }
+  const events = await reader.listAfter(workspace, query.after, { kindGlob: query.kind, limit: query.limit, uptoSeq: query.before === undefined ? undefined : query.before - 1 });
   return { events, nextCursor: events.at(-1)?.seq ?? query.after };
 }
 

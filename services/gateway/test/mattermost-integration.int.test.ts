@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { actionSigningKey, newSecretsKey, signActionContext } from '@switchyard/core';
-import { apiClient, startLocalMattermostServer, startTestPlatform, type LocalMattermostServer, type TestPlatform } from '@switchyard/testing';
+import { apiClient, insertApproval, insertParkedRun, startLocalMattermostServer, startTestPlatform, type LocalMattermostServer, type TestPlatform } from '@switchyard/testing';
 
 type Api = ReturnType<typeof apiClient>;
 
@@ -157,20 +157,16 @@ describe('Mattermost integration at the gateway', () => {
 
   describe('buttons', () => {
     let approvalId: string;
-    const signed = (over: Partial<{ approvalId: string; workspace: string; decision: 'approve' | 'deny'; exp: number }> = {}) =>
-      signActionContext(actionSigningKey(key), { approvalId, workspace: 'acme', decision: 'approve', exp: Date.now() + 60_000, ...over });
+    const actionUrl = () => `${platform.gatewayUrl}/integrations/mattermost/actions`;
+    const signed = (over: Partial<{ approvalId: string; workspace: string; decision: 'approve' | 'deny'; exp: number; url: string }> = {}) =>
+      signActionContext(actionSigningKey(key), { approvalId, workspace: 'acme', decision: 'approve', exp: Date.now() + 60_000, url: actionUrl(), ...over });
     const status = async () => (await pg.query('SELECT status FROM approvals WHERE id = $1', [approvalId])).rows[0].status;
 
     beforeAll(async () => {
-      // A parked approval as the runner records it (the runner itself is not under test here).
-      approvalId = randomUUID();
+      // A parked run and its approval as the runner records them (the runner itself is not under test here).
       const agentId = randomUUID();
-      const runId = randomUUID();
-      await pg.query(
-        `INSERT INTO approvals (id, workspace_id, run_id, agent_id, agent_version, kind, tool_call_id, tool, arguments_preview, status, expires_at)
-         VALUES ($1, $2, $3, $4, 1, 'tool', 'call_1', $5, '{}', 'pending', now() + interval '1 hour')`,
-        [approvalId, acmeId, runId, agentId, JSON.stringify({ server: 'platform', name: 'platform.delete_agent', class: 'guarded', why: 'destructive' })],
-      );
+      const runId = await insertParkedRun(pg, { workspaceId: acmeId, agentId });
+      approvalId = await insertApproval(pg, { workspaceId: acmeId, runId, agentId });
     });
 
     it('refuses a forged, tampered, expired, unlinked or viewer click, and decides nothing', async () => {
@@ -189,7 +185,47 @@ describe('Mattermost integration at the gateway', () => {
       expect([byViewer.status, byViewer.body.error.code]).toEqual([403, 'FORBIDDEN']);
       expect((await callAction({ ...user, context: 'not an object' })).status).toBe(401);
       expect((await callAction({ context: signed() })).status).toBe(400);
+      // A button posted before confirmations (no url, no user) decides nothing any more.
+      const { url: _url, ...old } = signed();
+      const legacy = signActionContext(actionSigningKey(key), old);
+      expect((await callAction({ ...user, context: legacy })).body.error.code).toBe('INTEGRATION_SIGNATURE_INVALID');
       expect(await status()).toBe('pending');
+    });
+
+    it('issue 36: a channel click asks the clicking user alone to confirm; only that user, linked to that member, decides, once', async () => {
+      const memberUser = 'mmmember00000000000000000a';
+      const channelId = channel();
+      const asked = await callAction({ user_id: memberUser, post_id: 'p', channel_id: channelId, context: signed() });
+      expect([asked.status, asked.body]).toEqual([200, {}]);
+      expect(await status()).toBe('pending');
+      const [confirmation] = mattermost.ephemeralFor(memberUser);
+      expect(confirmation).toMatchObject({ channel_id: channelId });
+      expect(mattermost.postsIn(channelId)).toEqual([]);
+      const button = confirmation!.props.attachments![0]!.actions![0]!;
+      expect(button).toMatchObject({ id: 'confirm', integration: { url: actionUrl(), context: { userId: memberUser, approvalId } } });
+      const context = button.integration.context as Record<string, unknown>;
+
+      // Re-targeted: another (linked, admin) Mattermost user sending the captured confirmation.
+      const retargeted = await callAction({ user_id: 'mmadmin000000000000000000a', channel_id: channelId, context });
+      expect([retargeted.status, retargeted.body.error.code]).toEqual([403, 'INTEGRATION_CONTEXT_USER_MISMATCH']);
+      // Issued for another member than the one the user is linked to.
+      const otherMember = signActionContext(actionSigningKey(key), { approvalId, workspace: 'acme', decision: 'approve', exp: Date.now() + 60_000, url: actionUrl(), userId: memberUser, memberId: randomUUID(), nonce: 'A'.repeat(22) });
+      const moved = await callAction({ user_id: memberUser, channel_id: channelId, context: otherMember });
+      expect([moved.status, moved.body.error]).toEqual([403, expect.objectContaining({ code: 'INTEGRATION_CONTEXT_USER_MISMATCH', details: { reason: 'member' } })]);
+      // Tampered: the confirmation's user changed.
+      expect((await callAction({ user_id: 'mmadmin000000000000000000a', channel_id: channelId, context: { ...context, userId: 'mmadmin000000000000000000a' } })).status).toBe(401);
+      expect(await status()).toBe('pending');
+
+      const clicked = await mattermost.click(confirmation!.id, 'confirm', { id: memberUser });
+      expect(clicked.status).toBe(200);
+      expect(await status()).toBe('approved');
+      const linked = (await pg.query('SELECT decided_by FROM approvals WHERE id = $1', [approvalId])).rows[0].decided_by;
+      const memberId = (context as { memberId: string }).memberId;
+      expect(linked).toMatchObject({ type: 'member', userId: memberId });
+      expect(mattermost.ephemeralFor(memberUser)[0]!.message).toContain('Approval approved');
+
+      const replayed = await callAction({ user_id: memberUser, channel_id: channelId, context });
+      expect([replayed.status, replayed.body.error.code]).toEqual([409, 'INTEGRATION_CONTEXT_REPLAYED']);
     });
   });
 

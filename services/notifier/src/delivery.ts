@@ -104,7 +104,7 @@ export class Delivery {
     const posted = await this.deps.store.delivery(job.postFactId, job.ruleId);
     const approval = approvalOf(job.fact);
     if (!posted?.postId || !approval || target.type !== 'bot') return { type: 'done', result: 'skipped' };
-    const rendered = await this.outcome(approval, slug);
+    const rendered = await this.outcome(approval, job.workspaceId, slug);
     const answer = await this.deps.rest.patchPost(target, posted.postId, { message: rendered.message, props: { attachments: rendered.attachments ?? [] } });
     return answer.ok ? { type: 'done', result: 'updated', postId: posted.postId } : failed(answer);
   }
@@ -114,7 +114,7 @@ export class Delivery {
     const requested = approvalOf(fact);
     const current = requested ? await this.deps.store.approval(workspaceId, requested.id) : null;
     if (!current || current.status === 'pending') return;
-    const rendered = await this.outcome(current, slug);
+    const rendered = await this.outcome(current, workspaceId, slug);
     const answer = await this.deps.rest.patchPost(target, postId, { message: rendered.message, props: { attachments: rendered.attachments ?? [] } });
     // Not fatal: the outcome fact's own update job patches it too.
     if (!answer.ok) this.deps.log.warn({ approvalId: current.id, status: answer.status }, 'approval post not updated at once');
@@ -125,16 +125,17 @@ export class Delivery {
     if (approval && !template) {
       const current = await this.deps.store.approval(workspaceId, approval.id);
       // Posted late (after a backoff): an approval decided meanwhile shows its outcome, not buttons.
-      if (current && current.status !== 'pending') return this.outcome(current, slug);
-      return approvalRequestMessage(approval, slug, buttons ? this.deps.signer : null);
+      if (current && current.status !== 'pending') return this.outcome(current, workspaceId, slug);
+      const agentName = await this.deps.store.agentName(workspaceId, approval.agentId);
+      return approvalRequestMessage(approval, slug, buttons ? this.deps.signer : null, agentName);
     }
-    if (approval && (fact.kind === APPROVAL_FACT_KINDS.decided || fact.kind === APPROVAL_FACT_KINDS.expired) && !template) return this.outcome(approval, slug);
+    if (approval && (fact.kind === APPROVAL_FACT_KINDS.decided || fact.kind === APPROVAL_FACT_KINDS.expired) && !template) return this.outcome(approval, workspaceId, slug);
     return { message: template ? renderTemplate(template, fact, slug) : defaultMessage(fact, slug) };
   }
 
-  private async outcome(approval: NonNullable<ReturnType<typeof approvalOf>>, slug: string): Promise<RenderedMessage> {
+  private async outcome(approval: NonNullable<ReturnType<typeof approvalOf>>, workspaceId: string, slug: string): Promise<RenderedMessage> {
     const name = approval.decidedBy?.type === 'member' ? await this.deps.store.userName(approval.decidedBy.userId) : null;
-    return approvalOutcomeMessage(approval, slug, name);
+    return approvalOutcomeMessage(approval, slug, name, await this.deps.store.agentName(workspaceId, approval.agentId));
   }
 
   private async targetOf(workspaceId: string, connection: NotificationConnection): Promise<MattermostTarget | null> {

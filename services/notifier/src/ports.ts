@@ -21,6 +21,8 @@ export interface NotifierStore {
   approval(workspaceId: string, approvalId: string): Promise<ApprovalFactPayload | null>;
   /** A user's display name. */
   userName(userId: string): Promise<string | null>;
+  /** An agent's name now (null: unknown in that workspace), so an approval's post names who asks. */
+  agentName(workspaceId: string, agentId: string): Promise<string | null>;
   /** A workspace secret's plaintext, or null when absent. */
   secret(workspaceId: string, name: string): Promise<string | null>;
 }

@@ -123,7 +123,7 @@ describe('notifier', () => {
     expect(new Set(posts.map((p) => p.message)).size).toBe(count);
   }, 90_000);
 
-  it('posts an approval with buttons; Approve decides it and the post is updated; a decision by API updates its post', async () => {
+  it('posts an approval with buttons; Approve, confirmed by the clicking user, decides it and the post is updated; a decision by API updates its post', async () => {
     expect((await acme.admin('PUT', '/v1/workspaces/acme/secrets/mm-command', { value: 'slash-secret' })).status).toBe(201);
     const saved = await acme.admin('PUT', '/v1/workspaces/acme/settings/notifications', {
       connection: { type: 'bot', serverUrl: env.mattermost.url, tokenSecret: 'mm-bot', commandTokenSecret: 'mm-command' },
@@ -156,8 +156,12 @@ describe('notifier', () => {
 
     const click = await env.mattermost.click(postOf(clicked)!.id, 'approve', { id: 'mmadmin000000000000000000a' });
     expect(click.status).toBe(200);
+    // The channel's button asks the clicking user alone to confirm (decision 0043); the confirmation decides.
+    expect((await env.pg.query('SELECT status FROM approvals WHERE id = $1', [clicked])).rows[0].status).toBe('pending');
+    const [confirmation] = env.mattermost.ephemeralFor('mmadmin000000000000000000a');
+    expect((await env.mattermost.click(confirmation!.id, 'confirm', { id: 'mmadmin000000000000000000a' })).status).toBe(200);
     expect((await env.pg.query('SELECT status FROM approvals WHERE id = $1', [clicked])).rows[0].status).toBe('approved');
-    expect(postOf(clicked)!.message).toContain('Approval approved');
+    await waitFor(async () => postOf(clicked)!.message.includes('Approval approved'), { what: 'the channel post updated from the decision', timeoutMs: 30_000 });
     expect(postOf(clicked)!.props.attachments![0]!.actions).toBeUndefined();
     // An unlinked user is refused, and the other approval stays pending.
     expect((await env.mattermost.click(postOf(byApi)!.id, 'deny', { id: 'mmnobody00000000000000000a' })).status).toBe(403);

@@ -181,3 +181,14 @@ export interface OrphanWakes {
   /** Returns the runs it queued, for the caller to claim. */
   wakeOrphans(): Promise<string[]>;
 }
+
+/**
+ * Whether runs may start now: false while an operator paused the
+ * `activations` queue (the BullMQ dashboard's pause, decision 0043). Every
+ * claim consults it — a job's, the sweep's, an ending's, a park's — so that a
+ * paused queue stops runs from starting by any path, not only by its jobs.
+ */
+export interface RunStartGate {
+  /** True while starts are paused; also true when the pause cannot be read (fail closed: the sweep starts what waited once it can). */
+  paused(): Promise<boolean>;
+}

@@ -5,7 +5,7 @@ import { ProcessCapacity } from './process-capacity';
 import { executeRun, RUNNER_LOST } from './run-execution';
 import { SpecCache } from './spec-cache';
 import { isTryRun, prepareTryRun } from './try-run';
-import type { ApprovalParking, Claimed, ExecutionContext, Executor, OrphanWakes, RunEnding, RunQueue, RunReads, RunRef, StartedRun } from './ports';
+import type { ApprovalParking, Claimed, ExecutionContext, Executor, OrphanWakes, RunEnding, RunQueue, RunReads, RunRef, RunStartGate, StartedRun } from './ports';
 
 /** Most runs one lane may hold at once (flow.concurrency's maximum): a claim never needs more slots. */
 const MAX_LANE_CONCURRENCY = 10;
@@ -47,6 +47,11 @@ export interface RunnerOptions {
   orphans?: OrphanWakes;
   /** Called right after an ending was committed (a test fixture's fault injection); nothing else uses it. */
   afterEnding?: (runId: string) => void;
+  /**
+   * The operator's pause of run starts (the dashboard's pause of `activations`): while paused,
+   * every claim starts nothing — lapsed leases are still failed, endings still written. @defaultValue never paused
+   */
+  gate?: RunStartGate;
 }
 
 /**
@@ -78,6 +83,8 @@ export class Runner {
 
   /** Handles an activation job: claims its run's lane (once a slot of this process is free) and executes what it got. */
   async handle(job: ActivationJob): Promise<void> {
+    // Paused: the run stays queued; the sweep claims its lane once starts resume.
+    if (await this.paused()) return;
     // Reserving only what the lane can take leaves the rest to the claims of other lanes' jobs.
     const reserved = await this.capacity.reserveWhenFree(this.widths.get(job.agentId) ?? MAX_LANE_CONCURRENCY);
     // Stopping: the run stays queued for another runner's job or sweep.
@@ -95,13 +102,17 @@ export class Runner {
   async sweep(): Promise<{ started: number; failed: number }> {
     let started = 0;
     let failed = 0;
-    for (const runId of (await this.options.orphans?.wakeOrphans()) ?? []) started += (await this.claimRun(runId)).started.length;
-    for (const lane of await this.options.queue.lanesToSweep(this.options.sweepQueuedAfterMs ?? 5000)) {
-      const reserved = this.stopping ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
+    const paused = await this.paused();
+    if (!paused) for (const runId of (await this.options.orphans?.wakeOrphans()) ?? []) started += (await this.claimRun(runId)).started.length;
+    const lanes = await this.options.queue.lanesToSweep(this.options.sweepQueuedAfterMs ?? 5000);
+    for (const lane of lanes) {
+      // Paused: a claim of no slots still fails the runs of a lapsed lease, and starts nothing.
+      const reserved = this.stopping || paused ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
       const claim = await this.claimed(reserved, () => this.options.queue.claimLane(lane, reserved));
       started += claim.started.length;
       failed += claim.lost.length;
     }
+    if (paused && lanes.length > 0) this.options.log.info({ lanes }, 'the sweep started nothing: run starts are paused');
     if (started > 0) this.options.log.warn({ started }, 'the sweep started queued runs no job had');
     return { started, failed };
   }
@@ -157,9 +168,19 @@ export class Runner {
   }
 
   /** Claims the lane of a run queued here (a teammate's next turn), with the free slots of this process. */
-  private claimRun(runId: string): Promise<Claimed> {
-    const reserved = this.stopping ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
+  private async claimRun(runId: string): Promise<Claimed> {
+    const reserved = this.stopping || (await this.paused()) ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
     return this.claimed(reserved, () => this.options.queue.claim(runId, reserved));
+  }
+
+  /** Whether the operator paused run starts (no gate: never). */
+  private async paused(): Promise<boolean> {
+    return (await this.options.gate?.paused()) ?? false;
+  }
+
+  /** The slots a claim may fill: none while starts are paused (the reservation is then given back whole). */
+  private async startable(reserved: number): Promise<number> {
+    return reserved > 0 && (await this.paused()) ? 0 : reserved;
   }
 
   private launch(run: StartedRun): void {
@@ -205,7 +226,7 @@ export class Runner {
       const reserved = this.capacity.ending(MAX_LANE_CONCURRENCY);
       let parked: Awaited<ReturnType<typeof parking.park>>;
       try {
-        parked = await parking.park(run, requests, timeoutMs, reserved);
+        parked = await parking.park(run, requests, timeoutMs, await this.startable(reserved));
       } catch (error) {
         this.capacity.settle(reserved, 1);
         throw error;
@@ -233,7 +254,8 @@ export class Runner {
   private async end(run: RunRef, ending: RunEnding): Promise<void> {
     const reserved = this.capacity.ending(MAX_LANE_CONCURRENCY);
     const result = await this.claimed(reserved, async () => {
-      const ended = await retried(() => this.options.queue.end(run.id, ending, reserved));
+      const limit = await this.startable(reserved);
+      const ended = await retried(() => this.options.queue.end(run.id, ending, limit));
       this.options.afterEnding?.(run.id);
       return ended;
     });

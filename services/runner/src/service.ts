@@ -1,9 +1,10 @@
 import { SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createRedis, SessionMailbox, type Redis } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import { Counter } from 'prom-client';
 import { createActivationWorker } from './adapters/bullmq-activation-worker';
+import { BullmqStartGate } from './adapters/bullmq-start-gate';
 import { SqlApprovalParking } from './adapters/sql-approval-parking';
 import { SqlApprovalRecords } from './adapters/sql-approval-records';
 import { SqlRunQueue } from './adapters/sql-run-queue';
@@ -98,7 +99,11 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS, leases };
     // A mailbox open this long with no turn lost its wake: as long as a queued run waits for its job.
     const teammates = new SqlTeammateWakes(sql, new SessionMailbox(redis, config.REDIS_PREFIX), SWEEP_QUEUED_AFTER_MS);
+    // Read only for its pause flag: the operator's dashboard pause stops run starts by every path (decision 0043).
+    const activations = createActivationQueue(redis, config.REDIS_PREFIX);
+    service.onClose(() => activations.close());
     const runner = new Runner({
+      gate: new BullmqStartGate(activations, log),
       queue: new SqlRunQueue(sql, queueOptions),
       parking: new SqlApprovalParking(sql, queueOptions),
       reads: new SqlRunReads(sql),

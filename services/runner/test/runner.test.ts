@@ -1,7 +1,7 @@
 import { createLogger } from '@switchyard/logging';
 import { FakeRunQueueStore, waitFor } from '@switchyard/testing';
 import { Runner, type RunnerMetrics } from '../src/runner';
-import type { ApprovalParking, ExecutableRun, ExecutionContext, ExecutionResult, Executor, RunQueue, RunReads, RunRef } from '../src/ports';
+import type { ApprovalParking, RunStartGate, ExecutableRun, ExecutionContext, ExecutionResult, Executor, RunQueue, RunReads, RunRef } from '../src/ports';
 
 const OUTCOME = { summary: 'done', turns: 1, toolCalls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
 const spec = (concurrency = 1) => ({
@@ -65,7 +65,7 @@ class GateExecutor implements Executor {
   }
 }
 
-function setup(options: { concurrency?: number; leaseMs?: number; specOf?: () => unknown; executor?: Executor; parks?: boolean } = {}) {
+function setup(options: { concurrency?: number; leaseMs?: number; specOf?: () => unknown; executor?: Executor; parks?: boolean; gate?: RunStartGate } = {}) {
   const store = new FakeRunQueueStore();
   const executor = options.executor ?? new GateExecutor();
   const transitions: string[] = [];
@@ -93,6 +93,7 @@ function setup(options: { concurrency?: number; leaseMs?: number; specOf?: () =>
     leaseMs,
     metrics,
     ...(options.parks ? { parking } : {}),
+    ...(options.gate ? { gate: options.gate, sweepQueuedAfterMs: 0 } : {}),
   });
   const job = (runId: string) => ({ schemaVersion: 1 as const, runId, workspaceId: 'fake-workspace', agentId: store.runs.get(runId)!.agentId });
   const statuses = (ids: string[]) => ids.map((id) => store.runs.get(id)!.status);
@@ -102,6 +103,35 @@ function setup(options: { concurrency?: number; leaseMs?: number; specOf?: () =>
 describe('Runner (fake run queue)', () => {
   let cleanup: Runner | undefined;
   afterEach(() => cleanup?.close());
+
+  it('while run starts are paused (the dashboard), no job, ending or sweep starts a run; after the resume the sweep does', async () => {
+    let paused = false;
+    const { store, executor: gate, runner, job, statuses } = setup({ gate: { paused: async () => paused } });
+    cleanup = runner;
+    const executor = gate as GateExecutor;
+    const lane = store.addLane(1);
+    const [first, second, third] = [store.enqueue(lane), store.enqueue(lane), store.enqueue(lane)];
+    await runner.handle(job(first!));
+    await executor.executingAtLeast(1);
+    paused = true;
+    // The ending of the run in progress is written, and claims nothing after it.
+    executor.release();
+    await runner.settled();
+    expect(statuses([first!, second!, third!])).toEqual(['completed', 'queued', 'queued']);
+    await runner.handle(job(third!));
+    expect(await runner.sweep()).toEqual({ started: 0, failed: 0 });
+    expect(statuses([second!, third!])).toEqual(['queued', 'queued']);
+    paused = false;
+    expect((await runner.sweep()).started).toBe(1);
+    await executor.executingAtLeast(1);
+    expect(executor.started).toEqual([first, second]);
+    executor.release();
+    await waitFor(async () => executor.started.length === 3 || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'the third started' });
+    executor.release();
+    await waitFor(async () => executor.active === 0 || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'all released' });
+    await runner.settled();
+    expect(statuses([first!, second!, third!])).toEqual(['completed', 'completed', 'completed']);
+  });
 
   it('a job executes its run and ends it completed', async () => {
     const { store, executor, runner, job, statuses, transitions } = setup();

@@ -16,19 +16,33 @@ export class PrismaFactReader implements FactReader {
     afterSeq: number,
     options: { kindGlob?: string; limit: number; uptoSeq?: number },
   ): Promise<Fact[]> {
-    const params: unknown[] = [workspace.id, afterSeq, options.uptoSeq ?? Number.MAX_SAFE_INTEGER, options.limit];
+    return this.page(workspace, { above: afterSeq, upto: options.uptoSeq ?? Number.MAX_SAFE_INTEGER, kindGlob: options.kindGlob, limit: options.limit, order: 'ASC' });
+  }
+
+  async listBefore(workspace: { id: string; slug: string }, beforeSeq: number | undefined, options: { kindGlob?: string; limit: number; afterSeq?: number }): Promise<Fact[]> {
+    // seq < before is seq <= before - 1 (seqs are integers).
+    const upto = beforeSeq === undefined ? Number.MAX_SAFE_INTEGER : beforeSeq - 1;
+    return this.page(workspace, { above: options.afterSeq ?? 0, upto, kindGlob: options.kindGlob, limit: options.limit, order: 'DESC' });
+  }
+
+  /** Facts with above < seq <= upto (and the kind glob), in seq order either way, at most `limit`. */
+  private async page(
+    workspace: { id: string; slug: string },
+    range: { above: number; upto: number; kindGlob?: string; limit: number; order: 'ASC' | 'DESC' },
+  ): Promise<Fact[]> {
+    const params: unknown[] = [workspace.id, range.above, range.upto, range.limit];
     let kindClause = '';
-    if (options.kindGlob && options.kindGlob.includes('*')) {
-      params.push(kindGlobToSqlRegex(options.kindGlob));
+    if (range.kindGlob && range.kindGlob.includes('*')) {
+      params.push(kindGlobToSqlRegex(range.kindGlob));
       kindClause = `AND ('.' || kind) ~ $5`;
-    } else if (options.kindGlob) {
-      params.push(options.kindGlob);
+    } else if (range.kindGlob) {
+      params.push(range.kindGlob);
       kindClause = 'AND kind = $5';
     }
     const rows = await this.prisma.$queryRawUnsafe<FactRow[]>(
       `SELECT ${FACT_COLUMNS} FROM platform_events
         WHERE workspace_id = $1::uuid AND seq > $2 AND seq <= $3 ${kindClause}
-        ORDER BY seq LIMIT $4`,
+        ORDER BY seq ${range.order} LIMIT $4`,
       ...params,
     );
     return rows.map((row) => factFromRow(row, workspace.slug));

@@ -61,7 +61,7 @@ async function checkOutbound(deps: NotificationCommandDeps, url: string, path: s
 }
 
 /** The connection with its secret opened, or NOTIFICATIONS_NOT_CONFIGURED naming what is missing. */
-export async function openConnection(deps: NotificationCommandDeps, workspaceId: string, connection: NotificationConnection | null): Promise<MattermostTarget> {
+export async function openConnection(deps: Pick<NotificationCommandDeps, 'readSecret'>, workspaceId: string, connection: NotificationConnection | null): Promise<MattermostTarget> {
   if (!connection) throw new AppError(ErrorCode.NOTIFICATIONS_NOT_CONFIGURED, 'notifications have no connection: PUT settings/notifications first');
   if (!deps.readSecret) throw new AppError(ErrorCode.UNAVAILABLE, 'workspace secrets are unavailable: SECRETS_KEY is not configured on the gateway');
   const name = connection.type === 'bot' ? connection.tokenSecret : connection.webhookUrlSecret;

@@ -29,6 +29,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.DELEGATION_REFUSED:
     case ErrorCode.INTEGRATION_CONTEXT_EXPIRED:
     case ErrorCode.INTEGRATION_USER_NOT_LINKED:
+    case ErrorCode.INTEGRATION_CONTEXT_USER_MISMATCH:
     case ErrorCode.WEBHOOK_UNSIGNED_REFUSED:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
@@ -69,6 +70,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.NOTIFICATIONS_NOT_CONFIGURED:
     case ErrorCode.TEAMMATE_NAME_TAKEN:
     case ErrorCode.TEAMMATE_STOPPED:
+    case ErrorCode.INTEGRATION_CONTEXT_REPLAYED:
       return 409;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;

@@ -13,6 +13,7 @@ import {
   ErrorBodySchema,
   EventActivationsResponseSchema,
   FactSchema,
+  FilterMissSchema,
   FilterNodeSchema,
   JsonValueSchema,
   ListAgentsResponseSchema,
@@ -75,6 +76,7 @@ const SCHEMAS = {
   Error: ErrorBodySchema,
   JsonValue: JsonValueSchema,
   TriggerFilterNode: FilterNodeSchema,
+  TriggerFilterMiss: FilterMissSchema,
   Fact: FactSchema,
   EventActivationsResponse: EventActivationsResponseSchema,
   PostEventRequest: PostEventRequestSchema,
@@ -147,23 +149,46 @@ const COMPONENTS_PREFIX = '#/components/schemas/';
 /** A reference to a component schema. */
 export const schemaRef = (name: ComponentName) => ({ $ref: `${COMPONENTS_PREFIX}${name}` });
 
+/** Where zod puts the schemas it had to define once but that have no name in the registry. */
+const SHARED_ID = '__shared';
+
+/**
+ * Moves the `$defs` zod collects under `__shared` (a schema used in several
+ * places, or a recursive one, that has no name in SCHEMAS) into components of
+ * their own (`Shared_<def>`) and points every `$ref` at them: a `$ref` of the
+ * form `#/components/schemas/__shared#/$defs/x` has two fragments and
+ * resolves nowhere. SCHEMAS names every such schema today; this keeps the
+ * document resolvable when a new one is added without a name.
+ */
+export function hoistSharedDefs(schemas: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  const shared = schemas[SHARED_ID];
+  if (!shared) return schemas;
+  const { [SHARED_ID]: _shared, ...named } = schemas;
+  const defs = (shared.$defs ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [def, schema] of Object.entries(defs)) named[`Shared_${def}`] = schema;
+  const prefix = `${COMPONENTS_PREFIX}${SHARED_ID}#/$defs/`;
+  const text = JSON.stringify(named).replaceAll(`"$ref":"${prefix}`, `"$ref":"${COMPONENTS_PREFIX}Shared_`);
+  return JSON.parse(text) as Record<string, Record<string, unknown>>;
+}
+
 /**
  * `components.schemas`: every named schema generated in one pass from a zod
  * registry, so a schema used inside another becomes a `$ref` to its component
  * (the URI mapping) instead of a copy or a `$defs` that would not resolve.
  * `io: 'input'`: the document describes what a client may send.
  */
-export function componentSchemas(): Record<string, unknown> {
+export function componentSchemas(schemas: Record<string, z.ZodType> = SCHEMAS): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries(SCHEMAS)) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, {
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
+  const generated = z.toJSONSchema(registry, {
     uri: (id) => `${COMPONENTS_PREFIX}${id}`,
     io: 'input',
     unrepresentable: 'any',
-  });
+  }).schemas;
   // Each schema is a component of the document, not a standalone JSON Schema
   // document: no dialect, and no `$id` (its place in the document names it).
-  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, schema]));
+  const components = Object.fromEntries(Object.entries(generated).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, schema as Record<string, unknown>]));
+  return hoistSharedDefs(components);
 }
 
 /**

@@ -99,8 +99,16 @@ function factAndTokenPaths(): OpenApiPaths {
       },
       get: {
         operationId: 'listEvents',
-        summary: 'List facts after a cursor',
-        parameters: [ws, ...queryParameters(ListEventsQuerySchema, { after: 'a seq: the nextCursor of the previous page', kind: 'kind glob: * one segment, ** any' })],
+        summary: 'List facts: oldest first after a cursor, or newest first (order=desc) paging back with before',
+        parameters: [
+          ws,
+          ...queryParameters(ListEventsQuerySchema, {
+            after: 'a seq: only facts after it (paging forward: the nextCursor of the previous page)',
+            kind: 'kind glob: * one segment, ** any',
+            order: 'asc (default): oldest first; desc: newest first',
+            before: 'a seq: only facts before it (paging back with order=desc: the nextCursor of the previous page)',
+          }),
+        ],
         responses: { '200': json('ListEventsResponse', 'a page of facts'), ...errors },
       },
     },
@@ -161,6 +169,14 @@ export function gatewayPaths(): OpenApiPaths {
 }
 
 /**
+ * The document's one server: `/`, a URL relative to where the document was
+ * fetched (OpenAPI 3.1 §4.8.5), so it names the scheme, host and port the
+ * client reached — behind a proxy too — without the gateway trusting a Host
+ * or X-Forwarded-* header or knowing its public address (decision 0043).
+ */
+export const OPENAPI_SERVERS = [{ url: '/', description: 'the origin this document was fetched from (every path starts at its root: /v1/…, /mcp, /healthz)' }];
+
+/**
  * The OpenAPI 3.1 document, generated from the same zod schemas the handlers
  * parse with, so the document cannot drift from the code.
  */
@@ -168,6 +184,7 @@ export function buildOpenApi(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
     info: { title: 'Switchyard API', version: '0.1.0' },
+    servers: OPENAPI_SERVERS,
     components: { schemas: componentSchemas(), securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie', name: 'sy_session' } } },
     security: [{ bearer: [] }, { session: [] }],
     paths: gatewayPaths(),

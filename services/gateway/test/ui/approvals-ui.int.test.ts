@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { apiClient, startTestMcpServer, startTestPlatform, waitFor, type TestMcpHttpServer, type TestPlatform } from '@switchyard/testing';
+import { deployerSpec } from './scripted-spec';
 import { launchBrowser, screenshot, signedInPage, tabTo } from './browser';
 
 jest.setTimeout(300_000);
@@ -29,14 +30,7 @@ describe('issue 16: approvals and stop in the web UI (headless Chromium, real pr
     platform = await startTestPlatform({ matcher: true, runners: 1, env: { RUNNER_MCP_ALLOW_PRIVATE: 'true' } });
     token = await platform.createWorkspace(WS);
     admin = apiClient(platform.gatewayUrl, token);
-    const created = await admin('POST', `${base}/agents`, {
-      name: 'deployer',
-      instructions: 'Deploy what is asked.',
-      model: { provider: 'scripted', name: 'script', params: { stepMs: 50 } },
-      script: [{ say: 'deploying the release', tool: 'web.echo', arguments: { text: 'deploy 1.2.3' } }, { say: 'deployed' }],
-      triggers: [{ kind: 'deploy.requested' }],
-      tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcp.url }] },
-    });
+    const created = await admin('POST', `${base}/agents`, deployerSpec(mcp.url));
     expect(created.status).toBe(201);
     page = await signedInPage(browser, platform.gatewayUrl, token);
   });

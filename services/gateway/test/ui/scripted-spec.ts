@@ -14,3 +14,19 @@ export function scripted(name: string, kind: string, script: unknown[], extra: R
     ...extra,
   };
 }
+
+/**
+ * The browser tests' agent that parks: it asks to call `web.echo` (a write of
+ * the MCP test server at `mcpUrl`, so the default mode asks a person first),
+ * then says it is done. Activated by `deploy.requested`.
+ */
+export function deployerSpec(mcpUrl: string) {
+  return {
+    name: 'deployer',
+    instructions: 'Deploy what is asked.',
+    model: { provider: 'scripted', name: 'script', params: { stepMs: 50 } },
+    script: [{ say: 'deploying the release', tool: 'web.echo', arguments: { text: 'deploy 1.2.3' } }, { say: 'deployed' }],
+    triggers: [{ kind: 'deploy.requested' }],
+    tools: { mcpServers: [{ name: 'web', transport: 'http', url: mcpUrl }] },
+  };
+}

@@ -1,9 +1,15 @@
-import type { Run } from './types';
+import type { Fact, Run } from './types';
 
-/** A run's duration so far (or in all), as `1.2 s`, `3 min 4 s`; empty before it started. */
-export function durationOf(run: Pick<Run, 'startedAt' | 'endedAt'>, now = Date.now()): string {
+/**
+ * A run's duration so far (or in all), as `1.2 s`, `3 min 4 s`; empty before
+ * it started. `firstStartedAt`: when it first started, if earlier than
+ * `startedAt` — a resumed run's `startedAt` is its resume, so its whole
+ * duration counts from its first transcript entry.
+ */
+export function durationOf(run: Pick<Run, 'startedAt' | 'endedAt'>, now = Date.now(), firstStartedAt?: string): string {
   if (!run.startedAt) return '';
-  const ms = (run.endedAt ? Date.parse(run.endedAt) : now) - Date.parse(run.startedAt);
+  const started = Math.min(Date.parse(run.startedAt), firstStartedAt ? Date.parse(firstStartedAt) : Infinity);
+  const ms = (run.endedAt ? Date.parse(run.endedAt) : now) - started;
   if (ms < 1000) return `${ms} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
@@ -26,4 +32,35 @@ export function when(iso: string | null | undefined): string {
 /** The first characters of an id, enough to tell runs apart on a screen. */
 export function shortId(id: string): string {
   return id.slice(-8);
+}
+
+/**
+ * Who recorded a fact, for people: the actor's name when it has one; the
+ * platform itself (`system`) as "Switchyard" (with the part of it, when not
+ * the whole); an agent by its name (`agentName`); a service by its id; else
+ * the kind and the end of the id.
+ */
+export function actorLabel(actor: Fact['actor'], agentName?: (id: string) => string | undefined): string {
+  if (!actor) return '';
+  if (actor.name) return actor.name;
+  if (actor.type === 'system') return actor.id === 'switchyard' ? 'Switchyard' : `Switchyard (${actor.id})`;
+  if (actor.type === 'agent') return `agent ${agentName?.(actor.id) ?? shortId(actor.id)}`;
+  if (actor.type === 'service') return `service ${actor.id}`;
+  return `${actor.type} ${shortId(actor.id)}`;
+}
+
+/**
+ * A tool call's arguments as readable JSON. Models send them as a JSON
+ * string (the OpenAI wire format); printing that string as JSON again showed
+ * every quote escaped, so a string that parses is shown as what it holds.
+ */
+export function argumentsText(value: unknown): string {
+  if (typeof value === 'string') {
+    try {
+      return JSON.stringify(JSON.parse(value), null, 2);
+    } catch {
+      return value;
+    }
+  }
+  return JSON.stringify(value, null, 2);
 }

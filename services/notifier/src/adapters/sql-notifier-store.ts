@@ -88,6 +88,11 @@ export class SqlNotifierStore implements NotifierStore {
     return row?.name ?? null;
   }
 
+  async agentName(workspaceId: string, agentId: string): Promise<string | null> {
+    const [row] = await this.sql.$queryRawUnsafe<Array<{ name: string }>>('SELECT name FROM agents WHERE id = $1::uuid AND workspace_id = $2::uuid', agentId, workspaceId);
+    return row?.name ?? null;
+  }
+
   async secret(workspaceId: string, name: string): Promise<string | null> {
     if (!this.box) return null;
     return readWorkspaceSecret(this.sql, this.box, workspaceId, name);

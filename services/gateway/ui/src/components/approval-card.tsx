@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
 import { shortId, when } from '../format';
+import { useAgents } from '../queries';
 import { useWorkspace } from '../session';
 import type { Approval } from '../types';
 
@@ -13,7 +14,7 @@ function decider(approval: Approval): string {
 }
 
 /**
- * One approval: the tool, its class and why it asks, the arguments preview and
+ * One approval: the agent that asks, the tool, its class and why it asks, the arguments preview and
  * the run's context; Approve / Deny with a note while pending (first decision
  * wins: a late click is told who decided), who and when once decided.
  */
@@ -23,6 +24,7 @@ export function ApprovalCard({ approval, showRun = true }: { approval: Approval;
   const [note, setNote] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const agentName = useAgents(slug).data?.find((agent) => agent.id === approval.agentId)?.spec.name;
 
   const decide = async (decision: 'approve' | 'deny') => {
     setBusy(true);
@@ -40,7 +42,10 @@ export function ApprovalCard({ approval, showRun = true }: { approval: Approval;
   return (
     <article className={`approval a-${approval.status}`} data-approval-id={approval.id} data-status={approval.status}>
       <div className="who-line">
-        {approval.kind === 'plan' ? 'plan' : <code>{approval.tool?.name}</code>}
+        <Link href={`/agents/${approval.agentId}`} data-testid="approval-agent">
+          {agentName ?? `agent ${shortId(approval.agentId)}`}
+        </Link>{' '}
+        asks for {approval.kind === 'plan' ? 'plan' : <code>{approval.tool?.name}</code>}
         {approval.tool && <span className={`status c-${approval.tool.class}`}> {approval.tool.class}</span>}
         <span className="muted"> · requested {when(approval.requestedAt)}</span>
         {showRun && (

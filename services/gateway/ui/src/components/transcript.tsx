@@ -1,3 +1,4 @@
+import { argumentsText } from '../format';
 import type { TranscriptEntry } from '../types';
 
 type Content = Record<string, unknown>;
@@ -38,7 +39,7 @@ function Entry({ entry }: { entry: TranscriptEntry }) {
               <summary>
                 calls <code>{call.name}</code>
               </summary>
-              <pre>{json(call.arguments)}</pre>
+              <pre data-testid="call-arguments">{argumentsText(call.arguments)}</pre>
             </details>
           ))}
         </>
@@ -54,7 +55,7 @@ function Entry({ entry }: { entry: TranscriptEntry }) {
           </div>
           <details>
             <summary>arguments</summary>
-            <pre>{json(c.arguments)}</pre>
+            <pre data-testid="tool-arguments">{argumentsText(c.arguments)}</pre>
           </details>
           <details open>
             <summary>{c.ok ? 'result' : 'error'}</summary>

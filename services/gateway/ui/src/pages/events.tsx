@@ -1,14 +1,18 @@
 import { useState, type FormEvent } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, ApiError, wsPath } from '../api';
-import { when } from '../format';
+import { actorLabel, when } from '../format';
 import { kindMatches } from '../kind-glob';
 import { useFacts } from '../live';
+import { useAgents } from '../queries';
 import { useWorkspace } from '../session';
 import type { Fact } from '../types';
 
-/** Facts by kind glob (and subject), oldest first from the API, with the live tail below. */
+/** Facts read per page. */
+const PAGE_SIZE = 100;
+
+/** Facts by kind glob (and subject), newest first: live facts on top, older pages below (`order=desc&before=`). */
 export function EventsPage() {
   const { slug } = useWorkspace();
   const [kind, setKind] = useState('');
@@ -19,19 +23,33 @@ export function EventsPage() {
   const live = useFacts(
     slug,
     (fact) => {
-      if (following) setTail((old) => (old.some((f) => f.id === fact.id) ? old : [...old, fact].slice(-500)));
+      if (following) setTail((old) => (old.some((f) => f.id === fact.id) ? old : [fact, ...old].slice(0, 500)));
     },
     [['events', slug]],
   );
-  const page = useQuery({
+  const agents = useAgents(slug);
+  const agentName = (id: string) => agents.data?.find((agent) => agent.id === id)?.spec.name;
+  const pages = useInfiniteQuery({
     queryKey: ['events', slug, applied.kind],
-    queryFn: () => api<{ events: Fact[] }>('GET', wsPath(slug, `/events?limit=500${applied.kind ? `&kind=${encodeURIComponent(applied.kind)}` : ''}`)).then((r) => r.events),
+    queryFn: ({ pageParam }) => {
+      const params = new URLSearchParams({ order: 'desc', limit: String(PAGE_SIZE) });
+      if (pageParam !== undefined) params.set('before', String(pageParam));
+      if (applied.kind) params.set('kind', applied.kind);
+      return api<{ events: Fact[]; nextCursor: number }>('GET', wsPath(slug, `/events?${params}`));
+    },
+    initialPageParam: undefined as number | undefined,
+    // A short page is the oldest one; else the next page is before its last (oldest) seq.
+    getNextPageParam: (last) => (last.events.length < PAGE_SIZE ? undefined : last.nextCursor),
     enabled: live,
   });
 
   const bySubject = (fact: Fact) => !applied.subject || `${fact.subject.type}/${fact.subject.id}`.includes(applied.subject);
-  const seen = new Set(page.data?.map((f) => f.id));
-  const facts = [...(page.data ?? []), ...tail.filter((f) => !seen.has(f.id) && kindMatches(applied.kind, f.kind))].filter(bySubject);
+  const read = pages.data?.pages.flatMap((page) => page.events);
+  const seen = new Set(read?.map((f) => f.id));
+  const newest = read?.[0]?.seq ?? 0;
+  // Live facts newer than the first page, newest first, above it.
+  const fresh = tail.filter((f) => !seen.has(f.id) && f.seq > newest && kindMatches(applied.kind, f.kind));
+  const facts = [...fresh, ...(read ?? [])].filter(bySubject);
   const apply = (event: FormEvent) => {
     event.preventDefault();
     setApplied({ kind: kind.trim(), subject: subject.trim() });
@@ -56,7 +74,7 @@ export function EventsPage() {
         </label>
         <button type="submit">Apply</button>
       </form>
-      {page.error && <p role="alert" className="error">{page.error instanceof ApiError ? `${page.error.code}: ${page.error.message}` : String(page.error)}</p>}
+      {pages.error && <p role="alert" className="error">{pages.error instanceof ApiError ? `${pages.error.code}: ${pages.error.message}` : String(pages.error)}</p>}
       <div className="table-wrap">
         <table data-testid="events">
           <thead>
@@ -80,14 +98,21 @@ export function EventsPage() {
                 <td className="ellipsis">
                   {fact.subject.type}/{fact.subject.id}
                 </td>
-                <td className="hide-narrow ellipsis">{fact.actor ? `${fact.actor.type}${'id' in fact.actor ? ` ${String(fact.actor.id).slice(-8)}` : ''}` : ''}</td>
+                <td className="hide-narrow ellipsis" data-testid="event-actor">
+                  {actorLabel(fact.actor, agentName)}
+                </td>
                 <td className="hide-narrow">{when(fact.ts)}</td>
               </tr>
             ))}
           </tbody>
         </table>
-        {page.data && facts.length === 0 && <p className="muted">No facts match.</p>}
+        {pages.data && facts.length === 0 && <p className="muted">No facts match.</p>}
       </div>
+      {pages.hasNextPage && (
+        <button type="button" onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
+          Older facts
+        </button>
+      )}
     </section>
   );
 }

@@ -113,7 +113,7 @@ export function RunDetailPage() {
         <dt>Queued</dt>
         <dd>{when(r.queuedAt)}</dd>
         <dt>Duration</dt>
-        <dd>{durationOf(r)}</dd>
+        <dd data-testid="run-duration">{durationOf(r, Date.now(), transcript.data?.find((entry) => entry.runId === r.id)?.at)}</dd>
         <dt>Outcome</dt>
         <dd>
           {r.outcome
