@@ -109,6 +109,32 @@ export type {
   UpdateAgentRequest,
 } from './agents';
 export {
+  AGENT_TAG_FACT_KINDS,
+  AgentTagFactPayloadSchema,
+  AgentVersionDiffResponseSchema,
+  AgentVersionTagSchema,
+  JsonPatchOperationSchema,
+  ListAgentTagsResponseSchema,
+  MAX_TAGS_PER_AGENT,
+  PinAgentRequestSchema,
+  VersionTagSchema,
+} from './agent-versions';
+export type { AgentTagFactKind, AgentTagFactPayload, AgentVersionDiffResponse, AgentVersionTag, JsonPatchOperation, PinAgentRequest } from './agent-versions';
+export {
+  AGENT_BUNDLE_FORMAT,
+  AgentBundleSchema,
+  BundleAgentSchema,
+  BundleVersionSchema,
+  ExportAgentQuerySchema,
+  ExportVersionsSchema,
+  ImportAgentsResponseSchema,
+  MAX_BUNDLE_AGENTS,
+  MAX_BUNDLE_VERSIONS,
+  SpecHashSchema,
+  TemplateOriginSchema,
+} from './agent-bundles';
+export type { AgentBundle, BundleAgent, BundleVersion, ExportAgentQuery, ExportVersions, ImportAgentsResponse, TemplateOrigin } from './agent-bundles';
+export {
   checkRegexSafety,
   MATCHES_INPUT_MAX_CHARS,
   REGEX_MAX_COST,

@@ -75,9 +75,9 @@ export class SqlMatcherStore implements MatcherStore {
     return agent ? { ...agent, enabled } : null;
   }
 
-  /** Agents with their latest version, or with version `$2` when a second parameter is given. */
+  /** Agents with their version for runs (pinned, else latest: decision 0046), or with version `$2` when a second parameter is given. */
   private async agents(where: string, ...params: unknown[]): Promise<AgentRecord[]> {
-    const version = params.length > 1 ? '$2' : 'a.latest_version';
+    const version = params.length > 1 ? '$2' : 'COALESCE(a.pinned_version, a.latest_version)';
     const rows = await this.prisma.$queryRawUnsafe<AgentRow[]>(
       `SELECT a.id::text AS agent_id, a.workspace_id::text AS workspace_id, v.version, a.enabled, v.spec
          FROM agents a JOIN agent_versions v ON v.agent_id = a.id AND v.version = ${version}
