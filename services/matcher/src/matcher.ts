@@ -332,7 +332,7 @@ export class Matcher {
         ? // The version runs use as of this fact: its pin when it states one (decision 0046).
           await this.options.store.loadAgentVersion(agentId, runVersionOf({ version, pinnedVersion: typeof pinnedVersion === 'number' ? pinnedVersion : null }), enabled)
         : await this.options.store.loadAgent(agentId);
-    if (agent) this.options.index.upsert(agent);
+    if (agent) this.options.index.upsert(typeof version === 'number' ? { ...agent, latestVersion: version } : agent);
     else this.options.index.remove(agentId);
   }
 }
