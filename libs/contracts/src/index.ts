@@ -514,11 +514,13 @@ export type {
 export {
   ADMIN_TOKEN_DEFAULT_NAME,
   AdminCreateTokenArgsSchema,
+  AdminExportAgentsArgsSchema,
+  AdminImportAgentsArgsSchema,
   AdminRoleArgSchema,
   AdminTokenRefSchema,
   AdminWorkspaceArgSchema,
 } from './admin-cli';
-export type { AdminCreateTokenArgs } from './admin-cli';
+export type { AdminCreateTokenArgs, AdminExportAgentsArgs } from './admin-cli';
 export { AUDIT_FACT_KINDS, isAuditKind, MATTERMOST_FACT_KINDS, NOTIFICATION_FACT_KINDS, SECRET_FACT_KINDS, TOKEN_FACT_KINDS } from './audit-kinds';
 export type { MattermostFactKind, SecretFactKind, TokenFactKind } from './audit-kinds';
 export {

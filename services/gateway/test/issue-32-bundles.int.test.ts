@@ -132,7 +132,7 @@ describe('issue 32: agent bundles — export and import', () => {
     const again = await exportOf(beta, betaWs, p!.id, `with=${h!.id}`);
     expect(hashes(again)).toEqual(hashes(bundle));
     expect(again.agents[0]).toMatchObject({ pinnedVersion: 2, tags: bundle.agents[0]!.tags, collaborators: [{ agent: h!.id, enabled: true }], enabled: false });
-    expect(again.source.workspace).toBe('beta');
+    expect((again.source as { workspace: string }).workspace).toBe('beta');
     const created = await pg.query(`SELECT kind, payload FROM platform_events e JOIN workspaces w ON w.id = e.workspace_id WHERE w.slug = 'beta' AND kind IN ('agent.created', 'agent.collaborator_changed') ORDER BY seq`);
     expect(created.rows.map((row) => row.kind)).toEqual(['agent.created', 'agent.created', 'agent.collaborator_changed']);
     expect(created.rows[0].payload).toEqual({ version: 3, name: 'planner', enabled: false, pinnedVersion: 2 });

@@ -1,5 +1,5 @@
 import { AGENT_FACT_KINDS, AppError, ErrorCode, type AgentBundle, type ExportAgentQuery, type ImportAgentsResponse } from '@switchyard/contracts';
-import { agentFact, collaboratorFact, specHash } from '@switchyard/core';
+import { agentFact, collaboratorFact, specHash, type ChangeAuthor } from '@switchyard/core';
 import { buildBundle, planImport, secretNamesOf } from '../agent-bundle';
 import { namedAuthorOf, ChangeFacts, type UserNameLookup } from '../audited-change';
 import type { FactFlusher } from '../ports';
@@ -44,10 +44,18 @@ export class AgentBundles {
 
   /** Imports a parsed bundle into the caller's workspace; refusals are BUNDLE_* (400) or AGENT_NAME_TAKEN (409), with nothing written. */
   async import(ctx: AgentCommandContext, bundle: AgentBundle): Promise<ImportAgentsResponse> {
-    const plans = planImport(bundle);
     const author = await namedAuthorOf(ctx.principal, this.deps.userName);
-    const facts = new ChangeFacts(ctx.correlationId);
-    const result = await this.deps.agentBundles.importAgents({ workspaceId: ctx.principal.workspaceId, userId: ctx.principal.userId, agents: plans }, (agents) => {
+    return this.importAs({ workspaceId: ctx.principal.workspaceId, userId: ctx.principal.userId }, author, ctx.correlationId, bundle);
+  }
+
+  /**
+   * The import itself, for a caller without a token (the admin CLI): agents
+   * created by `target.userId`, facts naming `author`.
+   */
+  async importAs(target: { workspaceId: string; userId: string }, author: ChangeAuthor, correlationId: string, bundle: AgentBundle): Promise<ImportAgentsResponse> {
+    const plans = planImport(bundle);
+    const facts = new ChangeFacts(correlationId);
+    const result = await this.deps.agentBundles.importAgents({ ...target, agents: plans }, (agents) => {
       const names = new Map(agents.map((agent) => [agent.id, agent.name]));
       return facts.record(
         ...agents.map((agent) => agentFact(author, AGENT_FACT_KINDS.created, agent)),
