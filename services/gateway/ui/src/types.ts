@@ -7,6 +7,7 @@ export type {
   AgentActivation,
   AgentSpec,
   AgentTry,
+  AgentVersionDiffResponse,
   Approval,
   AuditActorsResponse,
   AuditPage,

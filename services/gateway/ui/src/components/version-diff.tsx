@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, wsPath } from '../api';
 import { lineDiff } from '../line-diff';
-import type { AgentSpec, AgentVersionSummary } from '../types';
+import type { AgentSpec, AgentVersionDiffResponse, AgentVersionSummary } from '../types';
 
 function useVersionSpec(ws: string, agentId: string, version: number | undefined) {
   return useQuery({
@@ -22,6 +22,13 @@ export function VersionDiff({ ws, agentId, versions }: { ws: string; agentId: st
   const before = useVersionSpec(ws, agentId, from);
   const after = useVersionSpec(ws, agentId, to);
   const lines = before.data !== undefined && after.data !== undefined ? lineDiff(before.data, after.data) : [];
+  // The API's diff (decision 0046): the fields that changed and the JSON Patch from one spec to the other.
+  const diff = useQuery({
+    queryKey: ['agent-diff', ws, agentId, from, to],
+    enabled: from !== undefined && to !== undefined,
+    staleTime: Infinity,
+    queryFn: () => api<AgentVersionDiffResponse>('GET', wsPath(ws, `/agents/${agentId}/versions/${from}/diff/${to}`)),
+  });
   const picker = (label: string, value: number | undefined, set: (v: number) => void) => (
     <label>
       {label}
@@ -40,6 +47,19 @@ export function VersionDiff({ ws, agentId, versions }: { ws: string; agentId: st
         {picker('from', from, setFrom)}
         {picker('to', to, setTo)}
       </div>
+      {diff.data && (
+        <p data-testid="diff-fields">
+          {diff.data.changedFields.length === 0 ? 'No change.' : `Changed: ${diff.data.changedFields.join(', ')}`}
+        </p>
+      )}
+      {diff.data && diff.data.patch.length > 0 && (
+        <details>
+          <summary>JSON Patch ({diff.data.patch.length} operations)</summary>
+          <pre className="diff-body" data-testid="diff-patch">
+            {JSON.stringify(diff.data.patch, null, 2)}
+          </pre>
+        </details>
+      )}
       <pre className="diff-body" data-testid="version-diff">
         {lines.map((line, index) => (
           <div key={index} className={line.op === '+' ? 'add' : line.op === '-' ? 'del' : 'same'}>
