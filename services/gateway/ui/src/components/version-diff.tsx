@@ -14,6 +14,22 @@ function useVersionSpec(ws: string, agentId: string, version: number | undefined
   });
 }
 
+/** A labelled choice of one of the agent's versions. */
+export function VersionPicker({ label, name, value, versions, onChange }: { label: string; name: string; value: number | undefined; versions: AgentVersionSummary[]; onChange: (version: number) => void }) {
+  return (
+    <label>
+      {label}
+      <select name={name} value={value ?? ''} onChange={(e) => onChange(Number(e.target.value))}>
+        {versions.map((v) => (
+          <option key={v.version} value={v.version}>
+            v{v.version}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** The diff between any two versions of an agent, picked from its history. */
 export function VersionDiff({ ws, agentId, versions }: { ws: string; agentId: string; versions: AgentVersionSummary[] }) {
   const latest = versions.at(-1)?.version;
@@ -29,18 +45,7 @@ export function VersionDiff({ ws, agentId, versions }: { ws: string; agentId: st
     staleTime: Infinity,
     queryFn: () => api<AgentVersionDiffResponse>('GET', wsPath(ws, `/agents/${agentId}/versions/${from}/diff/${to}`)),
   });
-  const picker = (label: string, value: number | undefined, set: (v: number) => void) => (
-    <label>
-      {label}
-      <select name={label} value={value ?? ''} onChange={(e) => set(Number(e.target.value))}>
-        {versions.map((v) => (
-          <option key={v.version} value={v.version}>
-            v{v.version}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
+  const picker = (label: string, value: number | undefined, set: (v: number) => void) => <VersionPicker label={label} name={label} value={value} versions={versions} onChange={set} />;
   return (
     <div className="diff">
       <div className="filters">

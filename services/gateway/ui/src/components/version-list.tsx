@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, errorText, wsPath } from '../api';
 import { when } from '../format';
+import { VersionPicker } from './version-diff';
 import type { AgentResponse, AgentVersionSummary } from '../types';
 
 /** One tag as the API lists it (`GET /agents/{id}/tags`). */
@@ -95,16 +96,7 @@ export function VersionList({ ws, agent, versions, canWrite, onAgent }: { ws: st
             Tag
             <input name="tag" value={newTag} onChange={(e) => setNewTag(e.target.value)} placeholder="stable" maxLength={64} />
           </label>
-          <label>
-            on
-            <select name="tag-version" value={tagVersion} onChange={(e) => setTagVersion(Number(e.target.value))}>
-              {versions.map((v) => (
-                <option key={v.version} value={v.version}>
-                  v{v.version}
-                </option>
-              ))}
-            </select>
-          </label>
+          <VersionPicker label="on" name="tag-version" value={tagVersion} versions={versions} onChange={setTagVersion} />
           <button type="submit" disabled={!newTag}>
             Tag
           </button>
