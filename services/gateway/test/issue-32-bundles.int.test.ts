@@ -115,7 +115,10 @@ describe('issue 32: agent bundles — export and import', () => {
 
   it('imports into another workspace, and exporting it again gives the same spec hashes, tags, pin and rules', async () => {
     const before = await written('beta');
-    const imported = await beta('POST', `${betaWs}/agents:import`, bundle);
+    // A template origin travels with its agent (templates set it; a bundle may carry one).
+    const withOrigin = structuredClone(bundle);
+    withOrigin.agents[1]!.templateOrigin = { templateId: 'incident-triage', templateVersion: '1' };
+    const imported = await beta('POST', `${betaWs}/agents:import`, withOrigin);
     expect(imported.status).toBe(201);
     expect(imported.body.secrets).toEqual(['OPENAI_KEY', 'TEAM_ID', 'mcp.code.Authorization']);
     const [p, h] = imported.body.agents as Array<{ key: string; id: string; pinnedVersion: number; versions: Array<{ specHash: string }> }>;
@@ -131,6 +134,7 @@ describe('issue 32: agent bundles — export and import', () => {
 
     const again = await exportOf(beta, betaWs, p!.id, `with=${h!.id}`);
     expect(hashes(again)).toEqual(hashes(bundle));
+    expect(again.agents[1]!.templateOrigin).toEqual({ templateId: 'incident-triage', templateVersion: '1' });
     expect(again.agents[0]).toMatchObject({ pinnedVersion: 2, tags: bundle.agents[0]!.tags, collaborators: [{ agent: h!.id, enabled: true }], enabled: false });
     expect((again.source as { workspace: string }).workspace).toBe('beta');
     const created = await pg.query(`SELECT kind, payload FROM platform_events e JOIN workspaces w ON w.id = e.workspace_id WHERE w.slug = 'beta' AND kind IN ('agent.created', 'agent.collaborator_changed') ORDER BY seq`);
