@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { apiClient, startTestPlatform, type TestPlatform } from '@switchyard/testing';
 import { launchBrowser, screenshot, signedInPage } from './browser';
@@ -11,8 +12,8 @@ const base = `/v1/workspaces/${WS}`;
  * Issue 32 §4 in the web UI (decision 0046), in headless Chromium against the
  * real gateway: the agent page's versions with their tags, a rollback (a pin
  * of an older version), unpin, a tag, the diff view with the API's changed
- * fields and JSON Patch, the fleet filtered by version, and a viewer offered
- * none of the writes.
+ * fields and JSON Patch, the fleet filtered by version, a bundle exported as a
+ * file and imported into another workspace, and a viewer offered none of the writes.
  */
 describe('issue 32: versions on the agent page (headless Chromium)', () => {
   let platform: TestPlatform;
@@ -112,12 +113,35 @@ describe('issue 32: versions on the agent page (headless Chromium)', () => {
     await page.getByText('No runs match.').waitFor();
   });
 
+  it('exports the agent as a bundle file and imports it into another workspace, refusing it twice', async () => {
+    await page.goto(`${platform.gatewayUrl}/agents/${agentId}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
+    expect(download.suggestedFilename()).toBe('deployer.agents.json');
+    const file = (await download.path())!;
+    const bundle = JSON.parse(await readFile(file, 'utf8'));
+    const exported = (await admin('GET', `${base}/agents/${agentId}/export`)).body;
+    expect(bundle.agents[0].versions.map((v: { specHash: string }) => v.specHash)).toEqual(exported.agents[0].versions.map((v: { specHash: string }) => v.specHash));
+
+    const otherToken = await platform.createWorkspace('lab2');
+    const other = await signedInPage(browser, platform.gatewayUrl, otherToken);
+    await other.goto(`${platform.gatewayUrl}/agents`);
+    await other.getByLabel('Import a bundle').setInputFiles(file);
+    await other.getByTestId('import-result').filter({ hasText: 'Imported deployer (disabled).' }).waitFor();
+    await other.getByTestId('agents').getByRole('link', { name: 'deployer' }).waitFor();
+    await other.getByLabel('Import a bundle').setInputFiles([]);
+    await other.getByLabel('Import a bundle').setInputFiles(file);
+    await other.getByRole('alert').filter({ hasText: 'AGENT_NAME_TAKEN' }).waitFor();
+    await other.context().close();
+  });
+
   it('offers a viewer none of the writes', async () => {
     const viewerPage = await signedInPage(browser, platform.gatewayUrl, viewerToken);
     await viewerPage.goto(`${platform.gatewayUrl}/agents/${agentId}`);
     await viewerPage.getByTestId('version-3').getByTestId('in-force').waitFor();
     expect(await viewerPage.getByRole('button', { name: /Roll back|Pin v|Unpin/ }).count()).toBe(0);
     expect(await viewerPage.getByRole('form', { name: 'tag a version' }).count()).toBe(0);
+    // A viewer may export (it reads) but not import.
+    await viewerPage.getByRole('button', { name: 'Export' }).waitFor();
     await viewerPage.getByTestId('diff-fields').waitFor();
     await viewerPage.context().close();
   });

@@ -5,6 +5,7 @@
 export type {
   AgentResponse,
   AgentActivation,
+  AgentBundle,
   AgentSpec,
   AgentTry,
   AgentVersionDiffResponse,
@@ -13,6 +14,7 @@ export type {
   AuditPage,
   EventActivationsResponse,
   Fact,
+  ImportAgentsResponse,
   MessageSentPayload,
   Run,
   RunFactPayload,

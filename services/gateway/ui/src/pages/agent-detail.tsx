@@ -2,6 +2,7 @@ import { useCallback, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
+import { ExportButton } from '../components/bundle-actions';
 import { Limits } from '../components/limits';
 import { SpecEditor } from '../components/spec-editor';
 import { TryPanel } from '../components/try-panel';
@@ -85,6 +86,7 @@ export function AgentDetailPage() {
             </button>
           </>
         )}
+        <ExportButton ws={slug} agentId={id} />
       </div>
       {error && <p role="alert" className="error">{error}</p>}
       {editing ? (
