@@ -2,11 +2,7 @@ import { TemplateOriginSchema, type TemplateOrigin } from '@switchyard/contracts
 import { recordFacts, type Prisma, type PrismaClient } from '@switchyard/db';
 import type { AgentRecord, FactsOf } from '../ports';
 import type { AgentBundleStore, BundleSourceAgent, ImportedAgentPlan } from '../version-ports';
-import { versionRowData, readSpec, toRecord } from './prisma-agent-store';
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string }).code === 'P2002';
-}
+import { isUniqueViolation, readSpec, toRecord, versionRowData } from './prisma-agent-store';
 
 /** A stored template origin (a JSON column is a boundary); null when absent or unreadable. */
 function templateOriginOf(value: unknown): TemplateOrigin | null {

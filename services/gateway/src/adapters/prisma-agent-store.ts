@@ -23,7 +23,8 @@ import type {
 /** The latest version is the highest: versions are only ever added with the head's bump. */
 export const LATEST_VERSION = { versions: { orderBy: { version: 'desc' }, take: 1 } } as const;
 
-function isUniqueViolation(error: unknown): boolean {
+/** Whether Prisma refused a write for a unique constraint (a live agent's name). */
+export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === 'P2002';
 }
 
