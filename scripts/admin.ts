@@ -5,6 +5,7 @@
  * scripts/lib/admin/.
  */
 import { type AdminCommand, openAdminContext, UsageError } from './lib/admin/admin-command';
+import { exportAgentsCommand, importAgentsCommand } from './lib/admin/agent-bundle-commands';
 import { deadLettersCommand } from './lib/admin/dead-letter-commands';
 import { createTokenCommand, listTokensCommand, revokeTokenCommand } from './lib/admin/token-commands';
 import { createWorkspaceCommand, listMembersCommand } from './lib/admin/workspace-commands';
@@ -18,6 +19,8 @@ const COMMANDS: Readonly<Record<string, AdminCommand>> = {
   'list-tokens': listTokensCommand,
   'revoke-token': revokeTokenCommand,
   'dead-letters': deadLettersCommand,
+  'export-agents': exportAgentsCommand,
+  'import-agents': importAgentsCommand,
 };
 
 /** The commands and what each does. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { RoleSchema } from './auth';
 import { WorkspaceSlugSchema } from './facts';
+import { AgentNameSchema } from './agents';
+import { MAX_BUNDLE_AGENTS } from './agent-bundles';
 
 /*
  * The arguments of the operator's CLI (`npm run admin -- …`), parsed at its door like any other
@@ -37,3 +39,20 @@ export const AdminTokenRefSchema = z.union(
   [z.uuid(), z.string().regex(/^sy_[A-Za-z0-9_-]{1,200}$/)],
   { error: (issue) => `${JSON.stringify(issue.input)} is neither a token id nor a token prefix (list-tokens shows both)` },
 );
+
+/** `export-agents <workspace> [AGENT …] [--versions all|latest|used] [--out FILE]` (decision 0046). */
+export const AdminExportAgentsArgsSchema = z.strictObject({
+  workspace: AdminWorkspaceArgSchema,
+  /** Agents by name or id; none: every live agent of the workspace. */
+  agents: z.array(z.union([z.uuid(), AgentNameSchema], { error: (issue) => `${JSON.stringify(issue.input)} is neither an agent name nor an agent id` })).max(MAX_BUNDLE_AGENTS),
+  versions: z.enum(['all', 'latest', 'used'], { error: (issue) => `--versions ${JSON.stringify(issue.input)}: all, latest or used` }).default('all'),
+  /** Where to write the bundle; absent: stdout. */
+  out: z.string().min(1, '--out is empty').optional(),
+});
+export type AdminExportAgentsArgs = z.infer<typeof AdminExportAgentsArgsSchema>;
+
+/** `import-agents <workspace> <file>` (decision 0046). */
+export const AdminImportAgentsArgsSchema = z.strictObject({
+  workspace: AdminWorkspaceArgSchema,
+  file: z.string({ error: 'a bundle file is required' }).min(1, 'a bundle file is required'),
+});

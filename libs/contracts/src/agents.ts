@@ -252,6 +252,11 @@ export const AgentResponseSchema = z.strictObject({
   /** The latest version's spec with its defaults filled in (no `enabled`: see the top level). */
   spec: AgentSpecSchema,
   /**
+   * The version new runs use (decision 0046: `PUT /agents/{id}/pin`); null when
+   * none is pinned and runs use the latest (`version`).
+   */
+  pinnedVersion: z.number().int().positive().nullable(),
+  /**
    * How close the agent is to its limits, on reads (`GET /agents`, `GET /agents/{id}`): its spend
    * today (UTC) against `budget.perDayUsd`, and its runs waiting against `flow.queueCap`.
    */
@@ -321,6 +326,10 @@ export const AGENT_FACT_KINDS = {
   enabled: 'agent.enabled',
   disabled: 'agent.disabled',
   deleted: 'agent.deleted',
+  /** A version was pinned (or the pin moved): new runs use it (decision 0046). */
+  pinned: 'agent.pinned',
+  /** The pin was removed: new runs use the latest version again. */
+  unpinned: 'agent.unpinned',
 } as const;
 export type AgentFactKind = (typeof AGENT_FACT_KINDS)[keyof typeof AGENT_FACT_KINDS];
 
@@ -333,5 +342,11 @@ export const AgentFactPayloadSchema = z.strictObject({
   version: z.number().int().positive(),
   name: AgentNameSchema,
   enabled: z.boolean(),
+  /**
+   * The pinned version after the change (decision 0046), null when none: the
+   * version in force for new runs is this when set, else `version`. Absent
+   * from facts recorded before pins existed.
+   */
+  pinnedVersion: z.number().int().positive().nullable().optional(),
 });
 export type AgentFactPayload = z.infer<typeof AgentFactPayloadSchema>;

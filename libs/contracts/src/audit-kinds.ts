@@ -26,7 +26,7 @@ export type MattermostFactKind = (typeof MATTERMOST_FACT_KINDS)[keyof typeof MAT
  * changed, removed); secrets; notifications and Mattermost links; the kill
  * switch and approvals setting (`workspace.settings_changed`); collaborator
  * rules; inbound webhooks configured or deleted; agents created, saved,
- * enabled, disabled, deleted. Run, approval,
+ * enabled, disabled, deleted, pinned, unpinned, tagged, untagged (decision 0046). Run, approval,
  * task and message facts are work, not governance: `/events` reads them.
  * Only the platform records these kinds: a producer's post of one is refused.
  */
@@ -48,6 +48,10 @@ export const AUDIT_FACT_KINDS: readonly string[] = [
   'agent.enabled',
   'agent.disabled',
   'agent.deleted',
+  'agent.pinned',
+  'agent.unpinned',
+  'agent.tagged',
+  'agent.untagged',
 ];
 
 const AUDIT_KIND_SET = new Set(AUDIT_FACT_KINDS);

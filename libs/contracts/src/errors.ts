@@ -50,6 +50,23 @@ export enum ErrorCode {
   AGENT_VERSION_CONFLICT = 'AGENT_VERSION_CONFLICT',
   /** Another live agent of the workspace has that name. `data`: `{ name }`. */
   AGENT_NAME_TAKEN = 'AGENT_NAME_TAKEN',
+  /** That version of the agent carries no such tag (decision 0046). `data`: `{ id, tag, version }`. */
+  AGENT_TAG_NOT_FOUND = 'AGENT_TAG_NOT_FOUND',
+  /**
+   * An agent bundle's version spec does not hash to its `specHash` (a tampered or
+   * corrupted bundle, decision 0046); nothing was imported. `data`: `{ agent, version, expected, actual }`.
+   */
+  BUNDLE_SPEC_HASH_MISMATCH = 'BUNDLE_SPEC_HASH_MISMATCH',
+  /**
+   * An agent bundle names an agent (a collaborator rule's target) that is not in
+   * the bundle; nothing was imported. `data`: `{ agent, collaborator }` (bundle keys).
+   */
+  BUNDLE_COLLABORATOR_UNKNOWN = 'BUNDLE_COLLABORATOR_UNKNOWN',
+  /**
+   * An agent bundle contradicts itself (a tag or pin naming a version it does not
+   * carry, two agents under one key or name); nothing was imported. `data`: `{ agent, reason }`.
+   */
+  BUNDLE_INCONSISTENT = 'BUNDLE_INCONSISTENT',
   /** The agent is disabled: a manual run or a retry of it is refused. `data`: `{ id }` (the agent). */
   AGENT_DISABLED = 'AGENT_DISABLED',
   /** No run with that id in the workspace. `data`: `{ id }`. */

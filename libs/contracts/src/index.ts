@@ -109,6 +109,32 @@ export type {
   UpdateAgentRequest,
 } from './agents';
 export {
+  AGENT_TAG_FACT_KINDS,
+  AgentTagFactPayloadSchema,
+  AgentVersionDiffResponseSchema,
+  AgentVersionTagSchema,
+  JsonPatchOperationSchema,
+  ListAgentTagsResponseSchema,
+  MAX_TAGS_PER_AGENT,
+  PinAgentRequestSchema,
+  VersionTagSchema,
+} from './agent-versions';
+export type { AgentTagFactKind, AgentTagFactPayload, AgentVersionDiffResponse, AgentVersionTag, JsonPatchOperation, PinAgentRequest } from './agent-versions';
+export {
+  AGENT_BUNDLE_FORMAT,
+  AgentBundleSchema,
+  BundleAgentSchema,
+  BundleVersionSchema,
+  ExportAgentQuerySchema,
+  ExportVersionsSchema,
+  ImportAgentsResponseSchema,
+  MAX_BUNDLE_AGENTS,
+  MAX_BUNDLE_VERSIONS,
+  SpecHashSchema,
+  TemplateOriginSchema,
+} from './agent-bundles';
+export type { AgentBundle, BundleAgent, BundleVersion, ExportAgentQuery, ExportVersions, ImportAgentsResponse, TemplateOrigin } from './agent-bundles';
+export {
   checkRegexSafety,
   MATCHES_INPUT_MAX_CHARS,
   REGEX_MAX_COST,
@@ -488,11 +514,13 @@ export type {
 export {
   ADMIN_TOKEN_DEFAULT_NAME,
   AdminCreateTokenArgsSchema,
+  AdminExportAgentsArgsSchema,
+  AdminImportAgentsArgsSchema,
   AdminRoleArgSchema,
   AdminTokenRefSchema,
   AdminWorkspaceArgSchema,
 } from './admin-cli';
-export type { AdminCreateTokenArgs } from './admin-cli';
+export type { AdminCreateTokenArgs, AdminExportAgentsArgs } from './admin-cli';
 export { AUDIT_FACT_KINDS, isAuditKind, MATTERMOST_FACT_KINDS, NOTIFICATION_FACT_KINDS, SECRET_FACT_KINDS, TOKEN_FACT_KINDS } from './audit-kinds';
 export type { MattermostFactKind, SecretFactKind, TokenFactKind } from './audit-kinds';
 export {

@@ -15,6 +15,8 @@ export const ListRunsQuerySchema = z.strictObject({
   agentId: z.uuid().optional(),
   /** Only runs in this status. */
   status: RunStatusSchema.optional(),
+  /** Only runs of this agent version (with `agentId`; 0: tries of drafts): what a pin or rollback changed. */
+  agentVersion: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
   /** Only the runs this fact started (its trigger runs and their retries): what a fact activated. */
   eventId: z.uuid().optional(),
   /** Only the runs this run caused directly (their `causedBy.runId`): a causation graph, one level at a time. */

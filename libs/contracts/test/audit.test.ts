@@ -1,5 +1,6 @@
 import {
   AGENT_FACT_KINDS,
+  AGENT_TAG_FACT_KINDS,
   AUDIT_FACT_KINDS,
   AuditQuerySchema,
   COLLABORATOR_FACT_KINDS,
@@ -17,8 +18,8 @@ import {
  * them to the families' own constants, and show a producer cannot post one.
  */
 describe('audit kinds', () => {
-  it('hold every agent registry kind, the collaborator, settings and webhook kinds, each a valid kind, once', () => {
-    for (const kind of [...Object.values(AGENT_FACT_KINDS), ...Object.values(COLLABORATOR_FACT_KINDS), ...Object.values(WEBHOOK_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged]) {
+  it('hold every agent registry and tag kind, the collaborator, settings and webhook kinds, each a valid kind, once', () => {
+    for (const kind of [...Object.values(AGENT_FACT_KINDS), ...Object.values(AGENT_TAG_FACT_KINDS), ...Object.values(COLLABORATOR_FACT_KINDS), ...Object.values(WEBHOOK_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged]) {
       expect(AUDIT_FACT_KINDS).toContain(kind);
     }
     for (const kind of AUDIT_FACT_KINDS) expect(KindSchema.safeParse(kind).success).toBe(true);

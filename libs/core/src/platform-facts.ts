@@ -14,6 +14,8 @@ import {
   type Actor,
   type AgentFactKind,
   type AgentFactPayload,
+  type AgentTagFactKind,
+  type AgentTagFactPayload,
   type MessageSentPayload,
   type WorkspaceSettingsChangedPayload,
   WEBHOOK_FACT_KINDS,
@@ -40,9 +42,28 @@ export function changeFact(author: ChangeAuthor, kind: string, subject: Accepted
 }
 
 /** An `agent.*` registry fact: subject the agent, payload its state after the change. */
-export function agentFact(author: ChangeAuthor, kind: AgentFactKind, agent: { id: string; name: string; version: number; enabled: boolean }): AcceptedFact {
+export function agentFact(
+  author: ChangeAuthor,
+  kind: AgentFactKind,
+  agent: { id: string; name: string; version: number; enabled: boolean; pinnedVersion?: number | null },
+): AcceptedFact {
   const payload: AgentFactPayload = { version: agent.version, name: agent.name, enabled: agent.enabled };
+  if (agent.pinnedVersion !== undefined) payload.pinnedVersion = agent.pinnedVersion;
   return changeFact(author, kind, { type: 'agent', id: agent.id }, payload);
+}
+
+/**
+ * The version new runs of an agent use (decision 0046): the pinned one when
+ * set, else the latest. The one rule the gateway and the matcher apply in
+ * TypeScript; SQL writes it `COALESCE(pinned_version, latest_version)`.
+ */
+export function runVersionOf(agent: { version: number; pinnedVersion?: number | null }): number {
+  return agent.pinnedVersion ?? agent.version;
+}
+
+/** `agent.tagged | agent.untagged`: subject the agent, payload the tag and the version it names. */
+export function agentTagFact(author: ChangeAuthor, kind: AgentTagFactKind, agentId: string, payload: AgentTagFactPayload): AcceptedFact {
+  return changeFact(author, kind, { type: 'agent', id: agentId }, { ...payload });
 }
 
 /** `workspace.settings_changed`: subject the workspace, payload the settings as saved. */

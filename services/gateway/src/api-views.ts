@@ -33,5 +33,6 @@ export function toAgentResponse(agent: AgentRecord, principal: Principal): Agent
     createdAt: agent.createdAt.toISOString(),
     updatedAt: agent.updatedAt.toISOString(),
     spec: agent.spec,
+    pinnedVersion: agent.pinnedVersion,
   };
 }

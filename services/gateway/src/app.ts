@@ -43,6 +43,11 @@ import type {
   TryStore,
 } from './ports';
 import { agentsRoutes } from './routes/agents';
+import { agentVersionsRoutes } from './routes/agent-versions';
+import { agentBundlesRoutes } from './routes/agent-bundles';
+import { AgentVersions } from './commands/agent-versions';
+import { AgentBundles } from './commands/agent-bundles';
+import type { AgentBundleStore, AgentVersionStore } from './version-ports';
 import { approvalsRoutes } from './routes/approvals';
 import { eventsRoutes } from './routes/events';
 import { buildOpenApi, gatewayPaths } from './routes/openapi';
@@ -147,6 +152,10 @@ export interface GatewayAppDeps {
   webhooks: { store: WebhookStore; allowUnsigned: boolean; rateLimiter: TokenRateLimiter; ratePerSecond: number };
   /** The operations overview's figures (decision 0036). */
   opsOverview: OpsOverviewReader;
+  /** Pins and tags of agent versions (decision 0046). */
+  agentVersions: AgentVersionStore;
+  /** Agent bundles' export reads and import writes (decision 0046). */
+  agentBundles: AgentBundleStore;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -193,6 +202,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(agentsRoutes(deps));
+  workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName }) }));
+  workspace.use(agentBundlesRoutes({ agentBundles: new AgentBundles({ ...deps, userName }) }));
   workspace.use(tasksRoutes({ taskLedger }));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));

@@ -139,9 +139,12 @@ export interface AgentRecord {
   name: string;
   /** The latest version. */
   version: number;
+  /** The version new runs use when set (decision 0046); null: the latest. */
+  pinnedVersion: number | null;
   enabled: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** The latest version's spec. */
   spec: StoredAgentSpec;
 }
 
@@ -277,6 +280,8 @@ export type StopRunResult =
 export interface RunListFilter {
   agentId?: string;
   status?: RunStatus;
+  /** The runs of this agent version (decision 0046). */
+  agentVersion?: number;
   /** The runs started by this fact. */
   eventId?: string;
   /** The runs this run caused directly. */

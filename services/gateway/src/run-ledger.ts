@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, isTerminalRunStatus, RUN_FAILURE_CODES, type RunOrigin, type StopAction, type StoppedRun } from '@switchyard/contracts';
-import { newId } from '@switchyard/core';
+import { newId, runVersionOf } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { delegationMessage } from './commands/delegation-message';
 import type { ActivationSink, AgentRecord, AgentStore, NewRun, Principal, RunRecord, RunStore, SettingsStore, StopRunResult } from './ports';
@@ -31,7 +31,7 @@ export interface RunCommandContext {
 export class RunLedger {
   constructor(private readonly deps: RunLedgerDeps) {}
 
-  /** A manual run of the agent's latest version, with `input` as its first message. */
+  /** A manual run of the agent's version for runs (pinned, else latest), with `input` as its first message. */
   async start(ctx: RunCommandContext, agentId: string, input: string): Promise<RunRecord> {
     const agent = await this.runnableAgent(ctx.principal, agentId);
     // A run started by an agent (its agent token) is caused by that agent's run, one step deeper,
@@ -83,7 +83,7 @@ export class RunLedger {
   }
 
   /**
-   * A new run of an ended run's agent, at its latest version, for the same
+   * A new run of an ended run's agent, at its version for runs (pinned, else latest), for the same
    * fact (or, for a manual run, the same input, copied onto the retry's origin).
    * It keeps the original's causation, so a retry cannot escape the depth cap.
    */
@@ -163,8 +163,9 @@ export class RunLedger {
     return agent;
   }
 
+  /** A new run's ids and the version it runs: the pinned one when set, else the latest (decision 0046). */
   private freshRun(principal: Principal, agent: AgentRecord) {
-    return { id: newId(), workspaceId: principal.workspaceId, agentId: agent.id, agentVersion: agent.version, sessionId: newId() };
+    return { id: newId(), workspaceId: principal.workspaceId, agentId: agent.id, agentVersion: runVersionOf(agent), sessionId: newId() };
   }
 
   /**

@@ -17,6 +17,8 @@ import { closeRedis, createActivationQueue, createRedis, enqueueActivations, enq
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
+import { PrismaAgentBundleStore } from './adapters/prisma-agent-bundle-store';
+import { PrismaAgentVersionStore } from './adapters/prisma-agent-version-store';
 import { PrismaAgentUsageReader } from './adapters/prisma-agent-usage-reader';
 import { PrismaOpsOverviewReader } from './adapters/prisma-ops-overview-reader';
 import { PrismaAgentTokenStore } from './adapters/prisma-agent-token-store';
@@ -117,6 +119,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     audit: new PrismaAuditReader(prisma),
     activationReads: new PrismaActivationReads(prisma),
     agents: new PrismaAgentStore(prisma),
+    agentVersions: new PrismaAgentVersionStore(prisma),
+    agentBundles: new PrismaAgentBundleStore(prisma),
     agentUsage: new PrismaAgentUsageReader(prisma),
     opsOverview: new PrismaOpsOverviewReader(prisma),
     runs: new PrismaRunStore(prisma),

@@ -113,13 +113,13 @@ describe('agents API', () => {
       return found.length >= 8 ? found : undefined;
     }, { what: 'eight agent.* facts' });
     expect(facts.map((f: { kind: string; payload: unknown }) => [f.kind, f.payload])).toEqual([
-      ['agent.created', { version: 1, name: 'triage', enabled: true }],
-      ['agent.updated', { version: 2, name: 'triage', enabled: true }],
-      ['agent.updated', { version: 3, name: 'triage-2', enabled: true }],
-      ['agent.disabled', { version: 3, name: 'triage-2', enabled: false }],
-      ['agent.enabled', { version: 3, name: 'triage-2', enabled: true }],
-      ['agent.updated', { version: 4, name: 'triage-2', enabled: false }],
-      ['agent.disabled', { version: 4, name: 'triage-2', enabled: false }],
+      ['agent.created', { version: 1, name: 'triage', enabled: true, pinnedVersion: null }],
+      ['agent.updated', { version: 2, name: 'triage', enabled: true, pinnedVersion: null }],
+      ['agent.updated', { version: 3, name: 'triage-2', enabled: true, pinnedVersion: null }],
+      ['agent.disabled', { version: 3, name: 'triage-2', enabled: false, pinnedVersion: null }],
+      ['agent.enabled', { version: 3, name: 'triage-2', enabled: true, pinnedVersion: null }],
+      ['agent.updated', { version: 4, name: 'triage-2', enabled: false, pinnedVersion: null }],
+      ['agent.disabled', { version: 4, name: 'triage-2', enabled: false, pinnedVersion: null }],
       ['agent.deleted', { version: 4, name: 'triage-2', enabled: false }],
     ]);
     expect(facts[0]).toMatchObject({ subject: { type: 'agent', id }, actor: { type: 'member', id: adminUserId } });

@@ -211,7 +211,7 @@ const bodyArbitrary: fc.Arbitrary<{ text: string } | undefined> = fc.oneof(
   {
     arbitrary: fc
       .dictionary(
-        fc.constantFrom('kind', 'subject', 'payload', 'events', 'name', 'role', 'input', 'content', 'value', 'instructions', 'model', 'triggers', 'agentsPaused', 'jsonrpc', 'method', 'params', 'id', 'k\u0000', 'x\uD800', 'verifier', 'secret', 'idPath', 'signatureHeader'),
+        fc.constantFrom('kind', 'subject', 'payload', 'events', 'name', 'role', 'input', 'content', 'value', 'instructions', 'model', 'triggers', 'agentsPaused', 'jsonrpc', 'method', 'params', 'id', 'k\u0000', 'x\uD800', 'verifier', 'secret', 'idPath', 'signatureHeader', 'version', 'format', 'agents', 'secrets', 'source'),
         fc.oneof(fc.constantFrom<unknown>(...NASTY_STRINGS), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.constantFrom(...NASTY_STRINGS), { maxLength: 3 }), fc.object({ maxDepth: 2 })),
         { maxKeys: 6 },
       )
@@ -221,6 +221,10 @@ const bodyArbitrary: fc.Arbitrary<{ text: string } | undefined> = fc.oneof(
   fc.constant({ text: JSON.stringify({ kind: 'build.failed', subject: { type: 'build', id: 'b1' }, payload: { note: 'a\u0000b' } }) }),
   fc.constant({ text: JSON.stringify({ events: [{ kind: 'a.b', subject: { type: 't', id: '1' }, payload: { n: '\uD800' } }] }) }),
   fc.constant({ text: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'emit_event', arguments: { kind: 'a.b', subject: { type: 't', id: '1\u0000' } } } }) }),
+  // An agent bundle (issue 32) whose agent is broken in a different way each time: it must be refused whole, never a 5xx.
+  fc
+    .record({ key: fc.oneof(fc.uuid(), fc.constantFrom(...NASTY_STRINGS)), name: fc.constantFrom(...NASTY_STRINGS, 'ok'), versions: fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 2 }) })
+    .map((agent) => ({ text: JSON.stringify({ format: 'switchyard.agents/v1', exportedAt: '2026-01-01T00:00:00Z', source: { workspace: 'acme' }, agents: [agent], secrets: [] }) })),
   fc.integer({ min: 65, max: 5_000 }).map((depth) => ({ text: '['.repeat(depth) + ']'.repeat(depth) })),
   fc.integer({ min: 65, max: 5_000 }).map((depth) => ({ text: '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) })),
   fc.constant({ text: JSON.stringify({ payload: { blob: 'x'.repeat(1_100_000) } }) }),

@@ -87,8 +87,22 @@ describe('issue 13: the OpenAPI document', () => {
     const paths = document.paths as Record<string, Record<string, { parameters: Array<{ name: string; in: string }> }>>;
     const query = (template: string) => paths[template]!.get!.parameters.filter((p) => p.in === 'query').map((p) => p.name);
     expect(query('/v1/workspaces/{ws}/events')).toEqual(['after', 'kind', 'limit', 'order', 'before']);
-    expect(query('/v1/workspaces/{ws}/runs')).toEqual(['agentId', 'status', 'eventId', 'causedByRunId', 'toolResult', 'after', 'limit']);
+    expect(query('/v1/workspaces/{ws}/runs')).toEqual(['agentId', 'status', 'agentVersion', 'eventId', 'causedByRunId', 'toolResult', 'after', 'limit']);
     expect(query('/v1/workspaces/{ws}/runs/{id}/transcript')).toEqual(['after', 'limit']);
+    expect(query('/v1/workspaces/{ws}/agents/{id}/export')).toEqual(['versions', 'with']);
+  });
+
+  it('documents versions and bundles (issue 32): pin, tags, diff, export, import', () => {
+    const paths = document.paths as Record<string, Record<string, { operationId: string }>>;
+    const ids = (template: string) => Object.values(paths[template] ?? {}).map((operation) => operation.operationId);
+    expect(ids('/v1/workspaces/{ws}/agents/{id}/pin')).toEqual(['pinAgentVersion', 'unpinAgentVersion']);
+    expect(ids('/v1/workspaces/{ws}/agents/{id}/tags')).toEqual(['listAgentTags']);
+    expect(ids('/v1/workspaces/{ws}/agents/{id}/versions/{version}/tags/{tag}')).toEqual(['putAgentVersionTag', 'deleteAgentVersionTag']);
+    expect(ids('/v1/workspaces/{ws}/agents/{id}/versions/{version}/diff/{to}')).toEqual(['diffAgentVersions']);
+    expect(ids('/v1/workspaces/{ws}/agents/{id}/export')).toEqual(['exportAgents']);
+    expect(ids('/v1/workspaces/{ws}/agents:import')).toEqual(['importAgents']);
+    const components = (document.components as { schemas: Record<string, unknown> }).schemas;
+    for (const name of ['PinAgentRequest', 'ListAgentTagsResponse', 'AgentVersionDiffResponse', 'AgentBundle', 'ImportAgentsResponse']) expect(components[name]).toBeDefined();
   });
 
   it('documents whoami', () => {

@@ -3,16 +3,23 @@ import { compileFilter, compileKindGlob } from '@switchyard/core';
 import { bucketsOf, KindBuckets, unindexOwner, type Subscription } from './kind-buckets';
 
 /**
- * An agent as the matcher knows it: its latest version's spec plus the head's
- * `enabled` flag. The flag is a separate field because it is agent state, not
- * part of a stored version (decision 0007): `spec.enabled` is ignored here.
+ * An agent as the matcher knows it: the spec of its version for runs (pinned,
+ * else latest: decision 0046) plus the head's `enabled` flag. The flag is a
+ * separate field because it is agent state, not part of a stored version
+ * (decision 0007): `spec.enabled` is ignored here.
  */
 export interface AgentRecord {
   readonly agentId: string;
   /** The workspace the agent belongs to; lookups are scoped by it. */
   readonly workspaceId: string;
-  /** The version `spec` is; an upsert older than the indexed version is ignored. */
+  /** The version `spec` is: the one its runs record. */
   readonly version: number;
+  /**
+   * The agent's latest version when the record was read: an upsert whose
+   * latest is older than the indexed one's is ignored. A pin may name an older
+   * `version`, so staleness is judged by this. @defaultValue `version`
+   */
+  readonly latestVersion?: number;
   /** Only enabled agents are indexed; a disabled record takes the agent out of lookups. */
   readonly enabled: boolean;
   readonly spec: AgentSpec;
@@ -110,7 +117,8 @@ export class AgentIndex {
    */
   upsert(record: AgentRecord): UpsertOutcome {
     const previous = this.agents.get(record.agentId);
-    if (previous !== undefined && record.version < previous.record.version) return 'stale';
+    const latestOf = (r: AgentRecord) => r.latestVersion ?? r.version;
+    if (previous !== undefined && latestOf(record) < latestOf(previous.record)) return 'stale';
     // Compile before touching the index, so a bad filter leaves the old state in place.
     const triggers = record.enabled ? compileTriggers(record) : [];
     if (previous !== undefined) this.unindex(previous);

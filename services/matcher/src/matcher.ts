@@ -1,5 +1,5 @@
 import { TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
-import { newId } from '@switchyard/core';
+import { newId, runVersionOf } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
 import type { AgentIndex, TriggerMatch } from './agent-index';
@@ -316,22 +316,23 @@ export class Matcher {
 
   /**
    * Applies an `agent.*` fact as of its place in the fact order: the version it
-   * names (versions are immutable) with the enabled flag it states. Reading the
-   * agent's current row instead would let a later change (an enable after a
-   * disable) act on facts that came before it.
+   * names for runs (its pin, else its latest; versions are immutable) with the
+   * enabled flag it states. Reading the agent's current row instead would let a
+   * later change (an enable after a disable) act on facts that came before it.
    */
   private async reloadAgent(fact: Fact): Promise<void> {
     const agentId = fact.subject.id;
-    const { version, enabled } = fact.payload as { version?: unknown; enabled?: unknown };
+    const { version, enabled, pinnedVersion } = fact.payload as { version?: unknown; enabled?: unknown; pinnedVersion?: unknown };
     if (fact.kind === 'agent.deleted') {
       this.options.index.remove(agentId);
       return;
     }
     const agent =
       typeof version === 'number' && typeof enabled === 'boolean'
-        ? await this.options.store.loadAgentVersion(agentId, version, enabled)
+        ? // The version runs use as of this fact: its pin when it states one (decision 0046).
+          await this.options.store.loadAgentVersion(agentId, runVersionOf({ version, pinnedVersion: typeof pinnedVersion === 'number' ? pinnedVersion : null }), enabled)
         : await this.options.store.loadAgent(agentId);
-    if (agent) this.options.index.upsert(agent);
+    if (agent) this.options.index.upsert(typeof version === 'number' ? { ...agent, latestVersion: version } : agent);
     else this.options.index.remove(agentId);
   }
 }

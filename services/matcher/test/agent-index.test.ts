@@ -89,6 +89,17 @@ describe('AgentIndex reloads', () => {
     expect(index.candidates('ws-1', 'old.kind')).toEqual([]);
   });
 
+  it('applies a pin of an older version (issue 32): staleness is judged by the latest version at the change', () => {
+    const index = new AgentIndex([agentRecord('a', [{ kind: 'new.kind' }], { version: 3, latestVersion: 3 })]);
+    // Pinned to version 1 while version 3 is the latest: indexed, version 1's triggers decide.
+    expect(index.upsert(agentRecord('a', [{ kind: 'old.kind' }], { version: 1, latestVersion: 3 }))).toBe('indexed');
+    expect(ids(index.candidates('ws-1', 'old.kind'))).toEqual(['a']);
+    expect(index.get('a')?.version).toBe(1);
+    // A reload read when version 2 was the latest comes too late.
+    expect(index.upsert(agentRecord('a', [{ kind: 'new.kind' }], { version: 2, latestVersion: 2 }))).toBe('stale');
+    expect(index.candidates('ws-1', 'new.kind')).toEqual([]);
+  });
+
   it('applies an enable or disable of the same version (they make no new version)', () => {
     const index = new AgentIndex([agentRecord('a', [{ kind: 'k' }])]);
     expect(index.upsert(agentRecord('a', [{ kind: 'k' }], { enabled: false }))).toBe('disabled');

@@ -2,7 +2,7 @@ import { AGENT_FACT_KINDS } from '@switchyard/contracts';
 import type { PrismaClient } from '@switchyard/db';
 import type { ActivationReads, AgentFactState } from '../ports';
 
-const CHANGE_KINDS = [AGENT_FACT_KINDS.created, AGENT_FACT_KINDS.updated, AGENT_FACT_KINDS.enabled, AGENT_FACT_KINDS.disabled];
+const CHANGE_KINDS = [AGENT_FACT_KINDS.created, AGENT_FACT_KINDS.updated, AGENT_FACT_KINDS.enabled, AGENT_FACT_KINDS.disabled, AGENT_FACT_KINDS.pinned, AGENT_FACT_KINDS.unpinned];
 
 interface Row {
   agent_id: string;
@@ -18,7 +18,7 @@ interface Row {
 /**
  * What the matcher made of one fact, per agent, in one statement (decision
  * 0034). The version in force is the one the last `agent.*` fact before the
- * fact named — the matcher applies agent changes in that order; an agent with
+ * fact named for runs (its pin, else its latest: decision 0046) — the matcher applies agent changes in that order; an agent with
  * no such fact at all (written before facts announced agents) falls back to
  * its newest version created before the fact was recorded, and its flag now.
  */
@@ -38,7 +38,7 @@ export class PrismaActivationReads implements ActivationReads {
                                FROM runs r WHERE r.agent_id = a.id AND r.event_id = $2::uuid AND r.origin_type = 'trigger') runs
          LEFT JOIN LATERAL (SELECT jsonb_build_object('reason', s.reason, 'agentVersion', s.agent_version) AS skip
                               FROM activation_skips s WHERE s.event_id = $2::uuid AND s.agent_id = a.id) skip ON true
-         LEFT JOIN LATERAL (SELECT (e.payload->>'version')::int AS version, (e.payload->>'enabled')::boolean AS enabled FROM platform_events e
+         LEFT JOIN LATERAL (SELECT COALESCE((e.payload->>'pinnedVersion')::int, (e.payload->>'version')::int) AS version, (e.payload->>'enabled')::boolean AS enabled FROM platform_events e
                              WHERE e.workspace_id = $1::uuid AND e.kind = ANY($4::text[]) AND e.subject_type = 'agent' AND e.subject_id = a.id::text
                                AND e.seq < $3 ORDER BY e.seq DESC LIMIT 1) announced ON true
          LEFT JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM platform_events e WHERE e.workspace_id = $1::uuid AND e.kind = ANY($4::text[])

@@ -21,14 +21,15 @@ import type {
 } from '../ports';
 
 /** The latest version is the highest: versions are only ever added with the head's bump. */
-const LATEST_VERSION = { versions: { orderBy: { version: 'desc' }, take: 1 } } as const;
+export const LATEST_VERSION = { versions: { orderBy: { version: 'desc' }, take: 1 } } as const;
 
-function isUniqueViolation(error: unknown): boolean {
+/** Whether Prisma refused a write for a unique constraint (a live agent's name). */
+export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: string }).code === 'P2002';
 }
 
 /** Parses a stored spec (a JSON column is a boundary), refusing shapes this code cannot read. */
-function readSpec(row: Pick<AgentVersion, 'agentId' | 'version' | 'schemaVersion' | 'spec'>): StoredAgentSpec {
+export function readSpec(row: Pick<AgentVersion, 'agentId' | 'version' | 'schemaVersion' | 'spec'>): StoredAgentSpec {
   if (!SUPPORTED_AGENT_SPEC_SCHEMA_VERSIONS.includes(row.schemaVersion)) {
     throw new AppError(ErrorCode.INTERNAL, 'stored agent spec has an unsupported schema version', {
       agentId: row.agentId,
@@ -40,12 +41,13 @@ function readSpec(row: Pick<AgentVersion, 'agentId' | 'version' | 'schemaVersion
   return spec;
 }
 
-function toRecord(head: Agent, latest: AgentVersion): AgentRecord {
+export function toRecord(head: Agent, latest: AgentVersion): AgentRecord {
   return {
     id: head.id,
     workspaceId: head.workspaceId,
     name: head.name,
     version: latest.version,
+    pinnedVersion: head.pinnedVersion,
     enabled: head.enabled,
     createdAt: head.createdAt,
     updatedAt: head.updatedAt,
@@ -242,11 +244,16 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   private versionData(spec: StoredAgentSpec, userId: string, now: Date) {
-    return {
-      schemaVersion: AGENT_SPEC_SCHEMA_VERSION,
-      spec: spec as unknown as Prisma.InputJsonObject,
-      createdBy: userId,
-      createdAt: now,
-    };
+    return versionRowData(spec, userId, now);
   }
+}
+
+/** The columns of a new `agent_versions` row (besides its agent and number). */
+export function versionRowData(spec: StoredAgentSpec, userId: string, now: Date) {
+  return {
+    schemaVersion: AGENT_SPEC_SCHEMA_VERSION,
+    spec: spec as unknown as Prisma.InputJsonObject,
+    createdBy: userId,
+    createdAt: now,
+  };
 }

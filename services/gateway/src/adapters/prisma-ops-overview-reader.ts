@@ -69,10 +69,10 @@ SELECT q.lane, a.id::text AS agent_id, a.name AS agent_name, q.depth, q.oldest
  ORDER BY q.depth DESC, q.lane
  LIMIT $2`;
 
-/** The live agents' daily spend (the runner's `agent_spend_daily`, by its primary key) and their latest version's perDayUsd. */
+/** The live agents' daily spend (the runner's `agent_spend_daily`, by its primary key) and the perDayUsd of the version their runs use (pinned, else latest: decision 0046). */
 const SPEND_SQL = `
 SELECT a.id::text AS agent_id, a.name AS agent_name,
-       (SELECT (v.spec #>> '{budget,perDayUsd}')::float8 FROM agent_versions v WHERE v.agent_id = a.id AND v.version = a.latest_version) AS per_day_usd,
+       (SELECT (v.spec #>> '{budget,perDayUsd}')::float8 FROM agent_versions v WHERE v.agent_id = a.id AND v.version = COALESCE(a.pinned_version, a.latest_version)) AS per_day_usd,
        coalesce((SELECT json_agg(json_build_object('day', s.day::text, 'usd', s.cost_usd::float8))
                    FROM agent_spend_daily s
                   WHERE s.agent_id = a.id AND s.workspace_id = $1::uuid AND s.day > $2::date - $3::int AND s.day <= $2::date), '[]'::json) AS days

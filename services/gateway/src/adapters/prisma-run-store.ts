@@ -55,6 +55,7 @@ export class PrismaRunStore implements RunStore {
         workspaceId,
         ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
         ...(options.status === undefined ? {} : { status: options.status }),
+        ...(options.agentVersion === undefined ? {} : { agentVersion: options.agentVersion }),
         ...(options.eventId === undefined ? {} : { eventId: options.eventId }),
         ...(options.causedByRunId === undefined ? {} : { causedBy: { path: ['runId'], equals: options.causedByRunId } }),
         // Outcomes stored before calls were counted by result have no such path: they do not match.

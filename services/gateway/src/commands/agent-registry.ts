@@ -79,8 +79,12 @@ export class AgentRegistry {
     await this.outbox.flush(written);
   }
 
-  /** The change's facts, their ids noted in `written` for the flush after the commit. */
-  private facts(ctx: AgentCommandContext, written: string[], kinds: readonly AgentFactKind[], agent: { id: string; name: string; version: number; enabled: boolean }) {
+  /**
+   * The change's facts, their ids noted in `written` for the flush after the
+   * commit. An agent's `pinnedVersion` goes on them (decision 0046): the
+   * matcher reads from them which version runs.
+   */
+  private facts(ctx: AgentCommandContext, written: string[], kinds: readonly AgentFactKind[], agent: { id: string; name: string; version: number; enabled: boolean; pinnedVersion?: number | null }) {
     const author = changeAuthorOf(ctx.principal);
     const items = kinds.map((kind) => ({ fact: agentFact(author, kind, agent), correlationId: ctx.correlationId }));
     written.push(...items.map((item) => item.fact.id));

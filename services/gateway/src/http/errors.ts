@@ -10,6 +10,9 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.VALIDATION_FAILED:
     case ErrorCode.TASK_BLOCKER_INVALID:
     case ErrorCode.COLLABORATOR_SELF:
+    case ErrorCode.BUNDLE_SPEC_HASH_MISMATCH:
+    case ErrorCode.BUNDLE_COLLABORATOR_UNKNOWN:
+    case ErrorCode.BUNDLE_INCONSISTENT:
     case ErrorCode.MALFORMED_JSON:
     case ErrorCode.BODY_ENCODING_INVALID:
     case ErrorCode.JSON_TOO_DEEP:
@@ -39,6 +42,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.MEMBER_NOT_FOUND:
     case ErrorCode.AGENT_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
+    case ErrorCode.AGENT_TAG_NOT_FOUND:
     case ErrorCode.RUN_NOT_FOUND:
     case ErrorCode.SECRET_NOT_FOUND:
     case ErrorCode.SESSION_NOT_FOUND:

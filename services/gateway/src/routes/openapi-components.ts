@@ -65,6 +65,11 @@ import {
   AuditActorsResponseSchema,
   AuditPageSchema,
   OverviewResponseSchema,
+  PinAgentRequestSchema,
+  ListAgentTagsResponseSchema,
+  AgentVersionDiffResponseSchema,
+  AgentBundleSchema,
+  ImportAgentsResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -139,6 +144,11 @@ const SCHEMAS = {
   Webhook: WebhookSchema,
   ListWebhooksResponse: ListWebhooksResponseSchema,
   OverviewResponse: OverviewResponseSchema,
+  PinAgentRequest: PinAgentRequestSchema,
+  ListAgentTagsResponse: ListAgentTagsResponseSchema,
+  AgentVersionDiffResponse: AgentVersionDiffResponseSchema,
+  AgentBundle: AgentBundleSchema,
+  ImportAgentsResponse: ImportAgentsResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

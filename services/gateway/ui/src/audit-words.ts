@@ -111,6 +111,14 @@ export function whatWasDone(fact: Fact, names: AuditNames): string {
       return `created agent ${agent}`;
     case 'agent.updated':
       return `saved version ${String(p.version ?? '?')} of agent ${agent}`;
+    case 'agent.pinned':
+      return `pinned version ${String(p.pinnedVersion ?? '?')} of agent ${agent}: new runs use it (latest is ${String(p.version ?? '?')})`;
+    case 'agent.unpinned':
+      return `unpinned agent ${agent}: new runs use the latest version (${String(p.version ?? '?')})`;
+    case 'agent.tagged':
+      return `tagged version ${String(p.version ?? '?')} of agent ${agent} “${text(p.tag) ?? '?'}”${typeof p.previousVersion === 'number' ? ` (moved from version ${p.previousVersion})` : ''}`;
+    case 'agent.untagged':
+      return `removed tag “${text(p.tag) ?? '?'}” from version ${String(p.version ?? '?')} of agent ${agent}`;
     case 'agent.enabled':
     case 'agent.disabled':
     case 'agent.deleted':

@@ -50,6 +50,7 @@ interface AgentRow {
   agent_id: string;
   workspace_id: string;
   version: number;
+  latest_version: number;
   enabled: boolean;
   spec: unknown;
 }
@@ -75,11 +76,11 @@ export class SqlMatcherStore implements MatcherStore {
     return agent ? { ...agent, enabled } : null;
   }
 
-  /** Agents with their latest version, or with version `$2` when a second parameter is given. */
+  /** Agents with their version for runs (pinned, else latest: decision 0046), or with version `$2` when a second parameter is given. */
   private async agents(where: string, ...params: unknown[]): Promise<AgentRecord[]> {
-    const version = params.length > 1 ? '$2' : 'a.latest_version';
+    const version = params.length > 1 ? '$2' : 'COALESCE(a.pinned_version, a.latest_version)';
     const rows = await this.prisma.$queryRawUnsafe<AgentRow[]>(
-      `SELECT a.id::text AS agent_id, a.workspace_id::text AS workspace_id, v.version, a.enabled, v.spec
+      `SELECT a.id::text AS agent_id, a.workspace_id::text AS workspace_id, v.version, a.latest_version, a.enabled, v.spec
          FROM agents a JOIN agent_versions v ON v.agent_id = a.id AND v.version = ${version}
         WHERE ${where}`,
       ...params,
@@ -92,7 +93,8 @@ export class SqlMatcherStore implements MatcherStore {
         this.log.error({ agentId: row.agent_id, issues: spec.error.issues }, 'stored agent spec does not parse; agent not indexed');
         continue;
       }
-      records.push({ agentId: row.agent_id, workspaceId: row.workspace_id, version: Number(row.version), enabled: row.enabled, spec: spec.data });
+      const record = { agentId: row.agent_id, workspaceId: row.workspace_id, version: Number(row.version), enabled: row.enabled, spec: spec.data };
+      records.push(params.length > 1 ? record : { ...record, latestVersion: Number(row.latest_version) });
     }
     return records;
   }

@@ -2,11 +2,12 @@ import { useCallback, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
+import { ExportButton } from '../components/bundle-actions';
 import { Limits } from '../components/limits';
 import { SpecEditor } from '../components/spec-editor';
 import { TryPanel } from '../components/try-panel';
 import { VersionDiff } from '../components/version-diff';
-import { when } from '../format';
+import { VersionList } from '../components/version-list';
 import { USAGE_REFRESH_MS } from '../queries';
 import { useWorkspace } from '../session';
 import type { AgentResponse, AgentVersionSummary } from '../types';
@@ -64,7 +65,10 @@ export function AgentDetailPage() {
         <span className={a.enabled ? 'status s-completed' : 'status s-cancelled'} data-testid="agent-enabled">
           {a.enabled ? 'enabled' : 'disabled'}
         </span>
-        <span className="muted">v{a.version}</span>
+        <span className="muted" data-testid="agent-version">
+          v{a.version}
+          {a.pinnedVersion !== null && ` · runs pinned to v${a.pinnedVersion}`}
+        </span>
         {canWrite && (
           <>
             <button type="button" onClick={() => setEnabled(!a.enabled)}>
@@ -82,6 +86,7 @@ export function AgentDetailPage() {
             </button>
           </>
         )}
+        <ExportButton ws={slug} agentId={id} />
       </div>
       {error && <p role="alert" className="error">{error}</p>}
       {editing ? (
@@ -105,13 +110,7 @@ export function AgentDetailPage() {
       <Limits agent={a} />
       {canWrite && versions.data && <TryPanel ws={slug} agent={a} versions={versions.data} draft={editing ? draft : undefined} />}
       <h2>Versions</h2>
-      <ol className="versions" data-testid="versions">
-        {versions.data?.map((v) => (
-          <li key={v.version}>
-            v{v.version} <span className="muted">{v.name} · {when(v.createdAt)}</span>
-          </li>
-        ))}
-      </ol>
+      {versions.data && <VersionList ws={slug} agent={a} versions={versions.data} canWrite={canWrite} onAgent={adopt} />}
       {versions.data && versions.data.length > 0 && (
         <>
           <h2>Diff</h2>

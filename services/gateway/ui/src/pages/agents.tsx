@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
+import { ImportBundle } from '../components/bundle-actions';
 import { QueueFill, SpendToday } from '../components/limits';
 import { when } from '../format';
 import { useAgents } from '../queries';
@@ -16,7 +17,7 @@ function useRecentRuns(ws: string) {
 }
 
 export function AgentsPage() {
-  const { slug } = useWorkspace();
+  const { slug, role } = useWorkspace();
   const agents = useAgents(slug, true);
   const runs = useRecentRuns(slug);
   const lastRun = (agentId: string) => runs.data?.find((run) => run.agentId === agentId);
@@ -25,6 +26,7 @@ export function AgentsPage() {
     <section>
       <div className="page-head">
         <h1>Agents</h1>
+        {role !== 'viewer' && <ImportBundle ws={slug} />}
       </div>
       {agents.error && <p role="alert" className="error">{errorText(agents.error)}</p>}
       <div className="table-wrap">
@@ -51,7 +53,10 @@ export function AgentsPage() {
                   <td>
                     <span className={agent.enabled ? 'status s-completed' : 'status s-cancelled'}>{agent.enabled ? 'enabled' : 'disabled'}</span>
                   </td>
-                  <td>v{agent.version}</td>
+                  <td>
+                    v{agent.version}
+                    {agent.pinnedVersion !== null && <span className="muted"> · runs v{agent.pinnedVersion}</span>}
+                  </td>
                   <td>{last ? <Link href={`/runs/${last.id}`}>{`${last.status} · ${when(last.queuedAt)}`}</Link> : <span className="muted">{runs.data ? 'never' : '…'}</span>}</td>
                   <td>
                     <SpendToday agent={agent} />

@@ -21,9 +21,11 @@ function newer(a: Run | undefined, b: Run): Run {
   return (b.outcome ? 1 : 0) >= (a.outcome ? 1 : 0) ? b : a;
 }
 
-/** What the fleet shows: agent and status are asked of the API (so a filter finds runs older than the first page); kind is matched here, on the run's trigger. */
+/** What the fleet shows: agent, version and status are asked of the API (so a filter finds runs older than the first page); kind is matched here, on the run's trigger. */
 interface RunFilter {
   agentId: string;
+  /** The agent version its runs ran (decision 0046: what a pin or rollback changed); '' for any. */
+  version: string;
   status: string;
   kind: string;
 }
@@ -39,9 +41,10 @@ function useLiveRuns(ws: string, filter: RunFilter) {
   const params = new URLSearchParams({ limit: '100' });
   if (filter.agentId) params.set('agentId', filter.agentId);
   if (filter.status) params.set('status', filter.status);
+  if (filter.version) params.set('agentVersion', filter.version);
   const shownRows = useRef(rows);
   shownRows.current = rows;
-  const queryKey = ['runs', ws, filter.agentId, filter.status];
+  const queryKey = ['runs', ws, filter.agentId, filter.version, filter.status];
   const live = useFacts(
     ws,
     (fact: Fact) => {
@@ -179,7 +182,10 @@ export function FleetPage() {
   const approvals = usePendingApprovals(slug, live);
   const [agentFilter, setAgentFilter] = useState('');
   const [statusFilter, setStatusFilter] = useState('');
+  const [versionFilter, setVersionFilter] = useState('');
   const [kindFilter, setKindFilter] = useState('');
+  // A version only means something with its agent.
+  const version = agentFilter && /^[1-9][0-9]{0,9}$/.test(versionFilter) ? versionFilter : '';
 
   return (
     <section className="fleet">
@@ -203,6 +209,19 @@ export function FleetPage() {
           </select>
         </label>
         <label>
+          Version
+          <input
+            value={versionFilter}
+            onChange={(e) => setVersionFilter(e.target.value)}
+            name="version"
+            inputMode="numeric"
+            placeholder="any"
+            size={4}
+            disabled={!agentFilter}
+            title={agentFilter ? 'runs of this version only' : 'choose an agent first'}
+          />
+        </label>
+        <label>
           Status
           <select value={statusFilter} onChange={(e) => setStatusFilter(e.target.value)} name="status">
             <option value="">all</option>
@@ -217,7 +236,7 @@ export function FleetPage() {
         </label>
       </form>
       {/* A new filter is a new table: its rows are the API's answer for it, then the live ones. */}
-      <RunsTable key={`${agentFilter}|${statusFilter}`} ws={slug} agents={agents.data} filter={{ agentId: agentFilter, status: statusFilter, kind: kindFilter }} />
+      <RunsTable key={`${agentFilter}|${version}|${statusFilter}`} ws={slug} agents={agents.data} filter={{ agentId: agentFilter, version, status: statusFilter, kind: kindFilter }} />
     </section>
   );
 }
@@ -234,6 +253,7 @@ function RunsTable({ ws, agents, filter }: { ws: string; agents: AgentResponse[]
   const shown = runs.filter(
     (run) =>
       (!filter.agentId || run.agentId === filter.agentId) &&
+      (!filter.version || run.agentVersion === Number(filter.version)) &&
       (!filter.status || run.status === filter.status) &&
       (!filter.kind || (run.trigger?.kind ?? '').startsWith(filter.kind)),
   );
@@ -272,7 +292,7 @@ function RunsTable({ ws, agents, filter }: { ws: string; agents: AgentResponse[]
             ))}
           </tbody>
         </table>
-        {!loading && shown.length === 0 && <p className="muted">{filter.agentId || filter.status || filter.kind ? 'No runs match.' : 'No runs yet.'}</p>}
+        {!loading && shown.length === 0 && <p className="muted">{filter.agentId || filter.version || filter.status || filter.kind ? 'No runs match.' : 'No runs yet.'}</p>}
       </div>
     </>
   );
