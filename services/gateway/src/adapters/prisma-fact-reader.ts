@@ -54,8 +54,10 @@ export class PrismaFactReader implements FactReader {
   async findByIdempotencyKeys(workspace: { id: string; slug: string }, keys: readonly string[]): Promise<Map<string, Fact>> {
     if (keys.length === 0) return new Map();
     const rows = await this.prisma.$queryRawUnsafe<FactRow[]>(
+      // Through platform_event_keys, the one index of stored keys (decision 0041).
       `SELECT ${FACT_COLUMNS} FROM platform_events
-        WHERE workspace_id = $1::uuid AND idempotency_key = ANY($2::text[])`,
+        WHERE workspace_id = $1::uuid
+          AND id IN (SELECT event_id FROM platform_event_keys WHERE workspace_id = $1::uuid AND idempotency_key = ANY($2::text[]))`,
       workspace.id,
       [...keys],
     );
