@@ -120,6 +120,44 @@ BEGIN
 END
 $$;
 
+-- Drops one day's partition once retention purged every fact in it: each workspace's facts there
+-- are at or below its fact_horizons mark, and the keys at or below the marks are trimmed already
+-- (a key must never outlive its fact: the event-log would find it and no fact). Returns
+-- 'dropped', 'gone' (no such partition), 'kept' (a fact in it is still kept), 'keys_pending', or
+-- 'busy' (platform_events stayed in use past p_lock_timeout_ms: tried again at the next tick).
+-- The check is made first without a lock (a kept partition costs no lock), then again holding
+-- platform_events exclusively, which a drop needs anyway: no fact can arrive in between.
+CREATE FUNCTION "platform_events_drop_expired_partition"(p_name text, p_lock_timeout_ms int) RETURNS text LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  probe text;
+  kept boolean;
+BEGIN
+  IF p_name !~ '^platform_events_p[0-9]{8}$' OR to_regclass(p_name) IS NULL THEN
+    RETURN 'gone';
+  END IF;
+  IF EXISTS (SELECT 1 FROM fact_horizons f
+              WHERE EXISTS (SELECT 1 FROM platform_event_keys k WHERE k.workspace_id = f.workspace_id AND k.seq <= f.purged_through_seq)) THEN
+    RETURN 'keys_pending';
+  END IF;
+  probe := format('SELECT EXISTS (SELECT 1 FROM workspaces w LEFT JOIN fact_horizons f ON f.workspace_id = w.id
+                    WHERE EXISTS (SELECT 1 FROM %I e WHERE e.workspace_id = w.id AND e.seq > coalesce(f.purged_through_seq, 0)))', p_name);
+  EXECUTE probe INTO kept;
+  IF kept THEN
+    RETURN 'kept';
+  END IF;
+  PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+  LOCK TABLE ONLY platform_events IN ACCESS EXCLUSIVE MODE;
+  EXECUTE probe INTO kept;
+  IF kept THEN
+    RETURN 'kept';
+  END IF;
+  EXECUTE format('DROP TABLE %I', p_name);
+  RETURN 'dropped';
+EXCEPTION WHEN lock_not_available THEN
+  RETURN 'busy';
+END
+$$;
+
 -- A partition for every day from the oldest fact's to a week ahead (the retention job keeps
 -- RETENTION_PARTITIONS_AHEAD days made from then on).
 DO $$

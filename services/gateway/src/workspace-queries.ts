@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type AgentResponse, type Fact, type Run } from '@switchyard/contracts';
+import { AppError, ErrorCode, type AgentResponse, type CursorExpiredDetails, type Fact, type Run } from '@switchyard/contracts';
 import { toAgentResponse, toRunResponse } from './api-views';
 import type { AgentStore, AgentUsageReader, FactReader, Principal, RunListFilter, RunStore } from './ports';
 
@@ -8,17 +8,37 @@ import type { AgentStore, AgentUsageReader, FactReader, Principal, RunListFilter
  * of another workspace is simply not found.
  */
 
-/** A page of facts after a `seq` cursor; `nextCursor` is the last seq seen (or `after`). */
+/**
+ * A page of facts after a `seq` cursor; `nextCursor` is the last seq seen (or `after`). A cursor
+ * behind the retention horizon is CURSOR_EXPIRED (410, with the oldest kept seq): facts after it
+ * were purged and the caller must know it missed them (decision 0041). `after = 0` means "from the
+ * oldest fact kept" and is never expired.
+ */
 export async function listEvents(
-  reader: Pick<FactReader, 'listAfter'>,
+  reader: Pick<FactReader, 'listAfter' | 'purgedThrough'>,
   principal: Principal,
   query: { after: number; kind?: string; limit: number },
 ): Promise<{ events: Fact[]; nextCursor: number }> {
-  const events = await reader.listAfter({ id: principal.workspaceId, slug: principal.workspaceSlug }, query.after, {
+  const from = await keptCursor(reader, principal.workspaceId, query.after);
+  const events = await reader.listAfter({ id: principal.workspaceId, slug: principal.workspaceSlug }, from, {
     kindGlob: query.kind,
     limit: query.limit,
   });
-  return { events, nextCursor: events.at(-1)?.seq ?? query.after };
+  return { events, nextCursor: events.at(-1)?.seq ?? from };
+}
+
+/**
+ * Where reading after `after` starts once retention purged through a seq: `after` itself when it
+ * is at or past it; the horizon for 0 (from the start: the oldest kept); CURSOR_EXPIRED otherwise.
+ */
+export async function keptCursor(reader: Pick<FactReader, 'purgedThrough'>, workspaceId: string, after: number): Promise<number> {
+  const purged = await reader.purgedThrough(workspaceId);
+  if (after >= purged) return after;
+  if (after === 0) return purged;
+  throw new AppError(ErrorCode.CURSOR_EXPIRED, 'the cursor is behind the retention horizon: facts after it were purged', {
+    after,
+    oldestSeq: purged + 1,
+  } satisfies CursorExpiredDetails);
 }
 
 /** One fact; EVENT_NOT_FOUND when the workspace has none with that id. */

@@ -51,6 +51,14 @@ export class PrismaFactReader implements FactReader {
     return Number(rows[0]?.last_seq ?? 0);
   }
 
+  async purgedThrough(workspaceId: string): Promise<number> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ purged_through_seq: bigint }>>(
+      'SELECT purged_through_seq FROM fact_horizons WHERE workspace_id = $1::uuid',
+      workspaceId,
+    );
+    return Number(rows[0]?.purged_through_seq ?? 0);
+  }
+
   async findByIdempotencyKeys(workspace: { id: string; slug: string }, keys: readonly string[]): Promise<Map<string, Fact>> {
     if (keys.length === 0) return new Map();
     const rows = await this.prisma.$queryRawUnsafe<FactRow[]>(

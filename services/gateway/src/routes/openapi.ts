@@ -99,9 +99,9 @@ function factAndTokenPaths(): OpenApiPaths {
       },
       get: {
         operationId: 'listEvents',
-        summary: 'List facts after a cursor',
+        summary: 'List facts after a cursor (after=0: from the oldest kept)',
         parameters: [ws, ...queryParameters(ListEventsQuerySchema, { after: 'a seq: the nextCursor of the previous page', kind: 'kind glob: * one segment, ** any' })],
-        responses: { '200': json('ListEventsResponse', 'a page of facts'), ...errors },
+        responses: { '200': json('ListEventsResponse', 'a page of facts'), '410': json('Error', 'CURSOR_EXPIRED: after is behind the retention horizon; details.oldestSeq is the oldest seq kept'), ...errors },
       },
     },
     [`${base}/events:batch`]: {
@@ -129,7 +129,7 @@ function factAndTokenPaths(): OpenApiPaths {
         operationId: 'streamEvents',
         summary: 'Server-Sent Events of the workspace facts; id = seq; resume with Last-Event-ID',
         parameters: [ws, ...queryParameters(StreamQuerySchema), { name: 'Last-Event-ID', in: 'header', schema: { type: 'integer' } }],
-        responses: { '200': untyped('text/event-stream', 'text/event-stream'), ...errors },
+        responses: { '200': untyped('text/event-stream', 'text/event-stream'), '410': json('Error', 'CURSOR_EXPIRED: Last-Event-ID or after is behind the retention horizon; details.oldestSeq is the oldest seq kept'), ...errors },
       },
     },
     [`${base}/stream-tickets`]: {
