@@ -105,15 +105,27 @@ export class RetentionJob {
     await this.running;
   });
 
+  /**
+   * Tries each candidate, oldest first: a kept one costs a check without a lock; at most
+   * maxBatches are dropped. Any left untried, found busy, or waiting for keys counts as deferred,
+   * which holds the row deletes back: they must not take a partition's rows one by one.
+   */
   private async dropPartitions(reckoning: RetentionReckoning, tally: RetentionTally): Promise<void> {
     const { store, bounds } = this.options;
-    const candidates = (await store.expiredPartitionCandidates(reckoning)).slice(0, bounds.maxBatches);
-    for (const name of candidates) {
+    const candidates = await store.expiredPartitionCandidates(reckoning);
+    for (const [index, name] of candidates.entries()) {
+      if (tally.partitionsDropped >= bounds.maxBatches || this.closing) {
+        tally.partitionsDeferred += candidates.length - index;
+        return;
+      }
       const outcome: PartitionDrop = await store.dropPartition(name, bounds.lockTimeoutMs);
       if (outcome === 'dropped') tally.partitionsDropped++;
-      else if (outcome === 'busy' || outcome === 'keys_pending') tally.partitionsDeferred++;
-      // Keys still to trim hold every partition back alike: the next tick goes on.
-      if (outcome === 'keys_pending') return;
+      else if (outcome === 'busy') tally.partitionsDeferred++;
+      else if (outcome === 'keys_pending') {
+        // Keys still to trim hold every partition back alike: the next tick goes on.
+        tally.partitionsDeferred += candidates.length - index;
+        return;
+      }
     }
   }
 
