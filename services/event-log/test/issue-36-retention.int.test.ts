@@ -76,4 +76,24 @@ describe('issue 36: retention of facts', () => {
     // A second tick finds nothing more to do.
     expect(await retentionJob(sql, () => now).tick()).toMatchObject({ partitionsDropped: 0, factRows: 0, keys: 0, horizonsMoved: 0 });
   });
+
+  it('retention is a workspace setting: admins save it, null puts the default back, each save is audited; bad values are 400 VALIDATION_FAILED', async () => {
+    const token = await platform.createWorkspace('settings');
+    const api = apiClient(platform.gatewayUrl, token);
+    expect((await api('GET', '/v1/workspaces/settings/settings')).body.retention).toEqual({ factsDays: 90, transcriptsDays: 30 });
+    expect((await api('PUT', '/v1/workspaces/settings/settings', { retention: { transcriptsDays: 7 } })).body.retention).toEqual({ factsDays: 90, transcriptsDays: 7 });
+    expect((await api('PUT', '/v1/workspaces/settings/settings', { retention: { factsDays: 365 } })).body.retention).toEqual({ factsDays: 365, transcriptsDays: 7 });
+    expect((await api('PUT', '/v1/workspaces/settings/settings', { retention: { factsDays: null } })).body.retention).toEqual({ factsDays: 90, transcriptsDays: 7 });
+    for (const retention of [{ factsDays: 0 }, { factsDays: 3651 }, { transcriptsDays: 1.5 }, { factsDays: '30' }, {}, { facts: 3 }, null, 'forever']) {
+      const refused = await api('PUT', '/v1/workspaces/settings/settings', { retention });
+      expect({ retention, status: refused.status, code: refused.body.error?.code }).toEqual({ retention, status: 400, code: 'VALIDATION_FAILED' });
+    }
+    await platform.factsRecorded();
+    const audited = await api('GET', '/v1/workspaces/settings/events?kind=workspace.settings_changed');
+    expect(audited.body.events.map((e: { payload: { changed: string[]; retention: unknown } }) => [e.payload.changed, e.payload.retention])).toEqual([
+      [['retention'], { factsDays: 90, transcriptsDays: 7 }],
+      [['retention'], { factsDays: 365, transcriptsDays: 7 }],
+      [['retention'], { factsDays: 90, transcriptsDays: 7 }],
+    ]);
+  });
 });
