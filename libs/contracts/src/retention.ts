@@ -11,7 +11,7 @@ export const RETENTION_DEFAULTS = {
   transcriptsDays: 30,
 } as const;
 
-/** The fewest days a workspace may keep anything: partitions are whole UTC days (decision 0041). */
+/** The fewest days a workspace may keep anything (facts are purged by whole UTC weeks, decision 0041). */
 export const RETENTION_DAYS_MIN = 1;
 /** The most days a workspace may ask for (ten years). */
 export const RETENTION_DAYS_MAX = 3650;
@@ -20,7 +20,7 @@ const RetentionDaysSchema = z.number().int().min(RETENTION_DAYS_MIN).max(RETENTI
 
 /** A workspace's retention as it applies (`GET /settings`, the `workspace.settings_changed` payload). */
 export const RetentionSettingsSchema = z.strictObject({
-  /** Facts older than this many days are purged (within a day after). @defaultValue 90 */
+  /** Facts older than this many days are purged (within a week after: facts go by UTC weeks). @defaultValue 90 */
   factsDays: RetentionDaysSchema,
   /** Transcripts and tries whose session ended this many days ago are purged (within a day after). @defaultValue 30 */
   transcriptsDays: RetentionDaysSchema,

@@ -42,9 +42,9 @@ CREATE INDEX "agent_tries_workspace_id_created_at_idx" ON "agent_tries"("workspa
 -- CreateIndex
 CREATE INDEX "activation_skips_workspace_id_decided_at_idx" ON "activation_skips"("workspace_id", "decided_at");
 
--- platform_events becomes a table partitioned by range of `ts`, one partition per UTC day. The old
--- table is renamed, its rows copied into the new one, then dropped. Keys of a partitioned table
--- must hold its partition key:
+-- platform_events becomes a table partitioned by range of `ts`, one partition per UTC week
+-- (Monday 00:00 UTC to the next). The old table is renamed, its rows copied into the new one,
+-- then dropped. Keys of a partitioned table must hold its partition key:
 --   - the primary key becomes (id, ts): a fact's id always travels with the `ts` the gateway gave
 --     it (a redelivered entry, a relayed outbox row, a replayed letter), so a repeat still fails it;
 --   - (workspace_id, seq) is no longer a unique index but an index: seqs are dense and unique by
@@ -81,9 +81,9 @@ CREATE INDEX "platform_events_workspace_id_kind_seq_idx" ON "platform_events"("w
 -- The operations overview's partial index (migration overview_run_end_index), as it was.
 CREATE INDEX "platform_events_run_end_ts_idx" ON "platform_events"("workspace_id", "ts") WHERE (kind = ANY (ARRAY['agent.run.completed'::text, 'agent.run.failed'::text, 'agent.run.cancelled'::text, 'agent.run.dropped'::text]));
 
--- Facts whose day has no partition (a `ts` beyond the days created ahead, or a late fact of a day
--- already dropped) land here rather than fail; the retention job purges them by rows, and moves
--- the rows of a day out before it creates that day's partition.
+-- Facts whose week has no partition (a `ts` beyond the weeks created ahead, or a late fact of a
+-- week already dropped) land here rather than fail; the retention job purges them by rows, and
+-- moves the rows of a week out before it creates that week's partition.
 CREATE TABLE "platform_events_default" PARTITION OF "platform_events" DEFAULT;
 
 -- Claims a stored fact's idempotency key; a key already held fails the inserting statement with a
@@ -99,15 +99,17 @@ $$;
 CREATE TRIGGER "platform_events_claim_key" AFTER INSERT ON "platform_events"
   FOR EACH ROW WHEN (NEW.idempotency_key IS NOT NULL) EXECUTE FUNCTION "platform_events_claim_key"();
 
--- Makes the partition of one UTC day (`platform_events_pYYYYMMDD`), unless it exists, and returns
--- its name. It is built beside the table, given the rows of its day that went to the default
--- partition meanwhile, then attached (attaching takes a lighter lock on platform_events than
--- CREATE TABLE … PARTITION OF). Two callers at once: the second finds the first's.
+-- Makes the partition of the UTC week (Monday to Monday) holding p_day, named after its Monday
+-- (`platform_events_pYYYYMMDD`), unless it exists, and returns its name. It is built beside the
+-- table, given the rows of its week that went to the default partition meanwhile, then attached
+-- (attaching takes a lighter lock on platform_events than CREATE TABLE … PARTITION OF). Two
+-- callers at once: the second finds the first's.
 CREATE FUNCTION "platform_events_make_partition"(p_day date) RETURNS text LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
-  name text := 'platform_events_p' || to_char(p_day, 'YYYYMMDD');
-  lo timestamptz := p_day::timestamp AT TIME ZONE 'UTC';
-  hi timestamptz := (p_day + 1)::timestamp AT TIME ZONE 'UTC';
+  monday date := date_trunc('week', p_day::timestamp)::date;
+  name text := 'platform_events_p' || to_char(monday, 'YYYYMMDD');
+  lo timestamptz := monday::timestamp AT TIME ZONE 'UTC';
+  hi timestamptz := (monday + 7)::timestamp AT TIME ZONE 'UTC';
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended('platform-events-partition:' || name, 0));
   IF to_regclass(name) IS NOT NULL THEN
@@ -120,7 +122,7 @@ BEGIN
 END
 $$;
 
--- Drops one day's partition once retention purged every fact in it: each workspace's facts there
+-- Drops one week's partition once retention purged every fact in it: each workspace's facts there
 -- are at or below its fact_horizons mark, and the keys at or below the marks are trimmed already
 -- (a key must never outlive its fact: the event-log would find it and no fact). Returns
 -- 'dropped', 'gone' (no such partition), 'kept' (a fact in it is still kept), 'keys_pending', or
@@ -158,8 +160,8 @@ EXCEPTION WHEN lock_not_available THEN
 END
 $$;
 
--- A partition for every day from the oldest fact's to a week ahead (the retention job keeps
--- RETENTION_PARTITIONS_AHEAD days made from then on).
+-- A partition for every week from the oldest fact's to a week ahead (the retention job keeps
+-- RETENTION_PARTITIONS_AHEAD days' made from then on).
 DO $$
 DECLARE
   today date := (now() AT TIME ZONE 'UTC')::date;
@@ -168,8 +170,9 @@ BEGIN
   SELECT coalesce(min((ts AT TIME ZONE 'UTC')::date), today) INTO d FROM platform_events_before_partitioning;
   WHILE d <= today + 7 LOOP
     PERFORM platform_events_make_partition(d);
-    d := d + 1;
+    d := d + 7;
   END LOOP;
+  PERFORM platform_events_make_partition(today + 7);
 END
 $$;
 

@@ -50,10 +50,10 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
   /** Runs of a workspace failed by one model provider's errors within the window that make a `platform.model_errors`. @defaultValue 3 */
   OPS_MODEL_ERRORS_MIN: z.coerce.number().int().min(1).default(3),
   /**
-   * Whether the retention job runs: it makes the day partitions of platform_events ahead, and
+   * Whether the retention job runs: it makes the (week) partitions of platform_events ahead, and
    * purges facts, transcripts, activation skips and tries past each workspace's retention
    * (decision 0041). One event-log replica runs it at a time (the outbox relay's leader).
-   * Off, nothing is purged and facts of days without a partition go to the default partition.
+   * Off, nothing is purged and facts of weeks without a partition go to the default partition.
    * @defaultValue true
    */
   RETENTION_ENABLED: envBoolean.default(true),
@@ -63,7 +63,7 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
   RETENTION_BATCH: z.coerce.number().int().min(1).max(100_000).default(5000),
   /** Delete statements per kind of row, and partition drops, per retention tick: a tick deletes at most RETENTION_BATCH × this rows of each kind. @defaultValue 20 */
   RETENTION_MAX_BATCHES: z.coerce.number().int().min(1).max(1000).default(20),
-  /** UTC days ahead of today whose platform_events partitions the retention job keeps made. @defaultValue 7 */
+  /** UTC days ahead of today whose platform_events partitions (one per UTC week) the retention job keeps made. @defaultValue 7 */
   RETENTION_PARTITIONS_AHEAD: z.coerce.number().int().min(1).max(90).default(7),
   /**
    * How long making or dropping a partition waits for its lock on platform_events (a drop holds

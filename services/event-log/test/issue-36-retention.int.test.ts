@@ -5,11 +5,11 @@ import { daysAgo, makePastPartitions, markOf, partitionName, retentionJob, seqsO
 
 /*
  * Issue 36 §4, end to end on the real gateway and event-log processes: retention purges a
- * workspace's expired facts by dropping their day's partition (and, where another workspace
- * keeps that day, by rows), touches nothing newer, leaves the seqs that remain dense, and the
+ * workspace's expired facts by dropping their week's partition (and, where another workspace
+ * keeps that week, by rows), touches nothing newer, leaves the seqs that remain dense, and the
  * events listing and the SSE stream answer a cursor behind the horizon `410 CURSOR_EXPIRED`
  * with the oldest kept seq. The job runs in the test's process on the test's clock (the
- * event-log's own is off), so days pass without waiting for them.
+ * event-log's own is off), so weeks pass without waiting for them.
  */
 describe('issue 36: retention of facts', () => {
   let platform: TestPlatform;
@@ -29,31 +29,31 @@ describe('issue 36: retention of facts', () => {
     await platform.stop();
   });
 
-  it('drops the partition of expired facts, deletes by rows what another workspace keeps, touches nothing newer; an old cursor gets 410 with the oldest kept seq', async () => {
+  it('drops the week partition of expired facts, deletes by rows what another workspace keeps, touches nothing newer; an old cursor gets 410 with the oldest kept seq', async () => {
     const acmeToken = await platform.createWorkspace('acme');
     await platform.createWorkspace('keeper');
     const { rows: spaces } = await pg.query<{ id: string; slug: string }>(`SELECT id::text, slug FROM workspaces WHERE slug IN ('acme', 'keeper')`);
     const acme = spaces.find((w) => w.slug === 'acme')!;
     const keeper = spaces.find((w) => w.slug === 'keeper')!;
-    await makePastPartitions(pg, now, 6);
-    // acme: 3 facts (keyed) six days ago, 2 five days ago, 1 yesterday. keeper (the 90-day default): 2 six days ago.
-    const sixDaysAgo = await storeFacts(sql, acme, daysAgo(now, 6), 3, true);
-    await storeFacts(sql, acme, daysAgo(now, 5), 2);
+    await makePastPartitions(pg, now, 21);
+    // acme: 3 facts (keyed) three weeks ago, 2 two weeks ago, 1 yesterday. keeper (the 90-day default): 2 three weeks ago.
+    const threeWeeksAgo = await storeFacts(sql, acme, daysAgo(now, 21), 3, true);
+    await storeFacts(sql, acme, daysAgo(now, 14), 2);
     await storeFacts(sql, acme, daysAgo(now, 1), 1);
-    const kept = await storeFacts(sql, keeper, daysAgo(now, 6), 2);
+    const kept = await storeFacts(sql, keeper, daysAgo(now, 21), 2);
     const api = apiClient(platform.gatewayUrl, acmeToken);
     // Through the API, as an admin would: records workspace.settings_changed (seq 7, today).
-    const saved = await api('PUT', '/v1/workspaces/acme/settings', { retention: { factsDays: 2 } });
-    expect(saved).toMatchObject({ status: 200, body: { retention: { factsDays: 2, transcriptsDays: 30 } } });
+    const saved = await api('PUT', '/v1/workspaces/acme/settings', { retention: { factsDays: 7 } });
+    expect(saved).toMatchObject({ status: 200, body: { retention: { factsDays: 7, transcriptsDays: 30 } } });
     await platform.factsRecorded();
     expect(await seqsOf(pg, acme.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     const newer = await pg.query('SELECT * FROM platform_events WHERE workspace_id = $1 AND seq >= 6 ORDER BY seq', [acme.id]);
 
     const tally = await retentionJob(sql, () => now).tick();
 
-    // Five days ago held only acme's expired facts: dropped whole. Six days ago holds keeper's: kept, acme's rows deleted.
-    expect(await tableExists(pg, partitionName(now, 5))).toBe(false);
-    expect(await tableExists(pg, partitionName(now, 6))).toBe(true);
+    // Two weeks ago held only acme's expired facts: dropped whole. Three weeks ago holds keeper's: kept, acme's rows deleted.
+    expect(await tableExists(pg, partitionName(now, 14))).toBe(false);
+    expect(await tableExists(pg, partitionName(now, 21))).toBe(true);
     expect(tally).toMatchObject({ factRows: 3, keys: 3, horizonsMoved: 1 });
     expect(tally.partitionsDropped).toBeGreaterThanOrEqual(1);
     expect(await markOf(pg, acme.id)).toBe(5);
@@ -61,7 +61,7 @@ describe('issue 36: retention of facts', () => {
     expect(await seqsOf(pg, acme.id)).toEqual([6, 7]);
     expect((await pg.query('SELECT * FROM platform_events WHERE workspace_id = $1 AND seq >= 6 ORDER BY seq', [acme.id])).rows).toEqual(newer.rows);
     expect(await seqsOf(pg, keeper.id)).toEqual(kept.map((fact) => fact.seq));
-    expect((await pg.query('SELECT count(*)::int AS n FROM platform_event_keys WHERE event_id = ANY($1::uuid[])', [sixDaysAgo.map((f) => f.id)])).rows[0].n).toBe(0);
+    expect((await pg.query('SELECT count(*)::int AS n FROM platform_event_keys WHERE event_id = ANY($1::uuid[])', [threeWeeksAgo.map((f) => f.id)])).rows[0].n).toBe(0);
 
     // The listing: behind the horizon is 410 with the oldest kept seq; at it, or from the start, serves what remains.
     const behind = await api('GET', '/v1/workspaces/acme/events?after=3');

@@ -4,7 +4,8 @@ import { newId } from '@switchyard/core';
 import { SqlFactStore, type SqlPool } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
 import { SqlRetentionStore } from '../src/adapters/sql-retention-store';
-import { RetentionJob, utcDay, type RetentionBounds } from '../src/retention/retention-job';
+import { partitionNameOf, utcDay } from '../src/retention/partition-weeks';
+import { RetentionJob, type RetentionBounds } from '../src/retention/retention-job';
 
 /*
  * Why this exists: retention acts on what months of use leave behind — facts of past days in
@@ -15,17 +16,17 @@ import { RetentionJob, utcDay, type RetentionBounds } from '../src/retention/ret
 
 const DAY_MS = 86_400_000;
 
-/** Noon (UTC) of the day `days` before `now`: well inside that day's partition. */
+/** The same moment `days` days before `now`. */
 export function daysAgo(now: Date, days: number): Date {
-  return new Date(Date.parse(`${utcDay(now, -days)}T12:00:00Z`));
+  return new Date(now.getTime() - days * DAY_MS);
 }
 
-/** The partition holding facts of the day `days` before `now`. */
+/** The partition (of a UTC week) holding facts of the day `days` before `now`. */
 export function partitionName(now: Date, days: number): string {
-  return `platform_events_p${utcDay(now, -days).replaceAll('-', '')}`;
+  return partitionNameOf(utcDay(now, -days));
 }
 
-/** Makes the partitions of the past days a long-running install would have (the migration made today's on). */
+/** Makes the partitions of the past weeks a long-running install would have (the migration made this week's on). */
 export async function makePastPartitions(pg: Client, now: Date, fromDaysAgo: number): Promise<void> {
   for (let days = fromDaysAgo; days >= 1; days--) await pg.query('SELECT platform_events_make_partition($1::date)', [utcDay(now, -days)]);
 }

@@ -9,7 +9,7 @@ import { DAY_MS, daysAgo, makePastPartitions, markOf, partitionName, retentionJo
  * transcripts, activation skips and tries go by their horizons (a live session's stay); a tick
  * does at most what its bounds allow and a job that stops between ticks (or two at once) leaves
  * nothing half done; a fact that arrived late with an old `ts` waits for the facts numbered
- * before it, so the seqs that remain stay dense; partitions are made ahead.
+ * before it, so the seqs that remain stay dense; (week) partitions are made ahead.
  */
 describe('retention job (PostgreSQL)', () => {
   let t: TestSql;
@@ -85,17 +85,17 @@ describe('retention job (PostgreSQL)', () => {
   it('is bounded per tick, and a job restarted between ticks (or two at once) finishes the purge with what remains dense', async () => {
     const short = await seedWorkspace(t.pg, 'short');
     const long = await seedWorkspace(t.pg, 'long');
-    await setRetention(t.pg, short.id, { factsDays: 1 });
-    await makePastPartitions(t.pg, now, 4);
-    await storeFacts(t.sql, short, daysAgo(now, 4), 7, true);
-    await storeFacts(t.sql, long, daysAgo(now, 4), 1);
-    await storeFacts(t.sql, short, daysAgo(now, 3), 3);
+    await setRetention(t.pg, short.id, { factsDays: 7 });
+    await makePastPartitions(t.pg, now, 28);
+    await storeFacts(t.sql, short, daysAgo(now, 28), 7, true);
+    await storeFacts(t.sql, long, daysAgo(now, 28), 1);
+    await storeFacts(t.sql, short, daysAgo(now, 14), 3);
     await storeFacts(t.sql, short, now, 2);
     const bounds: RetentionBounds = { batch: 2, maxBatches: 1, partitionsAhead: 1, lockTimeoutMs: 2000 };
 
     // Each tick is a new job, as after a restart; every kind of row moves by at most one batch of 2.
     const tallies = [];
-    for (let i = 0; i < 10 && (await seqsOf(t.pg, short.id)).length > 2; i++) {
+    for (let i = 0; i < 20 && (await seqsOf(t.pg, short.id)).length > 2; i++) {
       const tally = await retentionJob(t.sql, () => now, bounds).tick();
       tallies.push(tally);
       expect(tally.keys).toBeLessThanOrEqual(2);
@@ -107,9 +107,9 @@ describe('retention job (PostgreSQL)', () => {
     expect(tallies.length).toBeGreaterThan(2);
     expect(await seqsOf(t.pg, short.id)).toEqual([11, 12]);
     expect(await seqsOf(t.pg, long.id)).toEqual([1]);
-    // Three days ago held only short's facts: dropped. Four days ago holds long's: kept, short's rows deleted.
-    expect(await tableExists(t.pg, partitionName(now, 3))).toBe(false);
-    expect(await tableExists(t.pg, partitionName(now, 4))).toBe(true);
+    // Two weeks ago held only short's facts: dropped. Four weeks ago holds long's: kept, short's rows deleted.
+    expect(await tableExists(t.pg, partitionName(now, 14))).toBe(false);
+    expect(await tableExists(t.pg, partitionName(now, 28))).toBe(true);
     expect(await count('SELECT count(*) AS n FROM platform_event_keys WHERE workspace_id = $1', [short.id])).toBe(0);
 
     // Two jobs at once (a lost lead) fail nothing and change nothing more.
@@ -119,25 +119,25 @@ describe('retention job (PostgreSQL)', () => {
 
   it('keeps a late fact with an old ts until the facts numbered before it expire: the seqs that remain stay dense', async () => {
     const ws = await seedWorkspace(t.pg, 'late');
-    await setRetention(t.pg, ws.id, { factsDays: 2 });
-    await makePastPartitions(t.pg, now, 5);
-    await storeFacts(t.sql, ws, daysAgo(now, 5), 2); // seqs 1, 2
+    await setRetention(t.pg, ws.id, { factsDays: 7 });
+    await makePastPartitions(t.pg, now, 21);
+    await storeFacts(t.sql, ws, daysAgo(now, 21), 2); // seqs 1, 2
     await storeFacts(t.sql, ws, now, 2); // seqs 3, 4
-    await storeFacts(t.sql, ws, daysAgo(now, 5), 1); // seq 5: a replayed letter, accepted five days ago
+    await storeFacts(t.sql, ws, daysAgo(now, 21), 1); // seq 5: a replayed letter, accepted three weeks ago
 
     await retentionJob(t.sql, () => now).tick();
 
     // 1 and 2 go; 5 is as old but numbered after facts that are kept: it stays, and so does its partition.
     expect(await markOf(t.pg, ws.id)).toBe(2);
     expect(await seqsOf(t.pg, ws.id)).toEqual([3, 4, 5]);
-    expect(await tableExists(t.pg, partitionName(now, 5))).toBe(true);
+    expect(await tableExists(t.pg, partitionName(now, 21))).toBe(true);
 
     // Once the facts before it expire, it goes too, and its partition with it.
-    const later = new Date(now.getTime() + 3 * DAY_MS);
+    const later = new Date(now.getTime() + 28 * DAY_MS);
     await retentionJob(t.sql, () => later).tick();
     expect(await markOf(t.pg, ws.id)).toBe(5);
     expect(await seqsOf(t.pg, ws.id)).toEqual([]);
-    expect(await tableExists(t.pg, partitionName(now, 5))).toBe(false);
+    expect(await tableExists(t.pg, partitionName(now, 21))).toBe(false);
   });
 
   it('makes the partitions of the days ahead, and moves a day\'s facts out of the default partition when it makes that day', async () => {
@@ -149,11 +149,11 @@ describe('retention job (PostgreSQL)', () => {
 
     const made = await new SqlRetentionStore(t.sql).ensurePartitions([farDay.toISOString().slice(0, 10)], 2000);
     expect(made).toBe(1);
-    const name = `platform_events_p${farDay.toISOString().slice(0, 10).replaceAll('-', '')}`;
+    const name = partitionName(now, -20);
     expect((await t.pg.query(`SELECT tableoid::regclass::text AS part FROM platform_events WHERE workspace_id = $1`, [ws.id])).rows).toEqual([{ part: name }]);
 
     const tally = await retentionJob(t.sql, () => now, { batch: 10, maxBatches: 1, partitionsAhead: 3, lockTimeoutMs: 2000 }).tick();
-    expect(tally.partitionsMade).toBe(0); // the migration made a week ahead
+    expect(tally.partitionsMade).toBe(0); // the migration made the weeks up to a week ahead
     for (let days = 0; days <= 3; days++) expect(await tableExists(t.pg, partitionName(now, -days))).toBe(true);
   });
 });

@@ -1,15 +1,19 @@
 import type { SqlPool } from '@switchyard/db';
+import { partitionNameOf, partitionWeek } from '../retention/partition-weeks';
 import type { PartitionDrop, RetentionReckoning, RetentionStore } from '../retention/retention-ports';
 
 /**
- * Each workspace's horizons: facts (and activation skips) with a time before `facts_before`, and
- * transcripts (and tries) before `transcripts_before`, are expired. Whole UTC days: partitions
- * are days, so a fact is kept its workspace's days and purged within a day after.
+ * Each workspace's horizons: facts with a `ts` before `facts_before` are expired, activation
+ * skips before `skips_before`, transcripts and tries before `transcripts_before`. The facts
+ * horizon falls on a partition's start (a UTC week's Monday): a partition is then wholly expired
+ * or wholly kept for a workspace, so no fact a drop will take is deleted by rows first. The
+ * others, deleted by rows anyway, fall on a UTC day.
  * Parameters: $1 now, $2 the default facts days, $3 the default transcripts days.
  */
 const HORIZONS = `horizons AS (
   SELECT ws.id AS workspace_id,
-         date_trunc('day', $1::timestamptz - make_interval(days => coalesce(s.facts_retention_days, $2::int)), 'UTC') AS facts_before,
+         date_trunc('week', $1::timestamptz - make_interval(days => coalesce(s.facts_retention_days, $2::int)), 'UTC') AS facts_before,
+         date_trunc('day', $1::timestamptz - make_interval(days => coalesce(s.facts_retention_days, $2::int)), 'UTC') AS skips_before,
          date_trunc('day', $1::timestamptz - make_interval(days => coalesce(s.transcripts_retention_days, $3::int)), 'UTC') AS transcripts_before
     FROM workspaces ws LEFT JOIN workspace_settings s ON s.workspace_id = ws.id)`;
 
@@ -41,19 +45,19 @@ const DELETE_FACT_ROWS_SQL = `DELETE FROM platform_events e USING (
      LIMIT $1) d
   WHERE e.id = d.id AND e.ts = d.ts`;
 
-// Day partitions that end at or before the newest facts horizon of any workspace: the only ones
+// Week partitions that end at or before the newest facts horizon of any workspace: the only ones
 // a workspace's purge may have emptied.
 const CANDIDATES_SQL = `WITH ${HORIZONS}
   SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
    WHERE i.inhparent = 'platform_events'::regclass AND c.relname ~ '^platform_events_p[0-9]{8}$'
-     AND (to_date(substring(c.relname from 18), 'YYYYMMDD') + 1)::timestamp AT TIME ZONE 'UTC' <= (SELECT max(facts_before) FROM horizons)
+     AND (to_date(substring(c.relname from 18), 'YYYYMMDD') + 7)::timestamp AT TIME ZONE 'UTC' <= (SELECT max(facts_before) FROM horizons)
    ORDER BY c.relname`;
 
 const SKIPS_SQL = `WITH ${HORIZONS}
   DELETE FROM activation_skips a USING (
     SELECT x.event_id, x.agent_id FROM horizons h
      CROSS JOIN LATERAL (SELECT s.event_id, s.agent_id FROM activation_skips s
-                          WHERE s.workspace_id = h.workspace_id AND s.decided_at < h.facts_before LIMIT $4) x
+                          WHERE s.workspace_id = h.workspace_id AND s.decided_at < h.skips_before LIMIT $4) x
      LIMIT $4) d
   WHERE a.event_id = d.event_id AND a.agent_id = d.agent_id`;
 
@@ -94,8 +98,8 @@ export class SqlRetentionStore implements RetentionStore {
     );
     const existing = new Set(row?.existing ?? []);
     let made = 0;
-    for (const day of days) {
-      if (existing.has(`platform_events_p${day.replaceAll('-', '')}`)) continue;
+    for (const day of new Set(days.map(partitionWeek))) {
+      if (existing.has(partitionNameOf(day))) continue;
       // Its own short transaction, so the lock timeout applies to it alone.
       await this.sql.transaction(async (tx) => {
         await tx.$queryRawUnsafe(`SELECT set_config('lock_timeout', $1, true)`, `${lockTimeoutMs}ms`);

@@ -1,6 +1,7 @@
 import { RETENTION_DEFAULTS } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { once } from '@switchyard/redis';
+import { utcDay } from './partition-weeks';
 import type { PartitionDrop, RetentionReckoning, RetentionStore } from './retention-ports';
 
 /** What one tick did, by kind of thing purged (rows, or partitions made and dropped). */
@@ -23,7 +24,7 @@ export interface RetentionBounds {
   batch: number;
   /** Delete statements per kind of row per tick, and partition drops per tick (RETENTION_MAX_BATCHES). */
   maxBatches: number;
-  /** UTC days ahead whose partitions exist after a tick (RETENTION_PARTITIONS_AHEAD). */
+  /** UTC days ahead whose (week) partitions exist after a tick (RETENTION_PARTITIONS_AHEAD). */
   partitionsAhead: number;
   /** How long a partition's creation or drop waits for platform_events before it gives up until the next tick (RETENTION_LOCK_TIMEOUT_MS). */
   lockTimeoutMs: number;
@@ -44,21 +45,14 @@ export interface RetentionJobOptions {
   onTick?: (tally: RetentionTally) => void;
 }
 
-const DAY_MS = 86_400_000;
-
-/** `YYYY-MM-DD` of the UTC day `days` after `now`'s. */
-export function utcDay(now: Date, days = 0): string {
-  return new Date(now.getTime() + days * DAY_MS).toISOString().slice(0, 10);
-}
-
 /**
  * Enforces each workspace's retention (issue 36 §4, decision 0041). Each tick, on the leading
  * event-log only, in an order that is safe to stop anywhere (a crash, a restart, a lost lead):
- *   1. makes the day partitions of platform_events up to `partitionsAhead` days ahead;
+ *   1. makes the week partitions of platform_events holding the next `partitionsAhead` days;
  *   2. raises each workspace's purge mark (fact_horizons) — before anything is deleted, so a cursor
  *      behind it is answered 410 rather than silently skipping;
  *   3. trims the idempotency keys at or below the marks (a key never outlives its fact);
- *   4. drops the day partitions all of whose facts are at or below their workspace's mark;
+ *   4. drops the week partitions all of whose facts are at or below their workspace's mark;
  *   5. deletes by rows the facts at or below a mark that sit in a partition another workspace
  *      still keeps (a shorter horizon), or in the default partition — only once no droppable
  *      partition waits, so rows a drop will take are never deleted one by one;

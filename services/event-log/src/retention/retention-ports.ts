@@ -1,4 +1,4 @@
-/** What a drop of one day's partition came to (platform_events_drop_expired_partition). */
+/** What a drop of one week's partition came to (platform_events_drop_expired_partition). */
 export type PartitionDrop = 'dropped' | 'gone' | 'kept' | 'keys_pending' | 'busy';
 
 /** The platform defaults and the clock a purge is reckoned by. */
@@ -15,7 +15,7 @@ export interface RetentionReckoning {
  * one call deletes.
  */
 export interface RetentionStore {
-  /** Makes the partitions of these UTC days (`YYYY-MM-DD`) unless they exist; returns how many it made. */
+  /** Makes the (week) partitions holding these UTC days (`YYYY-MM-DD`) unless they exist; returns how many it made. */
   ensurePartitions(days: readonly string[], lockTimeoutMs: number): Promise<number>;
   /**
    * Advances each workspace's purge mark (fact_horizons) to the highest seq below which every
@@ -25,9 +25,9 @@ export interface RetentionStore {
   advanceHorizons(reckoning: RetentionReckoning): Promise<number>;
   /** Deletes up to `batch` idempotency keys at or below their workspace's mark; returns how many. */
   trimKeys(batch: number): Promise<number>;
-  /** The day partitions (`platform_events_pYYYYMMDD`) every one of whose facts may have passed some horizon, oldest first. */
+  /** The week partitions (`platform_events_p<Monday>`) every one of whose facts may have passed some horizon, oldest first. */
   expiredPartitionCandidates(reckoning: RetentionReckoning): Promise<string[]>;
-  /** Drops one day's partition if retention purged every fact in it. */
+  /** Drops one week's partition if retention purged every fact in it. */
   dropPartition(name: string, lockTimeoutMs: number): Promise<PartitionDrop>;
   /** Deletes up to `batch` facts at or below their workspace's mark still stored (in partitions another workspace keeps); returns how many. */
   deleteFactRows(batch: number): Promise<number>;
