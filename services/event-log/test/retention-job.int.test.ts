@@ -1,8 +1,9 @@
+import { Client } from 'pg';
 import { newId } from '@switchyard/core';
 import { createTestSql, type TestSql } from '@switchyard/testing';
 import { SqlRetentionStore } from '../src/adapters/sql-retention-store';
 import type { RetentionBounds } from '../src/retention/retention-job';
-import { DAY_MS, daysAgo, makePastPartitions, markOf, partitionName, retentionJob, seedWorkspace, seqsOf, setRetention, storeFacts, tableExists } from './retention-fixtures';
+import { DAY_MS, daysAgo, makePastPartitions, markOf, partitionName, retentionJob, seedWorkspace, seqsOf, setRetention, storeFacts, tableExists, WIDE } from './retention-fixtures';
 
 /*
  * Issue 36 §4 (decision 0041), the retention job on PostgreSQL with the test's clock:
@@ -115,6 +116,33 @@ describe('retention job (PostgreSQL)', () => {
     // Two jobs at once (a lost lead) fail nothing and change nothing more.
     await Promise.all([retentionJob(t.sql, () => now).tick(), retentionJob(t.sql, () => now).tick()]);
     expect(await seqsOf(t.pg, short.id)).toEqual([11, 12]);
+  });
+
+  it('a drop that cannot have platform_events in time is tried again at the next tick, and holds the row deletes back meanwhile', async () => {
+    const ws = await seedWorkspace(t.pg, 'busy');
+    await setRetention(t.pg, ws.id, { factsDays: 7 });
+    await makePastPartitions(t.pg, now, 14);
+    await storeFacts(t.sql, ws, daysAgo(now, 14), 2);
+    await storeFacts(t.sql, ws, now, 1);
+    // A long reader holds platform_events (a report, a slow page): the drop's lock waits 100 ms, then gives up.
+    const reader = new Client({ connectionString: t.db.url });
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query('SELECT count(*) FROM platform_events');
+      const held = await retentionJob(t.sql, () => now, { ...WIDE, lockTimeoutMs: 100 }).tick();
+      expect(held).toMatchObject({ partitionsDropped: 0, factRows: 0 });
+      expect(held.partitionsDeferred).toBeGreaterThan(0);
+      expect(await seqsOf(t.pg, ws.id)).toEqual([1, 2, 3]);
+    } finally {
+      await reader.query('COMMIT');
+      await reader.end();
+    }
+    const next = await retentionJob(t.sql, () => now).tick();
+    expect(next.partitionsDropped).toBeGreaterThan(0);
+    expect(next.factRows).toBe(0);
+    expect(await seqsOf(t.pg, ws.id)).toEqual([3]);
+    expect(await tableExists(t.pg, partitionName(now, 14))).toBe(false);
   });
 
   it('keeps a late fact with an old ts until the facts numbered before it expire: the seqs that remain stay dense', async () => {
