@@ -168,7 +168,7 @@ describe('retention job (PostgreSQL)', () => {
     expect(await tableExists(t.pg, partitionName(now, 21))).toBe(false);
   });
 
-  it('makes the partitions of the days ahead, and moves a day\'s facts out of the default partition when it makes that day', async () => {
+  it('makes the partitions of the weeks ahead, and moves a week\'s facts out of the default partition when it makes that week', async () => {
     const ws = await seedWorkspace(t.pg, 'ahead');
     const farDay = new Date(now.getTime() + 20 * DAY_MS);
     // No partition 20 days ahead yet: the fact lands in the default partition rather than fail.
