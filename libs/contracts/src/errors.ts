@@ -142,6 +142,12 @@ export enum ErrorCode {
   RATE_LIMITED = 'RATE_LIMITED',
   /** A stream ticket is unknown, used or expired. */
   STREAM_TICKET_INVALID = 'STREAM_TICKET_INVALID',
+  /**
+   * A fact cursor (`after`, `Last-Event-ID`) is behind the workspace's retention horizon: facts
+   * after it were purged (decision 0041). Answered `410 Gone`. `data`: `{ after, oldestSeq }`
+   * (CursorExpiredDetailsSchema): resume with `after = oldestSeq - 1`.
+   */
+  CURSOR_EXPIRED = 'CURSOR_EXPIRED',
   /** A mutating request authenticated by the UI session cookie lacks the session's `x-csrf-token` (decision 0029). */
   CSRF_TOKEN_INVALID = 'CSRF_TOKEN_INVALID',
   /** A dependency (Redis, PostgreSQL) does not answer. */

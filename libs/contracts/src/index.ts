@@ -550,3 +550,12 @@ export {
   RunEndCountsSchema,
 } from './overview';
 export type { OverviewAgentSpend, OverviewLane, OverviewMinute, OverviewPendingApproval, OverviewQuery, OverviewResponse, RunEndCounts } from './overview';
+export {
+  CursorExpiredDetailsSchema,
+  PutRetentionSettingsSchema,
+  RETENTION_DAYS_MAX,
+  RETENTION_DAYS_MIN,
+  RETENTION_DEFAULTS,
+  RetentionSettingsSchema,
+} from './retention';
+export type { CursorExpiredDetails, PutRetentionSettings, RetentionSettings } from './retention';

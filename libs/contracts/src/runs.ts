@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApprovalsSettingSchema } from './approvals';
+import { PutRetentionSettingsSchema, RETENTION_DEFAULTS, RetentionSettingsSchema } from './retention';
 import { CausedBySchema, KindSchema, SubjectSchema } from './facts';
 
 /** Run statuses; `completed | failed | cancelled | dropped` are terminal. */
@@ -150,6 +151,8 @@ export const WorkspaceSettingsSchema = z.strictObject({
   agentsPaused: z.boolean(),
   /** `deny` fails every approval closed at once (recorded); absent means `enabled`. @defaultValue "enabled" */
   approvals: ApprovalsSettingSchema.default('enabled'),
+  /** How long facts and transcripts are kept (decision 0041); absent on facts recorded before it, read as the defaults. */
+  retention: RetentionSettingsSchema.default({ ...RETENTION_DEFAULTS }),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;
 
@@ -158,6 +161,6 @@ export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;
  * saved value (so turning the kill switch on or off never re-opens approvals).
  */
 export const PutSettingsRequestSchema = z
-  .strictObject({ agentsPaused: z.boolean().optional(), approvals: ApprovalsSettingSchema.optional() })
+  .strictObject({ agentsPaused: z.boolean().optional(), approvals: ApprovalsSettingSchema.optional(), retention: PutRetentionSettingsSchema.optional() })
   .refine((body) => Object.keys(body).length > 0, { message: 'name at least one setting' });
 export type PutSettingsRequest = z.infer<typeof PutSettingsRequestSchema>;

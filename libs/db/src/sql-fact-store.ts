@@ -81,10 +81,13 @@ export class SqlFactStore implements FactStore {
   private async findExisting(sql: SqlRunner, facts: readonly AcceptedFact[]): Promise<Stored> {
     const keyed = facts.filter((fact) => fact.idempotencyKey !== undefined);
     const found = await sql.$queryRawUnsafe<FactRow[]>(
+      // A key is found through platform_event_keys, which holds each stored key once (the facts'
+      // partitions cannot index it uniquely, decision 0041).
       `SELECT ${FACT_COLUMNS} FROM platform_events WHERE id = ANY($1::uuid[])
        UNION ALL
        SELECT ${FACT_COLUMNS} FROM platform_events
-        WHERE (workspace_id, idempotency_key) IN (SELECT * FROM unnest($2::uuid[], $3::text[]))`,
+        WHERE id IN (SELECT k.event_id FROM platform_event_keys k
+                      WHERE (k.workspace_id, k.idempotency_key) IN (SELECT * FROM unnest($2::uuid[], $3::text[])))`,
       facts.map((fact) => fact.id),
       keyed.map((fact) => fact.workspaceId),
       keyed.map((fact) => fact.idempotencyKey!),

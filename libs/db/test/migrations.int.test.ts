@@ -82,13 +82,19 @@ describe('migrations on a fresh database', () => {
     expect(rows.map((row) => row.table_name)).toEqual(expect.arrayContaining(EXPECTED_TABLES));
   });
 
-  it('makes (workspace_id, idempotency_key) unique on platform_events', async () => {
+  it('partitions platform_events by ts and claims each idempotency key once in platform_event_keys (decision 0041)', async () => {
+    const [partitioned] = await query<{ strategy: string; key: string }>(
+      `SELECT p.partstrat::text AS strategy, a.attname AS key FROM pg_partitioned_table p
+         JOIN pg_attribute a ON a.attrelid = p.partrelid AND a.attnum = p.partattrs[0]
+        WHERE p.partrelid = 'platform_events'::regclass`,
+    );
+    expect(partitioned).toEqual({ strategy: 'r', key: 'ts' });
     const rows = await query<{ columns: string[] }>(
       `SELECT array_agg(a.attname ORDER BY k.ord)::text[] AS columns
          FROM pg_index i
          CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
          JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-        WHERE i.indrelid = 'platform_events'::regclass AND i.indisunique
+        WHERE i.indrelid = 'platform_event_keys'::regclass AND i.indisunique
         GROUP BY i.indexrelid`,
     );
     expect(rows.map((row) => row.columns)).toContainEqual(['workspace_id', 'idempotency_key']);

@@ -49,6 +49,27 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
   OPS_DEAD_LETTERS_MIN: z.coerce.number().int().min(1).default(1),
   /** Runs of a workspace failed by one model provider's errors within the window that make a `platform.model_errors`. @defaultValue 3 */
   OPS_MODEL_ERRORS_MIN: z.coerce.number().int().min(1).default(3),
+  /**
+   * Whether the retention job runs: it makes the (week) partitions of platform_events ahead, and
+   * purges facts, transcripts, activation skips and tries past each workspace's retention
+   * (decision 0041). One event-log replica runs it at a time (the outbox relay's leader).
+   * Off, nothing is purged and facts of weeks without a partition go to the default partition.
+   * @defaultValue true
+   */
+  RETENTION_ENABLED: envBoolean.default(true),
+  /** How often the retention job ticks (the first tick at start). @defaultValue 600000 (10 minutes) */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(600_000),
+  /** Rows one retention delete statement removes at most. @defaultValue 5000 */
+  RETENTION_BATCH: z.coerce.number().int().min(1).max(100_000).default(5000),
+  /** Delete statements per kind of row, and partition drops, per retention tick: a tick deletes at most RETENTION_BATCH × this rows of each kind. @defaultValue 20 */
+  RETENTION_MAX_BATCHES: z.coerce.number().int().min(1).max(1000).default(20),
+  /** UTC days ahead of today whose platform_events partitions (one per UTC week) the retention job keeps made. @defaultValue 7 */
+  RETENTION_PARTITIONS_AHEAD: z.coerce.number().int().min(1).max(90).default(7),
+  /**
+   * How long making or dropping a partition waits for its lock on platform_events (a drop holds
+   * the table exclusively for a moment) before giving up until the next tick. @defaultValue 1000
+   */
+  RETENTION_LOCK_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   /** Port of /healthz, /readyz and /metrics; 0 picks a free one. */
   EVENT_LOG_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9101),
 });

@@ -115,6 +115,8 @@ export interface FactReader {
   get(workspace: { id: string; slug: string }, id: string): Promise<Fact | null>;
   /** The last seq handed out in the workspace (0 when none). */
   lastSeq(workspaceId: string): Promise<number>;
+  /** The seq through which retention purged the workspace's facts (0 when none was): decision 0041. */
+  purgedThrough(workspaceId: string): Promise<number>;
   /** Facts already stored under these idempotency keys, by key. */
   findByIdempotencyKeys(workspace: { id: string; slug: string }, keys: readonly string[]): Promise<Map<string, Fact>>;
 }

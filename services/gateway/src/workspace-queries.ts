@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type AgentResponse, type Fact, type Run } from '@switchyard/contracts';
+import { AppError, ErrorCode, type AgentResponse, type CursorExpiredDetails, type Fact, type Run } from '@switchyard/contracts';
 import { toAgentResponse, toRunResponse } from './api-views';
 import type { AgentStore, AgentUsageReader, FactReader, Principal, RunListFilter, RunStore } from './ports';
 
@@ -8,9 +8,15 @@ import type { AgentStore, AgentUsageReader, FactReader, Principal, RunListFilter
  * of another workspace is simply not found.
  */
 
-/** A page of facts: oldest first after a `seq` cursor, or newest first before one (`order=desc`); `nextCursor` is the last seq of the page. */
+/**
+ * A page of facts: oldest first after a `seq` cursor, or newest first before one (`order=desc`);
+ * `nextCursor` is the last seq of the page. Paging forward, a cursor behind the retention horizon
+ * is CURSOR_EXPIRED (410, with the oldest kept seq): facts after it were purged and the caller must
+ * know it missed them (decision 0041); `after = 0` means "from the oldest fact kept". Paging back
+ * simply ends at the oldest fact kept.
+ */
 export async function listEvents(
-  reader: Pick<FactReader, 'listAfter' | 'listBefore'>,
+  reader: Pick<FactReader, 'listAfter' | 'listBefore' | 'purgedThrough'>,
   principal: Principal,
   query: { after: number; kind?: string; limit: number; order?: 'asc' | 'desc'; before?: number },
 ): Promise<{ events: Fact[]; nextCursor: number }> {
@@ -19,8 +25,23 @@ export async function listEvents(
     const events = await reader.listBefore(workspace, query.before, { kindGlob: query.kind, limit: query.limit, afterSeq: query.after });
     return { events, nextCursor: events.at(-1)?.seq ?? query.before ?? 0 };
   }
-  const events = await reader.listAfter(workspace, query.after, { kindGlob: query.kind, limit: query.limit, uptoSeq: query.before === undefined ? undefined : query.before - 1 });
-  return { events, nextCursor: events.at(-1)?.seq ?? query.after };
+  const from = await keptCursor(reader, principal.workspaceId, query.after);
+  const events = await reader.listAfter(workspace, from, { kindGlob: query.kind, limit: query.limit, uptoSeq: query.before === undefined ? undefined : query.before - 1 });
+  return { events, nextCursor: events.at(-1)?.seq ?? from };
+}
+
+/**
+ * Where reading after `after` starts once retention purged through a seq: `after` itself when it
+ * is at or past it; the horizon for 0 (from the start: the oldest kept); CURSOR_EXPIRED otherwise.
+ */
+export async function keptCursor(reader: Pick<FactReader, 'purgedThrough'>, workspaceId: string, after: number): Promise<number> {
+  const purged = await reader.purgedThrough(workspaceId);
+  if (after >= purged) return after;
+  if (after === 0) return purged;
+  throw new AppError(ErrorCode.CURSOR_EXPIRED, 'the cursor is behind the retention horizon: facts after it were purged', {
+    after,
+    oldestSeq: purged + 1,
+  } satisfies CursorExpiredDetails);
 }
 
 /** One fact; EVENT_NOT_FOUND when the workspace has none with that id. */

@@ -28,6 +28,7 @@ describe('the audit page’s words', () => {
     ['workspace.settings_changed', { agentsPaused: true, approvals: 'enabled', changed: ['agentsPaused'] }, 'paused all agents (kill switch on)'],
     ['workspace.settings_changed', { agentsPaused: false, approvals: 'deny', changed: ['agentsPaused', 'approvals'] }, 'resumed agents (kill switch off) and set approvals to deny'],
     ['workspace.settings_changed', { agentsPaused: false, approvals: 'enabled', changed: [] }, 'saved the workspace settings (nothing changed)'],
+    ['workspace.settings_changed', { agentsPaused: false, approvals: 'enabled', retention: { factsDays: 7, transcriptsDays: 30 }, changed: ['retention'] }, 'set retention to facts 7 days, transcripts 30 days'],
     ['workspace.settings_changed', { agentsPaused: true, approvals: 'enabled' }, 'saved the workspace settings: agents paused, approvals enabled'],
     [
       'notifications.settings_changed',

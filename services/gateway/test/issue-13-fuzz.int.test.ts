@@ -143,6 +143,33 @@ describe('issue 13: fuzzing the gateway door', () => {
     );
   }, 60_000);
 
+  it('answers retention settings (issue 36) 200 with what was saved or 400 VALIDATION_FAILED for any value, and a cursor behind nothing 200', async () => {
+    const days = fc.oneof(
+      fc.integer({ min: -5, max: 4000 }),
+      fc.constantFrom(null, 0, 1, 3650, 3651, 1.5, -0, Number.MAX_SAFE_INTEGER, '30', '', true, [], {}),
+      fc.anything({ maxDepth: 2 }),
+    );
+    const retention = fc.oneof(
+      fc.record({ factsDays: days, transcriptsDays: days }, { requiredKeys: [] }),
+      fc.record({ factsDays: days, extra: fc.anything({ maxDepth: 1 }) }),
+      fc.anything({ maxDepth: 2 }),
+    );
+    const api = apiClient(platform.gatewayUrl, tokens.own);
+    await fc.assert(
+      fc.asyncProperty(retention, async (value) => {
+        const response = await api('PUT', '/v1/workspaces/acme/settings', { retention: value });
+        const ok =
+          response.status === 200
+            ? typeof response.body.retention?.factsDays === 'number' && typeof response.body.retention?.transcriptsDays === 'number'
+            : response.status === 400 && response.body.error?.code === 'VALIDATION_FAILED';
+        if (!ok) throw new Error(`${response.status} for retention ${JSON.stringify(value)}: ${JSON.stringify(response.body).slice(0, 300)}`);
+      }),
+      { numRuns: 150, endOnFailure: true },
+    );
+    // Nothing was purged in this workspace: any cursor is served.
+    expect((await api('GET', '/v1/workspaces/acme/events?after=1')).status).toBe(200);
+  }, 60_000);
+
   /** Sends a request and reads its status; a stream that opened (200 SSE) is closed at once. */
   async function send(request: FuzzRequest): Promise<{ status: number; url: string; text: string }> {
     const path = request.operation.template.replace(/\{(\w+)\}/g, (_, name: string) => request.params[name] ?? 'x');

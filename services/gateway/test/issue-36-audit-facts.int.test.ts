@@ -139,10 +139,10 @@ describe('issue 36: each governance change records one audit fact', () => {
     expect(((await slash('mmadmin000000000000000000b', 'pause')).body as any).text).toContain('paused');
     const found = await facts(since, ...Array(3).fill('workspace.settings_changed'), 'mattermost.linked', 'workspace.settings_changed');
     expect(found.filter((f) => f.kind === 'workspace.settings_changed').map((f) => f.payload)).toEqual([
-      { agentsPaused: true, approvals: 'enabled', changed: ['agentsPaused'] },
-      { agentsPaused: true, approvals: 'enabled', changed: [] },
-      { agentsPaused: false, approvals: 'deny', changed: ['agentsPaused', 'approvals'] },
-      { agentsPaused: true, approvals: 'deny', changed: ['agentsPaused'] },
+      { agentsPaused: true, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 }, changed: ['agentsPaused'] },
+      { agentsPaused: true, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 }, changed: [] },
+      { agentsPaused: false, approvals: 'deny', retention: { factsDays: 90, transcriptsDays: 30 }, changed: ['agentsPaused', 'approvals'] },
+      { agentsPaused: true, approvals: 'deny', retention: { factsDays: 90, transcriptsDays: 30 }, changed: ['agentsPaused'] },
     ]);
     for (const fact of found) expect(fact.actor).toEqual(adminActor());
     await admin('PUT', `${ws}/settings`, { agentsPaused: false, approvals: 'enabled' });

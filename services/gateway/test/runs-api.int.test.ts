@@ -249,15 +249,15 @@ describe('runs and settings API', () => {
   });
 
   it('pauses and resumes agents with the kill switch, recording workspace.settings_changed', async () => {
-    expect((await viewer('GET', `${ws}/settings`)).body).toEqual({ agentsPaused: false, approvals: 'enabled' });
+    expect((await viewer('GET', `${ws}/settings`)).body).toEqual({ agentsPaused: false, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 } });
     const paused = await api('PUT', `${ws}/settings`, { agentsPaused: true });
     expect(paused).toMatchObject({ status: 200, body: { agentsPaused: true } });
-    expect((await viewer('GET', `${ws}/settings`)).body).toEqual({ agentsPaused: true, approvals: 'enabled' });
+    expect((await viewer('GET', `${ws}/settings`)).body).toEqual({ agentsPaused: true, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 } });
     expect((await pg.query('SELECT agents_paused FROM workspace_settings WHERE workspace_id = $1', [acmeId])).rows).toEqual([{ agents_paused: true }]);
     const [fact] = await factsAbout(acmeId, 'workspace.settings_changed');
     expect(fact).toMatchObject({ subject: { type: 'workspace', id: acmeId }, actor: { type: 'member', id: adminUserId }, payload: { agentsPaused: true } });
     // Another workspace is not paused by it.
-    expect((await other('GET', '/v1/workspaces/other/settings')).body).toEqual({ agentsPaused: false, approvals: 'enabled' });
+    expect((await other('GET', '/v1/workspaces/other/settings')).body).toEqual({ agentsPaused: false, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 } });
 
     // While paused, nothing new is started, and nothing is written.
     const ended = await insertRun(agents.worker!, 'completed');
@@ -268,29 +268,29 @@ describe('runs and settings API', () => {
     expect((await member('POST', `${ws}/runs/${ended}/retry`)).body.error.code).toBe('AGENTS_PAUSED');
     expect(await snapshot()).toEqual(before);
 
-    expect((await api('PUT', `${ws}/settings`, { agentsPaused: false })).body).toEqual({ agentsPaused: false, approvals: 'enabled' });
+    expect((await api('PUT', `${ws}/settings`, { agentsPaused: false })).body).toEqual({ agentsPaused: false, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 } });
     expect((await member('POST', `${ws}/agents/${agents.manual}/runs`, { input: 'x' })).status).toBe(201);
     const facts = await waitFor(async () => {
       const found = await factsAbout(acmeId, 'workspace.settings_changed');
       return found.length >= 2 ? found : undefined;
     });
     expect(facts.map((f: { payload: unknown }) => f.payload)).toEqual([
-      { agentsPaused: true, approvals: 'enabled', changed: ['agentsPaused'] },
-      { agentsPaused: false, approvals: 'enabled', changed: ['agentsPaused'] },
+      { agentsPaused: true, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 }, changed: ['agentsPaused'] },
+      { agentsPaused: false, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 }, changed: ['agentsPaused'] },
     ]);
   });
 
   it('saves only the settings a PUT names: the kill switch never re-opens approvals set to deny', async () => {
-    expect((await api('PUT', `${ws}/settings`, { approvals: 'deny' })).body).toEqual({ agentsPaused: false, approvals: 'deny' });
-    expect((await api('PUT', `${ws}/settings`, { agentsPaused: true })).body).toEqual({ agentsPaused: true, approvals: 'deny' });
-    expect((await api('PUT', `${ws}/settings`, { agentsPaused: false })).body).toEqual({ agentsPaused: false, approvals: 'deny' });
+    expect((await api('PUT', `${ws}/settings`, { approvals: 'deny' })).body).toEqual({ agentsPaused: false, approvals: 'deny', retention: { factsDays: 90, transcriptsDays: 30 } });
+    expect((await api('PUT', `${ws}/settings`, { agentsPaused: true })).body).toEqual({ agentsPaused: true, approvals: 'deny', retention: { factsDays: 90, transcriptsDays: 30 } });
+    expect((await api('PUT', `${ws}/settings`, { agentsPaused: false })).body).toEqual({ agentsPaused: false, approvals: 'deny', retention: { factsDays: 90, transcriptsDays: 30 } });
     const before = await snapshot();
     for (const bad of [{}, { approvals: 'maybe' }, { agentsPaused: 'yes' }, { agentsPaused: false, extra: 1 }]) {
       const answer = await api('PUT', `${ws}/settings`, bad);
       expect(answer).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_FAILED' } } });
     }
     expect(await snapshot()).toEqual(before);
-    expect((await api('PUT', `${ws}/settings`, { approvals: 'enabled' })).body).toEqual({ agentsPaused: false, approvals: 'enabled' });
+    expect((await api('PUT', `${ws}/settings`, { approvals: 'enabled' })).body).toEqual({ agentsPaused: false, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 } });
   });
 
   it('documents the routes in OpenAPI', async () => {

@@ -83,10 +83,10 @@ export class DelegationReturns {
     log.info({ childRunId: fact.subject.id, parentRunId: child.parent_run_id, delivery: posted }, 'delegated run returned');
   }
 
-  /** Whether the return was recorded already (stored, or still in the outbox). */
+  /** Whether the return was recorded already (stored — its key claimed, decision 0041 — or still in the outbox). */
   private async alreadyReturned(workspaceId: string, key: string): Promise<boolean> {
     const [row] = await this.options.sql.$queryRawUnsafe<Array<{ found: boolean }>>(
-      `SELECT EXISTS (SELECT 1 FROM platform_events WHERE workspace_id = $1::uuid AND idempotency_key = $2)
+      `SELECT EXISTS (SELECT 1 FROM platform_event_keys WHERE workspace_id = $1::uuid AND idempotency_key = $2)
            OR EXISTS (SELECT 1 FROM fact_outbox WHERE workspace_id = $1::uuid AND idempotency_key = $2) AS found`,
       workspaceId,
       key,

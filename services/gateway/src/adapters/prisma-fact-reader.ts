@@ -65,11 +65,21 @@ export class PrismaFactReader implements FactReader {
     return Number(rows[0]?.last_seq ?? 0);
   }
 
+  async purgedThrough(workspaceId: string): Promise<number> {
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ purged_through_seq: bigint }>>(
+      'SELECT purged_through_seq FROM fact_horizons WHERE workspace_id = $1::uuid',
+      workspaceId,
+    );
+    return Number(rows[0]?.purged_through_seq ?? 0);
+  }
+
   async findByIdempotencyKeys(workspace: { id: string; slug: string }, keys: readonly string[]): Promise<Map<string, Fact>> {
     if (keys.length === 0) return new Map();
     const rows = await this.prisma.$queryRawUnsafe<FactRow[]>(
+      // Through platform_event_keys, the one index of stored keys (decision 0041).
       `SELECT ${FACT_COLUMNS} FROM platform_events
-        WHERE workspace_id = $1::uuid AND idempotency_key = ANY($2::text[])`,
+        WHERE workspace_id = $1::uuid
+          AND id IN (SELECT event_id FROM platform_event_keys WHERE workspace_id = $1::uuid AND idempotency_key = ANY($2::text[]))`,
       workspace.id,
       [...keys],
     );

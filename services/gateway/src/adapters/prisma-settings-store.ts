@@ -1,20 +1,30 @@
-import { ApprovalsSettingSchema, type PutSettingsRequest, type WorkspaceSettingName, type WorkspaceSettings } from '@switchyard/contracts';
+import { ApprovalsSettingSchema, RETENTION_DEFAULTS, type PutSettingsRequest, type WorkspaceSettingName, type WorkspaceSettings } from '@switchyard/contracts';
 import { recordFacts, type Prisma, type PrismaClient } from '@switchyard/db';
 import type { FactsOf, SettingsChange, SettingsStore } from '../ports';
 
-/** Settings of a workspace that never saved any: agents run. */
-export const DEFAULT_SETTINGS: WorkspaceSettings = { agentsPaused: false, approvals: 'enabled' };
+/** Settings of a workspace that never saved any: agents run; the platform's retention (decision 0041). */
+export const DEFAULT_SETTINGS: WorkspaceSettings = { agentsPaused: false, approvals: 'enabled', retention: { ...RETENTION_DEFAULTS } };
 
-type SettingsRow = { agents_paused: boolean; approvals: string };
-const settingsOf = (row: SettingsRow): WorkspaceSettings => ({ agentsPaused: row.agents_paused, approvals: ApprovalsSettingSchema.parse(row.approvals) });
+type SettingsRow = { agents_paused: boolean; approvals: string; facts_retention_days: number | null; transcripts_retention_days: number | null };
+const SETTINGS_COLUMNS = 'agents_paused, approvals, facts_retention_days, transcripts_retention_days';
+
+/** A stored row as the settings that apply: a null retention column is the platform default. */
+const settingsOf = (row: SettingsRow): WorkspaceSettings => ({
+  agentsPaused: row.agents_paused,
+  approvals: ApprovalsSettingSchema.parse(row.approvals),
+  retention: {
+    factsDays: row.facts_retention_days ?? RETENTION_DEFAULTS.factsDays,
+    transcriptsDays: row.transcripts_retention_days ?? RETENTION_DEFAULTS.transcriptsDays,
+  },
+});
 
 /** Workspace settings on PostgreSQL (`workspace_settings`, one row per workspace once saved). */
 export class PrismaSettingsStore implements SettingsStore {
   constructor(private readonly prisma: PrismaClient) {}
 
   async get(workspaceId: string): Promise<WorkspaceSettings> {
-    const row = await this.prisma.workspaceSettings.findUnique({ where: { workspaceId } });
-    return row ? { agentsPaused: row.agentsPaused, approvals: ApprovalsSettingSchema.parse(row.approvals) } : { ...DEFAULT_SETTINGS };
+    const [row] = await this.prisma.$queryRawUnsafe<SettingsRow[]>(`SELECT ${SETTINGS_COLUMNS} FROM workspace_settings WHERE workspace_id = $1::uuid`, workspaceId);
+    return row ? settingsOf(row) : structuredClone(DEFAULT_SETTINGS);
   }
 
   async put(workspaceId: string, settings: PutSettingsRequest, facts: FactsOf<SettingsChange>): Promise<WorkspaceSettings> {
@@ -22,7 +32,7 @@ export class PrismaSettingsStore implements SettingsStore {
       // One save of a workspace's settings at a time, so each knows what it changed (the audit trail, decision 0040):
       // the lock comes first, then a read that sees every save before it (a statement of its own: its own snapshot).
       await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtextextended('workspace-settings:' || ${workspaceId}, 0))::text`;
-      const [before] = await tx.$queryRaw<SettingsRow[]>`SELECT agents_paused, approvals FROM workspace_settings WHERE workspace_id = ${workspaceId}::uuid`;
+      const [before] = await tx.$queryRawUnsafe<SettingsRow[]>(`SELECT ${SETTINGS_COLUMNS} FROM workspace_settings WHERE workspace_id = $1::uuid`, workspaceId);
       const saved = await upsertSettings(tx, workspaceId, settings);
       await recordFacts(tx, facts({ settings: saved, changed: changedSettings(before ? settingsOf(before) : DEFAULT_SETTINGS, saved) }));
       return saved;
@@ -32,18 +42,35 @@ export class PrismaSettingsStore implements SettingsStore {
 
 /** The settings whose value differs between two states, in a stable order. */
 function changedSettings(before: WorkspaceSettings, after: WorkspaceSettings): WorkspaceSettingName[] {
-  return (['agentsPaused', 'approvals'] as const).filter((name) => before[name] !== after[name]);
+  const changed: WorkspaceSettingName[] = (['agentsPaused', 'approvals'] as const).filter((name) => before[name] !== after[name]);
+  const { retention: was } = before;
+  const { retention: now } = after;
+  if (was.factsDays !== now.factsDays || was.transcriptsDays !== now.transcriptsDays) changed.push('retention');
+  return changed;
+}
+
+/**
+ * A retention column's new value: `keep` leaves it, a number sets it, null puts the platform
+ * default back (stored as null, so a later change of the default applies to it).
+ */
+function retentionParams(days: number | null | undefined): [boolean, number | null] {
+  return days === undefined ? [false, null] : [true, days];
 }
 
 async function upsertSettings(tx: Prisma.TransactionClient, workspaceId: string, settings: PutSettingsRequest): Promise<WorkspaceSettings> {
+  const [setFacts, factsDays] = retentionParams(settings.retention?.factsDays);
+  const [setTranscripts, transcriptsDays] = retentionParams(settings.retention?.transcriptsDays);
   // INSERT … ON CONFLICT, so concurrent first saves of a workspace cannot collide.
   const [row] = await tx.$queryRaw<SettingsRow[]>`
-    INSERT INTO workspace_settings (workspace_id, agents_paused, approvals, updated_at)
-    VALUES (${workspaceId}::uuid, ${settings.agentsPaused ?? DEFAULT_SETTINGS.agentsPaused}, ${settings.approvals ?? DEFAULT_SETTINGS.approvals}, now())
+    INSERT INTO workspace_settings (workspace_id, agents_paused, approvals, facts_retention_days, transcripts_retention_days, updated_at)
+    VALUES (${workspaceId}::uuid, ${settings.agentsPaused ?? DEFAULT_SETTINGS.agentsPaused}, ${settings.approvals ?? DEFAULT_SETTINGS.approvals},
+            ${factsDays}::int, ${transcriptsDays}::int, now())
     ON CONFLICT (workspace_id) DO UPDATE SET
       agents_paused = COALESCE(${settings.agentsPaused ?? null}::boolean, workspace_settings.agents_paused),
       approvals = COALESCE(${settings.approvals ?? null}::text, workspace_settings.approvals),
+      facts_retention_days = CASE WHEN ${setFacts}::boolean THEN EXCLUDED.facts_retention_days ELSE workspace_settings.facts_retention_days END,
+      transcripts_retention_days = CASE WHEN ${setTranscripts}::boolean THEN EXCLUDED.transcripts_retention_days ELSE workspace_settings.transcripts_retention_days END,
       updated_at = EXCLUDED.updated_at
-    RETURNING agents_paused, approvals`;
+    RETURNING agents_paused, approvals, facts_retention_days, transcripts_retention_days`;
   return settingsOf(row!);
 }

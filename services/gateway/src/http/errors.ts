@@ -54,6 +54,8 @@ export function statusOf(code: ErrorCode): number {
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
+    case ErrorCode.CURSOR_EXPIRED:
+      return 410;
     case ErrorCode.WORKSPACE_EXISTS:
     case ErrorCode.TOKEN_AMBIGUOUS:
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:

@@ -22,7 +22,7 @@ import { getAgent, getEvent, getRun, listAgents, listEvents, listRuns } from '..
 /** What the platform tools need: the same ports and commands the REST routes use. */
 export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps, DecideApprovalDeps, TeammateDeps, Omit<DelegationDeps, 'ledger' | 'agents'> {
   approvals: ApprovalsPort;
-  reader: Pick<FactReader, 'listAfter' | 'listBefore' | 'get' | 'findByIdempotencyKeys'>;
+  reader: Pick<FactReader, 'listAfter' | 'listBefore' | 'get' | 'findByIdempotencyKeys' | 'purgedThrough'>;
   ingest: IngestWriter;
   runs: Pick<RunStore, 'list' | 'get'>;
   agents: Pick<AgentStore, 'list' | 'get' | 'deletedAt'>;

@@ -108,7 +108,7 @@ export function runPaths(): OpenApiPaths {
       },
     },
     [`${base}/settings`]: {
-      get: { operationId: 'getSettings', summary: 'Workspace settings (the kill switch)', parameters: [ws], responses: { '200': json('WorkspaceSettings', 'the settings'), ...errors } },
+      get: { operationId: 'getSettings', summary: 'Workspace settings (the kill switch, approvals, retention)', parameters: [ws], responses: { '200': json('WorkspaceSettings', 'the settings'), ...errors } },
       put: {
         operationId: 'putSettings',
         summary: 'Save the settings named (admin; the others keep their values); records workspace.settings_changed',

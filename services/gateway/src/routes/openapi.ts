@@ -100,7 +100,7 @@ function factAndTokenPaths(): OpenApiPaths {
       },
       get: {
         operationId: 'listEvents',
-        summary: 'List facts: oldest first after a cursor, or newest first (order=desc) paging back with before',
+        summary: 'List facts: oldest first after a cursor (after=0: from the oldest kept), or newest first (order=desc) paging back with before',
         parameters: [
           ws,
           ...queryParameters(ListEventsQuerySchema, {
@@ -110,7 +110,7 @@ function factAndTokenPaths(): OpenApiPaths {
             before: 'a seq: only facts before it (paging back with order=desc: the nextCursor of the previous page)',
           }),
         ],
-        responses: { '200': json('ListEventsResponse', 'a page of facts'), ...errors },
+        responses: { '200': json('ListEventsResponse', 'a page of facts'), '410': json('Error', 'CURSOR_EXPIRED: after is behind the retention horizon; details.oldestSeq is the oldest seq kept'), ...errors },
       },
     },
     [`${base}/events:batch`]: {
@@ -138,7 +138,7 @@ function factAndTokenPaths(): OpenApiPaths {
         operationId: 'streamEvents',
         summary: 'Server-Sent Events of the workspace facts; id = seq; resume with Last-Event-ID',
         parameters: [ws, ...queryParameters(StreamQuerySchema), { name: 'Last-Event-ID', in: 'header', schema: { type: 'integer' } }],
-        responses: { '200': untyped('text/event-stream', 'text/event-stream'), ...errors },
+        responses: { '200': untyped('text/event-stream', 'text/event-stream'), '410': json('Error', 'CURSOR_EXPIRED: Last-Event-ID or after is behind the retention horizon; details.oldestSeq is the oldest seq kept'), ...errors },
       },
     },
     [`${base}/stream-tickets`]: {

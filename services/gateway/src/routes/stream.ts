@@ -9,6 +9,7 @@ import { authenticate, credentialOfRequest, principalOf, requireRole, type Authe
 import { parseInput, parseQuery } from '../http/validate';
 import type { FactReader, Principal } from '../ports';
 import type { FactFeed } from '../sse/fact-feed';
+import { keptCursor } from '../workspace-queries';
 import { CredentialWatch } from '../sse/credential-watch';
 import { SseSession } from '../sse/sse-session';
 
@@ -85,7 +86,8 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
     const header = req.headers['last-event-id'];
     const resumeFrom =
       header !== undefined ? parseInput(z.coerce.number().int().min(0), header, 'Last-Event-ID') : query.after;
-    const lastSeq = resumeFrom ?? (await deps.reader.lastSeq(workspace.id));
+    // A resume behind the retention horizon is refused (410 CURSOR_EXPIRED) before the stream opens.
+    const lastSeq = resumeFrom === undefined ? await deps.reader.lastSeq(workspace.id) : await keptCursor(deps.reader, workspace.id, resumeFrom);
 
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',

@@ -50,10 +50,18 @@ function settingsWords(p: Payload): string {
   const paused = p.agentsPaused === true;
   if (changed === undefined) return `saved the workspace settings: agents ${paused ? 'paused' : 'running'}, approvals ${text(p.approvals) ?? 'enabled'}`;
   if (changed.length === 0) return 'saved the workspace settings (nothing changed)';
-  const parts = changed.map((name) =>
-    name === 'agentsPaused' ? (paused ? 'paused all agents (kill switch on)' : 'resumed agents (kill switch off)') : `set approvals to ${text(p.approvals) ?? '?'}`,
-  );
+  const parts = changed.map((name) => {
+    if (name === 'agentsPaused') return paused ? 'paused all agents (kill switch on)' : 'resumed agents (kill switch off)';
+    if (name === 'retention') return retentionWords(p.retention);
+    return `set approvals to ${text(p.approvals) ?? '?'}`;
+  });
   return parts.join(' and ');
+}
+
+function retentionWords(value: unknown): string {
+  const retention = (value ?? {}) as Payload;
+  const days = (n: unknown) => (typeof n === 'number' ? `${n} days` : '?');
+  return `set retention to facts ${days(retention.factsDays)}, transcripts ${days(retention.transcriptsDays)}`;
 }
 
 function collaboratorWords(fact: Fact, names: AuditNames): string {
