@@ -493,8 +493,35 @@ export {
   AdminWorkspaceArgSchema,
 } from './admin-cli';
 export type { AdminCreateTokenArgs } from './admin-cli';
-export { AUDIT_FACT_KINDS, isAuditKind, MATTERMOST_FACT_KINDS, NOTIFICATION_FACT_KINDS, SECRET_FACT_KINDS, TOKEN_FACT_KINDS } from './audit-kinds';
-export type { MattermostFactKind, SecretFactKind, TokenFactKind } from './audit-kinds';
+export { AUDIT_FACT_KINDS, isAuditKind, MATTERMOST_FACT_KINDS, MEMBER_FACT_KINDS, NOTIFICATION_FACT_KINDS, SECRET_FACT_KINDS, TOKEN_FACT_KINDS } from './audit-kinds';
+export type { MattermostFactKind, MemberFactKind, SecretFactKind, TokenFactKind } from './audit-kinds';
+export {
+  AcceptInvitationRequestSchema,
+  AccessLinkSecretSchema,
+  ChangeMemberRoleRequestSchema,
+  CreateInvitationRequestSchema,
+  DisplayNameSchema,
+  INVITATION_TTL_SECONDS,
+  InvitationSchema,
+  JoinedResponseSchema,
+  ListMembersResponseSchema,
+  MAX_DISPLAY_NAME_CHARS,
+  MemberFactPayloadSchema,
+  MemberInvitedPayloadSchema,
+  MemberSchema,
+  RedeemSignInLinkRequestSchema,
+} from './members';
+export type {
+  AcceptInvitationRequest,
+  ChangeMemberRoleRequest,
+  CreateInvitationRequest,
+  Invitation,
+  JoinedResponse,
+  Member,
+  MemberFactPayload,
+  MemberInvitedPayload,
+  RedeemSignInLinkRequest,
+} from './members';
 export {
   AuditActorsResponseSchema,
   AuditPageSchema,

@@ -70,6 +70,8 @@ import type { CollaboratorStore, TaskStore } from './team-ports';
 import { WebhookSettings } from './commands/webhooks';
 import { webhookDeliveryRoutes, webhooksRoutes } from './routes/webhooks';
 import type { WebhookStore } from './webhook-ports';
+import type { MemberStore } from './member-ports';
+import { membersRoutes } from './routes/members';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -131,6 +133,8 @@ export interface GatewayAppDeps {
   collaborators: CollaboratorStore;
   /** Web UI sessions (the `sy_session` cookie). */
   uiSessions: UiSessionStore;
+  /** The workspaces' members (decision 0042). */
+  members: MemberStore;
   /** UI_SESSION_TTL_SECONDS. */
   uiSessionTtlSeconds: number;
   /** The built web UI (served at `/` when it holds an index.html). @defaultValue services/gateway/ui/dist */
@@ -207,6 +211,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tickets);
   workspace.use(auditRoutes(deps));
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator, outbox: deps.outbox, userName }));
+  workspace.use(membersRoutes({ members: deps.members, outbox: deps.outbox, userName, forgetUser: (userId) => authenticator.forgetUser(userId) }));
 
   workspace.use(webhooksRoutes({ webhookSettings }));
 

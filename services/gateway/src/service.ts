@@ -30,6 +30,7 @@ import { PrismaSteeringStore } from './adapters/prisma-steering-store';
 import { PrismaTryStore } from './adapters/prisma-try-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
 import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
+import { PrismaMemberStore } from './adapters/prisma-member-store';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { PrismaCollaboratorStore } from './adapters/prisma-collaborator-store';
 import { PrismaTaskStore } from './adapters/prisma-task-store';
@@ -150,6 +151,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     tasks: new PrismaTaskStore(prisma),
     collaborators: new PrismaCollaboratorStore(prisma),
     uiSessions: new PrismaUiSessionStore(prisma),
+    members: new PrismaMemberStore(prisma),
     uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
     notifications: {
       notifications,

@@ -28,7 +28,7 @@ export interface MattermostActionAnswer {
 export async function linkedPrincipal(notifications: NotificationStore, workspace: { id: string; slug: string }, mattermostUserId: string, needs: Role): Promise<Principal> {
   const member = await notifications.linkedMember(workspace.id, mattermostUserId);
   if (!member) throw new AppError(ErrorCode.INTEGRATION_USER_NOT_LINKED, 'this Mattermost user is not linked to a member of the workspace: run /switchyard link <code>');
-  const principal: Principal = { tokenId: `mattermost:${mattermostUserId}`, userId: member.userId, workspaceId: workspace.id, workspaceSlug: workspace.slug, role: member.role, via: 'mattermost' };
+  const principal: Principal = { tokenId: `mattermost:${mattermostUserId}`, userId: member.userId, userName: member.name, workspaceId: workspace.id, workspaceSlug: workspace.slug, role: member.role, via: 'mattermost' };
   if (!hasRole(principal, needs)) throw new AppError(ErrorCode.FORBIDDEN, `this action needs the ${needs} role`, { required: needs, actual: member.role });
   return principal;
 }

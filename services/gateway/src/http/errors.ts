@@ -36,6 +36,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TOKEN_NOT_FOUND:
     case ErrorCode.WORKSPACE_NOT_FOUND:
     case ErrorCode.MEMBER_NOT_FOUND:
+    case ErrorCode.INVITATION_NOT_FOUND:
     case ErrorCode.AGENT_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
     case ErrorCode.RUN_NOT_FOUND:
@@ -51,6 +52,8 @@ export function statusOf(code: ErrorCode): number {
       return 405;
     case ErrorCode.WORKSPACE_EXISTS:
     case ErrorCode.TOKEN_AMBIGUOUS:
+    case ErrorCode.LAST_ADMIN:
+    case ErrorCode.INVITATION_USED:
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:
     case ErrorCode.AGENT_VERSION_CONFLICT:
     case ErrorCode.AGENT_NAME_TAKEN:
@@ -70,6 +73,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TEAMMATE_NAME_TAKEN:
     case ErrorCode.TEAMMATE_STOPPED:
       return 409;
+    case ErrorCode.INVITATION_EXPIRED:
+      return 410;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
     case ErrorCode.UNSUPPORTED_MEDIA_TYPE:
