@@ -25,6 +25,12 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
   STREAM_AUTH_RECHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** How long a web UI sign-in lasts, in seconds (never past its API token's expiry; decision 0029). @defaultValue 43200 */
   UI_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(MAX_UI_SESSION_TTL_SECONDS).default(43_200),
+  /**
+   * The externally reachable base URL of the gateway (e.g. `https://switchyard.example.com`),
+   * used in the links it makes: invitations and sign-in links (decision 0042). Unset: the
+   * gateway's own URL as the request that made the link reached it. @defaultValue none
+   */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Interval of SSE heartbeat comments. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
   /** `facts` is trimmed to about this many entries where the gateway publishes the facts of its own changes (the event-log's setting of the same name). @defaultValue 1000000 */

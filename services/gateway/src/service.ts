@@ -31,6 +31,7 @@ import { PrismaTryStore } from './adapters/prisma-try-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
 import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
 import { PrismaMemberStore } from './adapters/prisma-member-store';
+import { PrismaAccessLinkStore } from './adapters/prisma-access-link-store';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { PrismaCollaboratorStore } from './adapters/prisma-collaborator-store';
 import { PrismaTaskStore } from './adapters/prisma-task-store';
@@ -152,6 +153,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     collaborators: new PrismaCollaboratorStore(prisma),
     uiSessions: new PrismaUiSessionStore(prisma),
     members: new PrismaMemberStore(prisma),
+    accessLinks: new PrismaAccessLinkStore(prisma),
+    publicUrl: config.PUBLIC_URL,
     uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
     notifications: {
       notifications,

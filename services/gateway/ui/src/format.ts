@@ -27,3 +27,12 @@ export function when(iso: string | null | undefined): string {
 export function shortId(id: string): string {
   return id.slice(-8);
 }
+
+/**
+ * A person as the UI names them (decision 0042): the name recorded with what
+ * they did, else their name among the members now, else "a former member"
+ * with the end of their id (someone removed whose name was not recorded).
+ */
+export function personName(userId: string, recorded: string | undefined, members: ReadonlyArray<{ userId: string; name: string }> | undefined): string {
+  return recorded ?? members?.find((m) => m.userId === userId)?.name ?? `a former member (${shortId(userId)})`;
+}
