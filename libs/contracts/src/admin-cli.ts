@@ -37,3 +37,10 @@ export const AdminTokenRefSchema = z.union(
   [z.uuid(), z.string().regex(/^sy_[A-Za-z0-9_-]{1,200}$/)],
   { error: (issue) => `${JSON.stringify(issue.input)} is neither a token id nor a token prefix (list-tokens shows both)` },
 );
+
+/** `sign-in-link <workspace> [--user <userId>]`. */
+export const AdminSignInLinkArgsSchema = z.strictObject({
+  workspace: AdminWorkspaceArgSchema,
+  /** The member the link signs in (their user id); absent: the workspace's first admin. */
+  user: z.uuid({ error: (issue) => `--user ${JSON.stringify(issue.input)} is not a user id (list-members shows them)` }).optional(),
+});

@@ -486,6 +486,7 @@ export type {
   WebhookVerifier,
 } from './webhooks';
 export {
+  AdminSignInLinkArgsSchema,
   ADMIN_TOKEN_DEFAULT_NAME,
   AdminCreateTokenArgsSchema,
   AdminRoleArgSchema,
@@ -503,6 +504,8 @@ export {
   DisplayNameSchema,
   INVITATION_TTL_SECONDS,
   InvitationSchema,
+  JOIN_PATH,
+  SIGN_IN_LINK_PATH,
   JoinedResponseSchema,
   ListMembersResponseSchema,
   MAX_DISPLAY_NAME_CHARS,

@@ -13,6 +13,12 @@ export const MAX_DISPLAY_NAME_CHARS = 100;
 /** How long an invitation link (and a sign-in link) may be used: 24 hours, in seconds. */
 export const INVITATION_TTL_SECONDS = 24 * 3600;
 
+/** The web UI's page of an invitation link: `PUBLIC_URL` + JOIN_PATH + `#<secret>`. */
+export const JOIN_PATH = '/join';
+
+/** The web UI's page of a one-time sign-in link: `PUBLIC_URL` + SIGN_IN_LINK_PATH + `#<secret>`. */
+export const SIGN_IN_LINK_PATH = '/sign-in';
+
 /** A person's display name: trimmed, 1 to MAX_DISPLAY_NAME_CHARS characters, no control characters. */
 export const DisplayNameSchema = z
   .string()

@@ -1,7 +1,7 @@
 export { derivedId, newId } from './ids';
 export { compileKindGlob, kindGlobLiteralPrefix, kindGlobToSqlRegex, matchesKindGlob } from './kind-glob';
 export type { KindMatcher } from './kind-glob';
-export { ACCESS_LINK_PREFIX, AGENT_TOKEN_PREFIX, hashToken, newAccessLinkSecret, isAgentToken, newAgentTokenSecret, newTokenSecret, TOKEN_PREFIX, tokenPrefix } from './tokens';
+export { ACCESS_LINK_PREFIX, accessLinkUrl, AGENT_TOKEN_PREFIX, hashToken, newAccessLinkSecret, isAgentToken, newAgentTokenSecret, newTokenSecret, TOKEN_PREFIX, tokenPrefix } from './tokens';
 export { compileFilter, explainFilter, FILTER_MISS_SEEN_MAX_CHARS } from './trigger-filter';
 export type { FactPredicate, FilterMiss } from './trigger-filter';
 export { agentFact, approvalFact, collaboratorFact, delegationReturnedFact, messageSentFact, settingsChangedFact, taskFact, teammateFact } from './platform-facts';

@@ -2,6 +2,7 @@ import {
   AppError,
   ErrorCode,
   INVITATION_TTL_SECONDS,
+  JOIN_PATH,
   MEMBER_FACT_KINDS,
   TOKEN_FACT_KINDS,
   type AcceptInvitationRequest,
@@ -9,7 +10,7 @@ import {
   type Invitation,
   type JoinedResponse,
 } from '@switchyard/contracts';
-import { hashToken, memberFact, memberInvitedFact, newAccessLinkSecret, newId, tokenFact, type ChangeAuthor } from '@switchyard/core';
+import { accessLinkUrl, hashToken, memberFact, memberInvitedFact, newAccessLinkSecret, newId, tokenFact, type ChangeAuthor } from '@switchyard/core';
 import type { AccessLinkRefused, AccessLinkStore, AccessLinkUsed } from '../access-link-ports';
 import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
 import { newSessionSecret } from '../http/ui-session-cookie';
@@ -24,17 +25,6 @@ export interface AccessLinkDeps {
   userName: UserNameLookup;
   /** UI_SESSION_TTL_SECONDS: how long the browser session opened by a link lasts. */
   sessionTtlSeconds: number;
-}
-
-/** The path of the web UI's join page; the secret goes in the URL's fragment, never sent to a server. */
-export const JOIN_PATH = '/join';
-
-/** The path of the web UI's page that redeems a sign-in link. */
-export const SIGN_IN_LINK_PATH = '/sign-in';
-
-/** A link of the web UI: `base` (PUBLIC_URL or the gateway as reached) + path + `#secret`. */
-export function linkUrl(base: string, path: string, secret: string): string {
-  return `${base.replace(/\/+$/, '')}${path}#${secret}`;
 }
 
 function refused(result: AccessLinkRefused): AppError {
@@ -59,7 +49,7 @@ export async function inviteMember(deps: AccessLinkDeps, principal: Principal, b
     () => facts.record(memberInvitedFact(author, { invitationId: id, role: body.role, expiresAt: expiresAt.toISOString() })),
   );
   await deps.outbox.flush(facts.ids);
-  return { id, role: body.role, url: linkUrl(baseUrl, JOIN_PATH, secret), expiresAt: expiresAt.toISOString() };
+  return { id, role: body.role, url: accessLinkUrl(baseUrl, JOIN_PATH, secret), expiresAt: expiresAt.toISOString() };
 }
 
 /** A browser session opened on a link's token: the cookie's secret and what the page is told. */
