@@ -58,7 +58,7 @@ export async function decideFromButton(deps: MattermostActionDeps, request: Matt
     approval = error.data as Approval;
     already = true;
   }
-  const name = approval.decidedBy?.type === 'member' ? await deps.userName(approval.decidedBy.userId) : null;
+  const name = approval.decidedBy?.type === 'member' ? (approval.decidedBy.name ?? (await deps.userName(approval.decidedBy.userId))) : null;
   const { workspace: _slug, ...payload } = approval;
   const rendered = approvalOutcomeMessage(payload, workspace.slug, name);
   return {

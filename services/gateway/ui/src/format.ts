@@ -36,3 +36,9 @@ export function shortId(id: string): string {
 export function personName(userId: string, recorded: string | undefined, members: ReadonlyArray<{ userId: string; name: string }> | undefined): string {
   return recorded ?? members?.find((m) => m.userId === userId)?.name ?? `a former member (${shortId(userId)})`;
 }
+
+/** Who a fact says did it: a person by name (recorded, else as a member now); anyone else as before. */
+export function actorLabel(actor: { type: string; id: string; name?: string }, members: ReadonlyArray<{ userId: string; name: string }> | undefined): string {
+  if (actor.type === 'member') return personName(actor.id, actor.name, members);
+  return `${actor.type} ${String(actor.id).slice(-8)}`;
+}

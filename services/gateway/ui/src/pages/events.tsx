@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, ApiError, wsPath } from '../api';
-import { when } from '../format';
+import { actorLabel, when } from '../format';
+import { useMembers } from '../queries';
 import { kindMatches } from '../kind-glob';
 import { useFacts } from '../live';
 import { useWorkspace } from '../session';
@@ -11,6 +12,7 @@ import type { Fact } from '../types';
 /** Facts by kind glob (and subject), oldest first from the API, with the live tail below. */
 export function EventsPage() {
   const { slug } = useWorkspace();
+  const members = useMembers(slug);
   const [kind, setKind] = useState('');
   const [subject, setSubject] = useState('');
   const [applied, setApplied] = useState({ kind: '', subject: '' });
@@ -80,7 +82,7 @@ export function EventsPage() {
                 <td className="ellipsis">
                   {fact.subject.type}/{fact.subject.id}
                 </td>
-                <td className="hide-narrow ellipsis">{fact.actor ? `${fact.actor.type}${'id' in fact.actor ? ` ${String(fact.actor.id).slice(-8)}` : ''}` : ''}</td>
+                <td className="hide-narrow ellipsis">{fact.actor ? actorLabel(fact.actor, members.data) : ''}</td>
                 <td className="hide-narrow">{when(fact.ts)}</td>
               </tr>
             ))}
