@@ -552,3 +552,5 @@ export {
   RunEndCountsSchema,
 } from './overview';
 export type { OverviewAgentSpend, OverviewLane, OverviewMinute, OverviewPendingApproval, OverviewQuery, OverviewResponse, RunEndCounts } from './overview';
+export { SignInMethodsResponseSchema, SsoCallbackQuerySchema, SsoRoleMapSchema } from './sso';
+export type { SignInMethodsResponse, SsoRoleMap } from './sso';

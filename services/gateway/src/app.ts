@@ -74,6 +74,8 @@ import type { MemberStore } from './member-ports';
 import { membersRoutes } from './routes/members';
 import type { AccessLinkStore } from './access-link-ports';
 import { invitationRoutes, linkDoorRoutes } from './routes/access-links';
+import type { SsoDeps } from './commands/sso-sign-in';
+import { ssoRoutes } from './routes/sso';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -139,6 +141,8 @@ export interface GatewayAppDeps {
   members: MemberStore;
   /** One-time links: invitations and sign-in links (decision 0042). */
   accessLinks: AccessLinkStore;
+  /** Single sign-on with OpenID Connect (OIDC_*); null or absent: not configured. */
+  sso?: SsoDeps | null;
   /** PUBLIC_URL: the base of links the gateway makes; unset, the gateway as a request reached it. */
   publicUrl?: string;
   /** UI_SESSION_TTL_SECONDS. */
@@ -202,6 +206,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
     bodyLimitBytes: deps.bodyLimitBytes,
   };
   app.use(linkDoorRoutes(linkDeps));
+  app.use(ssoRoutes({ sso: deps.sso ?? null, publicUrl: deps.publicUrl }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
   const workspace = Router({ mergeParams: true });

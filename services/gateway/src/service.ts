@@ -32,6 +32,7 @@ import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
 import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
 import { PrismaMemberStore } from './adapters/prisma-member-store';
 import { PrismaAccessLinkStore } from './adapters/prisma-access-link-store';
+import { ssoFromConfig } from './sso-setup';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { PrismaCollaboratorStore } from './adapters/prisma-collaborator-store';
 import { PrismaTaskStore } from './adapters/prisma-task-store';
@@ -110,6 +111,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     // The change is committed: a failed flush leaves its facts to the event-log's relay.
     flush: (ids: readonly string[]) => flushFacts(sql, recorder, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')),
   };
+  const uiSessions = new PrismaUiSessionStore(prisma);
+  const sso = ssoFromConfig(config, { prisma, redis, sessions: uiSessions, outbox });
   const userName = async (userId: string) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null;
   const app = createGatewayApp({
     outbox,
@@ -151,7 +154,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     maxCausationDepth: config.MAX_CAUSATION_DEPTH,
     tasks: new PrismaTaskStore(prisma),
     collaborators: new PrismaCollaboratorStore(prisma),
-    uiSessions: new PrismaUiSessionStore(prisma),
+    uiSessions,
+    sso,
     members: new PrismaMemberStore(prisma),
     accessLinks: new PrismaAccessLinkStore(prisma),
     publicUrl: config.PUBLIC_URL,

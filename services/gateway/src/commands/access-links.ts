@@ -59,12 +59,13 @@ export interface JoinedSession {
   response: JoinedResponse;
 }
 
-/** The author of what a link's use records: the person it made or signed in. */
-function selfAuthor(used: AccessLinkUsed): ChangeAuthor {
+/** The author of what a link's use (or a single sign-on) records: the person it made or signed in. */
+export function selfAuthor(used: AccessLinkUsed): ChangeAuthor {
   return { workspaceId: used.workspace.id, workspaceSlug: used.workspace.slug, actor: { type: 'member', id: used.member.userId, name: used.member.name.slice(0, 256) } };
 }
 
-async function openSession(deps: AccessLinkDeps, used: AccessLinkUsed, expiresAt: Date): Promise<JoinedSession> {
+/** Opens a browser session on the token a link (or a single sign-on) made, with what the page is told. */
+export async function openJoinedSession(deps: Pick<AccessLinkDeps, 'sessions'>, used: AccessLinkUsed, expiresAt: Date): Promise<JoinedSession> {
   const secret = newSessionSecret();
   await deps.sessions.create({ hash: hashToken(secret), tokenId: used.token.info.id, expiresAt });
   const principal: Principal = {
@@ -93,7 +94,13 @@ export async function acceptInvitation(deps: AccessLinkDeps, body: AcceptInvitat
   );
   if (!result.ok) throw refused(result);
   await deps.outbox.flush(facts.ids);
-  return openSession(deps, result.used, new Date(now.getTime() + deps.sessionTtlSeconds * 1000));
+  return openJoinedSession(deps, result.used, new Date(now.getTime() + deps.sessionTtlSeconds * 1000));
+}
+
+/** `token.created` for the token a sign-in made for a browser session, by the person signed in. */
+export function sessionTokenFact(used: AccessLinkUsed) {
+  const { info } = used.token;
+  return tokenFact(selfAuthor(used), TOKEN_FACT_KINDS.created, { id: info.id, name: info.name, role: info.role, prefix: info.prefix, expiresAt: info.expiresAt, userId: used.member.userId });
 }
 
 /**
@@ -105,12 +112,8 @@ export async function redeemSignInLink(deps: AccessLinkDeps, token: string, corr
   const facts = new ChangeFacts(correlationId);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + deps.sessionTtlSeconds * 1000);
-  const result = await deps.links.redeemSignIn(hashToken(token), now, expiresAt, (used) => {
-    const { info } = used.token;
-    const payload = { id: info.id, name: info.name, role: info.role, prefix: info.prefix, expiresAt: info.expiresAt, userId: used.member.userId };
-    return facts.record(tokenFact(selfAuthor(used), TOKEN_FACT_KINDS.created, payload));
-  });
+  const result = await deps.links.redeemSignIn(hashToken(token), now, expiresAt, (used) => facts.record(sessionTokenFact(used)));
   if (!result.ok) throw refused(result);
   await deps.outbox.flush(facts.ids);
-  return openSession(deps, result.used, expiresAt);
+  return openJoinedSession(deps, result.used, expiresAt);
 }

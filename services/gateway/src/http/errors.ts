@@ -15,12 +15,14 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.JSON_TOO_DEEP:
     case ErrorCode.OUTBOUND_URL_REFUSED:
     case ErrorCode.LINK_CODE_INVALID:
+    case ErrorCode.SSO_STATE_INVALID:
     case ErrorCode.WEBHOOK_DELIVERY_INVALID:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
     case ErrorCode.INTEGRATION_SIGNATURE_INVALID:
     case ErrorCode.WEBHOOK_SIGNATURE_INVALID:
+    case ErrorCode.SSO_REFUSED:
       return 401;
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
@@ -30,6 +32,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.INTEGRATION_CONTEXT_EXPIRED:
     case ErrorCode.INTEGRATION_USER_NOT_LINKED:
     case ErrorCode.WEBHOOK_UNSIGNED_REFUSED:
+    case ErrorCode.SSO_NO_ROLE:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
@@ -37,6 +40,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.WORKSPACE_NOT_FOUND:
     case ErrorCode.MEMBER_NOT_FOUND:
     case ErrorCode.INVITATION_NOT_FOUND:
+    case ErrorCode.SSO_NOT_CONFIGURED:
     case ErrorCode.AGENT_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
     case ErrorCode.RUN_NOT_FOUND:

@@ -72,6 +72,7 @@ import {
   ListMembersResponseSchema,
   MemberSchema,
   RedeemSignInLinkRequestSchema,
+  SignInMethodsResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -139,6 +140,7 @@ const SCHEMAS = {
   AcceptInvitationRequest: AcceptInvitationRequestSchema,
   RedeemSignInLinkRequest: RedeemSignInLinkRequestSchema,
   JoinedResponse: JoinedResponseSchema,
+  SignInMethodsResponse: SignInMethodsResponseSchema,
   Approval: ApprovalSchema,
   ListApprovalsResponse: ListApprovalsResponseSchema,
   DecideApprovalRequest: DecideApprovalRequestSchema,

@@ -53,6 +53,41 @@ export function peoplePaths(): OpenApiPaths {
         responses: { '201': json('JoinedResponse', 'joined; Set-Cookie: sy_session'), ...linkErrors },
       },
     },
+    '/v1/sign-in-methods': {
+      get: {
+        operationId: 'getSignInMethods',
+        summary: 'How the web UI may sign a person in: whether single sign-on (OpenID Connect) is configured, and where it starts',
+        security: [],
+        responses: { '200': json('SignInMethodsResponse', 'the methods') },
+      },
+    },
+    '/v1/sso/login': {
+      get: {
+        operationId: 'startSso',
+        summary: "Single sign-on: redirects the browser to the OpenID Connect provider (state, nonce, PKCE), binding the sign-in to this browser with a cookie",
+        security: [],
+        responses: { '302': { description: 'to the provider' }, '404': json('Error', 'SSO_NOT_CONFIGURED'), '503': json('Error', 'UNAVAILABLE: the provider does not answer') },
+      },
+    },
+    '/v1/sso/callback': {
+      get: {
+        operationId: 'finishSso',
+        summary: "Single sign-on: the provider's redirect back. Verifies the answer, maps the person's groups to a role (OIDC_ROLE_MAP), makes or updates their membership, opens a session and redirects to the UI",
+        security: [],
+        parameters: [
+          { name: 'state', in: 'query', required: true, schema: { type: 'string' } },
+          { name: 'code', in: 'query', required: false, schema: { type: 'string' } },
+          { name: 'error', in: 'query', required: false, schema: { type: 'string' } },
+        ],
+        responses: {
+          '302': { description: 'signed in; Set-Cookie: sy_session; to /' },
+          '400': json('Error', 'VALIDATION_FAILED, SSO_STATE_INVALID'),
+          '401': json('Error', 'SSO_REFUSED'),
+          '403': json('Error', 'SSO_NO_ROLE: no group maps to a role'),
+          '404': json('Error', 'SSO_NOT_CONFIGURED'),
+        },
+      },
+    },
     '/v1/sign-in-links/redeem': {
       post: {
         operationId: 'redeemSignInLink',

@@ -17,6 +17,7 @@ export type {
   Member,
   MessageSentPayload,
   Run,
+  SignInMethodsResponse,
   RunFactPayload,
   RunStatus,
   RunTrigger,
