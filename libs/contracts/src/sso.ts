@@ -13,7 +13,8 @@ import { RoleSchema, type Role } from './auth';
 export const SsoRoleMapSchema = z
   .string()
   .transform((text, ctx) => {
-    const map: Record<string, Role> = {};
+    // No prototype: a group named `__proto__` or `constructor` is a group like any other.
+    const map = Object.create(null) as Record<string, Role>;
     for (const pair of text.split(',').map((p) => p.trim()).filter((p) => p.length > 0)) {
       const at = pair.lastIndexOf('=');
       const group = pair.slice(0, at).trim();

@@ -105,6 +105,12 @@ describe('issue 36: people — members, invitations, roles, removal (real proces
       const answer = await admin(method, path, body);
       expect({ method, path, status: answer.status, code: answer.body.error.code }).toEqual({ method, path, status: 400, code: 'VALIDATION_FAILED' });
     }
+    // Single sign-on is not configured on this gateway: it says so, and offers none.
+    expect((await anon()('GET', '/v1/sign-in-methods')).body).toEqual({ sso: null });
+    for (const path of ['/v1/sso/login', '/v1/sso/callback?state=x&code=y']) {
+      const answer = await anon()('GET', path);
+      expect({ path, status: answer.status, code: answer.body.error.code }).toEqual({ path, status: 404, code: 'SSO_NOT_CONFIGURED' });
+    }
     const missing = await admin('PATCH', `${base}/members/00000000-0000-4000-8000-000000000000`, { role: 'viewer' });
     expect([missing.status, missing.body.error.code]).toEqual([404, 'MEMBER_NOT_FOUND']);
   });

@@ -28,7 +28,7 @@ export interface SsoDeps {
 export function roleOfGroups(groups: readonly string[], map: SsoRoleMap): Role | null {
   let best: Role | null = null;
   for (const group of groups) {
-    const role = map[group];
+    const role = Object.hasOwn(map, group) ? map[group] : undefined;
     if (role && (best === null || ROLE_RANK[role] > ROLE_RANK[best])) best = role;
   }
   return best;
