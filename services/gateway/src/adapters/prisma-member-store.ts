@@ -65,7 +65,10 @@ export class PrismaMemberStore implements MemberStore {
          WHERE workspace_id = ${workspaceId}::uuid AND user_id = ${userId}::uuid AND revoked_at IS NULL
         RETURNING id::text AS id`;
       await tx.$executeRaw`DELETE FROM mattermost_links WHERE workspace_id = ${workspaceId}::uuid AND user_id = ${userId}::uuid`;
-      await tx.$executeRaw`DELETE FROM access_links WHERE workspace_id = ${workspaceId}::uuid AND user_id = ${userId}::uuid AND used_at IS NULL`;
+      // Their unused sign-in links, and the invitations they made: an invitation speaks for its maker.
+      await tx.$executeRaw`
+        DELETE FROM access_links
+         WHERE workspace_id = ${workspaceId}::uuid AND used_at IS NULL AND (user_id = ${userId}::uuid OR created_by = ${userId}::uuid)`;
       const changed: MemberChanged = { member: { userId, name: member.name, role: member.role }, revokedTokenIds: revoked.map((row) => row.id) };
       await recordFacts(tx, facts(changed));
       return { ok: true, changed } as const;
