@@ -37,7 +37,12 @@ export function Layout({ children }: { children: ReactNode }) {
           <span className={`live live-${live}`} title={`live stream: ${live}`} data-testid="live-status">
             ● {live}
           </span>{' '}
-          {userName && <span data-testid="user-name">{userName}</span>} <span data-testid="workspace">{slug}</span> · {role}
+          {userName && (
+            <>
+              <span data-testid="user-name">{userName}</span> ·{' '}
+            </>
+          )}
+          <span data-testid="workspace">{slug}</span> · {role}
         </span>
         <button
           type="button"
