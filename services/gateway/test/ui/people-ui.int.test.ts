@@ -13,6 +13,7 @@ import {
   type TestPlatform,
 } from '@switchyard/testing';
 import { openStream, within } from '../open-stream';
+import { runAdmin } from '../../../../scripts/test/lib/operator-processes';
 import { launchBrowser, screenshot, signedInPage } from './browser';
 
 jest.setTimeout(300_000);
@@ -171,5 +172,19 @@ describe('issue 36: invite, join, approve, remove — people by name (headless C
       { what: 'member.removed in the trail' },
     );
     expect(trail.payload).toMatchObject({ userId: beaId, name: BEA, role: 'member' });
+  });
+
+  it('a one-time sign-in link (npm start, npm run admin -- sign-in-link) signs the admin in without a token, once', async () => {
+    const made = await runAdmin(['sign-in-link', WS], { DATABASE_URL: platform.db.url, REDIS_URL: platform.redis.url, PUBLIC_URL: platform.gatewayUrl });
+    expect(made.code).toBe(0);
+    const url = made.stdout.trim().split('\n').at(-1)!;
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(url);
+    await page.getByRole('heading', { name: 'Fleet' }).waitFor();
+    await page.getByTestId('user-name').filter({ hasText: 'crew admin' }).waitFor();
+    expect(page.url()).toBe(`${platform.gatewayUrl}/`);
+    const again = await (await browser.newContext()).newPage();
+    await again.goto(url);
+    await again.getByRole('alert').filter({ hasText: 'INVITATION_USED' }).waitFor();
   });
 });
