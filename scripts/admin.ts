@@ -8,7 +8,7 @@ import { type AdminCommand, openAdminContext, UsageError } from './lib/admin/adm
 import { exportAgentsCommand, importAgentsCommand } from './lib/admin/agent-bundle-commands';
 import { deadLettersCommand } from './lib/admin/dead-letter-commands';
 import { createTokenCommand, listTokensCommand, revokeTokenCommand } from './lib/admin/token-commands';
-import { createWorkspaceCommand, listMembersCommand } from './lib/admin/workspace-commands';
+import { createWorkspaceCommand, listMembersCommand, signInLinkCommand } from './lib/admin/workspace-commands';
 import { useRunningPlatform } from './lib/operator-env';
 
 /** Every command, by the name typed after `npm run admin --`, in the order help lists them. */
@@ -18,6 +18,7 @@ const COMMANDS: Readonly<Record<string, AdminCommand>> = {
   'create-token': createTokenCommand,
   'list-tokens': listTokensCommand,
   'revoke-token': revokeTokenCommand,
+  'sign-in-link': signInLinkCommand,
   'dead-letters': deadLettersCommand,
   'export-agents': exportAgentsCommand,
   'import-agents': importAgentsCommand,

@@ -34,6 +34,7 @@
 //   SWITCHYARD_PLATFORM_FILE  where to record the servers (default <repo>/.data/platform.json)
 //   PORT                      the gateway's port (default 8080); every other variable goes to
 //                             the services as it is
+import { execFile } from 'node:child_process';
 import {
   env,
   fail,
@@ -127,11 +128,30 @@ async function main() {
   }
 }
 
+/**
+ * A one-time sign-in link for the first admin (decision 0042; scripts/first-sign-in.ts makes a
+ * `default` workspace when there is none), or undefined — having said why — when it could not
+ * be made: the banner then tells how to sign in with a token.
+ */
+async function firstSignInLink() {
+  const made = await new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/first-sign-in.ts', gatewayUrl], { cwd: root, env, timeout: 30_000 }, (error, stdout, stderr) => {
+      if (stderr.trim()) say(stderr.trim());
+      resolve(error ? undefined : stdout.trim().split('\n').at(-1));
+    });
+  });
+  try {
+    return made ? JSON.parse(made) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Prints the banner, having checked every address it names. */
 async function printBanner({ redis, postgres, secretsKey }) {
-  const [healthPorts, frontDoor] = await Promise.all([answeringHealthPorts(env), frontDoorState(gatewayUrl)]);
+  const [healthPorts, frontDoor, link] = await Promise.all([answeringHealthPorts(env), frontDoorState(gatewayUrl), firstSignInLink()]);
   const [redisAt, postgresAt] = [`${redact(redis.url)} (${redis.how})`, `${redact(postgres.url)} (${postgres.how})`];
-  console.log(formatBanner({ pid: process.pid, gatewayUrl, frontDoor, healthPorts, redis: redisAt, postgres: postgresAt, secretsKey, platformFile }));
+  console.log(formatBanner({ pid: process.pid, gatewayUrl, frontDoor, healthPorts, redis: redisAt, postgres: postgresAt, secretsKey, platformFile, signInLink: link?.url }));
 }
 
 main().catch((error) => fail(error instanceof Error ? error.stack : String(error)));

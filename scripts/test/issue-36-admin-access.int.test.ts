@@ -175,6 +175,27 @@ describe('npm run admin recovers access (real processes)', () => {
     expect((await pg.query('SELECT id FROM api_tokens WHERE revoked_at IS NOT NULL AND id = ANY($1)', [ids])).rows).toEqual([{ id: ids[1] }]);
   });
 
+  it('sign-in-link prints a one-time link that signs the first admin (or --user) in to the web UI, once', async () => {
+    const made = await admin('sign-in-link', WS);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toContain(`sign-in link for acme admin (admin of ${WS}), once, until `);
+    const url = lastLine(made.stdout);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sign-in#syl_[A-Za-z0-9_-]{43}$/);
+    const redeem = (token: string) => apiClient(platform.gatewayUrl)('POST', '/v1/sign-in-links/redeem', { token });
+    const signedIn = await redeem(url.split('#')[1]!);
+    expect(signedIn.status).toBe(201);
+    expect(signedIn.body).toMatchObject({ whoami: { userId: adminId, userName: 'acme admin', role: 'admin' }, member: { userId: adminId } });
+    expect((await whoami(signedIn.body.token)).status).toBe(200);
+    expect((await redeem(url.split('#')[1]!)).body.error.code).toBe('INVITATION_USED');
+
+    const forVera = await runAdmin(['sign-in-link', WS, '--user', viewerId], { ...env, PUBLIC_URL: 'https://switchyard.example.com/' });
+    expect(lastLine(forVera.stdout)).toMatch(/^https:\/\/switchyard\.example\.com\/sign-in#syl_/);
+    const vera = await redeem(lastLine(forVera.stdout).split('#')[1]!);
+    expect(vera.body).toMatchObject({ whoami: { userName: 'Vera Viewer', role: 'viewer' } });
+    expect(await admin('sign-in-link', WS, '--user', 'nope')).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a user id') });
+    expect(await admin('sign-in-link', 'missing')).toMatchObject({ code: 1, stderr: expect.stringContaining('no workspace named missing') });
+  });
+
   it('create-token without --user in a workspace with no admin says so', async () => {
     await pg.query("UPDATE memberships SET role = 'member' FROM workspaces w WHERE w.id = memberships.workspace_id AND w.slug = 'other'");
     const result = await admin('create-token', 'other', '--role', 'member');
@@ -184,7 +205,7 @@ describe('npm run admin recovers access (real processes)', () => {
   it('help lists every command with its arguments', async () => {
     const help = await admin('help');
     expect(help.code).toBe(0);
-    for (const command of ['create-workspace NAME', 'list-members <workspace>', 'create-token <workspace> --role', 'list-tokens <workspace>', 'revoke-token <workspace> <TOKEN_ID|PREFIX>', 'dead-letters list']) {
+    for (const command of ['create-workspace NAME', 'list-members <workspace>', 'create-token <workspace> --role', 'list-tokens <workspace>', 'revoke-token <workspace> <TOKEN_ID|PREFIX>', 'sign-in-link <workspace>', 'dead-letters list']) {
       expect(help.stdout).toContain(command);
     }
   });

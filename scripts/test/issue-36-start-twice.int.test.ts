@@ -80,7 +80,16 @@ describe('npm start, twice (real processes)', () => {
     const banner = winner.output().slice(winner.output().indexOf('Switchyard is running'));
     expect(banner).toContain(`Switchyard is running (pid ${winner.pid}).`);
     expect(banner).toContain(`web UI      ${gatewayUrl}/\n`);
-    expect(banner).toContain('sign in     with an API token: npm run admin -- create-workspace NAME');
+    // A fresh database: the start made workspace `default` and a one-time link for its first admin (decision 0042).
+    const link = new RegExp(`sign in     (${gatewayUrl}/sign-in#(syl_[A-Za-z0-9_-]{43}))   \\(one-time link for the first admin\\)`).exec(banner);
+    expect(link).not.toBeNull();
+    expect(banner).toContain('or with an API token: npm run admin -- create-workspace NAME');
+    const redeem = () => fetch(`${gatewayUrl}/v1/sign-in-links/redeem`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link![2] }) });
+    const signedIn = await redeem();
+    expect(signedIn.status).toBe(201);
+    expect(signedIn.headers.get('set-cookie')).toMatch(/sy_session=/);
+    expect(await signedIn.json()).toMatchObject({ whoami: { role: 'admin', workspace: { slug: 'default' }, userName: 'default admin' } });
+    expect((await redeem()).status).toBe(409);
     expect(banner).toContain('npm run admin -- create-token NAME --role admin');
     expect(banner).toContain(`dashboard   ${gatewayUrl}/admin/queues   (BullMQ; password: GATEWAY_ADMIN_TOKEN, any user name)`);
     const page = await fetch(`${gatewayUrl}/`);

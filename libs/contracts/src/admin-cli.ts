@@ -56,3 +56,10 @@ export const AdminImportAgentsArgsSchema = z.strictObject({
   workspace: AdminWorkspaceArgSchema,
   file: z.string({ error: 'a bundle file is required' }).min(1, 'a bundle file is required'),
 });
+
+/** `sign-in-link <workspace> [--user <userId>]`. */
+export const AdminSignInLinkArgsSchema = z.strictObject({
+  workspace: AdminWorkspaceArgSchema,
+  /** The member the link signs in (their user id); absent: the workspace's first admin. */
+  user: z.uuid({ error: (issue) => `--user ${JSON.stringify(issue.input)} is not a user id (list-members shows them)` }).optional(),
+});

@@ -54,7 +54,13 @@ export type AgentApprovals = z.infer<typeof AgentApprovalsSchema>;
 
 /** Who decided: a member of the workspace, or the platform (expiry, a stopped run, `approvals: "deny"`). */
 export const ApprovalDeciderSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('member'), userId: z.uuid(), tokenId: z.uuid().optional() }),
+  z.strictObject({
+    type: z.literal('member'),
+    userId: z.uuid(),
+    tokenId: z.uuid().optional(),
+    /** The person's display name when they decided (decision 0042); absent on decisions recorded before names were. */
+    name: z.string().max(256).optional(),
+  }),
   z.strictObject({ type: z.literal('system'), reason: z.enum(['expired', 'run_stopped', 'approvals_denied']) }),
 ]);
 export type ApprovalDecider = z.infer<typeof ApprovalDeciderSchema>;

@@ -9,6 +9,10 @@
 export const TOKEN_FACT_KINDS = { created: 'token.created', revoked: 'token.revoked' } as const;
 export type TokenFactKind = (typeof TOKEN_FACT_KINDS)[keyof typeof TOKEN_FACT_KINDS];
 
+/** Kinds of the people's facts (decision 0042), subject `{type: "member", id: <user id>}` (`invited`: `{type: "invitation", id}`). */
+export const MEMBER_FACT_KINDS = { invited: 'member.invited', joined: 'member.joined', roleChanged: 'member.role_changed', removed: 'member.removed' } as const;
+export type MemberFactKind = (typeof MEMBER_FACT_KINDS)[keyof typeof MEMBER_FACT_KINDS];
+
 /** Kinds of the workspace secrets' facts, subject `{type: "secret", id: <name>}`. */
 export const SECRET_FACT_KINDS = { set: 'secret.set', deleted: 'secret.deleted' } as const;
 export type SecretFactKind = (typeof SECRET_FACT_KINDS)[keyof typeof SECRET_FACT_KINDS];
@@ -32,10 +36,7 @@ export type MattermostFactKind = (typeof MATTERMOST_FACT_KINDS)[keyof typeof MAT
  */
 export const AUDIT_FACT_KINDS: readonly string[] = [
   ...Object.values(TOKEN_FACT_KINDS),
-  'member.invited',
-  'member.joined',
-  'member.role_changed',
-  'member.removed',
+  ...Object.values(MEMBER_FACT_KINDS),
   ...Object.values(SECRET_FACT_KINDS),
   ...Object.values(NOTIFICATION_FACT_KINDS),
   ...Object.values(MATTERMOST_FACT_KINDS),

@@ -69,6 +69,8 @@ export const WhoAmIResponseSchema = z.strictObject({
   tokenType: z.enum(['api', 'agent']),
   workspace: z.strictObject({ id: z.uuid(), slug: z.string() }),
   userId: z.uuid(),
+  /** The person's display name (decision 0042); null where it is not known. */
+  userName: z.string().nullable(),
   role: RoleSchema,
   /** When the token stops working; null when it never expires. */
   expiresAt: z.iso.datetime().nullable(),

@@ -37,6 +37,22 @@ export enum ErrorCode {
   WORKSPACE_NOT_FOUND = 'WORKSPACE_NOT_FOUND',
   /** The user is not a member of the workspace, or the workspace has no admin to act as (the operator's CLI). `data`: `{ workspace, userId? }`. */
   MEMBER_NOT_FOUND = 'MEMBER_NOT_FOUND',
+  /** The change would leave the workspace without an admin (the last admin demoted or removed). `data`: `{ userId }`. */
+  LAST_ADMIN = 'LAST_ADMIN',
+  /** An invitation or sign-in link is unknown (or of no workspace any more). */
+  INVITATION_NOT_FOUND = 'INVITATION_NOT_FOUND',
+  /** An invitation or sign-in link was already used (single use). `data`: `{ usedAt }`. */
+  INVITATION_USED = 'INVITATION_USED',
+  /** An invitation or sign-in link is past its 24 hours. `data`: `{ expiredAt }`. */
+  INVITATION_EXPIRED = 'INVITATION_EXPIRED',
+  /** Single sign-on is not configured on this gateway (OIDC_ISSUER unset). */
+  SSO_NOT_CONFIGURED = 'SSO_NOT_CONFIGURED',
+  /** A single sign-on callback whose state is unknown, expired (10 minutes), used, or not this browser's. */
+  SSO_STATE_INVALID = 'SSO_STATE_INVALID',
+  /** The provider refused the sign-in, or its answer did not verify. `data`: `{ error? }`. */
+  SSO_REFUSED = 'SSO_REFUSED',
+  /** The person's groups map to no role (OIDC_ROLE_MAP). `data`: `{ groups }`. */
+  SSO_NO_ROLE = 'SSO_NO_ROLE',
   /** A token prefix matches more than one token of the workspace: name it by id. `data`: `{ prefix, ids }`. */
   TOKEN_AMBIGUOUS = 'TOKEN_AMBIGUOUS',
   /** No live (not deleted) agent with that id in the workspace. `data`: `{ id }`. */

@@ -512,6 +512,7 @@ export type {
   WebhookVerifier,
 } from './webhooks';
 export {
+  AdminSignInLinkArgsSchema,
   ADMIN_TOKEN_DEFAULT_NAME,
   AdminCreateTokenArgsSchema,
   AdminExportAgentsArgsSchema,
@@ -521,8 +522,37 @@ export {
   AdminWorkspaceArgSchema,
 } from './admin-cli';
 export type { AdminCreateTokenArgs, AdminExportAgentsArgs } from './admin-cli';
-export { AUDIT_FACT_KINDS, isAuditKind, MATTERMOST_FACT_KINDS, NOTIFICATION_FACT_KINDS, SECRET_FACT_KINDS, TOKEN_FACT_KINDS } from './audit-kinds';
-export type { MattermostFactKind, SecretFactKind, TokenFactKind } from './audit-kinds';
+export { AUDIT_FACT_KINDS, isAuditKind, MATTERMOST_FACT_KINDS, MEMBER_FACT_KINDS, NOTIFICATION_FACT_KINDS, SECRET_FACT_KINDS, TOKEN_FACT_KINDS } from './audit-kinds';
+export type { MattermostFactKind, MemberFactKind, SecretFactKind, TokenFactKind } from './audit-kinds';
+export {
+  AcceptInvitationRequestSchema,
+  AccessLinkSecretSchema,
+  ChangeMemberRoleRequestSchema,
+  CreateInvitationRequestSchema,
+  DisplayNameSchema,
+  INVITATION_TTL_SECONDS,
+  InvitationSchema,
+  JOIN_PATH,
+  SIGN_IN_LINK_PATH,
+  JoinedResponseSchema,
+  ListMembersResponseSchema,
+  MAX_DISPLAY_NAME_CHARS,
+  MemberFactPayloadSchema,
+  MemberInvitedPayloadSchema,
+  MemberSchema,
+  RedeemSignInLinkRequestSchema,
+} from './members';
+export type {
+  AcceptInvitationRequest,
+  ChangeMemberRoleRequest,
+  CreateInvitationRequest,
+  Invitation,
+  JoinedResponse,
+  Member,
+  MemberFactPayload,
+  MemberInvitedPayload,
+  RedeemSignInLinkRequest,
+} from './members';
 export {
   AuditActorsResponseSchema,
   AuditPageSchema,
@@ -559,3 +589,5 @@ export {
   RetentionSettingsSchema,
 } from './retention';
 export type { CursorExpiredDetails, PutRetentionSettings, RetentionSettings } from './retention';
+export { SignInMethodsResponseSchema, SsoCallbackQuerySchema, SsoRoleMapSchema } from './sso';
+export type { SignInMethodsResponse, SsoRoleMap } from './sso';

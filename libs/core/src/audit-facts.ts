@@ -1,6 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
+  MEMBER_FACT_KINDS,
   NOTIFICATION_FACT_KINDS,
+  type MemberFactKind,
+  type MemberFactPayload,
+  type MemberInvitedPayload,
   type MattermostFactKind,
   type AcceptedFact,
   type MattermostLinkPayload,
@@ -24,6 +28,16 @@ import { changeFact, type ChangeAuthor } from './platform-facts';
 export function tokenFact(author: ChangeAuthor, kind: TokenFactKind, token: TokenFactPayload): AcceptedFact {
   const payload: TokenFactPayload = { id: token.id, name: token.name, role: token.role, prefix: token.prefix, expiresAt: token.expiresAt, userId: token.userId };
   return changeFact(author, kind, { type: 'token', id: token.id }, payload);
+}
+
+/** `member.joined | role_changed | removed`: subject the person, payload who they are and their role (decision 0042). */
+export function memberFact(author: ChangeAuthor, kind: Exclude<MemberFactKind, 'member.invited'>, member: MemberFactPayload): AcceptedFact {
+  return changeFact(author, kind, { type: 'member', id: member.userId }, { ...member });
+}
+
+/** `member.invited`: subject the invitation (the invitee has no user yet), never its secret. */
+export function memberInvitedFact(author: ChangeAuthor, invitation: MemberInvitedPayload): AcceptedFact {
+  return changeFact(author, MEMBER_FACT_KINDS.invited, { type: 'invitation', id: invitation.invitationId }, { ...invitation });
 }
 
 /** `secret.set | secret.deleted`: subject the secret by name, payload its name alone. */

@@ -1,14 +1,14 @@
 export { derivedId, newId } from './ids';
 export { compileKindGlob, kindGlobLiteralPrefix, kindGlobToSqlRegex, matchesKindGlob } from './kind-glob';
 export type { KindMatcher } from './kind-glob';
-export { AGENT_TOKEN_PREFIX, hashToken, isAgentToken, newAgentTokenSecret, newTokenSecret, TOKEN_PREFIX, tokenPrefix } from './tokens';
+export { ACCESS_LINK_PREFIX, accessLinkUrl, AGENT_TOKEN_PREFIX, hashToken, newAccessLinkSecret, isAgentToken, newAgentTokenSecret, newTokenSecret, TOKEN_PREFIX, tokenPrefix } from './tokens';
 export { compileFilter, explainFilter, FILTER_MISS_SEEN_MAX_CHARS } from './trigger-filter';
 export type { FactPredicate, FilterMiss } from './trigger-filter';
 export { agentFact, agentTagFact, approvalFact, collaboratorFact, delegationReturnedFact, messageSentFact, settingsChangedFact, taskFact, teammateFact, runVersionOf } from './platform-facts';
 export type { ApprovalFactKind, ChangeAuthor } from './platform-facts';
 export { opsFact } from './ops-facts';
 export type { OpsFactPayloads } from './ops-facts';
-export { mattermostLinkFact, notificationSettingsChange, notificationSettingsFact, secretFact, tokenFact } from './audit-facts';
+export { mattermostLinkFact, memberFact, memberInvitedFact, notificationSettingsChange, notificationSettingsFact, secretFact, tokenFact } from './audit-facts';
 export { isSecretsKey, newSecretsKey, parseSecretsKey, SecretBox, secretsKeyId } from './secret-box';
 export type { SealedSecret, SecretBoxOptions, SecretScope } from './secret-box';
 export { REDACTED, redactSecrets } from './redact-secrets';

@@ -96,7 +96,7 @@ export function approvalRequestMessage(approval: ApprovalFactPayload, workspace:
 /** A decided (or expired) approval's post: the outcome in place of the buttons. */
 export function approvalOutcomeMessage(approval: ApprovalFactPayload, workspace: string, deciderName: string | null, agentName: string | null = null): RenderedMessage {
   const by =
-    approval.decidedBy?.type === 'member' ? ` by ${neutralize(deciderName ?? approval.decidedBy.userId)}` : approval.decidedBy?.type === 'system' ? ` (${approval.decidedBy.reason})` : '';
+    approval.decidedBy?.type === 'member' ? ` by ${neutralize(approval.decidedBy.name ?? deciderName ?? approval.decidedBy.userId)}` : approval.decidedBy?.type === 'system' ? ` (${approval.decidedBy.reason})` : '';
   const outcome = approval.status === 'approved' ? 'Approved' : approval.status === 'denied' ? 'Denied' : approval.status === 'expired' ? 'Expired' : 'Pending';
   const note = approval.note ? `\n> ${neutralize(approval.note.slice(0, 500))}` : '';
   return {

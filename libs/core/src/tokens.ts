@@ -20,6 +20,22 @@ export function newAgentTokenSecret(): string {
   return AGENT_TOKEN_PREFIX + randomBytes(32).toString('base64url');
 }
 
+/** Prefix of the secret of an invitation or sign-in link (decision 0042): never a bearer token. */
+export const ACCESS_LINK_PREFIX = 'syl_';
+
+/** A new secret for a one-time link: `syl_` and 43 url-safe characters (256 bits). */
+export function newAccessLinkSecret(): string {
+  return ACCESS_LINK_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/**
+ * A one-time link of the web UI: `base` (PUBLIC_URL, or the gateway's own URL) + `path` +
+ * `#secret`. The secret is the fragment, which browsers never send to a server.
+ */
+export function accessLinkUrl(base: string, path: string, secret: string): string {
+  return `${base.replace(/\/+$/, '')}${path}#${secret}`;
+}
+
 /** Whether a bearer secret is an agent token (by its prefix; validity is the store's business). */
 export function isAgentToken(secret: string): boolean {
   return secret.startsWith(AGENT_TOKEN_PREFIX);

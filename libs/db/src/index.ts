@@ -41,6 +41,7 @@ export {
 } from './workspace-secrets';
 export { SqlDeadLetterStore, type DeadLetterCount, type ListDeadLettersOptions } from './dead-letter-store';
 export { createWorkspace, type CreatedWorkspace } from './workspaces';
+export { createSignInLink, type CreatedSignInLink } from './access-links';
 export { TOKEN_INFO_COLUMNS, tokenInfoFromRow, type TokenInfoRow } from './token-rows';
 export { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows';
 export {

@@ -44,6 +44,8 @@ export { describeRunQueueConformance } from './run-queue/run-queue-conformance';
 export type { RunQueueHarness } from './run-queue/run-queue-conformance';
 export type { ConformingRunQueue, QueueClaimed, QueueEnded, QueueEnding, QueueRunRef, QueueStartedRun } from './run-queue/run-queue-types';
 export { startLocalMattermostServer } from './local-mattermost-server';
+export { startLocalOidcProvider } from './local-oidc-provider';
+export type { LocalOidcProvider, LocalOidcProviderOptions } from './local-oidc-provider';
 export type { LocalMattermostFault, LocalMattermostPost, LocalMattermostRequest, LocalMattermostServer } from './local-mattermost-server';
 export { insertApproval, insertParkedRun } from './approval-fixtures';
 export type { ApprovalFixture, ParkedRunFixture } from './approval-fixtures';

@@ -75,6 +75,12 @@ import type { CollaboratorStore, TaskStore } from './team-ports';
 import { WebhookSettings } from './commands/webhooks';
 import { webhookDeliveryRoutes, webhooksRoutes } from './routes/webhooks';
 import type { WebhookStore } from './webhook-ports';
+import type { MemberStore } from './member-ports';
+import { membersRoutes } from './routes/members';
+import type { AccessLinkStore } from './access-link-ports';
+import { invitationRoutes, linkDoorRoutes } from './routes/access-links';
+import type { SsoDeps } from './commands/sso-sign-in';
+import { ssoRoutes } from './routes/sso';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -136,6 +142,14 @@ export interface GatewayAppDeps {
   collaborators: CollaboratorStore;
   /** Web UI sessions (the `sy_session` cookie). */
   uiSessions: UiSessionStore;
+  /** The workspaces' members (decision 0042). */
+  members: MemberStore;
+  /** One-time links: invitations and sign-in links (decision 0042). */
+  accessLinks: AccessLinkStore;
+  /** Single sign-on with OpenID Connect (OIDC_*); null or absent: not configured. */
+  sso?: SsoDeps | null;
+  /** PUBLIC_URL: the base of links the gateway makes; unset, the gateway as a request reached it. */
+  publicUrl?: string;
   /** UI_SESSION_TTL_SECONDS. */
   uiSessionTtlSeconds: number;
   /** The built web UI (served at `/` when it holds an index.html). @defaultValue services/gateway/ui/dist */
@@ -191,6 +205,17 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const userName = (userId: string) => deps.steering.userName(userId);
   app.use(whoamiRoutes({ ...deps, authenticator }));
   app.use(uiSessionRoutes({ authenticator, uiSessions: deps.uiSessions, ttlSeconds: deps.uiSessionTtlSeconds, bodyLimitBytes: deps.bodyLimitBytes }));
+  const linkDeps = {
+    links: deps.accessLinks,
+    sessions: deps.uiSessions,
+    outbox: deps.outbox,
+    userName,
+    sessionTtlSeconds: deps.uiSessionTtlSeconds,
+    publicUrl: deps.publicUrl,
+    bodyLimitBytes: deps.bodyLimitBytes,
+  };
+  app.use(linkDoorRoutes(linkDeps));
+  app.use(ssoRoutes({ sso: deps.sso ?? null, publicUrl: deps.publicUrl }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
   const workspace = Router({ mergeParams: true });
@@ -218,6 +243,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tickets);
   workspace.use(auditRoutes(deps));
   workspace.use(tokensRoutes({ store: deps.authStore, authenticator, outbox: deps.outbox, userName }));
+  workspace.use(invitationRoutes(linkDeps));
+  workspace.use(membersRoutes({ members: deps.members, outbox: deps.outbox, userName, forgetUser: (userId) => authenticator.forgetUser(userId) }));
 
   workspace.use(webhooksRoutes({ webhookSettings }));
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BaseEnvSchema, envBoolean, loadConfig, SecretsEnvSchema } from '@switchyard/config';
-import { MAX_UI_SESSION_TTL_SECONDS } from '@switchyard/contracts';
+import { MAX_UI_SESSION_TTL_SECONDS, SsoRoleMapSchema } from '@switchyard/contracts';
 
 export const GatewayEnvSchema = BaseEnvSchema.extend({
   /** The public HTTP port: the API, `/mcp`, `/healthz` and `/readyz` (not `/metrics`). */
@@ -25,6 +25,32 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
   STREAM_AUTH_RECHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** How long a web UI sign-in lasts, in seconds (never past its API token's expiry; decision 0029). @defaultValue 43200 */
   UI_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(MAX_UI_SESSION_TTL_SECONDS).default(43_200),
+  /**
+   * The externally reachable base URL of the gateway (e.g. `https://switchyard.example.com`),
+   * used in the links it makes: invitations and sign-in links (decision 0042). Unset: the
+   * gateway's own URL as the request that made the link reached it. @defaultValue none
+   */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * Single sign-on (decision 0042): the OpenID Connect provider's issuer URL (discovered at
+   * `/.well-known/openid-configuration`). Unset: no single sign-on. With it, OIDC_CLIENT_ID,
+   * OIDC_CLIENT_SECRET, OIDC_WORKSPACE and OIDC_ROLE_MAP are required. @defaultValue none
+   */
+  OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  /** The client id the provider registered for this gateway (redirect URI: PUBLIC_URL + `/v1/sso/callback`). @defaultValue none */
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  /** That client's secret (client_secret_basic). @defaultValue none */
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** The workspace (slug) single sign-on signs people in to. @defaultValue none */
+  OIDC_WORKSPACE: z.string().min(1).optional(),
+  /** `group=role` pairs, comma-separated (`sy-admins=admin,developers=member`): the highest role of a person's groups; none: refused. @defaultValue none */
+  OIDC_ROLE_MAP: SsoRoleMapSchema.optional(),
+  /** The claim of the ID token (or userinfo) that lists a person's groups. @defaultValue groups */
+  OIDC_GROUPS_CLAIM: z.string().min(1).default('groups'),
+  /** Scopes asked for (space-separated); include the one that releases the groups claim. @defaultValue openid profile groups */
+  OIDC_SCOPES: z.string().min(1).default('openid profile groups'),
+  /** Allow an `http:` issuer (a local provider in development and tests); never in production. @defaultValue false */
+  OIDC_ALLOW_HTTP: envBoolean.default(false),
   /** Interval of SSE heartbeat comments. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
   /** `facts` is trimmed to about this many entries where the gateway publishes the facts of its own changes (the event-log's setting of the same name). @defaultValue 1000000 */

@@ -35,7 +35,7 @@ export interface NotificationStore {
   /** Removes the Mattermost user's link with the facts `facts` gives in its transaction; false (nothing recorded) when it had none. */
   unlink(workspaceId: string, mattermostUserId: string, facts: FactsOf<MattermostLinkChange>): Promise<boolean>;
   /** The member a Mattermost user is linked to, with the lower of their role now and the link's (null: not linked, or no longer a member). */
-  linkedMember(workspaceId: string, mattermostUserId: string): Promise<{ userId: string; role: Role } | null>;
+  linkedMember(workspaceId: string, mattermostUserId: string): Promise<{ userId: string; name: string; role: Role } | null>;
   workspaceBySlug(slug: string): Promise<{ id: string; slug: string } | null>;
 }
 

@@ -30,6 +30,8 @@ import type { DeliveryCommitPort, SealedSecret } from '@switchyard/core';
 export interface Principal {
   tokenId: string;
   userId: string;
+  /** The person's display name now (decision 0042): facts and decisions record it. Absent where the store does not read it. */
+  userName?: string;
   workspaceId: string;
   workspaceSlug: string;
   role: Role;

@@ -33,6 +33,9 @@ import { PrismaSteeringStore } from './adapters/prisma-steering-store';
 import { PrismaTryStore } from './adapters/prisma-try-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
 import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
+import { PrismaMemberStore } from './adapters/prisma-member-store';
+import { PrismaAccessLinkStore } from './adapters/prisma-access-link-store';
+import { ssoFromConfig } from './sso-setup';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { PrismaCollaboratorStore } from './adapters/prisma-collaborator-store';
 import { PrismaTaskStore } from './adapters/prisma-task-store';
@@ -111,6 +114,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     // The change is committed: a failed flush leaves its facts to the event-log's relay.
     flush: (ids: readonly string[]) => flushFacts(sql, recorder, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')),
   };
+  const uiSessions = new PrismaUiSessionStore(prisma);
+  const sso = ssoFromConfig(config, { prisma, redis, sessions: uiSessions, outbox });
   const userName = async (userId: string) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null;
   const app = createGatewayApp({
     outbox,
@@ -154,7 +159,11 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     maxCausationDepth: config.MAX_CAUSATION_DEPTH,
     tasks: new PrismaTaskStore(prisma),
     collaborators: new PrismaCollaboratorStore(prisma),
-    uiSessions: new PrismaUiSessionStore(prisma),
+    uiSessions,
+    sso,
+    members: new PrismaMemberStore(prisma),
+    accessLinks: new PrismaAccessLinkStore(prisma),
+    publicUrl: config.PUBLIC_URL,
     uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
     notifications: {
       notifications,

@@ -94,7 +94,7 @@ describe('approvals API', () => {
     const [id] = approvals as [string];
     const decided = await member('POST', `${ws}/approvals/${id}/decision`, { decision: 'approve', note: 'go ahead' });
     expect(decided.status).toBe(200);
-    expect(ApprovalSchema.parse(decided.body)).toMatchObject({ id, status: 'approved', note: 'go ahead', decidedBy: { type: 'member', userId: memberUserId, tokenId: memberTokenId } });
+    expect(ApprovalSchema.parse(decided.body)).toMatchObject({ id, status: 'approved', note: 'go ahead', decidedBy: { type: 'member', userId: memberUserId, tokenId: memberTokenId, name: 'acme admin' } });
     expect(await runRow(runId)).toMatchObject({ status: 'queued' });
     expect((await resumeJobs(runId)).map((job) => job.data)).toEqual([{ schemaVersion: 1, runId, workspaceId: acmeId, agentId }]);
 
@@ -105,7 +105,7 @@ describe('approvals API', () => {
 
     const facts = await storedFacts(id);
     expect(facts).toEqual([
-      expect.objectContaining({ kind: 'approval.decided', actor: { type: 'member', id: memberUserId }, caused_by: { runId, agentId, depth: 1 }, payload: expect.objectContaining({ status: 'approved' }) }),
+      expect.objectContaining({ kind: 'approval.decided', actor: { type: 'member', id: memberUserId, name: 'acme admin' }, caused_by: { runId, agentId, depth: 1 }, payload: expect.objectContaining({ status: 'approved' }) }),
     ]);
   });
 

@@ -190,6 +190,7 @@ describe('issue 13: the API surface', () => {
         tokenType: 'api',
         workspace: { id: acmeId, slug: 'acme' },
         userId: expect.any(String),
+        userName: 'acme admin',
         role: 'viewer',
         expiresAt: null,
         agent: null,

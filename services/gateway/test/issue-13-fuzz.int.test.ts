@@ -88,6 +88,17 @@ describe('issue 13: fuzzing the gateway door', () => {
     expect(operations.length).toBeGreaterThanOrEqual(20);
     // Routes added since are in the document, so they are fuzzed too (the operations overview: its `window`).
     expect(operations).toContainEqual({ method: 'get', template: '/v1/workspaces/{ws}/overview', query: ['window'] });
+    // The people routes (issue 36, decision 0042).
+    for (const [method, template] of [
+      ['get', '/v1/workspaces/{ws}/members'],
+      ['patch', '/v1/workspaces/{ws}/members/{userId}'],
+      ['delete', '/v1/workspaces/{ws}/members/{userId}'],
+      ['post', '/v1/workspaces/{ws}/members/invitations'],
+      ['post', '/v1/invitations/accept'],
+      ['post', '/v1/sign-in-links/redeem'],
+    ]) {
+      expect(operations).toContainEqual({ method, template, query: [] });
+    }
     await fc.assert(
       fc.asyncProperty(requestArbitrary(operations, ids), async (request) => {
         const { status, url, text } = await send(request);
@@ -168,6 +179,34 @@ describe('issue 13: fuzzing the gateway door', () => {
     );
     // Nothing was purged in this workspace: any cursor is served.
     expect((await api('GET', '/v1/workspaces/acme/events?after=1')).status).toBe(200);
+  }, 60_000);
+
+  it('answers the people routes (issue 36) with their success or a stable 4xx for any body, never another status', async () => {
+    const text = fc.oneof(fc.constantFrom(...NASTY_STRINGS, `syl_${'A'.repeat(43)}`, 'viewer', 'member', 'admin', 'owner'), fc.string({ maxLength: 120 }));
+    const body = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record({ token: text, name: text }, { requiredKeys: [] }),
+      fc.record({ role: text, extra: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: ['role'] }),
+    );
+    const base = '/v1/workspaces/acme';
+    // Each route with what it may answer: the doors without a token, and the admin's routes (on ids nobody has).
+    const routes = [
+      { method: 'POST', path: '/v1/invitations/accept', allowed: ['400 VALIDATION_FAILED', '404 INVITATION_NOT_FOUND'] },
+      { method: 'POST', path: '/v1/sign-in-links/redeem', allowed: ['400 VALIDATION_FAILED', '404 INVITATION_NOT_FOUND'] },
+      { method: 'POST', path: `${base}/members/invitations`, allowed: ['201', '400 VALIDATION_FAILED'] },
+      { method: 'PATCH', path: `${base}/members/00000000-0000-4000-8000-000000000000`, allowed: ['400 VALIDATION_FAILED', '404 MEMBER_NOT_FOUND'] },
+      { method: 'PATCH', path: `${base}/members/${encodeURIComponent('\u0000')}`, allowed: ['400 VALIDATION_FAILED'] },
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), body, async (route, sent) => {
+        const response = await apiClient(platform.gatewayUrl, tokens.own)(route.method, route.path, JSON.stringify(sent) ?? 'null');
+        const answer = response.status < 300 ? String(response.status) : `${response.status} ${(response.body as any)?.error?.code}`;
+        // A JSON text that is not an object or array (`"x"`, `3`) is refused by the door (strict JSON) for every route.
+        if (answer === '400 MALFORMED_JSON' && (sent === null || typeof sent !== 'object')) return;
+        if (!route.allowed.includes(answer)) throw new Error(`${answer} for ${route.method} ${route.path} ${JSON.stringify(sent)?.slice(0, 200)}`);
+      }),
+      { numRuns: 300, endOnFailure: true },
+    );
   }, 60_000);
 
   /** Sends a request and reads its status; a stream that opened (200 SSE) is closed at once. */

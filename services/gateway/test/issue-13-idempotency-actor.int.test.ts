@@ -102,10 +102,10 @@ describe('issue 13: reused idempotency keys and the actor of posted facts', () =
     const posted = await api('POST', '/v1/workspaces/keys/events', fact({ statedActor: { type: 'service', id: 'ci', name: 'CI' } }));
     expect(posted.status).toBe(202);
     const stored = await storedFact(posted.body.id);
-    expect(stored.actor).toEqual({ type: 'member', id: userId });
+    expect(stored.actor).toEqual({ type: 'member', id: userId, name: 'keys admin' });
     expect(stored.statedActor).toEqual({ type: 'service', id: 'ci', name: 'CI' });
     const batch = await api('POST', '/v1/workspaces/keys/events:batch', { events: [fact()] });
-    expect((await storedFact(batch.body.ids[0])).actor).toEqual({ type: 'member', id: userId });
+    expect((await storedFact(batch.body.ids[0])).actor).toEqual({ type: 'member', id: userId, name: 'keys admin' });
   });
 
   it('refuses an actor stated in the body (400 naming the path): attribution cannot be forged', async () => {

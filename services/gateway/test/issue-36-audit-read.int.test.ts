@@ -94,9 +94,11 @@ describe('issue 36: reading the audit trail', () => {
       [adaId, 'acme admin'],
       [adaId, 'acme admin'],
     ]);
-    // agent.created was recorded without a name: the read names the person as they are named now.
+    // Since decision 0042 every credential carries its person's name, so agent.created records it too.
     const stored = (await pg.query('SELECT actor FROM platform_events WHERE id = $1', [entries[0]!.id])).rows[0].actor;
-    expect(stored.name).toBeUndefined();
+    expect(stored.name).toBe('acme admin');
+    // A fact recorded before names were (as older facts are): the read names the person as they are named now.
+    await pg.query("UPDATE platform_events SET actor = actor - 'name' WHERE id = $1", [entries[0]!.id]);
     await pg.query("UPDATE users SET name = 'Ada Lovelace' WHERE id = $1", [adaId]);
     expect((await audit()).entries.map((e) => e.actor?.name)[0]).toBe('Ada Lovelace');
     // A name recorded with the change stays the one it had then.

@@ -134,7 +134,7 @@ export class Delivery {
   }
 
   private async outcome(approval: NonNullable<ReturnType<typeof approvalOf>>, workspaceId: string, slug: string): Promise<RenderedMessage> {
-    const name = approval.decidedBy?.type === 'member' ? await this.deps.store.userName(approval.decidedBy.userId) : null;
+    const name = approval.decidedBy?.type === 'member' ? (approval.decidedBy.name ?? (await this.deps.store.userName(approval.decidedBy.userId))) : null;
     return approvalOutcomeMessage(approval, slug, name, await this.deps.store.agentName(workspaceId, approval.agentId));
   }
 

@@ -1,7 +1,19 @@
-import type { TokenFactPayload, TokenInfo } from '@switchyard/contracts';
+import type { Role, TokenFactPayload, TokenInfo } from '@switchyard/contracts';
 import { hashToken, newId, newTokenSecret, tokenPrefix } from '@switchyard/core';
 import { recordFacts, tokenInfoFromRow as toInfo, type PrismaClient, type TokenInfoRow } from '@switchyard/db';
 import type { AuthStore, FactsOf, NewToken, Principal } from '../ports';
+import { lowerRole } from '../roles';
+
+interface ActiveTokenRow {
+  id: string;
+  user_id: string;
+  workspace_id: string;
+  slug: string;
+  token_role: Role;
+  member_role: Role;
+  name: string;
+  expires_at: Date | null;
+}
 
 /** What `token.*` facts say of a token: never its secret or hash. */
 function factPayloadOf(row: TokenInfoRow & { userId: string }): TokenFactPayload {
@@ -13,10 +25,26 @@ export class PrismaAuthStore implements AuthStore {
   constructor(private readonly prisma: PrismaClient) {}
 
   async findActiveToken(hash: string): Promise<Principal | null> {
-    const row = await this.prisma.apiToken.findUnique({ where: { hash }, include: { workspace: true } });
-    if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return null;
-    const principal: Principal = { tokenId: row.id, userId: row.userId, workspaceId: row.workspaceId, workspaceSlug: row.workspace.slug, role: row.role };
-    if (row.expiresAt) principal.expiresAt = row.expiresAt.toISOString();
+    // The membership decides too (decision 0042): a removed person's token is refused even
+    // before its revocation is seen, and a token never acts above its person's role now.
+    const [row] = await this.prisma.$queryRaw<ActiveTokenRow[]>`
+      SELECT t.id::text AS id, t.user_id::text AS user_id, t.workspace_id::text AS workspace_id, w.slug,
+             t.role::text AS token_role, m.role::text AS member_role, u.name, t.expires_at
+        FROM api_tokens t
+        JOIN workspaces w ON w.id = t.workspace_id
+        JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
+        JOIN users u ON u.id = t.user_id
+       WHERE t.hash = ${hash} AND t.revoked_at IS NULL`;
+    if (!row || (row.expires_at && row.expires_at.getTime() <= Date.now())) return null;
+    const principal: Principal = {
+      tokenId: row.id,
+      userId: row.user_id,
+      userName: row.name,
+      workspaceId: row.workspace_id,
+      workspaceSlug: row.slug,
+      role: lowerRole(row.token_role, row.member_role),
+    };
+    if (row.expires_at) principal.expiresAt = row.expires_at.toISOString();
     return principal;
   }
 

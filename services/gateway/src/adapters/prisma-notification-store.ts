@@ -1,9 +1,8 @@
 import { NotificationSettingsSchema, type NotificationSettings, type Role } from '@switchyard/contracts';
 import { Prisma, recordFacts, type PrismaClient } from '@switchyard/db';
+import { lowerRole } from '../roles';
 import type { MattermostLinkChange, NotificationSettingsSave, NotificationStore } from '../notification-ports';
 import type { FactsOf } from '../ports';
-
-const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2 };
 
 const settingsOf = (row: { connection: unknown; defaultChannel: string | null; rules: unknown }) =>
   NotificationSettingsSchema.parse({ connection: row.connection, defaultChannel: row.defaultChannel, rules: row.rules });
@@ -67,13 +66,14 @@ export class PrismaNotificationStore implements NotificationStore {
     });
   }
 
-  async linkedMember(workspaceId: string, mattermostUserId: string): Promise<{ userId: string; role: Role } | null> {
-    const [row] = await this.prisma.$queryRaw<Array<{ user_id: string; role: Role; max_role: Role }>>`
-      SELECT l.user_id::text AS user_id, m.role::text AS role, l.max_role::text AS max_role
+  async linkedMember(workspaceId: string, mattermostUserId: string): Promise<{ userId: string; name: string; role: Role } | null> {
+    const [row] = await this.prisma.$queryRaw<Array<{ user_id: string; name: string; role: Role; max_role: Role }>>`
+      SELECT l.user_id::text AS user_id, u.name, m.role::text AS role, l.max_role::text AS max_role
         FROM mattermost_links l JOIN memberships m ON m.workspace_id = l.workspace_id AND m.user_id = l.user_id
+        JOIN users u ON u.id = l.user_id
        WHERE l.workspace_id = ${workspaceId}::uuid AND l.mattermost_user_id = ${mattermostUserId}`;
     // The lower of the membership's role now and the role of the token that made the link.
-    return row ? { userId: row.user_id, role: RANK[row.max_role] < RANK[row.role] ? row.max_role : row.role } : null;
+    return row ? { userId: row.user_id, name: row.name, role: lowerRole(row.max_role, row.role) } : null;
   }
 
   async workspaceBySlug(slug: string): Promise<{ id: string; slug: string } | null> {

@@ -1,5 +1,6 @@
 import { AppError, ErrorCode, type Approval, type DecideApprovalRequest } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
+import { actorOf } from '../change-author';
 import type { ApprovalsPort, Principal, RunResumer } from '../ports';
 
 /** What deciding an approval needs. */
@@ -36,9 +37,14 @@ export async function decideApproval(
   const result = await deps.approvals.decide({ id: principal.workspaceId, slug: principal.workspaceSlug }, id, {
     status: body.decision === 'approve' ? 'approved' : 'denied',
     // A linked Mattermost user decides with no API token: only a token's id is recorded as one.
-    decidedBy: { type: 'member', userId: principal.userId, ...(principal.via ? {} : { tokenId: principal.tokenId }) },
+    decidedBy: {
+      type: 'member',
+      userId: principal.userId,
+      ...(principal.via ? {} : { tokenId: principal.tokenId }),
+      ...(principal.userName ? { name: principal.userName.slice(0, 256) } : {}),
+    },
     note: body.note ?? null,
-    actor: { type: 'member', id: principal.userId },
+    actor: actorOf(principal),
     correlationId: ctx.correlationId,
   });
   if (!result.ok) {

@@ -36,7 +36,7 @@ export interface MattermostActionAnswer {
 export async function linkedPrincipal(notifications: NotificationStore, workspace: { id: string; slug: string }, mattermostUserId: string, needs: Role): Promise<Principal> {
   const member = await notifications.linkedMember(workspace.id, mattermostUserId);
   if (!member) throw new AppError(ErrorCode.INTEGRATION_USER_NOT_LINKED, 'this Mattermost user is not linked to a member of the workspace: run /switchyard link <code>');
-  const principal: Principal = { tokenId: `mattermost:${mattermostUserId}`, userId: member.userId, workspaceId: workspace.id, workspaceSlug: workspace.slug, role: member.role, via: 'mattermost' };
+  const principal: Principal = { tokenId: `mattermost:${mattermostUserId}`, userId: member.userId, userName: member.name, workspaceId: workspace.id, workspaceSlug: workspace.slug, role: member.role, via: 'mattermost' };
   if (!hasRole(principal, needs)) throw new AppError(ErrorCode.FORBIDDEN, `this action needs the ${needs} role`, { required: needs, actual: member.role });
   return principal;
 }
@@ -127,7 +127,7 @@ async function decideConfirmed(
     approval = error.data as Approval;
     already = true;
   }
-  const name = approval.decidedBy?.type === 'member' ? await deps.userName(approval.decidedBy.userId) : null;
+  const name = approval.decidedBy?.type === 'member' ? (approval.decidedBy.name ?? (await deps.userName(approval.decidedBy.userId))) : null;
   const { workspace: _slug, ...payload } = approval;
   const rendered = approvalOutcomeMessage(payload, workspace.slug, name);
   return {

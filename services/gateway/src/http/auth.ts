@@ -2,9 +2,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode, type Role } from '@switchyard/contracts';
 import { hashToken, isAgentToken } from '@switchyard/core';
 import type { AgentTokenStore, AuthStore, Principal, UiSessionStore } from '../ports';
+import { lowerRole, ROLE_RANK } from '../roles';
 import { checkCsrf, sessionCookieOf } from './ui-session-cookie';
 
-const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2 };
 
 /**
  * The highest role an agent token acts with, whatever its creator's: an agent
@@ -13,7 +13,7 @@ const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2 };
  */
 export const AGENT_MAX_ROLE: Role = 'member';
 
-const capRole = (role: Role): Role => (RANK[role] <= RANK[AGENT_MAX_ROLE] ? role : AGENT_MAX_ROLE);
+const capRole = (role: Role): Role => lowerRole(role, AGENT_MAX_ROLE);
 
 /** Options of Authenticator. */
 export interface AuthenticatorOptions {
@@ -88,6 +88,11 @@ export class Authenticator {
   /** Drops every cached entry of a token (after revocation). */
   forget(tokenId: string): void {
     for (const [hash, entry] of this.cache) if (entry.principal?.tokenId === tokenId) this.cache.delete(hash);
+  }
+
+  /** Drops every cached token of a person (after their role changed or they were removed). */
+  forgetUser(userId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.principal?.userId === userId) this.cache.delete(hash);
   }
 
   private touch(principal: Principal | null): Principal | null {
@@ -200,7 +205,7 @@ async function principalFrom(
 
 /** Whether the principal's role is at least `role`. */
 export function hasRole(principal: Principal, role: Role): boolean {
-  return RANK[principal.role] >= RANK[role];
+  return ROLE_RANK[principal.role] >= ROLE_RANK[role];
 }
 
 /** Throws FORBIDDEN unless the principal's role is at least `role`. */

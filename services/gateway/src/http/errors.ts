@@ -18,12 +18,14 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.JSON_TOO_DEEP:
     case ErrorCode.OUTBOUND_URL_REFUSED:
     case ErrorCode.LINK_CODE_INVALID:
+    case ErrorCode.SSO_STATE_INVALID:
     case ErrorCode.WEBHOOK_DELIVERY_INVALID:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
     case ErrorCode.INTEGRATION_SIGNATURE_INVALID:
     case ErrorCode.WEBHOOK_SIGNATURE_INVALID:
+    case ErrorCode.SSO_REFUSED:
       return 401;
     case ErrorCode.FORBIDDEN:
     case ErrorCode.WORKSPACE_FORBIDDEN:
@@ -34,12 +36,15 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.INTEGRATION_USER_NOT_LINKED:
     case ErrorCode.INTEGRATION_CONTEXT_USER_MISMATCH:
     case ErrorCode.WEBHOOK_UNSIGNED_REFUSED:
+    case ErrorCode.SSO_NO_ROLE:
       return 403;
     case ErrorCode.ROUTE_NOT_FOUND:
     case ErrorCode.EVENT_NOT_FOUND:
     case ErrorCode.TOKEN_NOT_FOUND:
     case ErrorCode.WORKSPACE_NOT_FOUND:
     case ErrorCode.MEMBER_NOT_FOUND:
+    case ErrorCode.INVITATION_NOT_FOUND:
+    case ErrorCode.SSO_NOT_CONFIGURED:
     case ErrorCode.AGENT_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
     case ErrorCode.AGENT_TAG_NOT_FOUND:
@@ -58,6 +63,8 @@ export function statusOf(code: ErrorCode): number {
       return 410;
     case ErrorCode.WORKSPACE_EXISTS:
     case ErrorCode.TOKEN_AMBIGUOUS:
+    case ErrorCode.LAST_ADMIN:
+    case ErrorCode.INVITATION_USED:
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:
     case ErrorCode.AGENT_VERSION_CONFLICT:
     case ErrorCode.AGENT_NAME_TAKEN:
@@ -78,6 +85,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TEAMMATE_STOPPED:
     case ErrorCode.INTEGRATION_CONTEXT_REPLAYED:
       return 409;
+    case ErrorCode.INVITATION_EXPIRED:
+      return 410;
     case ErrorCode.PAYLOAD_TOO_LARGE:
       return 413;
     case ErrorCode.UNSUPPORTED_MEDIA_TYPE:

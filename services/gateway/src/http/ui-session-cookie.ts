@@ -18,18 +18,21 @@ export function csrfTokenOf(secret: string): string {
   return createHmac('sha256', secret).update('switchyard csrf').digest('base64url');
 }
 
-/** The session secret in the request's `Cookie` header, or undefined. */
-export function sessionCookieOf(req: Request): string | undefined {
+/** The value of the cookie `name` in the request's `Cookie` header, or undefined. */
+export function cookieOf(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === UI_SESSION_COOKIE) {
-      const value = part.slice(eq + 1).trim();
-      return /^sys_[\w-]{1,100}$/.test(value) ? value : undefined;
-    }
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
+}
+
+/** The session secret in the request's `Cookie` header, or undefined. */
+export function sessionCookieOf(req: Request): string | undefined {
+  const value = cookieOf(req, UI_SESSION_COOKIE);
+  return value !== undefined && /^sys_[\w-]{1,100}$/.test(value) ? value : undefined;
 }
 
 /** 403 CSRF_TOKEN_INVALID when a mutating request made with the cookie lacks the session's CSRF token. */
@@ -44,7 +47,7 @@ export function checkCsrf(req: Request, secret: string): void {
 }
 
 /** Whether the request reached us over HTTPS (directly or through a proxy that says so): the cookie is then Secure. */
-function isHttps(req: Request): boolean {
+export function isHttps(req: Request): boolean {
   return req.secure || req.headers['x-forwarded-proto'] === 'https';
 }
 

@@ -18,6 +18,7 @@ import { webhookPaths } from './openapi-webhook-paths';
 import { auditPaths } from './openapi-audit-paths';
 import { overviewPaths } from './openapi-overview-paths';
 import { versionPaths } from './openapi-version-paths';
+import { peoplePaths } from './openapi-people-paths';
 
 /** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
 export interface OpenApiOperation {
@@ -166,7 +167,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths() };
 }
 
 /**

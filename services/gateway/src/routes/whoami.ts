@@ -18,6 +18,7 @@ export function toWhoAmI(principal: Principal): WhoAmIResponse {
     tokenType: principal.agent ? 'agent' : 'api',
     workspace: { id: principal.workspaceId, slug: principal.workspaceSlug },
     userId: principal.userId,
+    userName: principal.userName ?? null,
     role: principal.role,
     expiresAt: principal.expiresAt ?? null,
     agent: principal.agent ? { agentId: principal.agent.agentId, runId: principal.agent.runId, depth: principal.agent.depth } : null,

@@ -83,7 +83,7 @@ describe('issue 17: the Team page (headless Chromium, real processes)', () => {
     expect(await card(second.id).getByRole('button', { name: 'Claim' }).isDisabled()).toBe(true);
 
     await card(first.id).getByRole('button', { name: 'Claim' }).click();
-    await column('in_progress').locator(`[data-task-id="${first.id}"]`).getByText(/held by member/).waitFor();
+    await column('in_progress').locator(`[data-task-id="${first.id}"]`).getByText('held by crew admin').waitFor();
     await card(first.id).getByRole('button', { name: 'Complete' }).click();
     await column('completed').locator(`[data-task-id="${first.id}"]`).waitFor();
     // The ledger's task.* facts refresh the board: the dependent task is claimable now.

@@ -35,16 +35,32 @@ export function shortId(id: string): string {
 }
 
 /**
- * Who recorded a fact, for people: the actor's name when it has one; the
- * platform itself (`system`) as "Switchyard" (with the part of it, when not
- * the whole); an agent by its name (`agentName`); a service by its id; else
- * the kind and the end of the id.
+ * A person as the UI names them (decision 0042): the name recorded with what
+ * they did, else their name among the members now, else "a former member"
+ * with the end of their id (someone removed whose name was not recorded).
  */
-export function actorLabel(actor: Fact['actor'], agentName?: (id: string) => string | undefined): string {
+export function personName(userId: string, recorded: string | undefined, members: ReadonlyArray<{ userId: string; name: string }> | undefined): string {
+  return recorded ?? members?.find((m) => m.userId === userId)?.name ?? `a former member (${shortId(userId)})`;
+}
+
+/** What the page knows to name actors by: the workspace's members, and agents' names. */
+export interface ActorNames {
+  members?: ReadonlyArray<{ userId: string; name: string }>;
+  agentName?: (id: string) => string | undefined;
+}
+
+/**
+ * Who recorded a fact, for people: a person by name (recorded, else as a
+ * member now); the platform itself (`system`) as "Switchyard" (with the part
+ * of it, when not the whole, or the name it recorded); an agent by its name;
+ * a service by its id; else the kind and the end of the id.
+ */
+export function actorLabel(actor: Fact['actor'], names: ActorNames = {}): string {
   if (!actor) return '';
+  if (actor.type === 'member') return personName(actor.id, actor.name, names.members);
   if (actor.name) return actor.name;
   if (actor.type === 'system') return actor.id === 'switchyard' ? 'Switchyard' : `Switchyard (${actor.id})`;
-  if (actor.type === 'agent') return `agent ${agentName?.(actor.id) ?? shortId(actor.id)}`;
+  if (actor.type === 'agent') return `agent ${names.agentName?.(actor.id) ?? shortId(actor.id)}`;
   if (actor.type === 'service') return `service ${actor.id}`;
   return `${actor.type} ${shortId(actor.id)}`;
 }

@@ -14,6 +14,8 @@ import { FleetPage } from './pages/fleet';
 import { OverviewRoute } from './pages/overview-route';
 import { RunDetailPage } from './pages/run-detail';
 import { SignInPage } from './pages/sign-in';
+import { JoinPage, SignInLinkPage } from './pages/join';
+import { MembersPage } from './pages/members';
 import { TeamPage } from './pages/team';
 import { SessionProvider, useSession } from './session';
 import './styles.css';
@@ -27,6 +29,9 @@ const queryClient = new QueryClient({
 
 function App() {
   const { session } = useSession();
+  // The one-time links' pages come before any session: a person may open one signed in as someone else.
+  if (window.location.pathname === '/join') return <JoinPage />;
+  if (window.location.pathname === '/sign-in') return <SignInLinkPage />;
   if (session === undefined) return <p className="loading">Loading…</p>;
   if (session === null) return <SignInPage />;
   return (
@@ -41,6 +46,7 @@ function App() {
         <Route path="/events/:id" component={EventDetailPage} />
         <Route path="/team" component={TeamPage} />
         <Route path="/audit" component={AuditPage} />
+        <Route path="/members" component={MembersPage} />
         <Route path="/overview" component={OverviewRoute} />
         <Route>
           <p role="alert">No such page.</p>

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, wsPath } from './api';
-import type { AgentResponse, Approval, Fact, Run, TranscriptEntry, WorkspaceSettings } from './types';
+import type { AgentResponse, Approval, Fact, Member, Run, TranscriptEntry, WorkspaceSettings } from './types';
 
 /** How often pages showing agents' usage (spend today, queued runs) read it again: it changes with every run, without a fact of its own. */
 export const USAGE_REFRESH_MS = 5_000;
@@ -73,4 +73,9 @@ async function readTranscript(ws: string, runId: string): Promise<TranscriptEntr
 /** A run's transcript, read again every second while `live`: entries are not facts, so the stream does not carry them. */
 export function useTranscript(ws: string, runId: string, live: boolean) {
   return useQuery({ queryKey: ['transcript', ws, runId], queryFn: () => readTranscript(ws, runId), refetchInterval: live ? 1_000 : false });
+}
+
+/** The workspace's members (names for who did what; decision 0042). */
+export function useMembers(ws: string) {
+  return useQuery({ queryKey: ['members', ws], queryFn: async () => (await api<{ members: Member[] }>('GET', wsPath(ws, '/members'))).members });
 }

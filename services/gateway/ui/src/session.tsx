@@ -7,6 +7,8 @@ interface SessionState {
   session: UiSessionResponse | null | undefined;
   signIn(token: string): Promise<void>;
   signOut(): Promise<void>;
+  /** Takes a session opened elsewhere (an invitation accepted, a sign-in link redeemed). */
+  adopt(next: UiSessionResponse): void;
 }
 
 const SessionContext = createContext<SessionState | null>(null);
@@ -34,7 +36,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     adopt(null);
   }, [adopt]);
 
-  return <SessionContext.Provider value={{ session, signIn, signOut }}>{children}</SessionContext.Provider>;
+  return <SessionContext.Provider value={{ session, signIn, signOut, adopt }}>{children}</SessionContext.Provider>;
 }
 
 export function useSession(): SessionState {
@@ -44,8 +46,8 @@ export function useSession(): SessionState {
 }
 
 /** The signed-in session's workspace slug and role (only under a signed-in page). */
-export function useWorkspace(): { slug: string; role: 'viewer' | 'member' | 'admin' } {
+export function useWorkspace(): { slug: string; role: 'viewer' | 'member' | 'admin'; userId: string; userName: string | null } {
   const { session } = useSession();
   if (!session) throw new Error('useWorkspace while signed out');
-  return { slug: session.whoami.workspace.slug, role: session.whoami.role };
+  return { slug: session.whoami.workspace.slug, role: session.whoami.role, userId: session.whoami.userId, userName: session.whoami.userName };
 }

@@ -2,15 +2,15 @@ import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
-import { shortId, when } from '../format';
-import { useAgents } from '../queries';
+import { personName, shortId, when } from '../format';
+import { useAgents, useMembers } from '../queries';
 import { useWorkspace } from '../session';
-import type { Approval } from '../types';
+import type { Approval, Member } from '../types';
 
-function decider(approval: Approval): string {
+function decider(approval: Approval, members: Member[] | undefined): string {
   const by = approval.decidedBy;
   if (!by) return '';
-  return by.type === 'member' ? `member ${shortId(by.userId)}` : `the platform (${by.reason})`;
+  return by.type === 'member' ? personName(by.userId, by.name, members) : `the platform (${by.reason})`;
 }
 
 /**
@@ -20,6 +20,7 @@ function decider(approval: Approval): string {
  */
 export function ApprovalCard({ approval, showRun = true }: { approval: Approval; showRun?: boolean }) {
   const { slug, role } = useWorkspace();
+  const members = useMembers(slug).data;
   const queryClient = useQueryClient();
   const [note, setNote] = useState('');
   const [error, setError] = useState<string | undefined>();
@@ -75,7 +76,7 @@ export function ApprovalCard({ approval, showRun = true }: { approval: Approval;
         )
       ) : (
         <p data-testid="decision">
-          <span className={`status s-${approval.status === 'approved' ? 'completed' : 'failed'}`}>{approval.status}</span> by {decider(approval)}{' '}
+          <span className={`status s-${approval.status === 'approved' ? 'completed' : 'failed'}`}>{approval.status}</span> by <span data-testid="decided-by">{decider(approval, members)}</span>{' '}
           {when(approval.decidedAt)}
           {approval.note ? ` — “${approval.note}”` : ''}
         </p>

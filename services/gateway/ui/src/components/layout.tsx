@@ -15,7 +15,7 @@ function NavLink({ href, children, match }: { href: string; children: ReactNode;
 
 /** The frame of every signed-in page: navigation, workspace, live status, sign-out. */
 export function Layout({ children }: { children: ReactNode }) {
-  const { slug, role } = useWorkspace();
+  const { slug, role, userName } = useWorkspace();
   const { signOut } = useSession();
   const live = useLiveStatus(slug);
   const queryClient = useQueryClient();
@@ -30,12 +30,18 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/events" match="/events/*?">Events</NavLink>
           <NavLink href="/team" match="/team">Team</NavLink>
           <NavLink href="/overview" match="/overview">Overview</NavLink>
+          <NavLink href="/members" match="/members">Members</NavLink>
           {role === 'admin' && <NavLink href="/audit" match="/audit">Audit</NavLink>}
         </nav>
         <span className="who">
           <span className={`live live-${live}`} title={`live stream: ${live}`} data-testid="live-status">
             ● {live}
           </span>{' '}
+          {userName && (
+            <>
+              <span data-testid="user-name">{userName}</span> ·{' '}
+            </>
+          )}
           <span data-testid="workspace">{slug}</span> · {role}
         </span>
         <button

@@ -5,7 +5,7 @@ import { api, ApiError, wsPath } from '../api';
 import { actorLabel, when } from '../format';
 import { kindMatches } from '../kind-glob';
 import { useFacts } from '../live';
-import { useAgents } from '../queries';
+import { useAgents, useMembers } from '../queries';
 import { useWorkspace } from '../session';
 import type { Fact } from '../types';
 
@@ -15,6 +15,7 @@ const PAGE_SIZE = 100;
 /** Facts by kind glob (and subject), newest first: live facts on top, older pages below (`order=desc&before=`). */
 export function EventsPage() {
   const { slug } = useWorkspace();
+  const members = useMembers(slug);
   const [kind, setKind] = useState('');
   const [subject, setSubject] = useState('');
   const [applied, setApplied] = useState({ kind: '', subject: '' });
@@ -99,7 +100,7 @@ export function EventsPage() {
                   {fact.subject.type}/{fact.subject.id}
                 </td>
                 <td className="hide-narrow ellipsis" data-testid="event-actor">
-                  {actorLabel(fact.actor, agentName)}
+                  {actorLabel(fact.actor, { agentName, members: members.data })}
                 </td>
                 <td className="hide-narrow">{when(fact.ts)}</td>
               </tr>

@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from 'react';
-import { ApiError } from '../api';
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api';
+import type { SignInMethodsResponse } from '../types';
 import { useSession } from '../session';
 
 /** Paste an API token once; the gateway answers with a session cookie (decision 0029). */
@@ -8,6 +9,11 @@ export function SignInPage() {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState<SignInMethodsResponse['sso']>(null);
+  useEffect(() => {
+    // Offered only where the operator configured it (decision 0042); the token form works everywhere.
+    api<SignInMethodsResponse>('GET', '/v1/sign-in-methods').then((methods) => setSso(methods.sso), () => setSso(null));
+  }, []);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -25,6 +31,14 @@ export function SignInPage() {
   return (
     <main className="sign-in">
       <h1>Switchyard</h1>
+      {sso && (
+        <p>
+          <a className="button" href={sso.loginUrl}>
+            Sign in with single sign-on
+          </a>{' '}
+          <span className="hint">to workspace {sso.workspace}</span>
+        </p>
+      )}
       <form onSubmit={submit}>
         <label htmlFor="token">API token</label>
         <input id="token" name="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} placeholder="sy_…" required />

@@ -2,9 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
-import { shortId, usd, when } from '../format';
+import { personName, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
-import { useAgents } from '../queries';
+import { useAgents, useMembers } from '../queries';
 import { useWorkspace } from '../session';
 import type { Fact, MessageSentPayload, Task, TaskStatus, Teammate } from '../types';
 import './team.css';
@@ -205,13 +205,16 @@ function TeammateActions({ name }: { name: string }) {
 }
 
 function Messages({ facts, teammates }: { facts: Fact[] | undefined; teammates: Teammate[] }) {
-  const agents = useAgents(useWorkspace().slug);
+  const { slug } = useWorkspace();
+  const agents = useAgents(slug);
+  const members = useMembers(slug);
   const sender = (payload: MessageSentPayload) => {
     if (payload.from === 'agent') {
       const mate = teammates.find((t) => t.agentId === payload.senderId);
       return mate ? `teammate ${mate.name}` : `agent ${agents.data?.find((a) => a.id === payload.senderId)?.spec.name ?? shortId(payload.senderId)}`;
     }
     if (payload.from === 'event') return `event ${shortId(payload.senderId)}`;
+    if (payload.from === 'user') return personName(payload.senderId, undefined, members.data);
     return `${payload.from} ${shortId(payload.senderId)}`;
   };
   const rows = [...(facts ?? [])].reverse();
@@ -290,6 +293,7 @@ const ACTIONS: Record<TaskStatus, ('claim' | 'complete' | 'cancel' | 'reopen')[]
 
 function TaskCard({ task, canWrite }: { task: Task; canWrite: boolean }) {
   const { slug } = useWorkspace();
+  const members = useMembers(slug).data;
   const queryClient = useQueryClient();
   const [error, setError] = useState<string | undefined>();
   const act = async (action: string) => {
@@ -306,7 +310,7 @@ function TaskCard({ task, canWrite }: { task: Task; canWrite: boolean }) {
     <article className="task" data-task-id={task.id} aria-label={`task ${task.subject}`}>
       <strong>{task.subject}</strong>
       <div className="who-line">
-        {task.owner ? `held by ${task.owner.type} ${shortId(task.owner.id)}` : 'unclaimed'}
+        {task.owner ? `held by ${task.owner.type === 'member' ? personName(task.owner.id, undefined, members) : `agent ${shortId(task.owner.id)}`}` : 'unclaimed'}
         {blocked && <span className="error"> · blocked by {task.openBlockers.length}</span>}
         {task.endedAt && <> · ended {when(task.endedAt)}</>}
       </div>
