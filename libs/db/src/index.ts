@@ -57,3 +57,8 @@ export {
   type ResumedRun,
 } from './approval-store';
 export { commitTeammateDelivery, wakeTeammate } from './teammate-wake';
+export {
+  DEFAULT_FUNCTIONS_DIR,
+  readFunctionFiles,
+  type FunctionFile,
+} from './function-files';
