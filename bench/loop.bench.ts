@@ -19,7 +19,7 @@ import { closeRedis, createRedis } from '@switchyard/redis';
 import { startTestMcpServer } from '@switchyard/testing';
 import { RedisMailbox } from '../services/runner/src/adapters/redis-mailbox';
 import { SqlRunContextStore } from '../services/runner/src/adapters/sql-run-context';
-import { SqlRunQueue } from '../services/runner/src/adapters/sql-run-queue';
+import { SqlRunQueue } from '@switchyard/runs';
 import { SqlRunReads } from '../services/runner/src/adapters/sql-run-reads';
 import { SqlSpendLedger } from '../services/runner/src/adapters/sql-spend-ledger';
 import { SqlTranscriptStore } from '../services/runner/src/adapters/sql-transcript-store';

@@ -522,3 +522,15 @@ export {
   RunEndCountsSchema,
 } from './overview';
 export type { OverviewAgentSpend, OverviewLane, OverviewMinute, OverviewPendingApproval, OverviewQuery, OverviewResponse, RunEndCounts } from './overview';
+export {
+  ApprovalsParkRowSchema,
+  FactRowJsonSchema,
+  RunContextRowSchema,
+  RunQueueClaimRowSchema,
+  RunQueueEndRowSchema,
+  RunQueueRefRowSchema,
+  RunQueueStartedRowSchema,
+  TeammateOrphanWakeRowSchema,
+  TeammateWakeRowSchema,
+} from './run-queue-rows';
+export type { ApprovalsParkRow, FactRowJson, RunContextRow, RunQueueClaimRow, RunQueueEndRow, RunQueueRefRow, RunQueueStartedRow } from './run-queue-rows';

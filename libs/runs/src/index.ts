@@ -1,5 +1,12 @@
 /**
  * `@switchyard/runs`: the run lifecycle (decision 0044). Its protocol is the PL/pgSQL in `sql/`,
- * one current file per function, applied by generated migrations.
+ * one current file per function, applied by generated migrations; this package is the one
+ * TypeScript side of it: the ports, the lane names, the SQL adapter and the parsing of what the
+ * functions return. Test doubles are in `src/testing` (re-exported by `@switchyard/testing`).
  */
 export { functionDrift, type FunctionDrift } from './function-drift';
+export { agentLane, sessionLane, tryLane } from './lanes';
+export type { Claimed, Ended, RunContext, RunEnding, RunQueue, RunRef, StartedRun, StopReason } from './ports';
+export { claimedFromRow, parseClaimed, parseEnded, parseRow, runContextFromRow } from './queue-rows';
+export { SqlRunQueue, type SqlRunQueueOptions } from './sql-run-queue';
+export { commitTeammateDelivery, wakeOrphanTeammate, wakeTeammate, wakeTeammateAfter } from './teammate-wake';

@@ -6,7 +6,7 @@ import { Counter } from 'prom-client';
 import { createActivationWorker } from './adapters/bullmq-activation-worker';
 import { SqlApprovalParking } from './adapters/sql-approval-parking';
 import { SqlApprovalRecords } from './adapters/sql-approval-records';
-import { SqlRunQueue } from './adapters/sql-run-queue';
+import { SqlRunQueue } from '@switchyard/runs';
 import { SqlRunReads } from './adapters/sql-run-reads';
 import type { RunnerConfig } from './config';
 import { Runner } from './runner';

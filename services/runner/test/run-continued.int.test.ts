@@ -2,7 +2,7 @@ import { AgentSpecSchema, type AgentSpec } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { createTestRedis, createTestSql, type TestRedis, type TestSql } from '@switchyard/testing';
 import { SqlRunContextStore } from '../src/adapters/sql-run-context';
-import { SqlRunQueue } from '../src/adapters/sql-run-queue';
+import { SqlRunQueue } from '@switchyard/runs';
 import { SqlTranscriptStore } from '../src/adapters/sql-transcript-store';
 import type { ExecutableRun, StartedRun } from '../src/ports';
 import { realAgentLoop } from './loop-test-helpers';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { TeammateWatchSchema, type IngestItem, type Teammate } from '@switchyard/contracts';
 import type { DeliveryCommit } from '@switchyard/core';
-import { commitTeammateDelivery, recordFacts, type PrismaClient, type SqlRunner } from '@switchyard/db';
+import { recordFacts, type PrismaClient, type SqlRunner } from '@switchyard/db';
+import { commitTeammateDelivery } from '@switchyard/runs';
 import type { DeliveryTarget, TeammateStore } from '../ports';
 
 interface TeammateRow {
