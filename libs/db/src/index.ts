@@ -44,19 +44,6 @@ export { createWorkspace, type CreatedWorkspace } from './workspaces';
 export { TOKEN_INFO_COLUMNS, tokenInfoFromRow, type TokenInfoRow } from './token-rows';
 export { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows';
 export {
-  ApprovalStore,
-  closeRunApprovals,
-  lockRunLane,
-  resumeIfReady,
-  type ApprovalDecisionInput,
-  type ApprovalListFilter,
-  type ApprovalPage,
-  type ApprovalWorkspace,
-  type ClosedApproval,
-  type DecideResult,
-  type ResumedRun,
-} from './approval-store';
-export {
   DEFAULT_FUNCTIONS_DIR,
   readFunctionFiles,
   type FunctionFile,

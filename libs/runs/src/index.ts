@@ -6,7 +6,21 @@
  */
 export { functionDrift, type FunctionDrift } from './function-drift';
 export { agentLane, sessionLane, tryLane } from './lanes';
-export type { Claimed, Ended, RunContext, RunEnding, RunQueue, RunRef, StartedRun, StopReason } from './ports';
+export type { ApprovalParking, ApprovalRequest, Claimed, Ended, ParkOutcome, RunContext, RunEnding, RunQueue, RunRef, StartedRun, StopReason } from './ports';
 export { claimedFromRow, parseClaimed, parseEnded, parseRow, runContextFromRow } from './queue-rows';
 export { SqlRunQueue, type SqlRunQueueOptions } from './sql-run-queue';
 export { commitTeammateDelivery, wakeOrphanTeammate, wakeTeammate, wakeTeammateAfter } from './teammate-wake';
+export {
+  ApprovalStore,
+  closeRunApprovals,
+  lockRunLane,
+  resumeIfReady,
+  type ApprovalDecisionInput,
+  type ApprovalListFilter,
+  type ApprovalPage,
+  type ApprovalWorkspace,
+  type ClosedApproval,
+  type DecideResult,
+  type ResumedRun,
+} from './approvals/approval-store';
+export { SqlApprovalParking } from './approvals/approval-parking';

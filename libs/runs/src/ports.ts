@@ -1,4 +1,4 @@
-import type { Fact, RunCancelReason, RunOrigin, RunOutcome, RunStatus } from '@switchyard/contracts';
+import type { ApprovalKind, Fact, RunCancelReason, RunOrigin, RunOutcome, RunStatus, ToolClass } from '@switchyard/contracts';
 
 /** What the runner needs to know of a run to schedule, execute and announce it. */
 export interface RunRef {
@@ -76,4 +76,31 @@ export interface RunQueue {
   renew(runIds: readonly string[]): Promise<Set<string>>;
   /** Lanes that need a claim: queued runs older than `queuedOlderThanMs`, or a lapsed lease. */
   lanesToSweep(queuedOlderThanMs: number): Promise<string[]>;
+}
+
+/** One call a person must decide before it runs (or, kind `plan`, a plan-mode run's plan). */
+export interface ApprovalRequest {
+  kind: ApprovalKind;
+  /** The model's id of the call: one approval per run and call. */
+  toolCallId: string;
+  /** Null for kind `plan`. */
+  tool: { server: string; name: string; class: ToolClass; why: string } | null;
+  /** The arguments as JSON (secrets redacted), or the plan; cut to MAX_APPROVAL_PREVIEW_CHARS. */
+  argumentsPreview: string;
+  truncated: boolean;
+  /** What the model said with the call, if anything. */
+  reason: string | null;
+}
+
+/**
+ * What asking for approvals did (decision 0026): the run is parked
+ * (`awaiting_approval`, its lease and slot given up; the approvals pending),
+ * or the workspace's `approvals: "deny"` denied every request at once (the
+ * run goes on). A failure to record them throws: the calls fail, never run.
+ */
+export type ParkOutcome = { type: 'parked' } | { type: 'denied' };
+
+/** Records approval requests and parks a run on them, in one statement (approvals rows, their facts, the queue's park). */
+export interface ApprovalParking {
+  park(run: RunRef, requests: readonly ApprovalRequest[], timeoutMs: number, limit: number): Promise<{ outcome: ParkOutcome; claim: Claimed | null }>;
 }

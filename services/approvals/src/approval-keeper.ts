@@ -1,6 +1,6 @@
 import { APPROVAL_FACT_KINDS, WORKSPACE_FACT_KINDS, type FactPublishedMessage } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import type { ResumedRun } from '@switchyard/db';
+import type { ResumedRun } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import { z } from 'zod';
 import type { ApprovalRecords, ApprovalsMetrics, ExpiryScheduler, RunResumer } from './ports';

@@ -1,6 +1,6 @@
-import type { ApprovalStore, ResumedRun } from '@switchyard/db';
+import type { ApprovalStore, ResumedRun } from '@switchyard/runs';
 
-/** The approvals of the system of record, as the approvals service closes them (ApprovalStore of @switchyard/db). */
+/** The approvals of the system of record, as the approvals service closes them (ApprovalStore of @switchyard/runs). */
 export type ApprovalRecords = Pick<ApprovalStore, 'expire' | 'dueForExpiry' | 'resumeReady' | 'closeOrphaned'>;
 
 /** Delayed expiry jobs (the BullMQ queue `approval-expiry`). */

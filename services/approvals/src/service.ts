@@ -1,5 +1,6 @@
 import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, SqlDeadLetterStore, SqlPool } from '@switchyard/db';
+import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
+import { ApprovalStore } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,

@@ -1,5 +1,5 @@
 import type { FactPublishedMessage } from '@switchyard/contracts';
-import type { ClosedApproval, ResumedRun } from '@switchyard/db';
+import type { ClosedApproval, ResumedRun } from '@switchyard/runs';
 import { createLogger } from '@switchyard/logging';
 import { ApprovalKeeper } from '../src/approval-keeper';
 import type { ApprovalRecords } from '../src/ports';

@@ -1,5 +1,5 @@
 import type { AcceptOptions, IngestResult } from '@switchyard/redis';
-import type { ApprovalStore, ResumedRun } from '@switchyard/db';
+import type { ApprovalStore, ResumedRun } from '@switchyard/runs';
 import type {
   ActivationJob,
   ActivationSkipReason,
@@ -471,7 +471,7 @@ export interface ActivationReads {
   activationsOf(workspaceId: string, fact: { id: string; seq: number }): Promise<{ matcherSeq: number; agents: AgentFactState[] }>;
 }
 
-/** The approvals of the system of record, as the gateway reads and decides them (ApprovalStore of @switchyard/db). */
+/** The approvals of the system of record, as the gateway reads and decides them (ApprovalStore of @switchyard/runs). */
 export type ApprovalsPort = Pick<ApprovalStore, 'list' | 'get' | 'decide'>;
 
 /** Wakes the lanes of runs a decision resumed (the BullMQ queue `activations`). */

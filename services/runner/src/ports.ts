@@ -1,8 +1,8 @@
-import type { AgentSpec, ApprovalKind, RunOutcome, ToolClass } from '@switchyard/contracts';
-import type { Claimed, RunContext, RunRef, StopReason } from '@switchyard/runs';
+import type { AgentSpec, RunOutcome } from '@switchyard/contracts';
+import type { ApprovalRequest, ParkOutcome, RunContext, RunRef, StopReason } from '@switchyard/runs';
 
 // The run queue's port and its values live with the queue, in libs/runs (decision 0044).
-export type { Claimed, Ended, RunContext, RunEnding, RunQueue, RunRef, StartedRun, StopReason } from '@switchyard/runs';
+export type { ApprovalParking, ApprovalRequest, Claimed, Ended, ParkOutcome, RunContext, RunEnding, RunQueue, RunRef, StartedRun, StopReason } from '@switchyard/runs';
 
 export interface RunContextStore {
   /** Null when the run does not exist (any more). */
@@ -24,33 +24,6 @@ export interface StoredTry {
   fact: unknown;
   createdBy: string;
   createdAt: Date;
-}
-
-/** One call a person must decide before it runs (or, kind `plan`, a plan-mode run's plan). */
-export interface ApprovalRequest {
-  kind: ApprovalKind;
-  /** The model's id of the call: one approval per run and call. */
-  toolCallId: string;
-  /** Null for kind `plan`. */
-  tool: { server: string; name: string; class: ToolClass; why: string } | null;
-  /** The arguments as JSON (secrets redacted), or the plan; cut to MAX_APPROVAL_PREVIEW_CHARS. */
-  argumentsPreview: string;
-  truncated: boolean;
-  /** What the model said with the call, if anything. */
-  reason: string | null;
-}
-
-/**
- * What asking for approvals did (decision 0026): the run is parked
- * (`awaiting_approval`, its lease and slot given up; the approvals pending),
- * or the workspace's `approvals: "deny"` denied every request at once (the
- * run goes on). A failure to record them throws: the calls fail, never run.
- */
-export type ParkOutcome = { type: 'parked' } | { type: 'denied' };
-
-/** Records approval requests and parks a run on them, in one statement (approvals rows, their facts, the queue's park). */
-export interface ApprovalParking {
-  park(run: RunRef, requests: readonly ApprovalRequest[], timeoutMs: number, limit: number): Promise<{ outcome: ParkOutcome; claim: Claimed | null }>;
 }
 
 /** What an executor is given besides the run. */

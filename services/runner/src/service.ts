@@ -4,9 +4,8 @@ import { closeRedis, createRedis, SessionMailbox, type Redis } from '@switchyard
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import { Counter } from 'prom-client';
 import { createActivationWorker } from './adapters/bullmq-activation-worker';
-import { SqlApprovalParking } from './adapters/sql-approval-parking';
 import { SqlApprovalRecords } from './adapters/sql-approval-records';
-import { SqlRunQueue } from '@switchyard/runs';
+import { SqlApprovalParking, SqlRunQueue } from '@switchyard/runs';
 import { SqlRunReads } from './adapters/sql-run-reads';
 import type { RunnerConfig } from './config';
 import { Runner } from './runner';

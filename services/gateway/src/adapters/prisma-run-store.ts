@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, CausedBySchema, ErrorCode, RUN_CANCEL_REASONS, RunOriginSchema, RunOutcomeSchema, RunSchema, SubjectSchema } from '@switchyard/contracts';
-import { closeRunApprovals, lockRunLane, type Prisma, type PrismaClient } from '@switchyard/db';
+import type { Prisma, PrismaClient } from '@switchyard/db';
+import { closeRunApprovals, lockRunLane } from '@switchyard/runs';
 import type { NewRun, RunListFilter, RunRecord, RunStore, StopRunResult } from '../ports';
 
 type RunRow = Prisma.RunGetPayload<true>;

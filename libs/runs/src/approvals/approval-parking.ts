@@ -2,7 +2,8 @@ import { APPROVAL_FACT_KINDS, ApprovalsParkRowSchema, type Approval, type Approv
 import { approvalFact, newId } from '@switchyard/core';
 import { APPROVAL_COLUMNS, approvalFromRow, outboxParams, recordFacts, type ApprovalRow, type SqlPool, type SqlRunner } from '@switchyard/db';
 import type { ApprovalParking, ApprovalRequest, Claimed, ParkOutcome, RunRef } from '../ports';
-import { claimedFromRow, parseRow, type SqlRunQueueOptions } from '@switchyard/runs';
+import { claimedFromRow, parseRow } from '../queue-rows';
+import type { SqlRunQueueOptions } from '../sql-run-queue';
 
 /** Who denies every ask of a workspace whose setting `approvals` is `deny`. */
 const DENIED_BY_SETTING: ApprovalDecider = { type: 'system', reason: 'approvals_denied' };
