@@ -24,3 +24,5 @@ export {
   type ResumedRun,
 } from './approvals/approval-store';
 export { SqlApprovalParking } from './approvals/approval-parking';
+export { createQueuedRun, insertTriggerRuns, laneOfNewRun, type NewRun, type NewTriggerRun } from './create-runs';
+export { activeDescendants, failQueuedRun, stopRun, stopTeammateTurns, type RunRow, type StopRunOutcome } from './stop-runs';

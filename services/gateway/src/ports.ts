@@ -1,5 +1,5 @@
 import type { AcceptOptions, IngestResult } from '@switchyard/redis';
-import type { ApprovalStore, ResumedRun } from '@switchyard/runs';
+import type { ApprovalStore, NewRun, ResumedRun } from '@switchyard/runs';
 import type {
   ActivationJob,
   ActivationSkipReason,
@@ -259,11 +259,8 @@ export interface RunRecord {
   endedAt: Date | null;
 }
 
-/** What a new `queued` run is made of; the store fills in the rest. */
-export type NewRun = Pick<
-  RunRecord,
-  'id' | 'workspaceId' | 'agentId' | 'agentVersion' | 'origin' | 'eventId' | 'eventKind' | 'eventSubject' | 'causedBy' | 'depth' | 'sessionId'
->;
+/** What a new `queued` run is made of (libs/runs creates it, decision 0044). */
+export type { NewRun } from '@switchyard/runs';
 
 /** Outcome of a stop; the refusals are expected, so they are values. */
 export type StopRunResult =

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TeammateWatchSchema, type IngestItem, type Teammate } from '@switchyard/contracts';
 import type { DeliveryCommit } from '@switchyard/core';
 import { recordFacts, type PrismaClient, type SqlRunner } from '@switchyard/db';
-import { commitTeammateDelivery } from '@switchyard/runs';
+import { commitTeammateDelivery, stopTeammateTurns } from '@switchyard/runs';
 import type { DeliveryTarget, TeammateStore } from '../ports';
 
 interface TeammateRow {
@@ -122,15 +122,10 @@ export class PrismaTeammateStore implements TeammateStore {
       const row = rows[0];
       if (!row) return 'not_found';
       if (row.stopped_at) return 'already';
-      // Under the lane's lock (the run queue's): its queued turn is cancelled, no claim starts it meanwhile.
-      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended('run-lane:' || $1, 0))`, `session:${row.session_id}`);
+      // Under the lane's lock (taken first, as before the teammate row changes): its queued turn
+      // cancelled (no claim starts it meanwhile), a running one asked to stop.
+      await stopTeammateTurns(tx, row.session_id);
       await tx.$executeRawUnsafe(`UPDATE teammates SET stopped_at = now() WHERE id = $1::uuid`, row.id);
-      await tx.$executeRawUnsafe(
-        `UPDATE runs SET status = 'cancelled', reason = 'stopped', stop_requested = true, ended_at = clock_timestamp() WHERE lane = $1 AND status = 'queued'`,
-        `session:${row.session_id}`,
-      );
-      // A running turn is asked to stop at its next step.
-      await tx.$executeRawUnsafe(`UPDATE runs SET stop_requested = true WHERE lane = $1 AND status = 'running'`, `session:${row.session_id}`);
       await recordFacts(tx, facts({ id: row.id, sessionId: row.session_id }));
       return 'stopped';
     });
