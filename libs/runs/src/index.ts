@@ -6,7 +6,21 @@
  */
 export { functionDrift, type FunctionDrift } from './function-drift';
 export { agentLane, sessionLane, tryLane } from './lanes';
-export type { ApprovalParking, ApprovalRequest, Claimed, Ended, ParkOutcome, RunContext, RunEnding, RunQueue, RunRef, StartedRun, StopReason } from './ports';
+export type {
+  ApprovalParking,
+  ApprovalRequest,
+  Claimed,
+  Ended,
+  ParkOutcome,
+  RunContext,
+  RunEnding,
+  RunQueue,
+  RunRef,
+  SpendLedger,
+  SpendStanding,
+  StartedRun,
+  StopReason,
+} from './ports';
 export { claimedFromRow, parseClaimed, parseEnded, parseRow, runContextFromRow } from './queue-rows';
 export { SqlRunQueue, type SqlRunQueueOptions } from './sql-run-queue';
 export { commitTeammateDelivery, wakeOrphanTeammate, wakeTeammate, wakeTeammateAfter } from './teammate-wake';
@@ -26,3 +40,4 @@ export {
 export { SqlApprovalParking } from './approvals/approval-parking';
 export { createQueuedRun, insertTriggerRuns, laneOfNewRun, type NewRun, type NewTriggerRun } from './create-runs';
 export { activeDescendants, failQueuedRun, stopRun, stopTeammateTurns, type RunRow, type StopRunOutcome } from './stop-runs';
+export { SqlSpendLedger } from './spend-ledger';

@@ -39,8 +39,8 @@ export type { TestMcpCall, TestMcpHttpServer, TestMcpHttpServerOptions, TestMcpT
 export { shellServiceSuite } from './shell-service-suite';
 export type { ShellServiceSuiteOptions } from './shell-service-suite';
 // The run queue's fake and conformance suite live beside the queue, in libs/runs (decision 0044).
-export { describeRunQueueConformance, FakeRunQueue, FakeRunQueueStore } from '@switchyard/runs/src/testing';
-export type { FakeQueuedRun, RunQueueHarness } from '@switchyard/runs/src/testing';
+export { describeRunQueueConformance, FakeRunQueue, FakeRunQueueStore, setRunColumns } from '@switchyard/runs/src/testing';
+export type { FakeQueuedRun, RunColumns, RunQueueHarness, RunTarget } from '@switchyard/runs/src/testing';
 export { startLocalMattermostServer } from './local-mattermost-server';
 export type { LocalMattermostFault, LocalMattermostPost, LocalMattermostRequest, LocalMattermostServer } from './local-mattermost-server';
 export { insertApproval, insertParkedRun } from './approval-fixtures';

@@ -1,6 +1,7 @@
 import { OPS_FACT_KINDS } from '@switchyard/contracts';
 import { SqlPool } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
+import { setRunColumns } from '@switchyard/testing';
 import { SqlOpsStore } from '../src/adapters/sql-ops-store';
 import { OpsWatcher, type OpsThresholds } from '../src/ops/ops-watcher';
 import { insertLetter, insertRuns, opsFactsIn, opsTestContext, seedAgent, seedWorkspace } from './ops-fixtures';
@@ -23,7 +24,7 @@ describe('ops watcher (PostgreSQL)', () => {
 
   const watcherOn = (sql: SqlPool) => new OpsWatcher({ store: new SqlOpsStore(sql), log, thresholds: THRESHOLDS, windowMs: WINDOW_MS, intervalMs: 60_000, clock: () => ctx.now });
   const later = (ms: number) => (ctx.now = new Date(ctx.now.getTime() + ms));
-  const cancel = (ids: string[]) => ctx.t.pg.query(`UPDATE runs SET status = 'cancelled', reason = 'stopped', ended_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+  const cancel = (ids: string[]) => setRunColumns(ctx.t.pg, ids, { status: 'cancelled', reason: 'stopped', ended_at: new Date() });
 
   it('a backlogged lane: one fact with its depth, none for a lane below the threshold, none again within the window; its recovery once it drains below half', async () => {
     const ws = await seedWorkspace(ctx.t.pg, 'acme');

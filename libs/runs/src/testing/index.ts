@@ -5,3 +5,4 @@
  */
 export { FakeRunQueue, FakeRunQueueStore, type FakeQueuedRun } from './fake-run-queue';
 export { describeRunQueueConformance, type RunQueueHarness } from './run-queue-conformance';
+export { setRunColumns, type Queryable, type RunColumns, type RunTarget } from './run-columns';
