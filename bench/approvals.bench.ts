@@ -24,7 +24,8 @@ import { Client } from 'pg';
 import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
-import { closeRedis, createActivationQueue, createRedis, enqueueActivations } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis } from '@switchyard/redis';
+import { RunWaker } from '@switchyard/runs';
 import { insertApproval, spawnService, startTestMcpServer, type ServiceProcess } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
 import { CpuWindow } from './lib/process-cpu';
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
     const sessionsBeforePark = mcp.sessionsOpened();
     const parkStart = performance.now();
     const parkStartedAt = Date.now();
-    await enqueueActivations(activations, parkIds.map((runId, i) => ({ schemaVersion: 1, runId, workspaceId, agentId: agentIds[i]! })));
+    await new RunWaker(activations, console).wake(parkIds.map((runId, i) => ({ runId, workspaceId, agentId: agentIds[i]! })));
     // Settled: every run parked or ended (a run whose park failed goes on without the call, and completes).
     const settled = await waitUntil('every run parked or ended', async () => {
       const counts = await statusCounts(parkIds);

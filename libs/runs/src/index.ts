@@ -41,3 +41,4 @@ export { SqlApprovalParking } from './approvals/approval-parking';
 export { createQueuedRun, insertTriggerRuns, laneOfNewRun, type NewRun, type NewTriggerRun } from './create-runs';
 export { activeDescendants, failQueuedRun, stopRun, stopTeammateTurns, type RunRow, type StopRunOutcome } from './stop-runs';
 export { SqlSpendLedger } from './spend-ledger';
+export { RunWaker, type ActivationTransport, type Wake, type WakeLog } from './wake';

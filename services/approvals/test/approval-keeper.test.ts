@@ -43,9 +43,11 @@ function fakes(options: { expire?: ClosedApproval | null; ready?: ResumedRun[]; 
     records,
     expiries: { schedule: async (items) => void scheduled.push(...items) },
     resumer: {
+      // As RunWaker.wakeOrLeaveToSweep: a lost wake is false, never a rejection.
       resume: async (runs, key) => {
-        if (options.resumeFails) throw new Error('redis down');
+        if (options.resumeFails) return false;
         resumed.push({ runs, key });
+        return true;
       },
     },
     log,

@@ -471,10 +471,10 @@ export interface ActivationReads {
 /** The approvals of the system of record, as the gateway reads and decides them (ApprovalStore of @switchyard/runs). */
 export type ApprovalsPort = Pick<ApprovalStore, 'list' | 'get' | 'decide'>;
 
-/** Wakes the lanes of runs a decision resumed (the BullMQ queue `activations`). */
+/** Wakes the lanes of runs a decision resumed (RunWaker.wakeOrLeaveToSweep of libs/runs). */
 export interface RunResumer {
-  /** Adds one job per run, its id unique to this resume (`key`); rejects when Redis is unreachable. */
-  resume(runs: readonly ResumedRun[], key: string): Promise<void>;
+  /** One job per run, its id unique to this resume (`key`). Never rejects: a lost wake is left to the runner's sweep (false). */
+  resume(runs: readonly ResumedRun[], key: string): Promise<boolean>;
 }
 
 /** Web UI sessions (decision 0029): a cookie's SHA-256 standing for an API token, for a while. */
