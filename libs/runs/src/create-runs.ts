@@ -16,9 +16,10 @@ export interface NewRun {
   agentId: string;
   agentVersion: number;
   origin: RunOrigin;
-  /** The fact that started it (a retry of a trigger run, a try of a recorded fact). */
+  /** The fact that started it (trigger runs and their retries, a try of a recorded fact). */
   eventId: string | null;
   eventKind: string | null;
+  /** That fact's subject, kept with its kind (what the fleet shows of the trigger). */
   eventSubject: Subject | null;
   causedBy: CausedBy | null;
   depth: number;

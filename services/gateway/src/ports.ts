@@ -4,15 +4,12 @@ import type {
   ActivationJob,
   ActivationSkipReason,
   AgentSpec,
-  CausedBy,
   Fact,
   IngestItem,
   MailboxEnvelope,
   Role,
-  RunOrigin,
   RunOutcome,
   RunStatus,
-  Subject,
   Teammate,
   TokenFactPayload,
   TokenInfo,
@@ -233,23 +230,10 @@ export interface AgentStore {
   deletedAt(workspaceId: string, id: string): Promise<Date | null>;
 }
 
-/** A run as stored: the ledger row with its JSON columns parsed. */
-export interface RunRecord {
-  id: string;
-  workspaceId: string;
-  agentId: string;
-  agentVersion: number;
-  origin: RunOrigin;
-  /** The fact that started it (trigger runs and their retries). */
-  eventId: string | null;
-  eventKind: string | null;
-  /** That fact's subject, kept with its kind (what the fleet shows of the trigger). */
-  eventSubject: Subject | null;
+/** A run as stored: the ledger row with its JSON columns parsed (what it was created with: libs/runs NewRun). */
+export interface RunRecord extends NewRun {
   status: RunStatus;
   reason: string | null;
-  causedBy: CausedBy | null;
-  depth: number;
-  sessionId: string;
   outcome: RunOutcome | null;
   error: { code: string; message: string } | null;
   /** A stop was asked for; the runner cancels the run at its next step. */
