@@ -1,7 +1,6 @@
 import type { AcceptOptions, IngestResult } from '@switchyard/redis';
-import type { ApprovalStore, NewRun, ResumedRun } from '@switchyard/runs';
+import type { ApprovalStore, NewRun, ResumedRun, RunWaker } from '@switchyard/runs';
 import type {
-  ActivationJob,
   ActivationSkipReason,
   AgentSpec,
   Fact,
@@ -321,11 +320,12 @@ export interface SettingsChange {
   changed: WorkspaceSettingName[];
 }
 
-/** The BullMQ queue `activations`, seen from a producer. */
-export interface ActivationSink {
-  /** Adds jobs (job id = run id, so adding one twice adds one job); rejects when Redis is unreachable. */
-  enqueue(jobs: readonly ActivationJob[]): Promise<void>;
-}
+/**
+ * The wake of runs made claimable (RunWaker of libs/runs, the one enqueuer of activation jobs):
+ * `wake` for new runs (rejects when the job cannot be added), `wakeOrLeaveToSweep` for a change
+ * that stands whatever happens to the wake (a delivered message's teammate turn).
+ */
+export type ActivationSink = Pick<RunWaker, 'wake' | 'wakeOrLeaveToSweep'>;
 
 /** A workspace secret as listed: its name and dates, never its value. */
 export interface SecretRecord {

@@ -176,7 +176,7 @@ export class RunLedger {
     const run = await this.deps.runs.create(newRun);
     try {
       await beforeEnqueue?.(run);
-      await this.deps.activations.enqueue([{ schemaVersion: 1, runId: run.id, workspaceId: run.workspaceId, agentId: run.agentId }]);
+      await this.deps.activations.wake([{ runId: run.id, workspaceId: run.workspaceId, agentId: run.agentId }]);
     } catch (error) {
       this.deps.log.error({ err: error, runId: run.id, agentId: run.agentId }, 'run committed but its activation could not be enqueued');
       await this.deps.runs.fail(run.workspaceId, run.id, RUN_FAILURE_CODES.enqueueFailed, {

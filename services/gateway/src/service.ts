@@ -128,7 +128,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     steering: new PrismaSteeringStore(prisma),
     tries: new PrismaTryStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
-    activations: { enqueue: (jobs) => waker.wake(jobs) },
+    activations: waker,
     approvals,
     resumer,
     ingest,

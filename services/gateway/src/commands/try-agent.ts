@@ -101,7 +101,7 @@ export class TryAgent {
   /** Enqueues the run's job; a job that cannot be enqueued fails the run and the client gets 503 to try again. */
   private async enqueue(runId: string, workspaceId: string, agentId: string): Promise<void> {
     try {
-      await this.deps.activations.enqueue([{ schemaVersion: 1, runId, workspaceId, agentId }]);
+      await this.deps.activations.wake([{ runId, workspaceId, agentId }]);
     } catch (error) {
       this.deps.log.error({ err: error, runId, agentId }, 'try committed but its activation could not be enqueued');
       await this.deps.runs.fail(workspaceId, runId, RUN_FAILURE_CODES.enqueueFailed, { code: ErrorCode.UNAVAILABLE, message: 'the activation could not be enqueued' });
