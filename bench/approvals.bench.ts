@@ -119,8 +119,9 @@ async function main(): Promise<void> {
     const queueRuns = async (agents: readonly string[], status = 'queued') => {
       const ids = agents.map(() => newId());
       await pg.query(
-        `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, lane, queued_at)
-         SELECT id, $1::uuid, agent, 1, 'manual', jsonb_build_object('type', 'manual', 'input', ord::text, 'userId', $2::text), $3::"RunStatus", gen_random_uuid(), 'agent:' || agent, now()
+        // No lane: the runs trigger puts each in its agent's lane.
+        `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, queued_at)
+         SELECT id, $1::uuid, agent, 1, 'manual', jsonb_build_object('type', 'manual', 'input', ord::text, 'userId', $2::text), $3::"RunStatus", gen_random_uuid(), now()
          FROM unnest($4::uuid[], $5::uuid[]) WITH ORDINALITY AS v(id, agent, ord)`,
         [workspaceId, userId, status, ids, agents],
       );

@@ -1,4 +1,5 @@
 import { OPS_FACT_KINDS } from '@switchyard/contracts';
+import { agentLane } from '@switchyard/runs';
 import { SqlPool } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
 import { setRunColumns } from '@switchyard/testing';
@@ -41,7 +42,7 @@ describe('ops watcher (PostgreSQL)', () => {
       subject: { type: 'platform', id: `lane:agent:${busy}` },
       actor: { type: 'system', id: 'switchyard' },
       ts: ctx.now.toISOString(),
-      payload: { lane: `agent:${busy}`, agentId: busy, depth: 6, threshold: 5, windowMs: WINDOW_MS },
+      payload: { lane: agentLane(busy), agentId: busy, depth: 6, threshold: 5, windowMs: WINDOW_MS },
     });
     expect(backlog!.payload.oldestAgeMs).toBeGreaterThanOrEqual(41_000);
     expect(backlog!.payload.summary).toContain('6 queued runs');
@@ -60,7 +61,7 @@ describe('ops watcher (PostgreSQL)', () => {
     expect(more).toEqual([]);
     expect(recovered).toMatchObject({
       subject: { type: 'platform', id: `lane:agent:${busy}` },
-      payload: { lane: `agent:${busy}`, agentId: busy, depth: 2, threshold: 5, recoveredBelow: 3, backloggedSince: since },
+      payload: { lane: agentLane(busy), agentId: busy, depth: 2, threshold: 5, recoveredBelow: 3, backloggedSince: since },
     });
     later(1000);
     expect(await watcher.tick()).toEqual({ recorded: 0, suppressed: 0 });
