@@ -24,7 +24,8 @@ import { Client } from 'pg';
 import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
-import { closeRedis, createActivationQueue, createRedis, enqueueActivations } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis } from '@switchyard/redis';
+import { RunWaker } from '@switchyard/runs';
 import { insertApproval, spawnService, startTestMcpServer, type ServiceProcess } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
 import { CpuWindow } from './lib/process-cpu';
@@ -118,8 +119,9 @@ async function main(): Promise<void> {
     const queueRuns = async (agents: readonly string[], status = 'queued') => {
       const ids = agents.map(() => newId());
       await pg.query(
-        `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, lane, queued_at)
-         SELECT id, $1::uuid, agent, 1, 'manual', jsonb_build_object('type', 'manual', 'input', ord::text, 'userId', $2::text), $3::"RunStatus", gen_random_uuid(), 'agent:' || agent, now()
+        // No lane: the runs trigger puts each in its agent's lane.
+        `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, queued_at)
+         SELECT id, $1::uuid, agent, 1, 'manual', jsonb_build_object('type', 'manual', 'input', ord::text, 'userId', $2::text), $3::"RunStatus", gen_random_uuid(), now()
          FROM unnest($4::uuid[], $5::uuid[]) WITH ORDINALITY AS v(id, agent, ord)`,
         [workspaceId, userId, status, ids, agents],
       );
@@ -142,7 +144,7 @@ async function main(): Promise<void> {
     const sessionsBeforePark = mcp.sessionsOpened();
     const parkStart = performance.now();
     const parkStartedAt = Date.now();
-    await enqueueActivations(activations, parkIds.map((runId, i) => ({ schemaVersion: 1, runId, workspaceId, agentId: agentIds[i]! })));
+    await new RunWaker(activations, console).wake(parkIds.map((runId, i) => ({ runId, workspaceId, agentId: agentIds[i]! })));
     // Settled: every run parked or ended (a run whose park failed goes on without the call, and completes).
     const settled = await waitUntil('every run parked or ended', async () => {
       const counts = await statusCounts(parkIds);

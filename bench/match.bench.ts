@@ -18,7 +18,7 @@ import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema, GROUPS, STREAMS } from '@sw
 import { newId } from '@switchyard/core';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
 import { closeRedis, createRedis, streamGroupStats } from '@switchyard/redis';
-import { spawnService, type ServiceProcess } from '@switchyard/testing';
+import { setRunColumns, spawnService, type ServiceProcess } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
 import { HttpLoad } from './lib/http-load';
 import { fmt, quantile } from './lib/stats';
@@ -348,7 +348,7 @@ async function main(): Promise<void> {
         fromAccept.push(measuredAt - p.ts);
       }
       // A backlog left by a saturating rate is cancelled (it was measured), so the next rate starts clean.
-      await pg.query(`UPDATE runs SET status = 'cancelled', reason = 'bench', ended_at = now() WHERE status = 'queued'`);
+      await setRunColumns(pg, { status: 'queued' }, { status: 'cancelled', reason: 'bench', ended_at: new Date() });
       await waitUntil('running runs ended', async () => Number((await pg.query(`SELECT count(*) FROM runs WHERE status = 'running'`)).rows[0].count) === 0, 60_000, 100);
       const wakeupsPerRun = ended > 0 ? Object.fromEntries(Object.entries(wakeups).map(([group, n]) => [group, n / ended])) : null;
       return { rate, label, total, published: published.size, started, toStart, fromAccept, toQueued, cpu, cpuPerRunMs, ended, pgPerRun, wakeupsPerRun, requests };

@@ -143,10 +143,10 @@ async function benchFleet(browser: Browser): Promise<FleetResult> {
     const workspaceId = (await pg.query('SELECT id::text FROM workspaces WHERE slug = $1', [WS])).rows[0].id as string;
     const runIds = factIds.map(() => newId()).sort();
     await pg.query(
-      `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, event_subject, status, session_id, lane, outcome, queued_at, started_at, ended_at)
+      `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, event_subject, status, session_id, outcome, queued_at, started_at, ended_at)
        SELECT v.id, $1::uuid, $2::uuid, 1, 'trigger', jsonb_build_object('type', 'trigger', 'eventId', v.event, 'agentVersion', 1, 'triggerIndex', 0), v.event, 'bench.seeded',
               jsonb_build_object('type', 'build', 'id', (v.ord - 1)::text),
-              'completed', gen_random_uuid(), 'agent:' || $2,
+              'completed', gen_random_uuid(),
               '{"summary":"done","turns":1,"toolCalls":0,"tokensIn":120,"tokensOut":30,"costUsd":0.0004}'::jsonb,
               now() - make_interval(secs => ($5 - v.ord) * 5), now() - make_interval(secs => ($5 - v.ord) * 5 - 1), now() - make_interval(secs => ($5 - v.ord) * 5 - 2)
        FROM unnest($3::uuid[], $4::uuid[]) WITH ORDINALITY AS v(id, event, ord)`,

@@ -591,3 +591,15 @@ export {
 export type { CursorExpiredDetails, PutRetentionSettings, RetentionSettings } from './retention';
 export { SignInMethodsResponseSchema, SsoCallbackQuerySchema, SsoRoleMapSchema } from './sso';
 export type { SignInMethodsResponse, SsoRoleMap } from './sso';
+export {
+  ApprovalsParkRowSchema,
+  FactRowJsonSchema,
+  RunContextRowSchema,
+  RunQueueClaimRowSchema,
+  RunQueueEndRowSchema,
+  RunQueueRefRowSchema,
+  RunQueueStartedRowSchema,
+  TeammateOrphanWakeRowSchema,
+  TeammateWakeRowSchema,
+} from './run-queue-rows';
+export type { ApprovalsParkRow, FactRowJson, RunContextRow, RunQueueClaimRow, RunQueueEndRow, RunQueueRefRow, RunQueueStartedRow } from './run-queue-rows';

@@ -33,7 +33,11 @@ export interface DeliveryCommitPort {
   commitDelivery(commit: DeliveryCommit): Promise<string | null>;
 }
 
-/** Where the queued turn's job goes (BullMQ `activations`, job id = run id). */
+/**
+ * Where the queued turn's job goes (BullMQ `activations`, job id = run id, through libs/runs
+ * RunWaker): it rejects only for a sender that repeats (the matcher), else a lost job is left to
+ * the runner's sweep.
+ */
 export interface DeliveryActivationPort {
   enqueue(jobs: readonly ActivationJob[]): Promise<void>;
 }
@@ -57,7 +61,7 @@ export interface TeammateDeliveryPorts {
    */
   facts?: DeliveryFactSinkPort;
   /** Told what failed after the post (the commit, the job, the fact's fallback): logged; the message is delivered all the same. */
-  onDeferred?: (what: 'commit' | 'enqueue' | 'fact', error: unknown) => void;
+  onDeferred?: (what: 'commit' | 'fact', error: unknown) => void;
 }
 
 /** One message to deliver. */
@@ -106,14 +110,8 @@ export async function deliverToTeammate(ports: TeammateDeliveryPorts, input: Tea
     await ports.facts.accept(facts).catch((failed: unknown) => ports.onDeferred?.('fact', failed));
     return { woke, runId: null };
   }
-  if (runId) {
-    try {
-      await ports.activations.enqueue([{ schemaVersion: 1, runId, workspaceId: author.workspaceId, agentId: mate.agentId }]);
-    } catch (error) {
-      if (!ports.facts) throw error;
-      ports.onDeferred?.('enqueue', error);
-    }
-  }
+  // The port decides what a lost job does (libs/runs RunWaker): a sender that must not repeat leaves it to the sweep, the matcher rejects and repeats.
+  if (runId) await ports.activations.enqueue([{ schemaVersion: 1, runId, workspaceId: author.workspaceId, agentId: mate.agentId }]);
   return { woke: runId !== null, runId };
 }
 

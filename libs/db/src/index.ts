@@ -29,7 +29,7 @@ export type { SchemaEngineLog, SchemaEngineLogEntry } from './schema-engine';
 export { DEFAULT_MIGRATIONS_DIR, DEFAULT_SCHEMA_PATH } from './migration-files';
 export { databaseNameOf, dropDatabase, ensureDatabase, withDatabaseName } from './database-admin';
 export { FACT_COLUMNS, factFromRow, type FactRow } from './fact-rows';
-export { flushFacts, OUTBOX_CHANNEL, OutboxRelay, outboxParams, recordFacts, type FactSink, type OutboxRelayOptions, type RelayLog } from './fact-outbox';
+export { flushFacts, OUTBOX_CHANNEL, OUTBOX_INSERT_SQL, OutboxRelay, outboxParams, recordFacts, type FactSink, type OutboxRelayOptions, type RelayLog } from './fact-outbox';
 export { SqlFactStore, type AppendOutcome, type FactStore } from './sql-fact-store';
 export { FactRecorder, type FactPublisher, type FactToRecord } from './fact-recorder';
 export {
@@ -45,16 +45,7 @@ export { createSignInLink, type CreatedSignInLink } from './access-links';
 export { TOKEN_INFO_COLUMNS, tokenInfoFromRow, type TokenInfoRow } from './token-rows';
 export { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows';
 export {
-  ApprovalStore,
-  closeRunApprovals,
-  lockRunLane,
-  resumeIfReady,
-  type ApprovalDecisionInput,
-  type ApprovalListFilter,
-  type ApprovalPage,
-  type ApprovalWorkspace,
-  type ClosedApproval,
-  type DecideResult,
-  type ResumedRun,
-} from './approval-store';
-export { commitTeammateDelivery, wakeTeammate } from './teammate-wake';
+  DEFAULT_FUNCTIONS_DIR,
+  readFunctionFiles,
+  type FunctionFile,
+} from './function-files';

@@ -11,7 +11,7 @@ export { entryMessage, lastErrorsKey, replayDeadLetter } from './dead-letters';
 export type { DeadLetterStore, ReplayableDeadLetters, ReplayResult } from './dead-letters';
 export { compareIds, groupCaughtUp, streamGroupStats, trimAcknowledged } from './stream-maintenance';
 export type { GroupStats } from './stream-maintenance';
-export { createActivationQueue, enqueueActivations, enqueueResumes } from './activation-queue';
+export { createActivationQueue } from './activation-queue';
 export type { ActivationQueue } from './activation-queue';
 export { IdempotencyKeyReusedError, RedisIngestWriter } from './ingest-writer';
 export { RedisIdempotencyClaims } from './idempotency-claims';

@@ -38,11 +38,9 @@ export { connectTestMcpServer, readTestMcpLog, startTestMcpServer, TEST_MCP_INJE
 export type { TestMcpCall, TestMcpHttpServer, TestMcpHttpServerOptions, TestMcpToolsOptions } from './test-mcp-server';
 export { shellServiceSuite } from './shell-service-suite';
 export type { ShellServiceSuiteOptions } from './shell-service-suite';
-export { FakeRunQueue, FakeRunQueueStore } from './run-queue/fake-run-queue';
-export type { FakeQueuedRun } from './run-queue/fake-run-queue';
-export { describeRunQueueConformance } from './run-queue/run-queue-conformance';
-export type { RunQueueHarness } from './run-queue/run-queue-conformance';
-export type { ConformingRunQueue, QueueClaimed, QueueEnded, QueueEnding, QueueRunRef, QueueStartedRun } from './run-queue/run-queue-types';
+// The run queue's fake and conformance suite live beside the queue, in libs/runs (decision 0044).
+export { describeRunQueueConformance, FakeRunQueue, FakeRunQueueStore, setRunColumns } from '@switchyard/runs/src/testing';
+export type { FakeQueuedRun, RunColumns, RunQueueHarness, RunTarget } from '@switchyard/runs/src/testing';
 export { startLocalMattermostServer } from './local-mattermost-server';
 export { startLocalOidcProvider } from './local-oidc-provider';
 export type { LocalOidcProvider, LocalOidcProviderOptions } from './local-oidc-provider';

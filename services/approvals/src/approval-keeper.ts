@@ -1,6 +1,6 @@
 import { APPROVAL_FACT_KINDS, WORKSPACE_FACT_KINDS, type FactPublishedMessage } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import type { ResumedRun } from '@switchyard/db';
+import type { ResumedRun } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import { z } from 'zod';
 import type { ApprovalRecords, ApprovalsMetrics, ExpiryScheduler, RunResumer } from './ports';
@@ -76,18 +76,10 @@ export class ApprovalKeeper {
     await this.resumeAll(await this.options.records.resumeReady(null, this.sweepBatch), `sweep-${newId()}`);
   }
 
-  /**
-   * Wakes the resumed runs' lanes. Their resume is committed: when the job
-   * cannot be added, the runner's sweep claims the lane (the run kept its old
-   * place in line), so this logs rather than fails.
-   */
+  /** Wakes the resumed runs' lanes (a lost wake is the runner's sweep's: the resumer never rejects). */
   private async resumeAll(runs: readonly ResumedRun[], key: string): Promise<void> {
     if (runs.length === 0) return;
     this.options.metrics.resumed(runs.length);
-    try {
-      await this.options.resumer.resume(runs, key);
-    } catch (error) {
-      this.options.log.warn({ err: error, runs: runs.map((run) => run.runId) }, 'runs resumed but their activations could not be added; the runner sweep claims them');
-    }
+    await this.options.resumer.resume(runs, key);
   }
 }

@@ -1,6 +1,6 @@
-import type { ApprovalStore, ResumedRun } from '@switchyard/db';
+import type { ApprovalStore, ResumedRun } from '@switchyard/runs';
 
-/** The approvals of the system of record, as the approvals service closes them (ApprovalStore of @switchyard/db). */
+/** The approvals of the system of record, as the approvals service closes them (ApprovalStore of @switchyard/runs). */
 export type ApprovalRecords = Pick<ApprovalStore, 'expire' | 'dueForExpiry' | 'resumeReady' | 'closeOrphaned'>;
 
 /** Delayed expiry jobs (the BullMQ queue `approval-expiry`). */
@@ -9,10 +9,10 @@ export interface ExpiryScheduler {
   schedule(items: ReadonlyArray<{ approvalId: string; expiresAt: Date }>): Promise<void>;
 }
 
-/** Wakes the lanes of resumed runs (the BullMQ queue `activations`). */
+/** Wakes the lanes of resumed runs (RunWaker.wakeOrLeaveToSweep of libs/runs). */
 export interface RunResumer {
-  /** One job per run, its id unique to this resume (`key`). */
-  resume(runs: readonly ResumedRun[], key: string): Promise<void>;
+  /** One job per run, its id unique to this resume (`key`). Never rejects: a lost wake is left to the runner's sweep (false). */
+  resume(runs: readonly ResumedRun[], key: string): Promise<boolean>;
 }
 
 /** What the service counts. */

@@ -1,5 +1,6 @@
 import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, SqlDeadLetterStore, SqlPool } from '@switchyard/db';
+import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
+import { ApprovalStore, RunWaker } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,
@@ -7,7 +8,6 @@ import {
   createApprovalExpiryQueue,
   createApprovalExpiryWorker,
   createRedis,
-  enqueueResumes,
   lastErrorsKey,
   scheduleApprovalExpiries,
   StreamConsumer,
@@ -49,14 +49,14 @@ export function startApprovals(config: ApprovalsConfig, log: Logger): Promise<Ru
     const workerConnection = redis.duplicate({ maxRetriesPerRequest: null, connectionName: 'approvals:expiry' });
     service.onClose(() => closeRedis(workerConnection));
     const expiryQueue = service.onClose(createApprovalExpiryQueue(redis, config.REDIS_PREFIX));
-    const activations = service.onClose(createActivationQueue(redis, config.REDIS_PREFIX));
+    const waker = new RunWaker(service.onClose(createActivationQueue(redis, config.REDIS_PREFIX)), log);
     const counter = (name: string, help: string) => new Counter({ name, help, registers: [service.registry] });
     const expired = counter('switchyard_approvals_expired_total', 'Approvals this process expired');
     const resumed = counter('switchyard_approvals_runs_resumed_total', 'Parked runs this process resumed (expiries, unpaused workspaces, sweeps)');
     const keeper = new ApprovalKeeper({
       records: new ApprovalStore(sql, sql),
       expiries: { schedule: (items) => scheduleApprovalExpiries(expiryQueue, items) },
-      resumer: { resume: (runs, key) => enqueueResumes(activations, runs.map((run) => ({ job: { schemaVersion: 1, ...run }, key }))) },
+      resumer: { resume: (runs, key) => waker.wakeOrLeaveToSweep(runs, key) },
       log,
       metrics: { expired: (n) => expired.inc(n), resumed: (n) => resumed.inc(n) },
     });

@@ -1,5 +1,5 @@
 import type { FactPublishedMessage } from '@switchyard/contracts';
-import type { ClosedApproval, ResumedRun } from '@switchyard/db';
+import type { ClosedApproval, ResumedRun } from '@switchyard/runs';
 import { createLogger } from '@switchyard/logging';
 import { ApprovalKeeper } from '../src/approval-keeper';
 import type { ApprovalRecords } from '../src/ports';
@@ -43,9 +43,11 @@ function fakes(options: { expire?: ClosedApproval | null; ready?: ResumedRun[]; 
     records,
     expiries: { schedule: async (items) => void scheduled.push(...items) },
     resumer: {
+      // As RunWaker.wakeOrLeaveToSweep: a lost wake is false, never a rejection.
       resume: async (runs, key) => {
-        if (options.resumeFails) throw new Error('redis down');
+        if (options.resumeFails) return false;
         resumed.push({ runs, key });
+        return true;
       },
     },
     log,

@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { APPROVAL_FACT_KINDS, QUEUES } from '@switchyard/contracts';
 import { approvalFact } from '@switchyard/core';
-import { ApprovalStore, recordFacts, SqlPool } from '@switchyard/db';
+import { recordFacts, SqlPool } from '@switchyard/db';
+import { ApprovalStore } from '@switchyard/runs';
 import { createActivationQueue, type ActivationQueue } from '@switchyard/redis';
 import { apiClient, insertApproval, insertParkedRun, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { Queue } from 'bullmq';

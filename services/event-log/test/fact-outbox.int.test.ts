@@ -3,7 +3,7 @@ import { AcceptedFactSchema, RunFactPayloadSchema } from '@switchyard/contracts'
 import { newId } from '@switchyard/core';
 import { FactRecorder, OutboxRelay, SqlFactStore, type AppendOutcome, type FactPublisher, type FactSink, type FactToRecord } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
-import { createTestSql, startTestPlatform, waitFor, type TestPlatform, type TestSql } from '@switchyard/testing';
+import { createTestSql, setRunColumns, startTestPlatform, waitFor, type TestPlatform, type TestSql } from '@switchyard/testing';
 
 /**
  * Facts recorded with the change they announce (decision 0024): the runs
@@ -48,10 +48,10 @@ describe('the runs triggers', () => {
   it('write one fact per status a run enters, shaped by the contract, and none for an update that keeps it', async () => {
     const ids = await seedWorkspace(t.pg);
     const runId = await insertRun(t.pg, ids);
-    await t.pg.query(`UPDATE runs SET status = 'running', started_at = now() WHERE id = $1`, [runId]);
-    await t.pg.query(`UPDATE runs SET stop_requested = true WHERE id = $1`, [runId]);
-    await t.pg.query(`UPDATE runs SET status = 'running' WHERE id = $1`, [runId]);
-    await t.pg.query(`UPDATE runs SET status = 'failed', reason = 'runner_lost', ended_at = now() WHERE id = $1`, [runId]);
+    await setRunColumns(t.pg, runId, { status: 'running', started_at: new Date() });
+    await setRunColumns(t.pg, runId, { stop_requested: true });
+    await setRunColumns(t.pg, runId, { status: 'running' });
+    await setRunColumns(t.pg, runId, { status: 'failed', reason: 'runner_lost', ended_at: new Date() });
     const rows = (
       await t.pg.query(
         `SELECT o.id::text, o.workspace_id::text AS "workspaceId", w.slug AS workspace, o.kind, o.subject_type, o.subject_id, o.actor, o.payload,
@@ -79,7 +79,7 @@ describe('the runs triggers', () => {
     const ids = await seedWorkspace(t.pg);
     const runId = await insertRun(t.pg, ids);
     await t.pg.query('BEGIN');
-    await t.pg.query(`UPDATE runs SET status = 'cancelled' WHERE id = $1`, [runId]);
+    await setRunColumns(t.pg, runId, { status: 'cancelled' });
     await t.pg.query('ROLLBACK');
     const { rows } = await t.pg.query(`SELECT kind FROM fact_outbox WHERE subject_id = $1`, [runId]);
     expect(rows.map((row) => row.kind)).toEqual(['agent.run.queued']);
@@ -123,7 +123,7 @@ describe('OutboxRelay', () => {
     const ids = await seedWorkspace(t.pg);
     const runs: string[] = [];
     for (let i = 0; i < 20; i++) runs.push(await insertRun(t.pg, ids));
-    for (const run of runs) await t.pg.query(`UPDATE runs SET status = 'running' WHERE id = $1`, [run]);
+    for (const run of runs) await setRunColumns(t.pg, run, { status: 'running' });
     await waitFor(async () => got.length === 40, { what: '40 facts relayed' });
     expect(got).toEqual([...runs.map((run) => `agent.run.queued ${run}`), ...runs.map((run) => `agent.run.started ${run}`)]);
     await waitFor(async () => (await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n === 0, { what: 'outbox empty' });
@@ -192,7 +192,7 @@ describe('OutboxRelay', () => {
     await relay(new FactRecorder(new SqlFactStore(t.sql), publisher)).start();
     const ids = await seedWorkspace(t.pg);
     const runId = await insertRun(t.pg, ids);
-    await t.pg.query(`UPDATE runs SET status = 'running', started_at = now() WHERE id = $1`, [runId]);
+    await setRunColumns(t.pg, runId, { status: 'running', started_at: new Date() });
     await waitFor(async () => published.length === 2, { what: 'both facts published after the failed round' });
     const rows = (await t.pg.query(`SELECT kind, seq::int FROM platform_events WHERE subject_id = $1 ORDER BY seq`, [runId])).rows;
     // Stored once each, in the order of their changes, numbered densely; published with their seqs.
@@ -244,8 +244,8 @@ describe('a change committed just before its writer dies (real processes)', () =
       );
       const runs: string[] = [];
       for (let i = 0; i < 300; i++) runs.push(await insertRun(pg, { workspaceId, agentId }));
-      await pg.query(`UPDATE runs SET status = 'running' WHERE agent_id = $1`, [agentId]);
-      await pg.query(`UPDATE runs SET status = 'completed' WHERE agent_id = $1`, [agentId]);
+      await setRunColumns(pg, { agentId }, { status: 'running' });
+      await setRunColumns(pg, { agentId }, { status: 'completed' });
       // An event-log that starts relaying and is killed at once, then one that finishes.
       const doomed = await platform.startEventLog();
       await new Promise((resolve) => setTimeout(resolve, 150));

@@ -1,4 +1,5 @@
 import { OPS_FACT_KINDS } from '@switchyard/contracts';
+import { agentLane } from '@switchyard/runs';
 import { newId } from '@switchyard/core';
 import { createLogger } from '@switchyard/logging';
 import { SqlOpsStore } from '../src/adapters/sql-ops-store';
@@ -116,7 +117,7 @@ describe('ops detectors (PostgreSQL)', () => {
     const r3 = await held(acme, a3, name, new Date(Date.now() + 60_000));
     const alive = await held(acme, a3, 'alive', new Date(Date.now() + 60_000));
     const g = await held(globex, g1, name, lapsedAt);
-    const claim = (agent: string) => ctx.t.pg.query(`SELECT run_queue_claim_lane($1, 'sweeper', 30000, 0) AS r`, [`agent:${agent}`]);
+    const claim = (agent: string) => ctx.t.pg.query(`SELECT run_queue_claim_lane($1, 'sweeper', 30000, 0) AS r`, [agentLane(agent)]);
     const notes = async () => Number((await ctx.t.pg.query('SELECT count(*) FROM run_lease_lapses')).rows[0].count);
 
     // A claim of a lane whose leases are alive notes nothing.
@@ -131,10 +132,10 @@ describe('ops detectors (PostgreSQL)', () => {
     expect(fact).toMatchObject({ workspace: 'acme', subject: { type: 'platform', id: `runner:${name}`.slice(0, 256) }, actor: { type: 'system', id: 'switchyard' } });
     expect(fact!.payload).toMatchObject({ runner: name, runCount: 3, lapsedAt: lapsedAt.toISOString() });
     expect(fact!.payload.runs).toEqual([
-      { runId: r1, agentId: a1, lane: `agent:${a1}`, lapsed: true },
+      { runId: r1, agentId: a1, lane: agentLane(a1), lapsed: true },
       ...[
-        { runId: r2, agentId: a2, lane: `agent:${a2}`, lapsed: false },
-        { runId: r3, agentId: a3, lane: `agent:${a3}`, lapsed: false },
+        { runId: r2, agentId: a2, lane: agentLane(a2), lapsed: false },
+        { runId: r3, agentId: a3, lane: agentLane(a3), lapsed: false },
       ].sort((x, y) => x.runId.localeCompare(y.runId)),
     ]);
     expect(JSON.stringify(fact!.payload)).not.toContain(alive);
@@ -155,7 +156,7 @@ describe('ops detectors (PostgreSQL)', () => {
     const [stale] = await insertRuns(ctx.t.pg, globex, g1, 1, { status: 'running', leaseOwner: 'long-gone', leaseUntil: lapsedAt });
     await ctx.t.pg.query(
       `INSERT INTO run_lease_lapses (run_id, workspace_id, agent_id, lane, lease_owner, lease_until, noted_at) VALUES ($1, $2, $3, $4, 'long-gone', $5, $6)`,
-      [stale, globex.id, g1, `agent:${g1}`, lapsedAt, new Date(ctx.now.getTime() - 2 * WINDOW_MS)],
+      [stale, globex.id, g1, agentLane(g1), lapsedAt, new Date(ctx.now.getTime() - 2 * WINDOW_MS)],
     );
     expect(await watcher().tick()).toEqual({ recorded: 0, suppressed: 0 });
     expect(await notes()).toBe(0);

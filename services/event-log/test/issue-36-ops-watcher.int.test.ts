@@ -1,6 +1,8 @@
 import { OPS_FACT_KINDS } from '@switchyard/contracts';
+import { agentLane } from '@switchyard/runs';
 import { SqlPool } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
+import { setRunColumns } from '@switchyard/testing';
 import { SqlOpsStore } from '../src/adapters/sql-ops-store';
 import { OpsWatcher, type OpsThresholds } from '../src/ops/ops-watcher';
 import { insertLetter, insertRuns, opsFactsIn, opsTestContext, seedAgent, seedWorkspace } from './ops-fixtures';
@@ -23,7 +25,7 @@ describe('ops watcher (PostgreSQL)', () => {
 
   const watcherOn = (sql: SqlPool) => new OpsWatcher({ store: new SqlOpsStore(sql), log, thresholds: THRESHOLDS, windowMs: WINDOW_MS, intervalMs: 60_000, clock: () => ctx.now });
   const later = (ms: number) => (ctx.now = new Date(ctx.now.getTime() + ms));
-  const cancel = (ids: string[]) => ctx.t.pg.query(`UPDATE runs SET status = 'cancelled', reason = 'stopped', ended_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+  const cancel = (ids: string[]) => setRunColumns(ctx.t.pg, ids, { status: 'cancelled', reason: 'stopped', ended_at: new Date() });
 
   it('a backlogged lane: one fact with its depth, none for a lane below the threshold, none again within the window; its recovery once it drains below half', async () => {
     const ws = await seedWorkspace(ctx.t.pg, 'acme');
@@ -40,7 +42,7 @@ describe('ops watcher (PostgreSQL)', () => {
       subject: { type: 'platform', id: `lane:agent:${busy}` },
       actor: { type: 'system', id: 'switchyard' },
       ts: ctx.now.toISOString(),
-      payload: { lane: `agent:${busy}`, agentId: busy, depth: 6, threshold: 5, windowMs: WINDOW_MS },
+      payload: { lane: agentLane(busy), agentId: busy, depth: 6, threshold: 5, windowMs: WINDOW_MS },
     });
     expect(backlog!.payload.oldestAgeMs).toBeGreaterThanOrEqual(41_000);
     expect(backlog!.payload.summary).toContain('6 queued runs');
@@ -59,7 +61,7 @@ describe('ops watcher (PostgreSQL)', () => {
     expect(more).toEqual([]);
     expect(recovered).toMatchObject({
       subject: { type: 'platform', id: `lane:agent:${busy}` },
-      payload: { lane: `agent:${busy}`, agentId: busy, depth: 2, threshold: 5, recoveredBelow: 3, backloggedSince: since },
+      payload: { lane: agentLane(busy), agentId: busy, depth: 2, threshold: 5, recoveredBelow: 3, backloggedSince: since },
     });
     later(1000);
     expect(await watcher.tick()).toEqual({ recorded: 0, suppressed: 0 });

@@ -1,18 +1,14 @@
 import type { AcceptOptions, IngestResult } from '@switchyard/redis';
-import type { ApprovalStore, ResumedRun } from '@switchyard/db';
+import type { ApprovalStore, NewRun, ResumedRun, RunWaker } from '@switchyard/runs';
 import type {
-  ActivationJob,
   ActivationSkipReason,
   AgentSpec,
-  CausedBy,
   Fact,
   IngestItem,
   MailboxEnvelope,
   Role,
-  RunOrigin,
   RunOutcome,
   RunStatus,
-  Subject,
   Teammate,
   TokenFactPayload,
   TokenInfo,
@@ -242,23 +238,10 @@ export interface AgentStore {
   deletedAt(workspaceId: string, id: string): Promise<Date | null>;
 }
 
-/** A run as stored: the ledger row with its JSON columns parsed. */
-export interface RunRecord {
-  id: string;
-  workspaceId: string;
-  agentId: string;
-  agentVersion: number;
-  origin: RunOrigin;
-  /** The fact that started it (trigger runs and their retries). */
-  eventId: string | null;
-  eventKind: string | null;
-  /** That fact's subject, kept with its kind (what the fleet shows of the trigger). */
-  eventSubject: Subject | null;
+/** A run as stored: the ledger row with its JSON columns parsed (what it was created with: libs/runs NewRun). */
+export interface RunRecord extends NewRun {
   status: RunStatus;
   reason: string | null;
-  causedBy: CausedBy | null;
-  depth: number;
-  sessionId: string;
   outcome: RunOutcome | null;
   error: { code: string; message: string } | null;
   /** A stop was asked for; the runner cancels the run at its next step. */
@@ -268,11 +251,8 @@ export interface RunRecord {
   endedAt: Date | null;
 }
 
-/** What a new `queued` run is made of; the store fills in the rest. */
-export type NewRun = Pick<
-  RunRecord,
-  'id' | 'workspaceId' | 'agentId' | 'agentVersion' | 'origin' | 'eventId' | 'eventKind' | 'eventSubject' | 'causedBy' | 'depth' | 'sessionId'
->;
+/** What a new `queued` run is made of (libs/runs creates it, decision 0044). */
+export type { NewRun } from '@switchyard/runs';
 
 /** Outcome of a stop; the refusals are expected, so they are values. */
 export type StopRunResult =
@@ -351,11 +331,12 @@ export interface SettingsChange {
   changed: WorkspaceSettingName[];
 }
 
-/** The BullMQ queue `activations`, seen from a producer. */
-export interface ActivationSink {
-  /** Adds jobs (job id = run id, so adding one twice adds one job); rejects when Redis is unreachable. */
-  enqueue(jobs: readonly ActivationJob[]): Promise<void>;
-}
+/**
+ * The wake of runs made claimable (RunWaker of libs/runs, the one enqueuer of activation jobs):
+ * `wake` for new runs (rejects when the job cannot be added), `wakeOrLeaveToSweep` for a change
+ * that stands whatever happens to the wake (a delivered message's teammate turn).
+ */
+export type ActivationSink = Pick<RunWaker, 'wake' | 'wakeOrLeaveToSweep'>;
 
 /** A workspace secret as listed: its name and dates, never its value. */
 export interface SecretRecord {
@@ -482,13 +463,13 @@ export interface ActivationReads {
   activationsOf(workspaceId: string, fact: { id: string; seq: number }): Promise<{ matcherSeq: number; agents: AgentFactState[] }>;
 }
 
-/** The approvals of the system of record, as the gateway reads and decides them (ApprovalStore of @switchyard/db). */
+/** The approvals of the system of record, as the gateway reads and decides them (ApprovalStore of @switchyard/runs). */
 export type ApprovalsPort = Pick<ApprovalStore, 'list' | 'get' | 'decide'>;
 
-/** Wakes the lanes of runs a decision resumed (the BullMQ queue `activations`). */
+/** Wakes the lanes of runs a decision resumed (RunWaker.wakeOrLeaveToSweep of libs/runs). */
 export interface RunResumer {
-  /** Adds one job per run, its id unique to this resume (`key`); rejects when Redis is unreachable. */
-  resume(runs: readonly ResumedRun[], key: string): Promise<void>;
+  /** One job per run, its id unique to this resume (`key`). Never rejects: a lost wake is left to the runner's sweep (false). */
+  resume(runs: readonly ResumedRun[], key: string): Promise<boolean>;
 }
 
 /** Web UI sessions (decision 0029): a cookie's SHA-256 standing for an API token, for a while. */

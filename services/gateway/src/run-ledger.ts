@@ -2,6 +2,7 @@ import { AppError, ErrorCode, isTerminalRunStatus, RUN_FAILURE_CODES, type RunOr
 import { newId, runVersionOf } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { delegationMessage } from './commands/delegation-message';
+import { wakeNewRun } from './commands/wake-new-run';
 import type { ActivationSink, AgentRecord, AgentStore, NewRun, Principal, RunRecord, RunStore, SettingsStore, StopRunResult } from './ports';
 
 /** What RunLedger needs: only the methods it calls, so a test fakes no more than that. */
@@ -175,17 +176,7 @@ export class RunLedger {
    */
   private async queue(ctx: RunCommandContext, newRun: NewRun, beforeEnqueue?: (run: RunRecord) => Promise<void>): Promise<RunRecord> {
     const run = await this.deps.runs.create(newRun);
-    try {
-      await beforeEnqueue?.(run);
-      await this.deps.activations.enqueue([{ schemaVersion: 1, runId: run.id, workspaceId: run.workspaceId, agentId: run.agentId }]);
-    } catch (error) {
-      this.deps.log.error({ err: error, runId: run.id, agentId: run.agentId }, 'run committed but its activation could not be enqueued');
-      await this.deps.runs.fail(run.workspaceId, run.id, RUN_FAILURE_CODES.enqueueFailed, {
-        code: ErrorCode.UNAVAILABLE,
-        message: 'the activation could not be enqueued',
-      });
-      throw new AppError(ErrorCode.UNAVAILABLE, 'the run could not be queued: try again', { id: run.id }, { cause: error });
-    }
+    await wakeNewRun(this.deps, run, 'run', beforeEnqueue && (() => beforeEnqueue(run)));
     return run;
   }
 }

@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, createPrismaClient, FactRecorder, flushFacts, readWorkspaceSecret, SqlFactStore, SqlPool } from '@switchyard/db';
+import { createPrismaClient, FactRecorder, flushFacts, readWorkspaceSecret, SqlFactStore, SqlPool } from '@switchyard/db';
+import { ApprovalStore, RunWaker } from '@switchyard/runs';
 import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { Queue } from 'bullmq';
 import { NOTIFICATIONS_QUEUE, QUEUES } from '@switchyard/contracts';
@@ -13,7 +14,7 @@ import { PrismaNotificationStore } from './adapters/prisma-notification-store';
 import { PrismaOverviewReader } from './adapters/prisma-overview-reader';
 import type { ApprovalDecisions } from './notification-ports';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, enqueueActivations, enqueueResumes, RedisFactPublisher, RedisIngestWriter, toKey } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, RedisFactPublisher, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
@@ -100,9 +101,9 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   // The dashboard's other queues, read and managed through the producer connection (they are the approvals' and the notifier's).
   const dashboardQueues = config.GATEWAY_ADMIN_TOKEN ? [QUEUES.approvalExpiry, NOTIFICATIONS_QUEUE].map((name) => new Queue(name, { connection: queueConnection, prefix: config.REDIS_PREFIX })) : [];
   const approvals = new ApprovalStore(sql, sql);
-  const resumer: RunResumer = {
-    resume: (runs, key) => enqueueResumes(activationQueue, runs.map((run) => ({ job: { schemaVersion: 1, ...run }, key }))),
-  };
+  // The one wake (decision 0044): new runs' jobs must be added (or the run fails), resumes' are left to the sweep when lost.
+  const waker = new RunWaker(activationQueue, log);
+  const resumer: RunResumer = { resume: (runs, key) => waker.wakeOrLeaveToSweep(runs, key) };
   // Buttons and `/switchyard approve|deny` decide through the same command as `POST …/approvals/{id}/decision`.
   const decisions: ApprovalDecisions = {
     decide: (principal, id, body, correlationId) => decideApproval({ approvals, resumer, log }, { principal, correlationId }, id, body),
@@ -137,7 +138,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     steering: new PrismaSteeringStore(prisma),
     tries: new PrismaTryStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
-    activations: { enqueue: (jobs) => enqueueActivations(activationQueue, jobs) },
+    activations: waker,
     approvals,
     resumer,
     ingest,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { hashToken, newId } from '@switchyard/core';
 import { SqlPool } from '@switchyard/db';
-import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { apiClient, setRunColumns, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { SqlAgentTokens } from '../../runner/src/adapters/sql-agent-tokens';
 import { callTool, connectMcp } from './mcp-client';
 
@@ -190,7 +190,7 @@ describe('agent tokens', () => {
   it('stops working when its run ends, even if never revoked', async () => {
     const { runId, api } = await mintedRun();
     expect((await api('GET', '/v1/workspaces/acme/events')).status).toBe(200);
-    await pg.query(`UPDATE runs SET status = 'completed', ended_at = now() WHERE id = $1`, [runId]);
+    await setRunColumns(pg, runId, { status: 'completed', ended_at: new Date() });
     expect((await api('GET', '/v1/workspaces/acme/events')).status).toBe(401);
   });
 

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { ApprovalSchema, ListApprovalsResponseSchema } from '@switchyard/contracts';
 import { SqlPool } from '@switchyard/db';
 import { createActivationQueue, type ActivationQueue } from '@switchyard/redis';
-import { apiClient, insertApproval, insertParkedRun, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { apiClient, insertApproval, insertParkedRun, setRunColumns, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { SqlAgentTokens } from '../../runner/src/adapters/sql-agent-tokens';
 import { callTool, connectMcp } from './mcp-client';
 
@@ -187,7 +187,7 @@ describe('approvals API', () => {
 
   it('closes the approval of a run stopped meanwhile as denied by the platform, refusing the decision', async () => {
     const { runId, approvals } = await parked(1);
-    await pg.query(`UPDATE runs SET stop_requested = true WHERE id = $1`, [runId]);
+    await setRunColumns(pg, runId, { stop_requested: true });
     const decided = await member('POST', `${ws}/approvals/${approvals[0]}/decision`, { decision: 'approve' });
     expect(decided.status).toBe(409);
     expect(decided.body.error.details).toMatchObject({ status: 'denied', decidedBy: { type: 'system', reason: 'run_stopped' } });
@@ -286,7 +286,7 @@ describe('approvals API', () => {
     it('stops what an ended run caused; with nothing left to stop it is RUN_NOT_ACTIVE', async () => {
       const done = await insertParkedRun(pg, { workspaceId: acmeId, agentId, status: 'completed' });
       const child = await parked(1);
-      await pg.query(`UPDATE runs SET caused_by = $2 WHERE id = $1`, [child.runId, JSON.stringify({ runId: done, agentId, depth: 1 })]);
+      await setRunColumns(pg, child.runId, { caused_by: { runId: done, agentId, depth: 1 } });
       const stopped = await member('POST', `${ws}/runs/${done}/stop`);
       expect(stopped.status).toBe(200);
       expect(stopped.body).toMatchObject({ id: done, status: 'completed', action: 'none', stopped: [{ id: child.runId, action: 'cancelled', approvalsClosed: 1 }] });
@@ -307,7 +307,7 @@ describe('approvals API', () => {
     it('stop_run over MCP takes cascade and lists what it stopped', async () => {
       const top = await parked(1);
       const child = await parked(1);
-      await pg.query(`UPDATE runs SET caused_by = $2 WHERE id = $1`, [child.runId, JSON.stringify({ runId: top.runId, agentId, depth: 1 })]);
+      await setRunColumns(pg, child.runId, { caused_by: { runId: top.runId, agentId, depth: 1 } });
       const client = await connectMcp(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'mcp-stop', role: 'member' })).body.token);
       try {
         const result = await callTool(client, 'stop_run', { id: top.runId });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { SqlPool } from '@switchyard/db';
-import { apiClient, spawnService, startTestPlatform, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
+import { apiClient, setRunColumns, spawnService, startTestPlatform, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
 import { SqlAgentTokens } from '../../runner/src/adapters/sql-agent-tokens';
 import { openStream, within } from './open-stream';
 import { insertRun, scriptedAgent } from './run-rows';
@@ -88,7 +88,7 @@ describe('issue 13: revocation reaches live streams', () => {
     const stream = await openStream(`${replicaUrl}${ws}/stream`, { authorization: `Bearer ${token}` });
     expect(stream.status).toBe(200);
     expect(await within(stream.ended, 1_000)).toBe(false);
-    await pg.query(`UPDATE runs SET status = 'completed', ended_at = now() WHERE id = $1`, [runId]);
+    await setRunColumns(pg, runId, { status: 'completed', ended_at: new Date() });
     expect(await within(stream.ended, 5_000)).toBe(true);
   });
 });

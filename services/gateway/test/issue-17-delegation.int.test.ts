@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mailboxStream } from '@switchyard/contracts';
 import { SessionMailbox, toKey } from '@switchyard/redis';
-import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { apiClient, setRunColumns, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, connectMcp } from './mcp-client';
 import { agentSpec, AgentSessions, factsOf, type AgentSession, type Api } from './team-helpers';
@@ -183,7 +183,7 @@ describe('issue 17: collaborators and delegation', () => {
   it("a child's result comes back to the parent's mailbox; when the parent has ended, it is recorded as agent.delegation.returned", async () => {
     const child = (await callTool(mcp, 'delegate_to_agent', { target: 'helper', objective: 'Count the bugs' })).body;
     const outcome = { summary: 'found 3 bugs', turns: 1, toolCalls: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
-    await sessions.db.query(`UPDATE runs SET status = 'completed', outcome = $2, ended_at = now() WHERE id = $1`, [child.id, JSON.stringify(outcome)]);
+    await setRunColumns(sessions.db, child.id, { status: 'completed', outcome, ended_at: new Date() });
     const returned = await waitFor(
       async () => (await mailboxEntries(lead.sessionId)).find((entry) => entry.from.type === 'event' && entry.from.subject.id === child.id),
       { what: "the child's result in the parent's mailbox", timeoutMs: 60_000 },
@@ -194,7 +194,7 @@ describe('issue 17: collaborators and delegation', () => {
     // The parent ends (its loop closes its mailbox); then its second child fails.
     const late = (await callTool(mcp, 'delegate_to_agent', { target: 'helper', objective: 'Too late' })).body;
     await new SessionMailbox(platform.redis.redis, platform.redis.prefix).closeNow(lead.sessionId, undefined);
-    await sessions.db.query(`UPDATE runs SET status = 'failed', error = $2, reason = 'model_error', ended_at = now() WHERE id = $1`, [late.id, JSON.stringify({ code: 'MODEL_ERROR', message: 'the model is down' })]);
+    await setRunColumns(sessions.db, late.id, { status: 'failed', error: { code: 'MODEL_ERROR', message: 'the model is down' }, reason: 'model_error', ended_at: new Date() });
     const fact = await waitFor(
       async () => (await factsOf(platform, admin, 'acme', 'agent.delegation.returned')).find((f) => f.payload.childRunId === late.id),
       { what: 'the late return recorded', timeoutMs: 60_000 },

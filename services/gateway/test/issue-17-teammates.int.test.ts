@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { sessionLane } from '@switchyard/runs';
 import { mailboxStream } from '@switchyard/contracts';
 import { toKey } from '@switchyard/redis';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
@@ -93,7 +94,7 @@ describe('issue 17: teammates and the supervisor', () => {
     await settled(mate.sessionId);
     const turns = await turnsOf(mate.sessionId);
     expect(turns).toHaveLength(1);
-    expect(turns[0]).toMatchObject({ status: 'completed', lane: `session:${mate.sessionId}`, origin: { type: 'teammate', teammateId: mate.id, name: 'bob' } });
+    expect(turns[0]).toMatchObject({ status: 'completed', lane: sessionLane(mate.sessionId), origin: { type: 'teammate', teammateId: mate.id, name: 'bob' } });
     expect(await drained(mate.sessionId)).toEqual([posted.body.id]);
     const read = (await viewer('GET', `${ws}/teammates/bob`)).body;
     expect(read).toMatchObject({ status: 'idle', turns: 1, lastTurn: { runId: turns[0].id, status: 'completed' } });

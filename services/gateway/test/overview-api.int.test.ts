@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { agentLane } from '@switchyard/runs';
 import { OverviewResponseSchema, type OverviewResponse } from '@switchyard/contracts';
 import { apiClient, insertApproval, insertParkedRun, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { insertRun, scriptedAgent } from './run-rows';
@@ -124,8 +125,8 @@ describe('GET /overview (operations overview, decision 0036)', () => {
   it('lists queued runs per lane, spend per UTC day against perDayUsd, and the pending approvals oldest first', async () => {
     const body = (await viewer('GET', `${ws}/overview`)).body as OverviewResponse;
     expect(body.queues.map(({ lane, agentName, depth }) => ({ lane, agentName, depth }))).toEqual([
-      { lane: `agent:${ids.alpha}`, agentName: 'alpha', depth: 2 },
-      { lane: `agent:${ids.beta}`, agentName: 'beta', depth: 1 },
+      { lane: agentLane(ids.alpha!), agentName: 'alpha', depth: 2 },
+      { lane: agentLane(ids.beta!), agentName: 'beta', depth: 1 },
     ]);
     expect(body.spend.days).toHaveLength(7);
     expect(body.spend.days.at(-1)).toBe(body.asOf.slice(0, 10));

@@ -44,7 +44,8 @@ function fakes(options: { enqueue?: () => Promise<void> } = {}) {
     agents: { get: async (_ws, id) => (id === agent.id ? agent : null) },
     settings: { get: async () => ({ agentsPaused: false, approvals: 'enabled' as const, retention: { factsDays: 90, transcriptsDays: 30 } }) },
     activations: {
-      enqueue: options.enqueue ?? (async (jobs) => void enqueued.push(...jobs.map((job) => job.runId))),
+      wake: options.enqueue ?? (async (runs) => void enqueued.push(...runs.map((run) => run.runId))),
+      wakeOrLeaveToSweep: async () => true,
     },
     log: createLogger({ service: 'test', level: 'silent' }),
   };

@@ -61,9 +61,10 @@ export class AgentSessions {
     const runId = newId();
     const sessionId = newId();
     await this.pg.query(
-      `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, depth, session_id, lane, started_at)
-       VALUES ($1, $2, $3, 1, 'manual', $4, 'running', $5, $6, $7, now())`,
-      [runId, workspaceId, agentId, JSON.stringify({ type: 'manual', input: 'go', userId: newId() }), depth, sessionId, `agent:${agentId}`],
+      // No lane: the runs trigger puts it in its agent's lane.
+      `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, depth, session_id, started_at)
+       VALUES ($1, $2, $3, 1, 'manual', $4, 'running', $5, $6, now())`,
+      [runId, workspaceId, agentId, JSON.stringify({ type: 'manual', input: 'go', userId: newId() }), depth, sessionId],
     );
     const { token } = await this.tokens.mint({ workspaceId, runId, agentId, depth, ttlMs: 600_000 });
     return { agentId, runId, sessionId, token, api: apiClient(this.platform.gatewayUrl, token) };

@@ -1,4 +1,5 @@
-import { AGENT_FACT_KINDS, TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type ActivationSkipReason, type CausedBy, type Fact, type RunOrigin, type RunStatus, type Subject } from '@switchyard/contracts';
+import { AGENT_FACT_KINDS, TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type ActivationSkipReason, type Fact, type RunStatus } from '@switchyard/contracts';
+import type { NewTriggerRun } from '@switchyard/runs';
 import type { AgentRecord, TeammateRecord } from './agent-index';
 
 /**
@@ -7,22 +8,8 @@ import type { AgentRecord, TeammateRecord } from './agent-index';
  */
 export const CHANGE_KINDS: ReadonlySet<string> = new Set([...Object.values(AGENT_FACT_KINDS), ...Object.values(TEAMMATE_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged]);
 
-/** A run the matcher records: `queued` (activated) or `dropped` (queue full). */
-export interface NewTriggerRun {
-  id: string;
-  workspaceId: string;
-  agentId: string;
-  agentVersion: number;
-  origin: Extract<RunOrigin, { type: 'trigger' }>;
-  eventId: string;
-  eventKind: string;
-  eventSubject: Subject;
-  status: Extract<RunStatus, 'queued' | 'dropped'>;
-  reason?: string;
-  causedBy?: CausedBy;
-  depth: number;
-  sessionId: string;
-}
+/** A run the matcher records: `queued` (activated) or `dropped` (queue full), as libs/runs inserts it (decision 0044). */
+export type { NewTriggerRun } from '@switchyard/runs';
 
 /** A guard's refusal of a matched (agent, fact) pair, recorded so that it can be explained (activation_skips). */
 export interface ActivationSkipRecord {

@@ -1,11 +1,11 @@
-import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
+import { FactsMessageSchema, GROUPS, STREAMS, type ActivationJob } from '@switchyard/contracts';
 import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
+import { RunWaker } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,
   createActivationQueue,
   createRedis,
-  enqueueActivations,
   lastErrorsKey,
   SessionMailbox,
   StreamConsumer,
@@ -50,7 +50,9 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
       registers: [service.registry],
     });
     const store = new SqlMatcherStore(prisma, log);
-    const activations = { enqueue: (jobs: Parameters<typeof enqueueActivations>[1]) => enqueueActivations(queue, jobs) };
+    // New runs' wakes: a lost one rejects and the batch is retried (decision 0044).
+    const waker = new RunWaker(queue, log);
+    const activations = { enqueue: (jobs: readonly ActivationJob[]) => waker.wake(jobs) };
     const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
     const deadLetters = new SqlDeadLetterStore(prisma);
     registerDeadLetterGauge(service.registry, deadLetters, [{ stream: factsKey, group: GROUPS.matcher }]);

@@ -3,7 +3,8 @@ import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema } from '@switchyard/contract
 import { newId } from '@switchyard/core';
 import type { SqlRunner } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
-import { enqueueActivations, type ActivationQueue } from '@switchyard/redis';
+import type { ActivationQueue } from '@switchyard/redis';
+import { RunWaker } from '@switchyard/runs';
 import { ActivationGuards } from '../src/activation-guards';
 import { AgentIndex } from '../src/agent-index';
 import { Matcher } from '../src/matcher';
@@ -36,7 +37,7 @@ export async function sqlMatcher(options: {
     store: options.store ?? new SqlMatcherStore(options.sql, log),
     index: new AgentIndex(),
     guards: new ActivationGuards({ maxCausationDepth: 5 }),
-    activations: { enqueue: (jobs) => enqueueActivations(options.queue, jobs) },
+    activations: { enqueue: (jobs) => new RunWaker(options.queue, log).wake(jobs) },
     log,
     consumer: options.consumer,
     ...(options.cursorLingerMs === undefined ? {} : { cursorLingerMs: options.cursorLingerMs }),

@@ -5,9 +5,8 @@ import { type RunningService, startService, storeChecks } from '@switchyard/runt
 import { Counter } from 'prom-client';
 import { createActivationWorker } from './adapters/bullmq-activation-worker';
 import { BullmqStartGate } from './adapters/bullmq-start-gate';
-import { SqlApprovalParking } from './adapters/sql-approval-parking';
 import { SqlApprovalRecords } from './adapters/sql-approval-records';
-import { SqlRunQueue } from './adapters/sql-run-queue';
+import { SqlApprovalParking, SqlRunQueue, SqlSpendLedger } from '@switchyard/runs';
 import { SqlRunReads } from './adapters/sql-run-reads';
 import type { RunnerConfig } from './config';
 import { Runner } from './runner';
@@ -16,7 +15,6 @@ import { SqlAgentTokens } from './adapters/sql-agent-tokens';
 import { RedisMailbox } from './adapters/redis-mailbox';
 import { SqlRunContextStore } from './adapters/sql-run-context';
 import { SqlSecretReader } from './adapters/sql-secret-reader';
-import { SqlSpendLedger } from './adapters/sql-spend-ledger';
 import { SqlTeammateWakes } from './adapters/sql-teammate-wakes';
 import { SqlTranscriptStore } from './adapters/sql-transcript-store';
 import { AgentLoop } from './loop/agent-loop';

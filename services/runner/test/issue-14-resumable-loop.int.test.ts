@@ -7,7 +7,7 @@ import { createTestRedis, createTestSql, startTestMcpServer, type TestMcpHttpSer
 import { RedisMailbox } from '../src/adapters/redis-mailbox';
 import { SqlRunContextStore } from '../src/adapters/sql-run-context';
 import { SqlSecretReader } from '../src/adapters/sql-secret-reader';
-import { SqlSpendLedger } from '../src/adapters/sql-spend-ledger';
+import { SqlSpendLedger } from '@switchyard/runs';
 import { SqlTranscriptStore } from '../src/adapters/sql-transcript-store';
 import { AgentLoop } from '../src/loop/agent-loop';
 import { rebuildRunState } from '../src/loop/run-state';

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { SqlPool } from '@switchyard/db';
 import { apiClient, spawnScript, startTestPlatform, waitFor, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
-import { SqlRunQueue } from '../src/adapters/sql-run-queue';
+import { SqlRunQueue } from '@switchyard/runs';
 import { streamGroupStatsOf, scripted } from './runner-test-helpers';
 
 /**

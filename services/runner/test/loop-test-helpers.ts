@@ -5,7 +5,7 @@ import type { Redis } from '@switchyard/redis';
 import { RedisMailbox } from '../src/adapters/redis-mailbox';
 import { SqlRunContextStore } from '../src/adapters/sql-run-context';
 import { SqlSecretReader } from '../src/adapters/sql-secret-reader';
-import { SqlSpendLedger } from '../src/adapters/sql-spend-ledger';
+import { SqlSpendLedger } from '@switchyard/runs';
 import { SqlTranscriptStore } from '../src/adapters/sql-transcript-store';
 import { AgentLoop, type AgentLoopOptions } from '../src/loop/agent-loop';
 import type { StepOutcome } from '../src/loop/steps';

@@ -1,8 +1,9 @@
 import { AgentSpecSchema, type AgentSpec } from '@switchyard/contracts';
+import { sessionLane } from '@switchyard/runs';
 import { newId } from '@switchyard/core';
 import { createTestRedis, createTestSql, type TestRedis, type TestSql } from '@switchyard/testing';
 import { SqlRunContextStore } from '../src/adapters/sql-run-context';
-import { SqlRunQueue } from '../src/adapters/sql-run-queue';
+import { SqlRunQueue } from '@switchyard/runs';
 import { SqlTranscriptStore } from '../src/adapters/sql-transcript-store';
 import type { ExecutableRun, StartedRun } from '../src/ports';
 import { realAgentLoop } from './loop-test-helpers';
@@ -52,7 +53,7 @@ describe('a run reads its transcript entries only when it has some', () => {
     await t.pg.query(
       `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, lane, queued_at)
        VALUES ($1, $2, $3, 1, 'manual', $4, 'queued', $5, $6, now())`,
-      [id, workspaceId, agentId, JSON.stringify({ type: 'manual', input: 'go', userId }), sessionId, `session:${sessionId}`],
+      [id, workspaceId, agentId, JSON.stringify({ type: 'manual', input: 'go', userId }), sessionId, sessionLane(sessionId)],
     );
     const claim = await queue().claim(id, 1);
     expect(claim.started.map((run) => run.id)).toEqual([id]);

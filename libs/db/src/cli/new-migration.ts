@@ -7,6 +7,11 @@
  * shadow database is needed. Hand-written migrations (`--empty`, then edit `migration.sql`) copy
  * the previous snapshot forward: their SQL adds what Prisma does not model (functions, triggers).
  *
+ * The run protocol's functions are current source in `libs/runs/sql/` (decision 0044): every
+ * migration also applies the function files that changed since the newest migration's
+ * `functions.json` (`CREATE OR REPLACE`, the files as they are), and records the files' hashes
+ * in a `functions.json` of its own. A change to a function file alone makes a migration.
+ *
  * The engine diffs schemas offline but connects to a database while starting, so it uses the
  * `postgres` database of DATABASE_URL's server; nothing is written there.
  */
@@ -22,6 +27,14 @@ import {
   normalizeMigrationName,
   writeMigration,
 } from '../migration-files';
+import {
+  changedFunctionFiles,
+  findLatestFunctionsManifest,
+  functionsMigrationSql,
+  readFunctionFiles,
+  removedFunctionFiles,
+  writeFunctionsManifest,
+} from '../function-files';
 import { diffMigrationSql } from '../migrations';
 import { databaseUrlFromEnv, printEngineProblems, runCli } from './cli-support';
 
@@ -53,6 +66,14 @@ async function main(): Promise<void> {
     console.log(`diffing from the snapshot of ${previous.migration}; later hand-written: ${previous.laterWithoutSnapshot.join(', ')}`);
   }
 
+  const functions = await readFunctionFiles();
+  const applied = await findLatestFunctionsManifest(DEFAULT_MIGRATIONS_DIR);
+  const changed = changedFunctionFiles(functions, applied?.manifest ?? null);
+  const removed = removedFunctionFiles(functions, applied?.manifest ?? null);
+  if (removed.length > 0) {
+    console.log(`function files removed (drop them in a hand-written migration): ${removed.join(', ')}`);
+  }
+
   let sql: string;
   let snapshot: string;
   if (empty) {
@@ -67,13 +88,18 @@ async function main(): Promise<void> {
       toSchema: schema,
       log: printEngineProblems,
     });
-    if (sql === '') {
-      console.log('no changes: prisma/schema.prisma matches the migrations');
+    if (sql === '' && changed.length === 0) {
+      console.log('no changes: prisma/schema.prisma and libs/runs/sql match the migrations');
       return;
     }
     snapshot = schema;
   }
+  if (changed.length > 0) {
+    sql = [sql.trimEnd(), functionsMigrationSql(changed)].filter((part) => part !== '').join('\n\n');
+    console.log(`function files applied: ${changed.map((file) => file.name).join(', ')}`);
+  }
   const dir = await writeMigration({ migrationsDir: DEFAULT_MIGRATIONS_DIR, folder, sql, schemaSnapshot: snapshot });
+  await writeFunctionsManifest(dir, functions);
   console.log(`wrote ${path.relative(process.cwd(), path.join(dir, 'migration.sql'))}`);
 }
 

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { AppError, CausedBySchema, ErrorCode, RUN_CANCEL_REASONS, RunOriginSchema, RunOutcomeSchema, RunSchema, SubjectSchema } from '@switchyard/contracts';
-import { closeRunApprovals, lockRunLane, type Prisma, type PrismaClient } from '@switchyard/db';
+import { AppError, CausedBySchema, ErrorCode, RunOriginSchema, RunOutcomeSchema, RunSchema, SubjectSchema } from '@switchyard/contracts';
+import type { PrismaClient } from '@switchyard/db';
+import { activeDescendants, createQueuedRun, failQueuedRun, stopRun, type RunRow } from '@switchyard/runs';
 import type { NewRun, RunListFilter, RunRecord, RunStore, StopRunResult } from '../ports';
-
-type RunRow = Prisma.RunGetPayload<true>;
 
 /** How the JSON columns are read: each is a boundary (another service writes them). */
 const StoredJsonSchema = z.object({
@@ -39,12 +38,10 @@ export function toRecord(row: RunRow): RunRecord {
   };
 }
 
-const json = (value: unknown) => value as Prisma.InputJsonValue;
-
 /**
- * The run ledger on PostgreSQL (`runs`). Every query is scoped by workspace
- * id; status changes are conditional updates, so a change racing the runner
- * (which moves runs on from `queued`) never overwrites what it did.
+ * The run ledger on PostgreSQL (`runs`), as the gateway reads it. Every query
+ * is scoped by workspace id. Its changes — create, stop and its cascade, the
+ * failure of a run whose wake was lost — are libs/runs's (decision 0044).
  */
 export class PrismaRunStore implements RunStore {
   constructor(private readonly prisma: PrismaClient) {}
@@ -74,86 +71,21 @@ export class PrismaRunStore implements RunStore {
   }
 
   async create(run: NewRun): Promise<RunRecord> {
-    // The agent's run queue lane (decision 0009).
-    const row = await this.prisma.run.create({ data: queuedRunData(run, `agent:${run.agentId}`) });
-    return toRecord(row);
+    return toRecord(await createQueuedRun(this.prisma, run));
   }
 
   async stop(workspaceId: string, id: string, correlationId: string): Promise<StopRunResult> {
-    return this.prisma.$transaction(
-      async (tx): Promise<StopRunResult> => {
-        // Under the run's lane lock, as the runner changes it (decision 0009): its status cannot move meanwhile.
-        await lockRunLane(tx, id);
-        const current = await tx.run.findFirst({ where: { id, workspaceId }, select: { status: true } });
-        if (!current) return { ok: false, reason: 'not_found' };
-        if (current.status === 'queued') {
-          const [cancelled] = await tx.run.updateManyAndReturn({
-            where: { id, workspaceId, status: 'queued' },
-            data: { status: 'cancelled', reason: RUN_CANCEL_REASONS.stopped, stopRequested: true, endedAt: new Date() },
-          });
-          return { ok: true, run: toRecord(cancelled!), action: 'cancelled', approvalsClosed: 0 };
-        }
-        if (current.status === 'awaiting_approval') {
-          // A parked run has no runner to cancel it: cancelled now, its pending approvals closed by the platform (decision 0028).
-          const closed = await closeRunApprovals(tx, [id], correlationId);
-          const run = await tx.run.findFirstOrThrow({ where: { id, workspaceId } });
-          return { ok: true, run: toRecord(run), action: 'cancelled', approvalsClosed: closed.length };
-        }
-        if (current.status === 'running') {
-          const [requested] = await tx.run.updateManyAndReturn({ where: { id, workspaceId, status: 'running' }, data: { stopRequested: true } });
-          return { ok: true, run: toRecord(requested!), action: 'stop_requested', approvalsClosed: 0 };
-        }
-        return { ok: false, reason: 'not_active', status: current.status };
-      },
-      { maxWait: 10_000, timeout: 20_000 },
-    );
+    const stopped = await stopRun(this.prisma, workspaceId, id, correlationId);
+    if (!stopped.ok) return stopped;
+    return { ok: true, run: toRecord(stopped.row), action: stopped.action, approvalsClosed: stopped.approvalsClosed };
   }
 
   async activeDescendants(workspaceId: string, id: string): Promise<string[]> {
-    // Through runs.caused_by (a run's facts, and the runs an agent token starts, carry the run's id),
-    // transitively. A run is always queued after the run that caused it: the queued_at bound keeps
-    // each step on the (workspace_id, queued_at) index.
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
-      `WITH RECURSIVE tree(id, queued_at) AS (
-         SELECT id, queued_at FROM runs WHERE id = $1::uuid AND workspace_id = $2::uuid
-         UNION
-         SELECT r.id, r.queued_at FROM tree t
-         JOIN runs r ON r.workspace_id = $2::uuid AND r.queued_at >= t.queued_at AND r.caused_by->>'runId' = t.id::text)
-       SELECT r.id::text AS id FROM tree JOIN runs r ON r.id = tree.id
-       WHERE r.id <> $1::uuid AND r.status IN ('queued', 'running', 'awaiting_approval')
-       ORDER BY r.queued_at, r.id`,
-      id,
-      workspaceId,
-    );
-    return rows.map((row) => row.id);
+    return activeDescendants(this.prisma, workspaceId, id);
   }
 
   async fail(workspaceId: string, id: string, reason: string, error: { code: string; message: string }): Promise<RunRecord | null> {
-    const [row] = await this.prisma.run.updateManyAndReturn({
-      where: { id, workspaceId, status: 'queued' },
-      data: { status: 'failed', reason, error: json(error), endedAt: new Date() },
-    });
+    const row = await failQueuedRun(this.prisma, workspaceId, id, reason, error);
     return row ? toRecord(row) : null;
   }
-}
-
-/** The row of a new `queued` run in `lane`: what every writer of runs through Prisma inserts. */
-export function queuedRunData(run: NewRun, lane: string): Prisma.RunUncheckedCreateInput {
-  return {
-    id: run.id,
-    workspaceId: run.workspaceId,
-    agentId: run.agentId,
-    agentVersion: run.agentVersion,
-    originType: run.origin.type,
-    origin: json(run.origin),
-    eventId: run.eventId,
-    eventKind: run.eventKind,
-    ...(run.eventSubject === null ? {} : { eventSubject: json(run.eventSubject) }),
-    status: 'queued',
-    ...(run.causedBy === null ? {} : { causedBy: json(run.causedBy) }),
-    depth: run.depth,
-    sessionId: run.sessionId,
-    lane,
-    queuedAt: new Date(),
-  };
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { TeammateWatchSchema, type IngestItem, type Teammate } from '@switchyard/contracts';
 import type { DeliveryCommit } from '@switchyard/core';
-import { commitTeammateDelivery, recordFacts, type PrismaClient, type SqlRunner } from '@switchyard/db';
+import { recordFacts, type PrismaClient, type SqlRunner } from '@switchyard/db';
+import { commitTeammateDelivery, stopTeammateTurns } from '@switchyard/runs';
 import type { DeliveryTarget, TeammateStore } from '../ports';
 
 interface TeammateRow {
@@ -23,10 +24,10 @@ interface TeammateRow {
 
 const WatchSchema = z.array(TeammateWatchSchema);
 
-/** The roster with what its turns (runs in lane `session:<id>`) say: status, last turn, spend. */
+/** The roster with what its turns (the runs of its session, all in its session's lane) say: status, last turn, spend. */
 const SELECT_SQL = `
 SELECT t.id::text, t.name, t.agent_id::text, t.session_id::text, t.watch, t.team, t.created_at, t.stopped_at,
-       EXISTS (SELECT 1 FROM runs r WHERE r.lane = 'session:' || t.session_id::text AND r.status IN ('queued', 'running', 'awaiting_approval')) AS working,
+       EXISTS (SELECT 1 FROM runs r WHERE r.workspace_id = t.workspace_id AND r.session_id = t.session_id AND r.status IN ('queued', 'running', 'awaiting_approval')) AS working,
        l.id::text AS last_run, l.status::text AS last_status, l.queued_at AS last_queued,
        (SELECT count(*)::int FROM runs r WHERE r.workspace_id = t.workspace_id AND r.session_id = t.session_id) AS turns,
        (SELECT COALESCE(sum((r.outcome->>'costUsd')::float8), 0)::float8 FROM runs r WHERE r.workspace_id = t.workspace_id AND r.session_id = t.session_id) AS spend
@@ -121,15 +122,10 @@ export class PrismaTeammateStore implements TeammateStore {
       const row = rows[0];
       if (!row) return 'not_found';
       if (row.stopped_at) return 'already';
-      // Under the lane's lock (the run queue's): its queued turn is cancelled, no claim starts it meanwhile.
-      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended('run-lane:' || $1, 0))`, `session:${row.session_id}`);
+      // Under the lane's lock (taken first, as before the teammate row changes): its queued turn
+      // cancelled (no claim starts it meanwhile), a running one asked to stop.
+      await stopTeammateTurns(tx, row.session_id);
       await tx.$executeRawUnsafe(`UPDATE teammates SET stopped_at = now() WHERE id = $1::uuid`, row.id);
-      await tx.$executeRawUnsafe(
-        `UPDATE runs SET status = 'cancelled', reason = 'stopped', stop_requested = true, ended_at = clock_timestamp() WHERE lane = $1 AND status = 'queued'`,
-        `session:${row.session_id}`,
-      );
-      // A running turn is asked to stop at its next step.
-      await tx.$executeRawUnsafe(`UPDATE runs SET stop_requested = true WHERE lane = $1 AND status = 'running'`, `session:${row.session_id}`);
       await recordFacts(tx, facts({ id: row.id, sessionId: row.session_id }));
       return 'stopped';
     });

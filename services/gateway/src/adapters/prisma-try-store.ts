@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { AgentSpecSchema, AppError, ErrorCode, ToolEntryContentSchema, type WouldHave } from '@switchyard/contracts';
 import type { Prisma, PrismaClient } from '@switchyard/db';
 import type { NewTry, RunRecord, StoredAgentSpec, TryRecord, TryStore } from '../ports';
-import { queuedRunData, toRecord } from './prisma-run-store';
+import { createQueuedRun } from '@switchyard/runs';
+import { toRecord } from './prisma-run-store';
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
@@ -31,7 +32,8 @@ export class PrismaTryStore implements TryStore {
   async create(input: NewTry): Promise<RunRecord> {
     const { run } = input;
     const [row] = await this.prisma.$transaction([
-      this.prisma.run.create({ data: queuedRunData(run, `try:${run.id}`) }),
+      // A try's run is in a lane of its own (laneOfNewRun).
+      createQueuedRun(this.prisma, run),
       this.prisma.agentTry.create({
         data: {
           runId: run.id,

@@ -51,12 +51,7 @@ export async function decideApproval(
     if (result.reason === 'not_found') throw new AppError(ErrorCode.APPROVAL_NOT_FOUND, 'no such approval in this workspace', { id });
     throw new AppError(ErrorCode.APPROVAL_ALREADY_DECIDED, `the approval is already ${result.approval.status}`, result.approval);
   }
-  if (result.resumed) {
-    try {
-      await deps.resumer.resume([result.resumed], id);
-    } catch (error) {
-      deps.log.warn({ err: error, runId: result.resumed.runId, approvalId: id }, 'run resumed but its activation could not be added; the runner sweep claims it');
-    }
-  }
+  // The resume is committed: a lost wake is left to the runner's sweep (the resumer never rejects).
+  if (result.resumed) await deps.resumer.resume([result.resumed], id);
   return result.approval;
 }

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, ApprovalIdSchema, type Approval, type ListApprovalsQuery } from '@switchyard/contracts';
-import type { ApprovalPage } from '@switchyard/db';
+import type { ApprovalPage } from '@switchyard/runs';
 import type { ApprovalsPort, Principal } from '../ports';
 
 /**

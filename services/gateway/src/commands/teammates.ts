@@ -101,7 +101,8 @@ export async function deliverToTeammate(
   const onDeferred = (what: string, error: unknown) =>
     deps.log.warn({ err: error, what, messageId: envelope.id, sessionId: mate.sessionId }, 'message delivered; its wake is left to the runner sweep');
   const { woke } = await deliver(
-    { mailbox, store: deps.teammates, activations: deps.activations, facts: deps.ingest, onDeferred },
+    // A delivered message's turn stands whatever happens to its job: a lost one is the runner's sweep's.
+    { mailbox, store: deps.teammates, activations: { enqueue: async (jobs) => void (await deps.activations.wakeOrLeaveToSweep(jobs)) }, facts: deps.ingest, onDeferred },
     { author: changeAuthorOf(ctx.principal), correlationId: ctx.correlationId, mate, envelope, causedBy: causedBy ?? null },
   );
   return { id: envelope.id, woke };

@@ -1,7 +1,8 @@
-import { AppError, ErrorCode, RUN_FAILURE_CODES, type RunOrigin, type TryAgentRequest, type TryAgentResponse } from '@switchyard/contracts';
+import { AppError, ErrorCode, type RunOrigin, type TryAgentRequest, type TryAgentResponse } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import type { ActivationSink, AgentStore, FactReader, NewRun, NewTry, Principal, RunStore, SettingsStore, StoredAgentSpec, TryStore } from '../ports';
+import { wakeNewRun } from './wake-new-run';
 
 /** What TryAgent needs: only the methods it calls. */
 export interface TryAgentDeps {
@@ -67,7 +68,7 @@ export class TryAgent {
       createdBy: principal.userId,
     };
     const run = await this.deps.tries.create(input);
-    await this.enqueue(run.id, run.workspaceId, run.agentId);
+    await wakeNewRun(this.deps, run, 'try');
     return { runId: run.id, agentId: target.agentId, version: target.version };
   }
 
@@ -96,16 +97,5 @@ export class TryAgent {
     const fact = await this.deps.reader.get({ id: principal.workspaceId, slug: principal.workspaceSlug }, body.eventId);
     if (!fact) throw new AppError(ErrorCode.EVENT_NOT_FOUND, 'no such event in this workspace', { id: body.eventId });
     return { eventId: fact.id, eventKind: fact.kind, eventSubject: fact.subject };
-  }
-
-  /** Enqueues the run's job; a job that cannot be enqueued fails the run and the client gets 503 to try again. */
-  private async enqueue(runId: string, workspaceId: string, agentId: string): Promise<void> {
-    try {
-      await this.deps.activations.enqueue([{ schemaVersion: 1, runId, workspaceId, agentId }]);
-    } catch (error) {
-      this.deps.log.error({ err: error, runId, agentId }, 'try committed but its activation could not be enqueued');
-      await this.deps.runs.fail(workspaceId, runId, RUN_FAILURE_CODES.enqueueFailed, { code: ErrorCode.UNAVAILABLE, message: 'the activation could not be enqueued' });
-      throw new AppError(ErrorCode.UNAVAILABLE, 'the try could not be queued: try again', { id: runId }, { cause: error });
-    }
   }
 }

@@ -1,4 +1,5 @@
-import { wakeTeammate, recordFacts, type SqlRunner, type SqlTransactions } from '@switchyard/db';
+import { recordFacts, type SqlRunner, type SqlTransactions } from '@switchyard/db';
+import { wakeTeammate } from '@switchyard/runs';
 import type { DeliveryCommit } from '@switchyard/core';
 import type { BridgeHistory, BridgeStore } from '../event-bridge';
 import { pairKey } from '../ports';

@@ -1,5 +1,6 @@
 import { AgentSpecSchema, TeammateWatchSchema, type ActivationJob, type Fact } from '@switchyard/contracts';
 import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
+import { insertTriggerRuns } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import type { AgentRecord, TeammateRecord } from '../agent-index';
 import { CHANGE_KINDS, pairKey, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
@@ -214,29 +215,7 @@ export class SqlMatcherStore implements MatcherStore {
   async createTriggerRuns(runs: readonly NewTriggerRun[]): Promise<TriggerRunSlot[]> {
     if (runs.length === 0) return [];
     // One INSERT for the batch; a pair another matcher recorded first is left as it is and read back below.
-    const inserted = await this.prisma.$queryRawUnsafe<Array<{ id: string }>>(
-      `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, event_subject, status, reason, caused_by, depth, session_id, lane)
-       SELECT id, ws, agent, ver, 'trigger', origin, event, kind, subject, status::"RunStatus", reason, caused, depth, session, 'agent:' || agent
-         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::jsonb[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::int[], $12::uuid[], $13::jsonb[])
-              WITH ORDINALITY AS t(id, ws, agent, ver, origin, event, kind, status, reason, caused, depth, session, subject, ord)
-        ORDER BY ord
-       ON CONFLICT (agent_id, event_id) WHERE origin_type = 'trigger' DO NOTHING
-       RETURNING id::text AS id`,
-      runs.map((run) => run.id),
-      runs.map((run) => run.workspaceId),
-      runs.map((run) => run.agentId),
-      runs.map((run) => run.agentVersion),
-      runs.map((run) => JSON.stringify(run.origin)),
-      runs.map((run) => run.eventId),
-      runs.map((run) => run.eventKind),
-      runs.map((run) => run.status),
-      runs.map((run) => run.reason ?? null),
-      runs.map((run) => (run.causedBy ? JSON.stringify(run.causedBy) : null)),
-      runs.map((run) => run.depth),
-      runs.map((run) => run.sessionId),
-      runs.map((run) => JSON.stringify(run.eventSubject)),
-    );
-    const created = new Set(inserted.map((row) => row.id));
+    const created = await insertTriggerRuns(this.prisma, runs);
     const lost = runs.filter((run) => !created.has(run.id));
     const existing = await this.existingRuns(lost);
     return runs.map((run) =>

@@ -1,5 +1,5 @@
-import { RunOriginSchema } from '@switchyard/contracts';
-import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
+import { FACT_COLUMNS, type SqlRunner } from '@switchyard/db';
+import { runContextFromRow } from '@switchyard/runs';
 import type { RunContext, RunContextStore } from '../ports';
 
 /**
@@ -13,32 +13,12 @@ export const RUN_CONTEXT_COLUMNS = `r.origin, r.session_id::text AS session_id,
   (SELECT row_to_json(e) FROM (SELECT ${FACT_COLUMNS} FROM platform_events
                                 WHERE id = r.event_id AND workspace_id = r.workspace_id) e) AS fact_row`;
 
-/** A row selected with RUN_CONTEXT_COLUMNS. */
-export interface RunContextRow {
-  origin: unknown;
-  session_id: string;
-  transcript_seq: number | string | null;
-  continued: boolean;
-  fact_row: FactRow | null;
-}
-
-/** The RunContext of a row with RUN_CONTEXT_COLUMNS (or the run queue's started-run JSON). */
-export function runContextFromRow(row: RunContextRow, workspaceSlug: string): RunContext {
-  return {
-    origin: RunOriginSchema.parse(row.origin),
-    sessionId: row.session_id,
-    fact: row.fact_row ? factFromRow(row.fact_row, workspaceSlug) : null,
-    transcriptSeq: Number(row.transcript_seq ?? 0),
-    continued: row.continued,
-  };
-}
-
 /** Reads a run's origin, session, activating fact and where its session's transcript stands (and whether the run has entries), in one query. */
 export class SqlRunContextStore implements RunContextStore {
   constructor(private readonly sql: SqlRunner) {}
 
   async context(run: { id: string; workspaceId: string; workspaceSlug: string }): Promise<RunContext | null> {
-    const [row] = await this.sql.$queryRawUnsafe<RunContextRow[]>(
+    const [row] = await this.sql.$queryRawUnsafe<unknown[]>(
       `SELECT ${RUN_CONTEXT_COLUMNS} FROM runs r WHERE r.id = $1::uuid AND r.workspace_id = $2::uuid`,
       run.id,
       run.workspaceId,

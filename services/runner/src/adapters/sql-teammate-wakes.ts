@@ -1,5 +1,6 @@
 import { newId } from '@switchyard/core';
 import type { SqlRunner } from '@switchyard/db';
+import { wakeOrphanTeammate, wakeTeammateAfter } from '@switchyard/runs';
 import type { SessionMailbox } from '@switchyard/redis';
 import type { TeammateWakes } from '../loop/loop-ports';
 import type { OrphanWakes } from '../ports';
@@ -19,13 +20,7 @@ export class SqlTeammateWakes implements TeammateWakes, OrphanWakes {
   ) {}
 
   async after(run: { id: string; workspaceId: string }): Promise<string | null> {
-    const [row] = await this.sql.$queryRawUnsafe<Array<{ run: string | null }>>(
-      `SELECT teammate_wake(r.workspace_id, r.session_id, $3::uuid, r.caused_by, r.depth)::text AS run FROM runs r WHERE r.id = $1::uuid AND r.workspace_id = $2::uuid`,
-      run.id,
-      run.workspaceId,
-      newId(),
-    );
-    return row?.run ?? null;
+    return wakeTeammateAfter(this.sql, run, newId());
   }
 
   async wakeOrphans(): Promise<string[]> {
@@ -34,8 +29,7 @@ export class SqlTeammateWakes implements TeammateWakes, OrphanWakes {
     const gone: string[] = [];
     for (const sessionId of await this.mailbox.openSince(this.openForMs)) {
       // One statement (one lane's lock) per session.
-      const [row] = await this.sql.$queryRawUnsafe<Array<{ result: string }>>('SELECT teammate_wake_orphan($1::uuid, $2::uuid) AS result', sessionId, newId());
-      const result = row?.result ?? 'gone';
+      const result = await wakeOrphanTeammate(this.sql, sessionId, newId());
       if (result === 'gone') gone.push(sessionId);
       else if (result === 'live') live.push(sessionId);
       else woken.push(result);

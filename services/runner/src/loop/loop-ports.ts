@@ -75,24 +75,8 @@ export interface TeammateWakes {
   after(run: { id: string; workspaceId: string }): Promise<string | null>;
 }
 
-/** Where a run's spend stands against its caps (decision 0032). */
-export interface SpendStanding {
-  /** The agent's spend today (UTC), for perDayUsd. */
-  dayUsd: number;
-  /**
-   * The run, then each run it was delegated from (nearest first): what each
-   * spent, its delegated runs' spend included, and its version's perRunUsd
-   * (null when unknown). A delegated run may spend only what all of them have left.
-   */
-  runs: Array<{ runId: string; spentUsd: number; capUsd: number | null }>;
-}
-
-/** Spending per agent and UTC day (`perDayUsd`) and per run with its delegated runs (`perRunUsd`). */
-export interface SpendLedger {
-  standing(run: { runId: string; agentId: string }): Promise<SpendStanding>;
-  /** Adds one model call's cost to the agent's day, the run and each run it was delegated from; returns the standing after it. */
-  add(input: { runId: string; agentId: string; workspaceId: string; usd: number }): Promise<SpendStanding>;
-}
+// The spend of runs is written by libs/runs (runs.spent_usd, decision 0044).
+export type { SpendLedger, SpendStanding } from '@switchyard/runs';
 
 /** Reads a workspace secret's plaintext; null when there is none of that name. */
 export interface SecretReader {

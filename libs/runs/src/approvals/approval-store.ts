@@ -8,9 +8,7 @@ import {
   RUN_CANCEL_REASONS,
 } from '@switchyard/contracts';
 import { approvalFact, type ApprovalFactKind } from '@switchyard/core';
-import { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows';
-import { recordFacts } from './fact-outbox';
-import type { SqlRunner, SqlTransactions } from './sql-pool';
+import { APPROVAL_COLUMNS, approvalFromRow, recordFacts, type ApprovalRow, type SqlRunner, type SqlTransactions } from '@switchyard/db';
 
 /** A workspace as the approvals' queries scope them: its id, and the slug its approvals and facts show. */
 export interface ApprovalWorkspace {
@@ -75,12 +73,12 @@ type ApprovalRunRow = ApprovalRow & { slug: string; run_depth: number | null };
 /** The columns every statement returns: the approval, its workspace's slug, its run's depth. */
 const WITH_CONTEXT = `a.*, w.slug, r.depth AS run_depth FROM a JOIN workspaces w ON w.id = a.workspace_id::uuid LEFT JOIN runs r ON r.id = a.run_id::uuid`;
 
-/** Takes the lock of the run's lane (as the run queue's functions do, decision 0009): every change of a parked run's approvals and status is serialized with the runner's. */
-const LOCK_LANE_SQL = `SELECT pg_advisory_xact_lock(hashtextextended('run-lane:' || lane, 0))::text AS locked FROM runs WHERE id = $1::uuid`;
+/** Takes the lock of the run's lane (run_lane_lock, as the run queue's functions do, decision 0009): every change of a parked run's approvals and status is serialized with the runner's. */
+const LOCK_LANE_SQL = `SELECT run_lane_lock(lane)::text AS locked FROM runs WHERE id = $1::uuid`;
 
 /** An approval of the workspace, its run's lane locked in the same statement (an approval never changes runs). */
 const TARGET_AND_LOCK_SQL = `
-  SELECT a.run_id::text AS run_id, pg_advisory_xact_lock(hashtextextended('run-lane:' || r.lane, 0))::text AS locked
+  SELECT a.run_id::text AS run_id, run_lane_lock(r.lane)::text AS locked
   FROM approvals a JOIN runs r ON r.id = a.run_id WHERE a.id = $1::uuid AND a.workspace_id = $2::uuid`;
 
 /** Statuses after which a run does nothing more. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RunStatus } from '@switchyard/contracts';
-import type { ConformingRunQueue, QueueClaimed, QueueEnded, QueueEnding, QueueRunRef, QueueStartedRun } from './run-queue-types';
+import { agentLane } from '../lanes';
+import type { Claimed, Ended, RunEnding, RunQueue, RunRef, StartedRun } from '../ports';
 
 /** A run as the fake holds it. */
 export interface FakeQueuedRun {
@@ -15,7 +16,7 @@ export interface FakeQueuedRun {
   queuedAt: number;
   leaseOwner: string | null;
   leaseUntil: number | null;
-  stop: QueueStartedRun['stop'];
+  stop: StartedRun['stop'];
   startedAt: number | null;
   /** Claims that started it: more than one means it executed before (parked and resumed). */
   starts: number;
@@ -38,15 +39,15 @@ export class FakeRunQueueStore {
   private order = 0;
 
   /** Adds (or changes) a lane and its concurrency; returns its name. */
-  addLane(concurrency: number, lane = `agent:${randomUUID()}`): string {
+  addLane(concurrency: number, lane = agentLane(randomUUID())): string {
     this.lanes.set(lane, Math.min(Math.max(concurrency, 1), MAX_CONCURRENCY));
     return lane;
   }
 
   /** Queues a run at the end of its lane's line; returns its id. */
-  enqueue(lane: string, options: { id?: string; stop?: QueueStartedRun['stop'] } = {}): string {
+  enqueue(lane: string, options: { id?: string; stop?: StartedRun['stop'] } = {}): string {
     const id = options.id ?? randomUUID();
-    const agentId = lane.startsWith('agent:') ? lane.slice('agent:'.length) : lane;
+    const agentId = lane.startsWith(agentLane('')) ? lane.slice(agentLane('').length) : lane;
     this.runs.set(id, { id, lane, agentId, status: 'queued', reason: null, order: this.order++, queuedAt: Date.now(), leaseOwner: null, leaseUntil: null, stop: options.stop ?? null, startedAt: null, endedAt: null, starts: 0 });
     return id;
   }
@@ -62,9 +63,9 @@ export class FakeRunQueueStore {
   }
 
   /** run_queue_claim_lane: fail lapsed leases, then start the oldest queued runs while the lane has room. */
-  claimLane(lane: string, owner: string, leaseMs: number, limit: number): QueueClaimed {
+  claimLane(lane: string, owner: string, leaseMs: number, limit: number): Claimed {
     const now = Date.now();
-    const lost: QueueRunRef[] = [];
+    const lost: RunRef[] = [];
     for (const run of this.inStatus(lane, 'running')) {
       if (run.leaseUntil === null || run.leaseUntil < now) {
         Object.assign(run, { status: 'failed', reason: 'runner_lost', leaseOwner: null, leaseUntil: null, endedAt: now });
@@ -82,7 +83,7 @@ export class FakeRunQueueStore {
   }
 
   /** run_queue_end: the conditional ending (or parking), then the claim of the run's lane. */
-  end(runId: string, owner: string, leaseMs: number, status: RunStatus, reason: string | null, limit: number): QueueEnded {
+  end(runId: string, owner: string, leaseMs: number, status: RunStatus, reason: string | null, limit: number): Ended {
     const run = this.runs.get(runId);
     if (!run) return { ended: false, started: [], lost: [] };
     const ended = run.status === 'running' && run.leaseOwner === owner;
@@ -92,27 +93,27 @@ export class FakeRunQueueStore {
 }
 
 /** The fake run queue of one runner process (FakeRunQueueStore.as). */
-export class FakeRunQueue implements ConformingRunQueue {
+export class FakeRunQueue implements RunQueue {
   constructor(
     readonly store: FakeRunQueueStore,
     private readonly owner: string,
     private readonly leaseMs: number,
   ) {}
 
-  async claim(runId: string, limit: number): Promise<QueueClaimed> {
+  async claim(runId: string, limit: number): Promise<Claimed> {
     const run = this.store.runs.get(runId);
     return run ? this.store.claimLane(run.lane, this.owner, this.leaseMs, limit) : { started: [], lost: [] };
   }
 
-  async claimLane(lane: string, limit: number): Promise<QueueClaimed> {
+  async claimLane(lane: string, limit: number): Promise<Claimed> {
     return this.store.claimLane(lane, this.owner, this.leaseMs, limit);
   }
 
-  async end(runId: string, ending: QueueEnding, limit: number): Promise<QueueEnded> {
+  async end(runId: string, ending: RunEnding, limit: number): Promise<Ended> {
     return this.store.end(runId, this.owner, this.leaseMs, ending.status, ending.reason, limit);
   }
 
-  async park(runId: string, limit: number): Promise<QueueEnded> {
+  async park(runId: string, limit: number): Promise<Ended> {
     return this.store.end(runId, this.owner, this.leaseMs, 'awaiting_approval', null, limit);
   }
 
@@ -144,11 +145,11 @@ export class FakeRunQueue implements ConformingRunQueue {
   }
 }
 
-function refOf(run: FakeQueuedRun): QueueRunRef {
+function refOf(run: FakeQueuedRun): RunRef {
   return { id: run.id, workspaceId: 'fake-workspace', workspaceSlug: 'fake', agentId: run.agentId, agentVersion: 1, status: run.status, eventId: null, depth: 0 };
 }
 
-function startedOf(run: FakeQueuedRun): QueueStartedRun {
+function startedOf(run: FakeQueuedRun): StartedRun {
   return {
     ...refOf(run),
     context: { origin: { type: 'manual', input: 'go', userId: '00000000-0000-7000-8000-000000000000' }, sessionId: run.id, fact: null, transcriptSeq: 0, continued: run.starts > 1 },

@@ -1,10 +1,11 @@
-import { waitFor } from '../wait-for';
-import type { ConformingRunQueue, QueueEnding } from './run-queue-types';
+// The file, not the package: @switchyard/testing re-exports this suite, and the helper imports nothing.
+import { waitFor } from '@switchyard/testing/src/wait-for';
+import type { RunEnding, RunQueue } from '../ports';
 
 /** What the conformance suite needs of an adapter under test. */
 export interface RunQueueHarness {
   /** A queue acting for the runner process `owner`, with leases of `leaseMs`. */
-  queue(owner: string, leaseMs: number): ConformingRunQueue;
+  queue(owner: string, leaseMs: number): RunQueue;
   /** A new lane of `concurrency`; returns its name. */
   lane(concurrency: number): Promise<string>;
   /** Queues a run at the end of the lane's line; returns its id. */
@@ -14,14 +15,14 @@ export interface RunQueueHarness {
   close(): Promise<void>;
 }
 
-const COMPLETED: QueueEnding = { status: 'completed', reason: null, outcome: null, error: null };
+const COMPLETED: RunEnding = { status: 'completed', reason: null, outcome: null, error: null };
 const LONG_LEASE = 60_000;
 
 /**
  * Why this exists: the runner's unit tests run against a fake run queue, and
  * they only mean something if the fake keeps the real queue's rules. This is
- * the one suite both must pass (the fake in libs/testing, the SQL adapter in
- * services/runner): claims respect the lane's concurrency and FIFO, even when
+ * the one suite both must pass (the fake and the SQL adapter, both in
+ * libs/runs): claims respect the lane's concurrency and FIFO, even when
  * many go out at once; a lapsed lease is failed runner_lost and frees its
  * slot; an ending claims the lane's next run in the same call; a parked run
  * frees its lane, and resumed it is claimed ahead of the runs queued after it.

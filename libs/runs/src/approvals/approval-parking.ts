@@ -1,8 +1,9 @@
-import { APPROVAL_FACT_KINDS, type Approval, type ApprovalDecider } from '@switchyard/contracts';
+import { APPROVAL_FACT_KINDS, ApprovalsParkRowSchema, type Approval, type ApprovalDecider } from '@switchyard/contracts';
 import { approvalFact, newId } from '@switchyard/core';
 import { APPROVAL_COLUMNS, approvalFromRow, outboxParams, recordFacts, type ApprovalRow, type SqlPool, type SqlRunner } from '@switchyard/db';
 import type { ApprovalParking, ApprovalRequest, Claimed, ParkOutcome, RunRef } from '../ports';
-import { toClaimed, type ClaimJson, type SqlRunQueueOptions } from './sql-run-queue';
+import { claimedFromRow, parseRow } from '../queue-rows';
+import type { SqlRunQueueOptions } from '../sql-run-queue';
 
 /** Who denies every ask of a workspace whose setting `approvals` is `deny`. */
 const DENIED_BY_SETTING: ApprovalDecider = { type: 'system', reason: 'approvals_denied' };
@@ -32,7 +33,7 @@ export class SqlApprovalParking implements ApprovalParking {
   async park(run: RunRef, requests: readonly ApprovalRequest[], timeoutMs: number, limit: number): Promise<{ outcome: ParkOutcome; claim: Claimed | null }> {
     const rows = pendingRows(run, requests, timeoutMs);
     const facts = rows.map((row) => factOf(run, APPROVAL_FACT_KINDS.requested, approvalFromRow(row, run.workspaceSlug)));
-    const [result] = await this.pool.$queryRawUnsafe<Array<{ r: ClaimJson & { deny?: boolean } }>>(
+    const [result] = await this.pool.$queryRawUnsafe<Array<{ r: unknown }>>(
       PARK_SQL,
       ...outboxParams(facts),
       run.id,
@@ -41,11 +42,12 @@ export class SqlApprovalParking implements ApprovalParking {
       Math.max(0, limit),
       JSON.stringify(rows),
     );
-    if (result!.r.deny) {
+    const parked = parseRow(ApprovalsParkRowSchema, result?.r, 'approvals_park');
+    if ('deny' in parked) {
       await this.pool.transaction((tx) => denyAll(tx, run, rows));
       return { outcome: { type: 'denied' }, claim: null };
     }
-    return { outcome: { type: 'parked' }, claim: toClaimed(result!.r) };
+    return { outcome: { type: 'parked' }, claim: claimedFromRow(parked) };
   }
 }
 

@@ -1,55 +1,7 @@
-import { RUN_CANCEL_REASONS } from '@switchyard/contracts';
 import type { RunStatus } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { Claimed, Ended, RunEnding, RunQueue, RunRef, StartedRun } from '../ports';
-import { runContextFromRow, type RunContextRow } from './sql-run-context';
-
-/** A run as the queue's functions return it (run_queue_ref). */
-interface RefJson {
-  id: string;
-  workspace_id: string;
-  slug: string;
-  agent_id: string;
-  agent_version: number;
-  status: RunStatus;
-  event_id: string | null;
-  depth: number;
-}
-
-/** A started run as the queue's functions return it (run_queue_started). */
-type StartedJson = RefJson & RunContextRow & { stop_requested: boolean; paused: boolean };
-
-/** What run_queue_claim, run_queue_claim_lane, run_queue_end (and approvals_park) return. */
-export interface ClaimJson {
-  started: StartedJson[];
-  lost: RefJson[];
-  ended?: boolean;
-}
-
-function toRef(row: RefJson): RunRef {
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    workspaceSlug: row.slug,
-    agentId: row.agent_id,
-    agentVersion: Number(row.agent_version),
-    status: row.status,
-    eventId: row.event_id,
-    depth: Number(row.depth),
-  };
-}
-
-function toStarted(row: StartedJson): StartedRun {
-  return {
-    ...toRef(row),
-    context: runContextFromRow(row, row.slug),
-    stop: row.stop_requested ? RUN_CANCEL_REASONS.stopped : row.paused ? RUN_CANCEL_REASONS.agentsPaused : null,
-  };
-}
-
-export function toClaimed(json: ClaimJson): Claimed {
-  return { started: json.started.map(toStarted), lost: json.lost.map(toRef) };
-}
+import type { Claimed, Ended, RunEnding, RunQueue } from './ports';
+import { parseClaimed, parseEnded } from './queue-rows';
 
 /** Options of SqlRunQueue. */
 export interface SqlRunQueueOptions {
@@ -67,8 +19,9 @@ export interface SqlRunQueueOptions {
 
 /**
  * The run queue on PostgreSQL: each call is one statement calling one of the
- * queue's functions (migration `run_queue`, decision 0009), which take the
- * lane's advisory lock and read fresh snapshots after it.
+ * queue's functions (libs/runs/sql, decision 0009), which take the lane's
+ * advisory lock and read fresh snapshots after it. What they return is parsed
+ * (libs/contracts run-queue-rows).
  */
 export class SqlRunQueue implements RunQueue {
   constructor(
@@ -77,11 +30,11 @@ export class SqlRunQueue implements RunQueue {
   ) {}
 
   async claim(runId: string, limit: number): Promise<Claimed> {
-    return toClaimed(await this.call('SELECT run_queue_claim($1::uuid, $2, $3, $4) AS r', runId, limit));
+    return parseClaimed(await this.call('SELECT run_queue_claim($1::uuid, $2, $3, $4) AS r', runId, limit), 'run_queue_claim');
   }
 
   async claimLane(lane: string, limit: number): Promise<Claimed> {
-    return toClaimed(await this.call('SELECT run_queue_claim_lane($1, $2, $3, $4) AS r', lane, limit));
+    return parseClaimed(await this.call('SELECT run_queue_claim_lane($1, $2, $3, $4) AS r', lane, limit), 'run_queue_claim_lane');
   }
 
   async end(runId: string, ending: RunEnding, limit: number): Promise<Ended> {
@@ -131,12 +84,12 @@ export class SqlRunQueue implements RunQueue {
       outcome === null ? null : JSON.stringify(outcome),
       error === null ? null : JSON.stringify(error),
     );
-    return { ...toClaimed(json), ended: json.ended === true };
+    return parseEnded(json, 'run_queue_end');
   }
 
-  /** Runs one queue function with ($1 subject, $2 owner, $3 lease, $4 limit, …rest). */
-  private async call(sql: string, subject: string, limit: number, ...rest: unknown[]): Promise<ClaimJson> {
-    const [row] = await this.sql.$queryRawUnsafe<Array<{ r: ClaimJson }>>(sql, subject, this.options.owner, this.options.leaseMs, Math.max(0, limit), ...rest);
-    return row!.r;
+  /** Runs one queue function with ($1 subject, $2 owner, $3 lease, $4 limit, …rest); its JSON, unparsed. */
+  private async call(sql: string, subject: string, limit: number, ...rest: unknown[]): Promise<unknown> {
+    const [row] = await this.sql.$queryRawUnsafe<Array<{ r: unknown }>>(sql, subject, this.options.owner, this.options.leaseMs, Math.max(0, limit), ...rest);
+    return row?.r;
   }
 }

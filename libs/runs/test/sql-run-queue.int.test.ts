@@ -1,7 +1,8 @@
 import { SqlPool } from '@switchyard/db';
 import { newId } from '@switchyard/core';
-import { createTestSql, describeRunQueueConformance, type TestSql } from '@switchyard/testing';
-import { SqlRunQueue } from '../src/adapters/sql-run-queue';
+import { createTestSql, type TestSql } from '@switchyard/testing';
+import { describeRunQueueConformance } from '../src/testing';
+import { SqlRunQueue } from '../src';
 
 /**
  * The run queue on a real PostgreSQL passes the conformance suite the fake

@@ -1,4 +1,4 @@
-import { describeRunQueueConformance, FakeRunQueueStore } from '../src';
+import { describeRunQueueConformance, FakeRunQueueStore } from '../src/testing';
 
 /** The fake run queue keeps the real queue's rules (the same suite runs against SqlRunQueue). */
 describeRunQueueConformance('FakeRunQueue', async () => {

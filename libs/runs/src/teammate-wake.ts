@@ -1,16 +1,16 @@
-import type { AcceptedFact, CausedBy } from '@switchyard/contracts';
-import { OUTBOX_INSERT_SQL, outboxParams } from './fact-outbox';
-import type { SqlRunner } from './sql-pool';
+import { TeammateOrphanWakeRowSchema, TeammateWakeRowSchema, type AcceptedFact, type CausedBy } from '@switchyard/contracts';
+import { OUTBOX_INSERT_SQL, outboxParams, type SqlRunner } from '@switchyard/db';
+import { parseRow } from './queue-rows';
 
 /**
  * Queues a teammate's next turn (id `runId`) unless one is queued already, under
- * its lane's lock (SQL `teammate_wake`, migration teammates; decision 0035). Run
+ * its lane's lock (SQL `teammate_wake`, libs/runs/sql; decision 0035). Run
  * it in the transaction that records the delivery's `message.sent` fact. The
  * turn is caused like the delivery (`causedBy`, its depth the turn's). Returns
  * the run's id, or null: a turn was queued already, or the teammate is stopped.
  */
 export async function wakeTeammate(tx: SqlRunner, workspaceId: string, sessionId: string, runId: string, causedBy: CausedBy | null): Promise<string | null> {
-  const [row] = await tx.$queryRawUnsafe<Array<{ run: string | null }>>(
+  const [row] = await tx.$queryRawUnsafe<Array<{ run: unknown }>>(
     `SELECT teammate_wake($1::uuid, $2::uuid, $3::uuid, $4::jsonb, $5::int)::text AS run`,
     workspaceId,
     sessionId,
@@ -18,7 +18,7 @@ export async function wakeTeammate(tx: SqlRunner, workspaceId: string, sessionId
     causedBy === null ? null : JSON.stringify(causedBy),
     causedBy?.depth ?? 0,
   );
-  return row?.run ?? null;
+  return parseRow(TeammateWakeRowSchema, row?.run ?? null, 'teammate_wake');
 }
 
 /**
@@ -34,7 +34,7 @@ export async function commitTeammateDelivery(
   delivery: { workspaceId: string; sessionId: string; wake: { runId: string; causedBy: CausedBy | null } | null; facts: ReadonlyArray<{ fact: AcceptedFact; correlationId: string }> },
 ): Promise<string | null> {
   const { wake } = delivery;
-  const [row] = await sql.$queryRawUnsafe<Array<{ run: string | null }>>(
+  const [row] = await sql.$queryRawUnsafe<Array<{ run: unknown }>>(
     // A data-modifying CTE runs whether or not the query reads it.
     `WITH facts AS (${OUTBOX_INSERT_SQL})
      SELECT CASE WHEN $14::uuid IS NULL THEN NULL ELSE teammate_wake($12::uuid, $13::uuid, $14::uuid, $15::jsonb, $16::int) END::text AS run`,
@@ -45,5 +45,28 @@ export async function commitTeammateDelivery(
     wake?.causedBy ? JSON.stringify(wake.causedBy) : null,
     wake?.causedBy?.depth ?? 0,
   );
-  return row?.run ?? null;
+  return parseRow(TeammateWakeRowSchema, row?.run ?? null, 'teammate_wake');
+}
+
+/**
+ * The next turn of the teammate whose turn `run` was (its causation and depth), when that turn
+ * left messages unread (SQL `teammate_wake`). Returns the queued turn's id, or null.
+ */
+export async function wakeTeammateAfter(sql: SqlRunner, run: { id: string; workspaceId: string }, nextRunId: string): Promise<string | null> {
+  const [row] = await sql.$queryRawUnsafe<Array<{ run: unknown }>>(
+    `SELECT teammate_wake(r.workspace_id, r.session_id, $3::uuid, r.caused_by, r.depth)::text AS run FROM runs r WHERE r.id = $1::uuid AND r.workspace_id = $2::uuid`,
+    run.id,
+    run.workspaceId,
+    nextRunId,
+  );
+  return parseRow(TeammateWakeRowSchema, row?.run ?? null, 'teammate_wake');
+}
+
+/**
+ * A teammate's mailbox found open with no turn (SQL `teammate_wake_orphan`, one lane's lock):
+ * the queued turn's id, `live` (a turn holds the mailbox) or `gone` (no such live teammate).
+ */
+export async function wakeOrphanTeammate(sql: SqlRunner, sessionId: string, nextRunId: string): Promise<string> {
+  const [row] = await sql.$queryRawUnsafe<Array<{ result: unknown }>>('SELECT teammate_wake_orphan($1::uuid, $2::uuid) AS result', sessionId, nextRunId);
+  return parseRow(TeammateOrphanWakeRowSchema, row?.result ?? 'gone', 'teammate_wake_orphan');
 }

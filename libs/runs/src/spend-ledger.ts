@@ -1,5 +1,5 @@
 import type { SqlRunner } from '@switchyard/db';
-import type { SpendLedger, SpendStanding } from '../loop/loop-ports';
+import type { SpendLedger, SpendStanding } from './ports';
 
 /**
  * The run and the runs it was delegated from (origin `delegation`,
