@@ -42,3 +42,6 @@ export { duplicateKeyIn } from './json-duplicate-keys';
 export { GITHUB_DELIVERY_HEADER, GITHUB_SIGNATURE_HEADER, verifyWebhookSignature, webhookHmac } from './webhook-signature';
 export { deliveryIdOf, kindPartOf, webhookActor, webhookDeliveryFact } from './webhook-delivery';
 export type { WebhookDelivery } from './webhook-delivery';
+export { credentialShapeIn } from './credential-patterns';
+export { screenAgentMessage, screenAgentMessageBytes, sha256Hex } from './agent-message-screen';
+export type { QuarantineFacts, ScreenResult } from './agent-message-screen';

@@ -70,6 +70,8 @@ import type { CollaboratorStore, TaskStore } from './team-ports';
 import { WebhookSettings } from './commands/webhooks';
 import { webhookDeliveryRoutes, webhooksRoutes } from './routes/webhooks';
 import type { WebhookStore } from './webhook-ports';
+import type { AgentMessageStore } from '@switchyard/db';
+import { agentMessageProducerRoutes, agentMessageReadRoutes } from './routes/agent-messages';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -147,6 +149,12 @@ export interface GatewayAppDeps {
   webhooks: { store: WebhookStore; allowUnsigned: boolean; rateLimiter: TokenRateLimiter; ratePerSecond: number };
   /** The operations overview's figures (decision 0036). */
   opsOverview: OpsOverviewReader;
+  /** The agent-message observation plane's store (decision 0047). */
+  agentMessages: AgentMessageStore;
+  /** AGENT_MESSAGE_CONTENT_RETENTION_MS. */
+  contentRetentionMs: number;
+  /** AGENT_MESSAGE_STREAM_POLL_MS. */
+  agentMessageStreamPollMs: number;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -189,7 +197,10 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(stream);
   workspace.use(authenticate(authenticator));
   workspace.use(rateLimit(deps.rateLimiter, deps.ratePerSecond));
+  // Peer notes are screened on their bytes (a duplicate property is invisible once parsed): before the JSON door.
+  workspace.use(agentMessageProducerRoutes(deps));
   workspace.use(jsonBody({ limitBytes: deps.bodyLimitBytes }));
+  workspace.use(agentMessageReadRoutes({ ...deps, pollMs: deps.agentMessageStreamPollMs }));
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(agentsRoutes(deps));

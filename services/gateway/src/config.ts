@@ -25,6 +25,10 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
   STREAM_AUTH_RECHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** How long a web UI sign-in lasts, in seconds (never past its API token's expiry; decision 0029). @defaultValue 43200 */
   UI_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(MAX_UI_SESSION_TTL_SECONDS).default(43_200),
+  /** How long a peer note's content is kept after it was received (its observation, hash and metadata stay). @defaultValue 604800000 (7 days) */
+  AGENT_MESSAGE_CONTENT_RETENTION_MS: z.coerce.number().int().min(60_000).default(7 * 24 * 3_600_000),
+  /** How often an open agent-message stream looks in PostgreSQL for new observations. @defaultValue 100 */
+  AGENT_MESSAGE_STREAM_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(100),
   /** Interval of SSE heartbeat comments. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
   /** `facts` is trimmed to about this many entries where the gateway publishes the facts of its own changes (the event-log's setting of the same name). @defaultValue 1000000 */

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { ApprovalStore, createPrismaClient, FactRecorder, flushFacts, readWorkspaceSecret, SqlFactStore, SqlPool } from '@switchyard/db';
+import { AgentMessageStore, ApprovalStore, createPrismaClient, FactRecorder, flushFacts, readWorkspaceSecret, SqlFactStore, SqlPool } from '@switchyard/db';
 import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { Queue } from 'bullmq';
 import { NOTIFICATIONS_QUEUE, QUEUES } from '@switchyard/contracts';
@@ -108,6 +108,12 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     // The change is committed: a failed flush leaves its facts to the event-log's relay.
     flush: (ids: readonly string[]) => flushFacts(sql, recorder, log, ids).catch((error: unknown) => log.warn({ err: error }, 'facts not relayed at once; the event-log relays them')),
   };
+  const agentMessages = new AgentMessageStore(sql);
+  // Contents past retention go; observations (hashes and metadata) stay. Every replica prunes a bounded batch.
+  const prune = setInterval(() => {
+    agentMessages.pruneContents(1_000).catch((error: unknown) => log.warn({ err: error }, 'agent-message contents not pruned'));
+  }, 60_000);
+  prune.unref();
   const userName = async (userId: string) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null;
   const app = createGatewayApp({
     outbox,
@@ -170,6 +176,9 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
       outbox,
     },
     adminQueues: config.GATEWAY_ADMIN_TOKEN ? { token: config.GATEWAY_ADMIN_TOKEN, queues: [activationQueue, ...dashboardQueues] } : null,
+    agentMessages,
+    contentRetentionMs: config.AGENT_MESSAGE_CONTENT_RETENTION_MS,
+    agentMessageStreamPollMs: config.AGENT_MESSAGE_STREAM_POLL_MS,
     webhooks: { store: new PrismaWebhookStore(prisma), allowUnsigned: config.WEBHOOK_ALLOW_UNSIGNED, rateLimiter: webhookRateLimiter, ratePerSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND },
   });
   return {
@@ -178,6 +187,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     checks,
     close: () =>
       closeAll([
+        async () => clearInterval(prune),
         rateLimiter,
         webhookRateLimiter,
         feed,
