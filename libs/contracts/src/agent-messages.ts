@@ -168,6 +168,8 @@ export const QuarantinedAgentMessageSchema = z
     bodySha256: z.string().regex(/^[0-9a-f]{64}$/),
     /** zod issue codes (at most 5) for `invalid`; never the values. */
     issues: z.array(z.string().max(64)).max(5),
+    /** Posts of this same body by this sender (a retried post is counted, not recorded twice). */
+    deliveries: z.number().int().min(1),
     receivedAt: z.string(),
   })
   .strict();
@@ -196,6 +198,33 @@ export const AgentMessageStreamQuerySchema = z.object({ since: z.coerce.number()
 
 /** One page of observations; `next` is the cursor to pass as `since`. */
 export const ListAgentMessagesResponseSchema = z.object({ observations: z.array(AgentMessageObservationSchema), next: z.number().int().min(0) }).strict();
+
+/** `GET /agent-messages/quarantine`: newest first. */
+export const ListQuarantineResponseSchema = z.object({ quarantined: z.array(QuarantinedAgentMessageSchema) }).strict();
+
+/** `GET /agent-messages/health`: thread activity and delivery health, without content. */
+export const AgentMessageHealthSchema = z
+  .object({
+    threads: z.array(
+      z
+        .object({
+          thread: AgentMessageThreadSchema,
+          observations: z.number().int(),
+          senders: z.number().int(),
+          gaps: z.number().int(),
+          /** Regressions and repeats of a sender's seq. */
+          regressions: z.number().int(),
+          lastObservedAt: z.string(),
+        })
+        .strict(),
+    ),
+    quarantine: z.array(z.object({ reason: QuarantineReasonSchema, count: z.number().int() }).strict()),
+    totals: z
+      .object({ observations: z.number().int(), deliveries: z.number().int(), gaps: z.number().int(), regressions: z.number().int(), quarantined: z.number().int() })
+      .strict(),
+  })
+  .strict();
+export type AgentMessageHealth = z.infer<typeof AgentMessageHealthSchema>;
 
 /** `GET /agent-messages/{messageId}/content`: one note's text, asked for explicitly by a member. */
 export const AgentMessageContentResponseSchema = z

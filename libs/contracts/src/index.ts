@@ -527,6 +527,8 @@ export {
   AgentMessageContentResponseSchema,
   AgentMessageContentSchema,
   AgentMessageDispositionSchema,
+  AgentMessageHealthSchema,
+  ListQuarantineResponseSchema,
   AgentMessageIdSchema,
   agentMessageJsonSchema,
   AgentMessageObservationSchema,
@@ -555,6 +557,7 @@ export {
 export type {
   AgentMessage,
   AgentMessageDisposition,
+  AgentMessageHealth,
   AgentMessageObservation,
   AgentMessagePost,
   AgentMessagePostResponse,

@@ -1,4 +1,4 @@
-import type { AgentMessageObservation, AgentMessagePost, AgentMessageSender, QuarantinedAgentMessage, QuarantineReason, SenderSequence } from '@switchyard/contracts';
+import type { AgentMessageHealth, AgentMessageObservation, AgentMessagePost, AgentMessageSender, QuarantinedAgentMessage, QuarantineReason, SenderSequence } from '@switchyard/contracts';
 import type { SqlRunner } from './sql-pool';
 
 /** What the store keeps of a quarantined post (decision 0047): never its body or content. */
@@ -29,13 +29,6 @@ export interface Observable {
   receivedAt: Date;
   /** When the content row may be deleted. */
   retainUntil: Date;
-}
-
-/** Per-thread activity and delivery health, without content (the UI's panel). */
-export interface AgentMessageHealth {
-  threads: { thread: string; observations: number; senders: number; gaps: number; regressions: number; lastObservedAt: string }[];
-  quarantine: { reason: QuarantineReason; count: number }[];
-  totals: { observations: number; deliveries: number; gaps: number; regressions: number; quarantined: number };
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -228,7 +221,7 @@ export class AgentMessageStore {
   }
 
   /** Quarantine records, newest first. */
-  async listQuarantine(workspaceId: string, limit: number): Promise<(QuarantinedAgentMessage & { deliveries: number })[]> {
+  async listQuarantine(workspaceId: string, limit: number): Promise<QuarantinedAgentMessage[]> {
     const rows = await this.sql.$queryRawUnsafe<
       {
         id: string;

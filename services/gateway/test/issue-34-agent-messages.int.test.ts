@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { newId } from '@switchyard/core';
+import { SqlPool } from '@switchyard/db';
 import { apiClient, startTestPlatform, type TestPlatform } from '@switchyard/testing';
+import { SqlAgentTokens } from '../../runner/src/adapters/sql-agent-tokens';
+import { callTool, connectMcp } from './mcp-client';
+import { scriptedAgent } from './run-rows';
 import { AgentMessageObservationSchema, QuarantinedAgentMessageSchema } from '@switchyard/contracts';
 import { sha256Hex } from '@switchyard/core';
 import { defective, DEFECTS, envelope } from './agent-messages/envelopes';
@@ -73,7 +79,7 @@ describe('issue 34: agent-message producers, quarantine and observations', () =>
     expect((await raw('{"schema": "agent-message/v1",')).body).toMatchObject({ disposition: 'quarantined', reason: 'invalid', messageId: null });
     const quarantine = await api('GET', `${ws}/agent-messages/quarantine`);
     expect(quarantine.status).toBe(200);
-    const reasons = new Set(quarantine.body.quarantined.map((q: unknown) => QuarantinedAgentMessageSchema.extend({ deliveries: AgentMessageObservationSchema.shape.deliveries }).parse(q).reason));
+    const reasons = new Set(quarantine.body.quarantined.map((q: unknown) => QuarantinedAgentMessageSchema.parse(q).reason));
     expect([...reasons].sort()).toEqual([...DEFECTS].sort());
     expect(JSON.stringify(quarantine.body)).not.toContain(marker);
     const health = await api('GET', `${ws}/agent-messages/health`);
@@ -94,6 +100,45 @@ describe('issue 34: agent-message producers, quarantine and observations', () =>
     const page = await api2('GET', `${base}/agent-messages?since=0`);
     for (const o of page.body.observations) sequences.push(`${o.senderSeq}:${o.sequence}:${o.previousSenderSeq}`);
     expect(sequences).toEqual(['1:first:null', '2:next:1', '5:gap:2', '3:regression:5']);
+  });
+
+  it('post_peer_note: a run posts as its agent and run, the platform fills ids, times and the next senderSeq; an agent cannot read content', async () => {
+    const pg = new Client({ connectionString: platform.db.url });
+    await pg.connect();
+    const sql = new SqlPool({ databaseUrl: platform.db.url, poolMax: 1 });
+    try {
+      const workspaceId = (await pg.query(`SELECT id::text FROM workspaces WHERE slug = 'notes'`)).rows[0].id as string;
+      const agentId = (await api('POST', `${ws}/agents`, scriptedAgent('noter'))).body.id as string;
+      const runId = newId();
+      const eventId = randomUUID();
+      await pg.query(
+        `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, status, session_id, started_at)
+         VALUES ($1, $2, $3, 1, 'trigger', $4, $5, 'build.failed', 'running', $6, now())`,
+        [runId, workspaceId, agentId, JSON.stringify({ type: 'trigger', eventId, agentVersion: 1, triggerIndex: 0 }), eventId, randomUUID()],
+      );
+      const { token } = await new SqlAgentTokens(sql).mint({ workspaceId, runId, agentId, depth: 0, ttlMs: 60_000 });
+      const mcp = await connectMcp(platform.gatewayUrl, token);
+      const first = await callTool(mcp, 'post_peer_note', { thread: 'build-42', topic: 'cause', content: 'Redis restarts cause it.' });
+      const second = await callTool(mcp, 'post_peer_note', { thread: 'build-42', topic: 'cause', content: 'Confirmed.', expiresInMs: 60_000 });
+      await mcp.close();
+      expect(first.isError).toBe(false);
+      expect(second.body).toMatchObject({ disposition: 'observed' });
+      const page = await api('GET', `${ws}/agent-messages?since=${first.body.seq - 1}`);
+      const mine = page.body.observations.filter((o: { sender: { type: string } }) => o.sender.type === 'agent');
+      expect(mine.map((o: { senderSeq: number; sequence: string }) => [o.senderSeq, o.sequence])).toEqual([
+        [1, 'first'],
+        [2, 'next'],
+      ]);
+      expect(mine[0].sender).toEqual({ type: 'agent', id: agentId, runId });
+      const agentApi = apiClient(platform.gatewayUrl, token);
+      expect((await agentApi('GET', `${ws}/agent-messages/${first.body.messageId}/content`)).status).toBe(403);
+      // Over HTTP too, the run is the sender; a credential-shaped secret is quarantined, not stored.
+      const secret = await agentApi('POST', `${ws}/agent-messages`, envelope({ content: `token ghp_${'a'.repeat(36)}` }));
+      expect(secret.body).toMatchObject({ disposition: 'quarantined', reason: 'secret_detected' });
+    } finally {
+      await sql.$disconnect();
+      await pg.end();
+    }
   });
 
   it('validates its queries and paths with stable codes', async () => {

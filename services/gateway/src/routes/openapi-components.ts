@@ -64,6 +64,12 @@ import {
   AuditActorsResponseSchema,
   AuditPageSchema,
   OverviewResponseSchema,
+  AgentMessageContentResponseSchema,
+  AgentMessageHealthSchema,
+  AgentMessagePostResponseSchema,
+  AgentMessagePostSchema,
+  ListAgentMessagesResponseSchema,
+  ListQuarantineResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -137,6 +143,12 @@ const SCHEMAS = {
   Webhook: WebhookSchema,
   ListWebhooksResponse: ListWebhooksResponseSchema,
   OverviewResponse: OverviewResponseSchema,
+  AgentMessagePost: AgentMessagePostSchema,
+  AgentMessagePostResponse: AgentMessagePostResponseSchema,
+  ListAgentMessagesResponse: ListAgentMessagesResponseSchema,
+  ListAgentMessageQuarantineResponse: ListQuarantineResponseSchema,
+  AgentMessageHealth: AgentMessageHealthSchema,
+  AgentMessageContentResponse: AgentMessageContentResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

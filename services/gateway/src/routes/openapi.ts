@@ -17,6 +17,7 @@ import { teammatePaths } from './openapi-teammate-paths';
 import { webhookPaths } from './openapi-webhook-paths';
 import { auditPaths } from './openapi-audit-paths';
 import { overviewPaths } from './openapi-overview-paths';
+import { agentMessagePaths } from './openapi-agent-message-paths';
 
 /** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
 export interface OpenApiOperation {
@@ -157,7 +158,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...agentMessagePaths() };
 }
 
 /**
