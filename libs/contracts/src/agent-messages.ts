@@ -220,7 +220,16 @@ export const AgentMessageHealthSchema = z
     ),
     quarantine: z.array(z.object({ reason: QuarantineReasonSchema, count: z.number().int() }).strict()),
     totals: z
-      .object({ observations: z.number().int(), deliveries: z.number().int(), gaps: z.number().int(), regressions: z.number().int(), quarantined: z.number().int() })
+      .object({
+        observations: z.number().int(),
+        /** Posts that carried an observed envelope; `deliveries - observations` are duplicate deliveries (replays). */
+        deliveries: z.number().int(),
+        gaps: z.number().int(),
+        regressions: z.number().int(),
+        quarantined: z.number().int(),
+        /** The workspace's newest observation seq (the cursor's end). */
+        lastSeq: z.number().int(),
+      })
       .strict(),
   })
   .strict();

@@ -310,6 +310,7 @@ export class AgentMessageStore {
         gaps: sum((row) => row.gaps),
         regressions: sum((row) => row.regressions),
         quarantined: quarantine.reduce((total, row) => total + Number(row.count), 0),
+        lastSeq: await this.lastSeq(workspaceId),
       },
     };
   }

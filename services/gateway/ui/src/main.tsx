@@ -12,6 +12,7 @@ import { EventDetailPage } from './pages/event-detail';
 import { EventsPage } from './pages/events';
 import { FleetPage } from './pages/fleet';
 import { OverviewRoute } from './pages/overview-route';
+import { PeerNotesPage } from './pages/peer-notes';
 import { RunDetailPage } from './pages/run-detail';
 import { SignInPage } from './pages/sign-in';
 import { TeamPage } from './pages/team';
@@ -42,6 +43,7 @@ function App() {
         <Route path="/team" component={TeamPage} />
         <Route path="/audit" component={AuditPage} />
         <Route path="/overview" component={OverviewRoute} />
+        <Route path="/peer-notes" component={PeerNotesPage} />
         <Route>
           <p role="alert">No such page.</p>
         </Route>

@@ -30,6 +30,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/events" match="/events/*?">Events</NavLink>
           <NavLink href="/team" match="/team">Team</NavLink>
           <NavLink href="/overview" match="/overview">Overview</NavLink>
+          <NavLink href="/peer-notes" match="/peer-notes">Peer notes</NavLink>
           {role === 'admin' && <NavLink href="/audit" match="/audit">Audit</NavLink>}
         </nav>
         <span className="who">
