@@ -31,6 +31,13 @@ export interface Observable {
   retainUntil: Date;
 }
 
+/** What a run's digest reads: where the cursor ends, how many notes are new, and the newest of them. */
+export interface DigestRead {
+  lastSeq: number;
+  total: number;
+  notes: { seq: number; thread: string; topic: string; sender: AgentMessageSender; content: string }[];
+}
+
 const UNIQUE_VIOLATION = '23505';
 
 /** What senderSeq is scoped to: one run of an agent, or one member. */
@@ -268,6 +275,35 @@ export class AgentMessageStore {
       messageId,
     );
     return row ? { content: row.content, contentSha256: row.content_sha256 } : null;
+  }
+
+  /**
+   * For a run's digest (decision 0047): the workspace's newest seq, how many
+   * current (unexpired) notes of other senders came after `since`, and the
+   * newest `limit` of them with their retained content.
+   */
+  async digestAfter(workspaceId: string, since: number, excludeSenderKey: string, limit: number): Promise<DigestRead> {
+    const lastSeq = await this.lastSeq(workspaceId);
+    if (lastSeq <= since) return { lastSeq, total: 0, notes: [] };
+    const rows = await this.sql.$queryRawUnsafe<
+      { seq: string; thread: string; topic: string; sender_type: string; sender_id: string; sender_run_id: string | null; sender_session: string | null; content: string; total: string }[]
+    >(
+      `SELECT o.seq, o.thread, o.topic, o.sender_type, o.sender_id, o.sender_run_id, o.sender_session, c.content, count(*) OVER () AS total
+       FROM agent_message_observations o
+       JOIN agent_message_contents c ON c.workspace_id = o.workspace_id AND c.message_id = o.message_id AND c.retain_until > now()
+       WHERE o.workspace_id = $1::uuid AND o.seq > $2::bigint AND o.seq <= $3::bigint AND o.sender_key <> $4 AND o.expires_at > now()
+       ORDER BY o.seq DESC LIMIT $5::int`,
+      workspaceId,
+      since,
+      lastSeq,
+      excludeSenderKey,
+      limit,
+    );
+    return {
+      lastSeq,
+      total: rows.length > 0 ? Number(rows[0]!.total) : 0,
+      notes: rows.reverse().map((row) => ({ seq: Number(row.seq), thread: row.thread, topic: row.topic, sender: senderOf(row), content: row.content })),
+    };
   }
 
   /** Deletes contents past retention, at most `limit` rows; returns how many. Observations stay. */

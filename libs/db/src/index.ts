@@ -57,4 +57,4 @@ export {
   type ResumedRun,
 } from './approval-store';
 export { commitTeammateDelivery, wakeTeammate } from './teammate-wake';
-export { AgentMessageStore, senderKeyOf, type Observable, type ObserveOutcome, type QuarantineRecord } from './agent-message-store';
+export { AgentMessageStore, senderKeyOf, type DigestRead, type Observable, type ObserveOutcome, type QuarantineRecord } from './agent-message-store';
