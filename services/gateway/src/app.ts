@@ -72,6 +72,7 @@ import { webhookDeliveryRoutes, webhooksRoutes } from './routes/webhooks';
 import type { WebhookStore } from './webhook-ports';
 import type { AgentMessageStore } from '@switchyard/db';
 import { agentMessageProducerRoutes, agentMessageReadRoutes } from './routes/agent-messages';
+import { ObservationSignal } from './sse/observation-signal';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -192,15 +193,19 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.use(uiSessionRoutes({ authenticator, uiSessions: deps.uiSessions, ttlSeconds: deps.uiSessionTtlSeconds, bodyLimitBytes: deps.bodyLimitBytes }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
+  // Peer notes (decision 0047): the producers and the tool share one command; a new observation wakes this replica's streams.
+  const observations = new ObservationSignal();
+  const notes = { ...deps, onObserved: (workspaceId: string) => observations.notify(workspaceId) };
+
   const workspace = Router({ mergeParams: true });
   // The stream authenticates itself (it also takes a ticket), then the rest need a bearer token.
   workspace.use(stream);
   workspace.use(authenticate(authenticator));
   workspace.use(rateLimit(deps.rateLimiter, deps.ratePerSecond));
   // Peer notes are screened on their bytes (a duplicate property is invisible once parsed): before the JSON door.
-  workspace.use(agentMessageProducerRoutes(deps));
+  workspace.use(agentMessageProducerRoutes(notes));
   workspace.use(jsonBody({ limitBytes: deps.bodyLimitBytes }));
-  workspace.use(agentMessageReadRoutes({ ...deps, pollMs: deps.agentMessageStreamPollMs }));
+  workspace.use(agentMessageReadRoutes({ ...deps, observations, pollMs: deps.agentMessageStreamPollMs }));
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(agentsRoutes(deps));
@@ -226,7 +231,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.use('/v1/workspaces/:ws', workspace);
   app.use(mattermostIntegrationRoutes({ ...deps.mattermost, bodyLimitBytes: deps.bodyLimitBytes }));
   if (deps.adminQueues) app.use(ADMIN_QUEUES_PATH, requireAdminToken(deps.adminQueues.token), adminQueuesApp(deps.adminQueues.queues));
-  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, tryAgent, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
+  app.use('/mcp', mcpRoutes({ ...notes, authenticator, ledger, tryAgent, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
   const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR);
   if (ui) app.use(ui);
   app.use(notFoundHandler);

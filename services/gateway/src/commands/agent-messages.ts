@@ -17,6 +17,8 @@ export interface AgentMessageCommandDeps {
   agentMessages: Pick<AgentMessageStore, 'observe' | 'quarantine' | 'nextSenderSeq'>;
   /** AGENT_MESSAGE_CONTENT_RETENTION_MS: how long a note's content is kept after it is received. */
   contentRetentionMs: number;
+  /** Told of each new observation (this replica's streams read at once). */
+  onObserved?: (workspaceId: string) => void;
   log: Logger;
 }
 
@@ -81,5 +83,6 @@ async function settle(deps: AgentMessageCommandDeps, principal: Principal, scree
   if (outcome.disposition === 'duplicate_message') {
     return quarantine({ id: quarantineId('duplicate_message', bodySha256), reason: 'duplicate_message', messageId: post.messageId, bodyBytes, contentChars, bodySha256, issues: [] });
   }
+  if (outcome.disposition === 'observed') deps.onObserved?.(workspaceId);
   return { messageId: post.messageId, disposition: outcome.disposition, seq: outcome.seq };
 }

@@ -16,6 +16,7 @@ import { principalOf, requireRole } from '../http/auth';
 import { rawJsonBody } from '../http/json-body';
 import { parseInput, parseQuery } from '../http/validate';
 import { AgentMessageSession } from '../sse/agent-message-session';
+import type { ObservationSignal } from '../sse/observation-signal';
 
 /**
  * `POST /v1/workspaces/{ws}/agent-messages` (decision 0047), mounted after the
@@ -39,6 +40,8 @@ export interface AgentMessageReadRoutesDeps {
   agentMessages: Pick<AgentMessageStore, 'listAfter' | 'lastSeq' | 'listQuarantine' | 'content' | 'health'>;
   /** AGENT_MESSAGE_STREAM_POLL_MS. */
   pollMs: number;
+  /** Wakes this replica's streams when the producer routes observe a note. */
+  observations: ObservationSignal;
   heartbeatMs: number;
   log: Logger;
 }
@@ -79,8 +82,12 @@ export function agentMessageReadRoutes(deps: AgentMessageReadRoutesDeps): Router
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     res.write(`retry: 2000\nid: ${lastSeq}\n\n`);
     const session = new AgentMessageSession({ res, workspaceId, listAfter: (ws, since, limit) => store.listAfter(ws, since, limit), lastSeq, pollMs: deps.pollMs, heartbeatMs: deps.heartbeatMs, log: deps.log });
+    const unsubscribe = deps.observations.subscribe(workspaceId, () => session.wake());
     session.start();
-    req.on('close', () => session.close());
+    req.on('close', () => {
+      unsubscribe();
+      session.close();
+    });
   });
 
   // A person asks for one message's text: never an agent (a run reading peers' text would be the injection this plane forbids).

@@ -30,6 +30,9 @@ export class AgentMessageSession {
   private lastSeq: number;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
+  private reading = false;
+  /** A wake came while a read was under way: read again right after it. */
+  private again = false;
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(private readonly options: AgentMessageSessionOptions) {
@@ -41,6 +44,17 @@ export class AgentMessageSession {
     void this.tick();
   }
 
+  /** A new observation in the workspace (ObservationSignal): read now rather than at the next poll. */
+  wake(): void {
+    if (this.closed) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    void this.tick();
+  }
+
   close(): void {
     this.closed = true;
     clearInterval(this.heartbeat);
@@ -48,6 +62,8 @@ export class AgentMessageSession {
   }
 
   private async tick(): Promise<void> {
+    this.reading = true;
+    this.again = false;
     try {
       for (;;) {
         if (this.closed) return;
@@ -62,6 +78,7 @@ export class AgentMessageSession {
     } catch (error) {
       this.options.log.warn({ err: error }, 'agent-message stream read failed; retried');
     }
-    if (!this.closed) this.timer = setTimeout(() => void this.tick(), this.options.pollMs);
+    this.reading = false;
+    if (!this.closed) this.timer = setTimeout(() => void this.tick(), this.again ? 0 : this.options.pollMs);
   }
 }
