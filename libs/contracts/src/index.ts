@@ -568,3 +568,5 @@ export type {
   QuarantineReason,
   SenderSequence,
 } from './agent-messages';
+export { PilotTaskSchema, PilotTasksFileSchema } from './pilot';
+export type { PilotTask } from './pilot';
