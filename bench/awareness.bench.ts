@@ -25,6 +25,8 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RATE = Number(process.env.BENCH_NOTES_PER_SECOND ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WS = '/v1/workspaces/bench';
+/** Requests of each closed-loop capacity run. */
+const CAPACITY = Number(process.env.BENCH_CAPACITY ?? 3_000);
 
 const envelope = (n: number) => {
   const now = Date.now();
@@ -129,8 +131,15 @@ async function main(): Promise<void> {
     while ((seenSse.size < total || seenRead.size < total) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     stop.abort();
     await reader;
-    load.close();
 
+    // Capacity, closed loop, beside the gateway's fact door in the same run (one fact per request; no event-log runs,
+    // so facts stop in `ingest`: the door's own cost, which a note's screening and commit are compared with).
+    let c = 0;
+    const capacityNotesMs = await load.closedLoop(16, `${WS}/agent-messages`, () => (c < CAPACITY ? envelope(2_000_000 + c++) : undefined), expect202);
+    let f = 0;
+    const fact = () => JSON.stringify({ kind: 'bench.fact', subject: { type: 'bench', id: String(f) }, payload: { i: f++, note: 'the integration test fails only when Redis restarts' } });
+    const capacityFactsMs = await load.closedLoop(16, `${WS}/events`, () => (f < CAPACITY ? fact() : undefined), expect202);
+    load.close();
     const baseline = await bareStreamBaseline(redis, `${prefix}:bare`, total);
     const sse = summary(onSse);
     const read = summary(onRead);
@@ -149,6 +158,8 @@ Post → observed: from the note's send to its arrival on each read surface.
 | read API (\`GET /agent-messages?since=\`, paged as answers come) | ${read.n} | ${fmt(read.p50, 1)} ms | ${fmt(read.p95, 1)} ms | ${fmt(read.p99, 1)} ms |
 | SSE projection (\`/agent-messages/stream\`) | ${sse.n} | ${fmt(sse.p50, 1)} ms | ${fmt(sse.p95, 1)} ms | ${fmt(sse.p99, 1)} ms |
 | baseline: bare XADD → XREAD BLOCK of the same payloads, same rate, no services | ${bare.n} | ${fmt(bare.p50, 1)} ms | ${fmt(bare.p95, 1)} ms | ${fmt(bare.p99, 1)} ms |
+
+Capacity, closed loop (16 keep-alive clients, ${fmt(CAPACITY)} requests each): ${fmt((CAPACITY * 1000) / capacityNotesMs)} notes/s observed (202) beside ${fmt((CAPACITY * 1000) / capacityFactsMs)} facts/s accepted by \`POST /events\` (one fact per request) in the same run: ${fmt(capacityNotesMs > 0 ? capacityFactsMs / capacityNotesMs : 0, 2)} of the fact door's rate.
 
 Ratios of p95 to the bare baseline's: read API ${fmt(read.p95 / Math.max(bare.p95, 0.001), 1)}×, SSE ${fmt(sse.p95 / Math.max(bare.p95, 0.001), 1)}×. Targets (issue 34): p95 ≤ 100 ms (the ADR asks 10 s) and ≤ 5× the bare baseline's p95.
 `;
