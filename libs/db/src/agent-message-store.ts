@@ -123,6 +123,43 @@ WITH prev AS (
 SELECT seq FROM obs`;
 
 /**
+ * Many new envelopes of one workspace in one statement and one commit: the
+ * cursor row is locked once and advanced by their number; each row's previous
+ * senderSeq is the one before it in the batch from the same sender, or the
+ * sender's last stored one. Any messageId already stored fails the whole
+ * statement (nothing written, no seq spent): the caller then observes them one by one.
+ */
+const OBSERVE_MANY_SQL = `
+WITH input AS (
+  SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[],
+    $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::text[], $15::int[], $16::text[], $17::timestamptz[])
+    WITH ORDINALITY AS i(message_id, sender_key, sender_type, sender_id, sender_run_id, sender_session, sender_seq, thread, topic,
+      created_at, expires_at, received_at, content_sha256, content_chars, content, retain_until, ord)
+), counter AS (
+  INSERT INTO agent_message_cursors (workspace_id, last_seq) VALUES ($1::uuid, $18::bigint)
+  ON CONFLICT (workspace_id) DO UPDATE SET last_seq = agent_message_cursors.last_seq + $18::bigint
+  RETURNING last_seq
+), numbered AS (
+  SELECT i.*, c.last_seq - $18::bigint + i.ord AS seq,
+    COALESCE(lag(i.sender_seq) OVER (PARTITION BY i.sender_key ORDER BY i.ord),
+      (SELECT o.sender_seq FROM agent_message_observations o WHERE o.workspace_id = $1::uuid AND o.sender_key = i.sender_key ORDER BY o.seq DESC LIMIT 1)) AS prev
+  FROM input i CROSS JOIN counter c
+), obs AS (
+  INSERT INTO agent_message_observations (workspace_id, seq, message_id, sender_type, sender_id, sender_run_id, sender_session, sender_key,
+    sender_seq, previous_sender_seq, sequence, thread, topic, created_at, expires_at, received_at, content_sha256, content_chars)
+  SELECT $1::uuid, n.seq, n.message_id, n.sender_type, n.sender_id, n.sender_run_id, n.sender_session, n.sender_key, n.sender_seq, n.prev,
+    CASE WHEN n.prev IS NULL THEN 'first' WHEN n.sender_seq = n.prev + 1 THEN 'next' WHEN n.sender_seq > n.prev THEN 'gap'
+         WHEN n.sender_seq = n.prev THEN 'repeat' ELSE 'regression' END,
+    n.thread, n.topic, n.created_at, n.expires_at, n.received_at, n.content_sha256, n.content_chars
+  FROM numbered n ORDER BY n.ord
+  RETURNING seq, message_id
+), content AS (
+  INSERT INTO agent_message_contents (workspace_id, message_id, content, retain_until)
+  SELECT $1::uuid, n.message_id, n.content, n.retain_until FROM numbered n
+)
+SELECT seq, message_id FROM obs`;
+
+/**
  * The agent-message observation plane's storage (decision 0047): observations
  * with their cursor, contents apart, and quarantine. The gateway writes; the
  * gateway's reads and the runner's digest read. Every query is scoped to a workspace.
@@ -175,6 +212,43 @@ export class AgentMessageStore {
       input.contentSha256,
     );
     return replay ? { disposition: 'replayed', seq: Number(replay.seq) } : { disposition: 'duplicate_message' };
+  }
+
+  /**
+   * Observes envelopes of one workspace, all with distinct messageIds, in one
+   * statement: their seqs in input order. Returns null when one of them is
+   * stored already (nothing was written): observe them one by one then.
+   */
+  async observeMany(workspaceId: string, inputs: readonly Observable[]): Promise<number[] | null> {
+    const column = <T>(pick: (input: Observable) => T) => inputs.map(pick);
+    try {
+      const rows = await this.sql.$queryRawUnsafe<{ seq: string; message_id: string }[]>(
+        OBSERVE_MANY_SQL,
+        workspaceId,
+        column((i) => i.post.messageId),
+        column((i) => senderKeyOf(i.sender)),
+        column((i) => i.sender.type),
+        column((i) => i.sender.id),
+        column((i) => (i.sender.type === 'agent' ? i.sender.runId : null)),
+        column((i) => (i.sender.type === 'agent' ? (i.sender.session ?? null) : null)),
+        column((i) => i.post.senderSeq),
+        column((i) => i.post.thread),
+        column((i) => i.post.topic),
+        column((i) => i.post.createdAt),
+        column((i) => i.post.expiresAt),
+        column((i) => i.receivedAt),
+        column((i) => i.contentSha256),
+        column((i) => i.contentChars),
+        column((i) => i.post.content),
+        column((i) => i.retainUntil),
+        inputs.length,
+      );
+      const seqOf = new Map(rows.map((row) => [row.message_id, Number(row.seq)]));
+      return inputs.map((input) => seqOf.get(input.post.messageId)!);
+    } catch (error) {
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return null;
+      throw error;
+    }
   }
 
   /** Records a quarantined post; the same body from the same sender again counts a delivery on its record. */

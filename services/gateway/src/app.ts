@@ -73,6 +73,7 @@ import type { WebhookStore } from './webhook-ports';
 import type { AgentMessageStore } from '@switchyard/db';
 import { agentMessageProducerRoutes, agentMessageReadRoutes } from './routes/agent-messages';
 import { ObservationSignal } from './sse/observation-signal';
+import { ObservationBatcher } from './commands/observation-batcher';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -195,7 +196,13 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
 
   // Peer notes (decision 0047): the producers and the tool share one command; a new observation wakes this replica's streams.
   const observations = new ObservationSignal();
-  const notes = { ...deps, onObserved: (workspaceId: string) => observations.notify(workspaceId) };
+  const batcher = new ObservationBatcher(deps.agentMessages);
+  const store = deps.agentMessages;
+  const notes = {
+    ...deps,
+    agentMessages: { observe: batcher.observe.bind(batcher), quarantine: store.quarantine.bind(store), nextSenderSeq: store.nextSenderSeq.bind(store) },
+    onObserved: (workspaceId: string) => observations.notify(workspaceId),
+  };
 
   const workspace = Router({ mergeParams: true });
   // The stream authenticates itself (it also takes a ticket), then the rest need a bearer token.
