@@ -212,7 +212,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   // Peer notes are screened on their bytes (a duplicate property is invisible once parsed): before the JSON door.
   workspace.use(agentMessageProducerRoutes(notes));
   workspace.use(jsonBody({ limitBytes: deps.bodyLimitBytes }));
-  workspace.use(agentMessageReadRoutes({ ...deps, observations, pollMs: deps.agentMessageStreamPollMs }));
+  workspace.use(agentMessageReadRoutes({ ...deps, observations, authenticator, pollMs: deps.agentMessageStreamPollMs }));
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(agentsRoutes(deps));

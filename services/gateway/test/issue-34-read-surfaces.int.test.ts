@@ -24,7 +24,7 @@ describe('issue 34: read-only surfaces of the observation plane', () => {
 
   beforeAll(async () => {
     port = await freePort();
-    platform = await startTestPlatform({ env: { PORT: String(port), AGENT_MESSAGE_STREAM_POLL_MS: '50' } });
+    platform = await startTestPlatform({ env: { PORT: String(port), AGENT_MESSAGE_STREAM_POLL_MS: '50', STREAM_AUTH_RECHECK_MS: '200' } });
     token = await platform.createWorkspace('reads');
     api = apiClient(platform.gatewayUrl, token);
   }, 120_000);
@@ -63,6 +63,21 @@ describe('issue 34: read-only surfaces of the observation plane', () => {
     await waitForObservations(fresh, 1);
     expect(observations(fresh.events)).toEqual([10]);
     fresh.close();
+  });
+
+  it('an open stream ends once its token is revoked', async () => {
+    const created = await api('POST', `${ws}/tokens`, { name: 'wall', role: 'viewer' });
+    expect(created.status).toBe(201);
+    const wall = await openSse(`http://127.0.0.1:${port}${ws}/agent-messages/stream`, { authorization: `Bearer ${created.body.token}` });
+    expect(wall.status).toBe(200);
+    expect((await api('DELETE', `${ws}/tokens/${created.body.id}`)).status).toBe(204);
+    const deadline = Date.now() + 20_000;
+    while (!wall.events.some((e) => e.event === 'error')) {
+      if (Date.now() > deadline) throw new Error(`no error event: ${JSON.stringify(wall.events)}`);
+      await wall.waitFor(wall.events.length + 1, Math.max(1, deadline - Date.now())).catch(() => undefined);
+    }
+    expect(JSON.parse(wall.events.find((e) => e.event === 'error')!.data)).toMatchObject({ code: 'UNAUTHENTICATED' });
+    wall.close();
   });
 
   it('the OpenAPI document has no write, ack, resend or command route on the plane beside the producer', async () => {
