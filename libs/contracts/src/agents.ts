@@ -1,3 +1,4 @@
+import { AwarenessModeSchema } from './agent-messages';
 import { z } from 'zod';
 import { AgentApprovalsSchema } from './approvals';
 import { JsonValueSchema } from './json-value';
@@ -197,6 +198,12 @@ export const AgentSpecSchema = z
     approvals: AgentApprovalsSchema.prefault({}),
     /** Whether facts caused by this agent's own runs may activate it. @defaultValue false */
     allowSelfCause: z.boolean().default(false),
+    /**
+     * Peer notes (decision 0047), for the awareness pilot only: `shadow` (also when absent)
+     * puts nothing into the run's context; `digest` adds a bounded summary of notes observed
+     * since the run began, as untrusted data, at completed step boundaries. @defaultValue absent
+     */
+    awareness: AwarenessModeSchema.optional(),
     /** Create enabled (default true); on update, change the flag only when given. */
     enabled: z.boolean().optional(),
   })

@@ -205,6 +205,10 @@ export enum ErrorCode {
    * kind, subject id or delivery id is missing or unusable. `data`: `{ field, reason }`.
    */
   WEBHOOK_DELIVERY_INVALID = 'WEBHOOK_DELIVERY_INVALID',
+  /** A posted agent-message envelope names its own `sender`: the platform fills it from the token (decision 0047). */
+  AGENT_MESSAGE_SENDER_REFUSED = 'AGENT_MESSAGE_SENDER_REFUSED',
+  /** No observation with that messageId in the workspace, or its content is past retention. `data`: `{ messageId }`. */
+  AGENT_MESSAGE_NOT_FOUND = 'AGENT_MESSAGE_NOT_FOUND',
   /** Anything unexpected. The message is generic; details are in the logs. */
   INTERNAL = 'INTERNAL',
 }

@@ -5,6 +5,7 @@ import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-
 import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
 import { TryAgentRequestSchema } from './try-drive';
 import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
+import { PostPeerNoteInputSchema } from './agent-messages';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
 import { ListTeammatesToolInputSchema, SendMessageToolInputSchema, SpawnTeammateRequestSchema, StopTeammateToolInputSchema } from './teammates';
 
@@ -108,6 +109,7 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   spawn_teammate: SpawnTeammateRequestSchema,
   list_teammates: ListTeammatesToolInputSchema,
   stop_teammate: StopTeammateToolInputSchema,
+  post_peer_note: PostPeerNoteInputSchema,
 } as const;
 export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;
 

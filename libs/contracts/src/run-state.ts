@@ -38,6 +38,19 @@ export const RunStateTallySchema = z.strictObject({
   unpriced: z.boolean(),
   /** The latest non-empty message of the model. */
   summary: z.string(),
+  /** Peer-note digests (an agent with `awareness: digest`, decision 0047); absent for every other run. */
+  awareness: z
+    .strictObject({
+      /** The newest observation seq the run has seen (its start, then its last digest's). */
+      through: z.number().int().min(0),
+      digests: z.number().int().min(0),
+      notes: z.number().int().min(0),
+      /** Estimated tokens of the digests now in the conversation (each model call sends them all again). */
+      contextTokens: z.number().int().min(0),
+      /** Estimated input tokens the digests added to the model calls so far. */
+      addedTokens: z.number().int().min(0),
+    })
+    .optional(),
 });
 export type RunStateTally = z.infer<typeof RunStateTallySchema>;
 
@@ -111,7 +124,12 @@ export function parseRunState(value: unknown): RunStateParseResult {
 /** `system`: the system prompt. */
 export const SystemEntryContentSchema = z.looseObject({ text: z.string() });
 /** `user`: the first message, or a drained mailbox envelope (`envelopeId`). */
-export const UserEntryContentSchema = z.looseObject({ text: z.string(), envelopeId: z.uuid().optional() });
+export const UserEntryContentSchema = z.looseObject({
+  text: z.string(),
+  envelopeId: z.uuid().optional(),
+  /** A peer-note digest (decision 0047): the observation seq it reads through, its notes, and its estimated tokens. */
+  awareness: z.looseObject({ through: z.number().int().min(0), notes: z.number().int().min(0), tokens: z.number().int().min(0) }).optional(),
+});
 /** `assistant`: a model answer with its usage; `final` absent (older entries): final when it asked for no tool call. */
 export const AssistantEntryContentSchema = z.looseObject({
   text: z.string().nullable(),
@@ -133,7 +151,13 @@ export const ToolEntryContentSchema = z.looseObject({
   wouldHave: z.literal(true).optional(),
 });
 /** `notice`: something the platform reports; not part of the conversation. `mode`: of a `plan_approved` notice, the mode the run goes on in. */
-export const NoticeEntryContentSchema = z.looseObject({ code: z.string(), message: z.string(), mode: z.enum(['default', 'auto']).optional() });
+export const NoticeEntryContentSchema = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  mode: z.enum(['default', 'auto']).optional(),
+  /** `awareness_started`: the observation seq a digest run reads after (decision 0047). */
+  through: z.number().int().min(0).optional(),
+});
 
 /** A transcript entry as the loop writes it and reads it back: its `seq`, `type` and typed content. */
 export const RecordedEntrySchema = z.discriminatedUnion('type', [

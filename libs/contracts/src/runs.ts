@@ -95,6 +95,12 @@ export const RunOutcomeSchema = z.strictObject({
   costUsd: z.number().min(0),
   /** True when the run's model has no entry in the runner's price table: `costUsd` is 0 because it is unknown, not free. */
   unpriced: z.literal(true).optional(),
+  /**
+   * Peer-note digests of an `awareness: digest` agent (decision 0047), counted apart: how many
+   * digests and notes entered the context, and the input tokens they added (estimated at four
+   * characters a token, summed over every model call that carried them; included in `tokensIn`).
+   */
+  awareness: z.strictObject({ digests: z.number().int().min(0), notes: z.number().int().min(0), addedTokens: z.number().int().min(0) }).optional(),
 });
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
 

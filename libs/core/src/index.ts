@@ -45,3 +45,6 @@ export type { WebhookDelivery } from './webhook-delivery';
 export { canonicalJson, specHash } from './canonical-json';
 export { changedTopLevelFields, jsonDiff } from './json-diff';
 export type { JsonDiffOperation } from './json-diff';
+export { credentialShapeIn } from './credential-patterns';
+export { screenAgentMessage, screenAgentMessageBytes, sha256Hex } from './agent-message-screen';
+export type { QuarantineFacts, ScreenResult } from './agent-message-screen';

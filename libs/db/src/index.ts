@@ -49,3 +49,4 @@ export {
   readFunctionFiles,
   type FunctionFile,
 } from './function-files';
+export { AgentMessageStore, senderKeyOf, type DigestRead, type Observable, type ObserveOutcome, type QuarantineRecord } from './agent-message-store';

@@ -81,6 +81,10 @@ import type { AccessLinkStore } from './access-link-ports';
 import { invitationRoutes, linkDoorRoutes } from './routes/access-links';
 import type { SsoDeps } from './commands/sso-sign-in';
 import { ssoRoutes } from './routes/sso';
+import type { AgentMessageStore } from '@switchyard/db';
+import { agentMessageProducerRoutes, agentMessageReadRoutes } from './routes/agent-messages';
+import { ObservationSignal } from './sse/observation-signal';
+import { ObservationBatcher } from './commands/observation-batcher';
 
 /** Everything the HTTP app needs, as ports and plain values. */
 export interface GatewayAppDeps {
@@ -170,6 +174,12 @@ export interface GatewayAppDeps {
   agentVersions: AgentVersionStore;
   /** Agent bundles' export reads and import writes (decision 0046). */
   agentBundles: AgentBundleStore;
+  /** The agent-message observation plane's store (decision 0047). */
+  agentMessages: AgentMessageStore;
+  /** AGENT_MESSAGE_CONTENT_RETENTION_MS. */
+  contentRetentionMs: number;
+  /** AGENT_MESSAGE_STREAM_POLL_MS. */
+  agentMessageStreamPollMs: number;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -218,12 +228,25 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.use(ssoRoutes({ sso: deps.sso ?? null, publicUrl: deps.publicUrl }));
   const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
 
+  // Peer notes (decision 0047): the producers and the tool share one command; a new observation wakes this replica's streams.
+  const observations = new ObservationSignal();
+  const batcher = new ObservationBatcher(deps.agentMessages);
+  const store = deps.agentMessages;
+  const notes = {
+    ...deps,
+    agentMessages: { observe: batcher.observe.bind(batcher), quarantine: store.quarantine.bind(store), nextSenderSeq: store.nextSenderSeq.bind(store) },
+    onObserved: (workspaceId: string) => observations.notify(workspaceId),
+  };
+
   const workspace = Router({ mergeParams: true });
   // The stream authenticates itself (it also takes a ticket), then the rest need a bearer token.
   workspace.use(stream);
   workspace.use(authenticate(authenticator));
   workspace.use(rateLimit(deps.rateLimiter, deps.ratePerSecond));
+  // Peer notes are screened on their bytes (a duplicate property is invisible once parsed): before the JSON door.
+  workspace.use(agentMessageProducerRoutes(notes));
   workspace.use(jsonBody({ limitBytes: deps.bodyLimitBytes }));
+  workspace.use(agentMessageReadRoutes({ ...deps, observations, authenticator, pollMs: deps.agentMessageStreamPollMs }));
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(agentsRoutes(deps));
@@ -253,7 +276,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.use('/v1/workspaces/:ws', workspace);
   app.use(mattermostIntegrationRoutes({ ...deps.mattermost, bodyLimitBytes: deps.bodyLimitBytes }));
   if (deps.adminQueues) app.use(ADMIN_QUEUES_PATH, requireAdminToken(deps.adminQueues.token), adminQueuesApp(deps.adminQueues.queues));
-  app.use('/mcp', mcpRoutes({ ...deps, authenticator, ledger, tryAgent, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
+  app.use('/mcp', mcpRoutes({ ...notes, authenticator, ledger, tryAgent, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
   const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR);
   if (ui) app.use(ui);
   app.use(notFoundHandler);

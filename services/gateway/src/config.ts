@@ -51,6 +51,10 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
   OIDC_SCOPES: z.string().min(1).default('openid profile groups'),
   /** Allow an `http:` issuer (a local provider in development and tests); never in production. @defaultValue false */
   OIDC_ALLOW_HTTP: envBoolean.default(false),
+  /** How long a peer note's content is kept after it was received (its observation, hash and metadata stay). @defaultValue 604800000 (7 days) */
+  AGENT_MESSAGE_CONTENT_RETENTION_MS: z.coerce.number().int().min(60_000).default(7 * 24 * 3_600_000),
+  /** How often an open agent-message stream looks in PostgreSQL for new observations. @defaultValue 100 */
+  AGENT_MESSAGE_STREAM_POLL_MS: z.coerce.number().int().min(10).max(10_000).default(100),
   /** Interval of SSE heartbeat comments. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(15_000),
   /** `facts` is trimmed to about this many entries where the gateway publishes the facts of its own changes (the event-log's setting of the same name). @defaultValue 1000000 */

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
-import { createPrismaClient, FactRecorder, flushFacts, readWorkspaceSecret, SqlFactStore, SqlPool } from '@switchyard/db';
+import { AgentMessageStore, createPrismaClient, FactRecorder, flushFacts, readWorkspaceSecret, SqlFactStore, SqlPool } from '@switchyard/db';
 import { ApprovalStore, RunWaker } from '@switchyard/runs';
 import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { Queue } from 'bullmq';
@@ -117,6 +117,12 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   };
   const uiSessions = new PrismaUiSessionStore(prisma);
   const sso = ssoFromConfig(config, { prisma, redis, sessions: uiSessions, outbox });
+  const agentMessages = new AgentMessageStore(sql);
+  // Contents past retention go; observations (hashes and metadata) stay. Every replica prunes a bounded batch.
+  const prune = setInterval(() => {
+    agentMessages.pruneContents(1_000).catch((error: unknown) => log.warn({ err: error }, 'agent-message contents not pruned'));
+  }, 60_000);
+  prune.unref();
   const userName = async (userId: string) => (await prisma.user.findUnique({ where: { id: userId }, select: { name: true } }))?.name ?? null;
   const app = createGatewayApp({
     outbox,
@@ -187,6 +193,9 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
       outbox,
     },
     adminQueues: config.GATEWAY_ADMIN_TOKEN ? { token: config.GATEWAY_ADMIN_TOKEN, queues: [activationQueue, ...dashboardQueues] } : null,
+    agentMessages,
+    contentRetentionMs: config.AGENT_MESSAGE_CONTENT_RETENTION_MS,
+    agentMessageStreamPollMs: config.AGENT_MESSAGE_STREAM_POLL_MS,
     webhooks: { store: new PrismaWebhookStore(prisma), allowUnsigned: config.WEBHOOK_ALLOW_UNSIGNED, rateLimiter: webhookRateLimiter, ratePerSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND },
   });
   return {
@@ -195,6 +204,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     checks,
     close: () =>
       closeAll([
+        async () => clearInterval(prune),
         rateLimiter,
         webhookRateLimiter,
         feed,

@@ -99,6 +99,9 @@ describe('issue 13: fuzzing the gateway door', () => {
     ]) {
       expect(operations).toContainEqual({ method, template, query: [] });
     }
+    // Issue 34's observation plane: its producer and its reads.
+    expect(operations).toContainEqual({ method: 'post', template: '/v1/workspaces/{ws}/agent-messages', query: [] });
+    expect(operations).toContainEqual({ method: 'get', template: '/v1/workspaces/{ws}/agent-messages/{messageId}/content', query: [] });
     await fc.assert(
       fc.asyncProperty(requestArbitrary(operations, ids), async (request) => {
         const { status, url, text } = await send(request);
@@ -136,6 +139,40 @@ describe('issue 13: fuzzing the gateway door', () => {
     expect([202, 400].every((status) => seen.has(status))).toBe(true);
     expect((await apiClient(platform.gatewayUrl, tokens.own)('GET', '/readyz')).status).toBe(200);
   }, 120_000);
+  it('answers 300 generated agent-message envelopes (issue 34) with 202 observed, replayed or quarantined, or 400 for a named sender, never another status', async () => {
+    const now = Date.now();
+    const valid = fc.record({
+      schema: fc.constant('agent-message/v1'),
+      messageId: fc.oneof(fc.uuid(), fc.constantFrom('fixed-message-1', 'fixed-message-2')),
+      senderSeq: fc.nat(),
+      thread: fc.constantFrom('t1', 'build-42'),
+      createdAt: fc.constantFrom(new Date(now).toISOString(), new Date(now - 7_200_000).toISOString()),
+      expiresAt: fc.constantFrom(new Date(now + 3_600_000).toISOString(), new Date(now - 3_600_000).toISOString()),
+      topic: fc.constant('x'),
+      content: fc.oneof(fc.string({ minLength: 1, maxLength: 50, unit: 'binary' }), fc.constantFrom('a\u0000b', 'AKIAABCDEFGHIJKLMNOP', 'x'.repeat(4_001))),
+      deliveryMode: fc.constant('shadow'),
+      canAuthorizeActions: fc.constant(false),
+    });
+    const body = fc.oneof(
+      { arbitrary: valid.map((e) => JSON.stringify(e)), weight: 3 },
+      fc.tuple(valid, fc.constantFrom(...NASTY_STRINGS), fc.constantFrom('messageId', 'thread', 'topic', 'content', 'createdAt', 'sender', 'extra')).map(([e, nasty, key]) => JSON.stringify({ ...e, [key]: nasty })),
+      valid.map((e) => `${JSON.stringify(e).slice(0, -1)},"content":"again"}`),
+      bodyArbitrary.map((b) => b?.text ?? ''),
+    );
+    const seen = new Set<string>();
+    await fc.assert(
+      fc.asyncProperty(body, async (text) => {
+        const response = await fetch(`${platform.gatewayUrl}/v1/workspaces/acme/agent-messages`, { method: 'POST', headers: { authorization: `Bearer ${tokens.own}`, 'content-type': 'application/json' }, body: text });
+        const answer = (await response.json()) as { disposition?: string; reason?: string; error?: { code: string } };
+        seen.add(answer.reason ?? answer.disposition ?? answer.error?.code ?? String(response.status));
+        const ok = response.status === 202 || (response.status === 400 && answer.error?.code === 'AGENT_MESSAGE_SENDER_REFUSED') || (response.status === 413 && text.length > 1_000_000);
+        if (!ok) throw new Error(`${response.status} for ${text.slice(0, 200)}: ${JSON.stringify(answer).slice(0, 300)}`);
+      }),
+      { numRuns: 300, endOnFailure: true },
+    );
+    expect([...seen]).toEqual(expect.arrayContaining(['observed', 'invalid', 'expired', 'duplicate_property']));
+  }, 60_000);
+
   it('answers the audit read (issue 36) 200 with a page or 400 VALIDATION_FAILED for any query, never another status', async () => {
     const value = fc.oneof(
       fc.constantFrom(...BAD_PERCENT, ...NASTY_STRINGS.map(encodeURIComponentLoose), ids.own[0]!, 'token.*', '**', '0', '1', '200', '201', '-1', '1e3', '9007199254740993'),

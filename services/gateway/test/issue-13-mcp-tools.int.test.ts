@@ -29,6 +29,7 @@ const MEMBER_TOOLS = [
   'send_message',
   'spawn_teammate',
   'stop_teammate',
+  'post_peer_note',
 ].sort();
 
 /**

@@ -106,6 +106,8 @@ describe('platform MCP server', () => {
         'spawn_teammate',
         'list_teammates',
         'stop_teammate',
+        // Peer notes (issue 34).
+        'post_peer_note',
       ].sort(),
     );
     for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {

@@ -1,4 +1,4 @@
-import { SqlPool } from '@switchyard/db';
+import { AgentMessageStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
@@ -60,6 +60,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     tools: (input) => connectTools({ ...input, options: tools, listings, log }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     approvals: new SqlApprovalRecords(sql),
+    peerNotes: new AgentMessageStore(sql),
     teammates,
     guardedTools: config.RUNNER_GUARDED_TOOLS,
     metrics,

@@ -20,6 +20,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.LINK_CODE_INVALID:
     case ErrorCode.SSO_STATE_INVALID:
     case ErrorCode.WEBHOOK_DELIVERY_INVALID:
+    case ErrorCode.AGENT_MESSAGE_SENDER_REFUSED:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
@@ -56,6 +57,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TEAMMATE_NOT_FOUND:
     case ErrorCode.MESSAGE_RECIPIENT_UNREACHABLE:
     case ErrorCode.WEBHOOK_NOT_FOUND:
+    case ErrorCode.AGENT_MESSAGE_NOT_FOUND:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;

@@ -17,10 +17,11 @@ import type { RunLedger } from '../run-ledger';
 import type { TaskLedger } from '../commands/task-ledger';
 import type { DelegationDeps } from '../commands/delegation';
 import { TEAM_TOOLS } from './team-tools';
+import { postPeerNote, type AgentMessageCommandDeps } from '../commands/agent-messages';
 import { getAgent, getEvent, getRun, listAgents, listEvents, listRuns } from '../workspace-queries';
 
 /** What the platform tools need: the same ports and commands the REST routes use. */
-export interface PlatformToolDeps extends ReadTranscriptDeps, PostSessionMessageDeps, DecideApprovalDeps, TeammateDeps, Omit<DelegationDeps, 'ledger' | 'agents'> {
+export interface PlatformToolDeps extends AgentMessageCommandDeps, ReadTranscriptDeps, PostSessionMessageDeps, DecideApprovalDeps, TeammateDeps, Omit<DelegationDeps, 'ledger' | 'agents'> {
   approvals: ApprovalsPort;
   reader: Pick<FactReader, 'listAfter' | 'listBefore' | 'get' | 'findByIdempotencyKeys' | 'purgedThrough'>;
   ingest: IngestWriter;
@@ -240,6 +241,16 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     annotations: write('Stop teammate', true),
     role: 'member',
     run: async (deps, ctx, input) => ({ ...(await stopTeammate(deps, ctx, input.name)) }),
+  },
+  post_peer_note: {
+    name: 'post_peer_note',
+    description:
+      'Posts an advisory peer note ({thread, topic, content, expiresInMs?}) to the workspace\'s observation plane (agent-message/v1). ' +
+      'Notes are observed, hashed and shown on health views; they wake no one, enter no context and authorize nothing. ' +
+      'Never put credentials or customer data in one (such notes are quarantined). Returns {messageId, disposition, reason?, seq?}.',
+    annotations: { title: 'Post peer note', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    role: 'member',
+    run: async (deps, ctx, input) => ({ ...(await postPeerNote(deps, ctx.principal, input)) }),
   },
 };
 

@@ -79,6 +79,12 @@ import {
   MemberSchema,
   RedeemSignInLinkRequestSchema,
   SignInMethodsResponseSchema,
+  AgentMessageContentResponseSchema,
+  AgentMessageHealthSchema,
+  AgentMessagePostResponseSchema,
+  AgentMessagePostSchema,
+  ListAgentMessagesResponseSchema,
+  ListQuarantineResponseSchema,
 } from '@switchyard/contracts';
 
 /**
@@ -167,6 +173,12 @@ const SCHEMAS = {
   AgentVersionDiffResponse: AgentVersionDiffResponseSchema,
   AgentBundle: AgentBundleSchema,
   ImportAgentsResponse: ImportAgentsResponseSchema,
+  AgentMessagePost: AgentMessagePostSchema,
+  AgentMessagePostResponse: AgentMessagePostResponseSchema,
+  ListAgentMessagesResponse: ListAgentMessagesResponseSchema,
+  ListAgentMessageQuarantineResponse: ListQuarantineResponseSchema,
+  AgentMessageHealth: AgentMessageHealthSchema,
+  AgentMessageContentResponse: AgentMessageContentResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

@@ -19,6 +19,7 @@ import { auditPaths } from './openapi-audit-paths';
 import { overviewPaths } from './openapi-overview-paths';
 import { versionPaths } from './openapi-version-paths';
 import { peoplePaths } from './openapi-people-paths';
+import { agentMessagePaths } from './openapi-agent-message-paths';
 
 /** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
 export interface OpenApiOperation {
@@ -167,7 +168,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths(), ...agentMessagePaths() };
 }
 
 /**

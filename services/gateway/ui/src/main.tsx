@@ -12,6 +12,7 @@ import { EventDetailPage } from './pages/event-detail';
 import { EventsPage } from './pages/events';
 import { FleetPage } from './pages/fleet';
 import { OverviewRoute } from './pages/overview-route';
+import { PeerNotesPage } from './pages/peer-notes';
 import { RunDetailPage } from './pages/run-detail';
 import { SignInPage } from './pages/sign-in';
 import { JoinPage, SignInLinkPage } from './pages/join';
@@ -48,6 +49,7 @@ function App() {
         <Route path="/audit" component={AuditPage} />
         <Route path="/members" component={MembersPage} />
         <Route path="/overview" component={OverviewRoute} />
+        <Route path="/peer-notes" component={PeerNotesPage} />
         <Route>
           <p role="alert">No such page.</p>
         </Route>

@@ -3,6 +3,8 @@
  * (zod is never bundled into the page).
  */
 export type {
+  AgentMessageHealth,
+  AgentMessageObservation,
   AgentResponse,
   AgentActivation,
   AgentBundle,

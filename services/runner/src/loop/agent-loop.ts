@@ -4,6 +4,7 @@ import { LOOP_ERRORS, type AgentLoopOptions } from './loop-options';
 import { abandonSession, closeSession, openSession, prepareSession, type RunSession } from './run-session';
 import { failedResult, outcomeOf } from './run-tally';
 import { takeStep } from './steps';
+import { takeDigest } from './awareness-digest';
 
 export { LOOP_ERRORS } from './loop-options';
 export type { AgentLoopOptions, ResolveSecret } from './loop-options';
@@ -99,6 +100,8 @@ export class AgentLoop implements Executor {
       if (context.signal.aborted) return this.aborted(session);
       if (stop) return { status: 'cancelled', reason: stop, outcome: outcomeOf(recorder.state.tally) };
       mailbox.absorb(drain);
+      // Only an agent that opted into the pilot's digest reads peer notes; every other run's context is untouched.
+      if (this.options.peerNotes && session.run.spec.awareness === 'digest') await takeDigest(session, this.options.peerNotes);
       return null;
     }
     return context.signal.aborted ? this.aborted(session) : null;

@@ -5,7 +5,7 @@ import type { AgentTokens } from '../agent-token-port';
 import type { Model } from '../model/model';
 import type { PriceTable } from '../model/prices';
 import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
-import type { ApprovalRecords, LoopMetrics, Mailbox, RunContextStore, SecretReader, SpendLedger, TeammateWakes, TranscriptStore } from './loop-ports';
+import type { ApprovalRecords, LoopMetrics, Mailbox, PeerNoteReader, RunContextStore, SecretReader, SpendLedger, TeammateWakes, TranscriptStore } from './loop-ports';
 import type { StepOutcome } from './steps';
 
 /** What the loop needs to reach a run's secrets. */
@@ -41,6 +41,8 @@ export interface AgentLoopOptions {
   approvals?: ApprovalRecords;
   /** The operator's guarded tool globs (RUNNER_GUARDED_TOOLS). @defaultValue [] */
   guardedTools?: readonly string[];
+  /** Peer notes for agents with `awareness: digest` (decision 0047); absent: no digest is ever taken. @defaultValue none */
+  peerNotes?: PeerNoteReader;
   /** Model and tool call counters. @defaultValue none */
   metrics?: LoopMetrics;
   /** Told of each step as it ends, with the run's state after it (tests, tracing); must not throw. @defaultValue none */

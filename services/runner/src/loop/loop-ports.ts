@@ -1,4 +1,4 @@
-import type { ApprovalDecider, MailboxEnvelope, TranscriptEntryType } from '@switchyard/contracts';
+import type { AgentMessageSender, ApprovalDecider, MailboxEnvelope, TranscriptEntryType } from '@switchyard/contracts';
 
 export type { RunContext, RunContextStore } from '../ports';
 
@@ -118,4 +118,19 @@ export interface ApprovalRecords {
    * outcome is unknown, and it is never called again).
    */
   startExecution(approvalId: string): Promise<boolean>;
+}
+
+/** What a digest reads: where the plane's cursor ends, how many notes are new, and the newest of them (oldest first). */
+export interface DigestRead {
+  lastSeq: number;
+  total: number;
+  notes: { seq: number; thread: string; topic: string; sender: AgentMessageSender; content: string }[];
+}
+
+/** Peer notes for an `awareness: digest` run (decision 0047): the observation plane's store, read-only. */
+export interface PeerNoteReader {
+  /** The workspace's newest observation seq; 0 when none. */
+  lastSeq(workspaceId: string): Promise<number>;
+  /** Current notes of other senders after `since`: the newest seq, how many, and the newest `limit` with their content. */
+  digestAfter(workspaceId: string, since: number, excludeSenderKey: string, limit: number): Promise<DigestRead>;
 }

@@ -1,5 +1,6 @@
 import { RecordedEntrySchema, RUN_STATE_SCHEMA_VERSION, type RecordedEntry, type RunState } from '@switchyard/contracts';
 import type { StoredEntry } from './loop-ports';
+import { AWARENESS_STARTED } from './awareness-digest';
 import { PLAN_NOTICES } from './plan-tool';
 import { asData } from './render';
 
@@ -45,6 +46,7 @@ export function foldEntry(state: RunState, entry: RecordedEntry): void {
     case 'user':
       state.conversation.push({ role: 'user', content: entry.content.text });
       if (entry.content.envelopeId) state.envelopeIds.push(entry.content.envelopeId);
+      if (entry.content.awareness) foldDigest(state, entry.content.awareness);
       // Messages that came after a final answer: the model is asked again.
       if (state.next.type === 'finish') state.next = { type: 'model' };
       return;
@@ -54,6 +56,9 @@ export function foldEntry(state: RunState, entry: RecordedEntry): void {
       return foldToolResult(state, entry.content);
     case 'notice':
       if (entry.content.code === PLAN_NOTICES.approved && entry.content.mode) state.permissionMode = entry.content.mode;
+      if (entry.content.code === AWARENESS_STARTED && entry.content.through !== undefined && !state.tally.awareness) {
+        state.tally.awareness = { through: entry.content.through, digests: 0, notes: 0, contextTokens: 0, addedTokens: 0 };
+      }
       if (entry.content.code === PLAN_NOTICES.denied) {
         state.tally.summary = entry.content.message;
         state.next = { type: 'finish' };
@@ -71,9 +76,20 @@ function foldAnswer(state: RunState, answer: Extract<RecordedEntry, { type: 'ass
   tally.tokensOut += answer.usage.outputTokens;
   tally.costUsd += answer.costUsd;
   if (answer.unpriced) tally.unpriced = true;
+  // Every call sent the digests in the conversation again: their tokens were added to this one's input.
+  if (tally.awareness) tally.awareness.addedTokens += tally.awareness.contextTokens;
   if (answer.text) tally.summary = answer.text;
   const final = answer.final ?? toolCalls.length === 0;
   state.next = toolCalls.length > 0 ? { type: 'tools', calls: toolCalls, final } : final ? { type: 'finish' } : { type: 'model' };
+}
+
+/** A peer-note digest (decision 0047): the cursor moves, and its tokens ride along with every later call. */
+function foldDigest(state: RunState, digest: { through: number; notes: number; tokens: number }): void {
+  const awareness = (state.tally.awareness ??= { through: 0, digests: 0, notes: 0, contextTokens: 0, addedTokens: 0 });
+  awareness.through = digest.through;
+  awareness.digests += 1;
+  awareness.notes += digest.notes;
+  awareness.contextTokens += digest.tokens;
 }
 
 function foldToolResult(state: RunState, result: Extract<RecordedEntry, { type: 'tool' }>['content']): void {
