@@ -25,7 +25,7 @@ export type MattermostFactKind = (typeof MATTERMOST_FACT_KINDS)[keyof typeof MAT
  * governance changes — tokens; people (`member.*`: invited, joined, a role
  * changed, removed); secrets; notifications and Mattermost links; the kill
  * switch and approvals setting (`workspace.settings_changed`); collaborator
- * rules; inbound webhooks configured or deleted; agents created, saved,
+ * rules; inbound webhooks configured or deleted; schedules created, changed, deleted; agents created, saved,
  * enabled, disabled, deleted. Run, approval,
  * task and message facts are work, not governance: `/events` reads them.
  * Only the platform records these kinds: a producer's post of one is refused.
@@ -43,6 +43,9 @@ export const AUDIT_FACT_KINDS: readonly string[] = [
   'agent.collaborator_changed',
   'webhook.configured',
   'webhook.deleted',
+  'schedule.created',
+  'schedule.updated',
+  'schedule.deleted',
   'agent.created',
   'agent.updated',
   'agent.enabled',

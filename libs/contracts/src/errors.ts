@@ -166,6 +166,17 @@ export enum ErrorCode {
    * kind, subject id or delivery id is missing or unusable. `data`: `{ field, reason }`.
    */
   WEBHOOK_DELIVERY_INVALID = 'WEBHOOK_DELIVERY_INVALID',
+  /** No schedule with that id in the workspace. `data`: `{ id }`. */
+  SCHEDULE_NOT_FOUND = 'SCHEDULE_NOT_FOUND',
+  /**
+   * A schedule's cron expression does not parse or can never fire, or its time
+   * zone is unknown to the cron library; nothing was written. `data`: `{ field, reason }`.
+   */
+  SCHEDULE_INVALID = 'SCHEDULE_INVALID',
+  /** Another schedule of the workspace has that name. `data`: `{ name }`. */
+  SCHEDULE_NAME_TAKEN = 'SCHEDULE_NAME_TAKEN',
+  /** The workspace holds the most schedules it may (MAX_SCHEDULES_PER_WORKSPACE). `data`: `{ limit }`. */
+  SCHEDULE_LIMIT_REACHED = 'SCHEDULE_LIMIT_REACHED',
   /** Anything unexpected. The message is generic; details are in the logs. */
   INTERNAL = 'INTERNAL',
 }

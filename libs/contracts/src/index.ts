@@ -522,3 +522,25 @@ export {
   RunEndCountsSchema,
 } from './overview';
 export type { OverviewAgentSpend, OverviewLane, OverviewMinute, OverviewPendingApproval, OverviewQuery, OverviewResponse, RunEndCounts } from './overview';
+export {
+  CreateScheduleRequestSchema,
+  CronExpressionSchema,
+  DeleteScheduleToolInputSchema,
+  isKnownTimezone,
+  ListScheduleFiresQuerySchema,
+  MAX_EVERY_MS,
+  MAX_SCHEDULES_PER_WORKSPACE,
+  MIN_EVERY_MS,
+  MissedPolicySchema,
+  SCHEDULE_FACT_KINDS,
+  SCHEDULE_FIRED_KIND,
+  ScheduleEmitSchema,
+  ScheduleFirePayloadSchema,
+  ScheduleFireSchema,
+  ScheduleIdSchema,
+  ScheduleNameSchema,
+  ScheduleSchema,
+  TimezoneSchema,
+  UpdateScheduleRequestSchema,
+} from './schedules';
+export type { CreateScheduleRequest, MissedPolicy, Schedule, ScheduleEmit, ScheduleFactKind, ScheduleFire, ScheduleFirePayload, UpdateScheduleRequest } from './schedules';

@@ -42,3 +42,5 @@ export { duplicateKeyIn } from './json-duplicate-keys';
 export { GITHUB_DELIVERY_HEADER, GITHUB_SIGNATURE_HEADER, verifyWebhookSignature, webhookHmac } from './webhook-signature';
 export { deliveryIdOf, kindPartOf, webhookActor, webhookDeliveryFact } from './webhook-delivery';
 export type { WebhookDelivery } from './webhook-delivery';
+export { assertTiming, dueSlots, localTime, MAX_COUNTED_SLOTS, nextSlot } from './schedule-slots';
+export type { DueSlots, ScheduleTiming } from './schedule-slots';
