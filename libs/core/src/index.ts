@@ -42,5 +42,7 @@ export { duplicateKeyIn } from './json-duplicate-keys';
 export { GITHUB_DELIVERY_HEADER, GITHUB_SIGNATURE_HEADER, verifyWebhookSignature, webhookHmac } from './webhook-signature';
 export { deliveryIdOf, kindPartOf, webhookActor, webhookDeliveryFact } from './webhook-delivery';
 export type { WebhookDelivery } from './webhook-delivery';
-export { assertTiming, dueSlots, localTime, MAX_COUNTED_SLOTS, nextSlot } from './schedule-slots';
+export { assertTiming, dueSlots, localTime, MAX_COUNTED_SLOTS, nextSlot, timingOf } from './schedule-slots';
 export type { DueSlots, ScheduleTiming } from './schedule-slots';
+export { SCHEDULER_ACTOR, scheduleChangeFact, scheduleFireFact, slotKeyOf } from './schedule-facts';
+export type { FiringSchedule } from './schedule-facts';

@@ -54,6 +54,8 @@ export function nextSlot(timing: ScheduleTiming, after: Date): Date | null {
 export interface DueSlots {
   /** The latest slot at or before now: the one an on-time fire or a catch-up is for. */
   latest: Date;
+  /** The slot before `latest` when more than one is due (a `fire_once` catch-up's slot when `latest` fires on time). */
+  beforeLatest: Date | null;
   /** Slots from `due` up to now, `latest` included (capped at MAX_COUNTED_SLOTS for a cron). */
   count: number;
   /** The first slot after now: the schedule's next fire. */
@@ -65,20 +67,23 @@ export function dueSlots(timing: ScheduleTiming, due: Date, now: Date): DueSlots
   if (!('cron' in timing)) {
     const count = Math.floor((now.getTime() - due.getTime()) / timing.everyMs) + 1;
     const latest = new Date(due.getTime() + (count - 1) * timing.everyMs);
-    return { latest, count, next: new Date(latest.getTime() + timing.everyMs) };
+    const beforeLatest = count > 1 ? new Date(latest.getTime() - timing.everyMs) : null;
+    return { latest, beforeLatest, count, next: new Date(latest.getTime() + timing.everyMs) };
   }
   const job = cronOf(timing.cron, timing.timezone);
   let latest = due;
+  let beforeLatest: Date | null = null;
   let count = 1;
   let next = job.nextRun(due);
   while (next && next.getTime() <= now.getTime() && count < MAX_COUNTED_SLOTS) {
+    beforeLatest = latest;
     latest = next;
     count += 1;
     next = job.nextRun(next);
   }
   // A schedule dead for longer than the counted slots: jump to the slots around now.
   if (next && next.getTime() <= now.getTime()) next = job.nextRun(now);
-  return { latest, count, next };
+  return { latest, beforeLatest, count, next };
 }
 
 /** An instant as the wall-clock time of a zone: `2026-03-29 03:00 (Europe/Paris)`. */
@@ -96,4 +101,11 @@ export function localTime(instant: Date, timezone: string): string {
   }).formatToParts(instant);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}:${part('second')} ${part('timeZoneName')}`;
+}
+
+/** A stored schedule's timing: its cron in its zone, or its interval from its anchor. */
+export function timingOf(schedule: { cron: string | null; everyMs: number | null; timezone: string; anchorAt: Date }): ScheduleTiming {
+  if (schedule.cron !== null) return { cron: schedule.cron, timezone: schedule.timezone };
+  if (schedule.everyMs === null) throw new Error('a schedule has a cron or an interval');
+  return { everyMs: schedule.everyMs, anchor: schedule.anchorAt };
 }

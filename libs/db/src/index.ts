@@ -57,3 +57,4 @@ export {
   type ResumedRun,
 } from './approval-store';
 export { commitTeammateDelivery, wakeTeammate } from './teammate-wake';
+export { fireParams, INSERT_FIRES_SQL, SCHEDULE_COLUMNS, scheduleFromRow, type FireToWrite, type ScheduleRecord, type ScheduleRow } from './schedule-rows';

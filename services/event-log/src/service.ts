@@ -8,13 +8,14 @@ import type { EventLogConfig } from './config';
 import { EventLog } from './event-log';
 import { IngestTrimmer } from './ingest-trimmer';
 import { createOpsWatcher } from './ops/ops-watch-service';
+import { createScheduler } from './schedules/scheduler-service';
 
 /** A running event-log: its health port and how to stop it. */
 export type RunningEventLog = RunningService & { consumer: string };
 
 /**
  * Wires the event-log from its config: Redis, PostgreSQL, the `ingest` consumer,
- * the outbox relay, the ingest trimmer and the ops watcher, on the shape every service follows.
+ * the outbox relay, the ingest trimmer, the ops watcher and the scheduler, on the shape every service follows.
  * Used by main.ts and by the one-process `npm start`.
  */
 export function startEventLog(config: EventLogConfig, log: Logger): Promise<RunningEventLog> {
@@ -79,6 +80,12 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
     if (config.OPS_FACTS_ENABLED) {
       // The platform's own trouble as facts (decision 0038): the relay's leader looks, one replica at a time.
       service.onClose(createOpsWatcher(config, sql, () => relay.isLeader, registry, log)).start();
+    }
+    if (config.SCHEDULES_ENABLED) {
+      // Schedules fire here (decision 0048): their facts go through the outbox this process relays.
+      const scheduler = createScheduler(config, sql, registry, log);
+      service.onClose(scheduler);
+      scheduler.start();
     }
     return { consumer: config.EVENT_LOG_CONSUMER };
   });
