@@ -29,7 +29,7 @@ export const ScheduleNameSchema = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[^\x00-\x1f\x7f]+$/, 'a schedule name has no control characters');
+  .refine((name) => ![...name].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f), { message: 'a schedule name has no control characters' });
 
 /**
  * A five-field cron expression (minute hour day-of-month month day-of-week).

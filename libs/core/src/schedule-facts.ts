@@ -1,4 +1,4 @@
-import { SCHEDULE_FACT_KINDS, type AcceptedFact, type Actor, type ScheduleEmit, type ScheduleFactKind, type ScheduleFirePayload } from '@switchyard/contracts';
+import { type AcceptedFact, type Actor, type ScheduleEmit, type ScheduleFactKind, type ScheduleFirePayload } from '@switchyard/contracts';
 import { derivedId, newId } from './ids';
 import { changeFact, type ChangeAuthor } from './platform-facts';
 
