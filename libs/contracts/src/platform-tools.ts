@@ -6,6 +6,7 @@ import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-
 import { TryAgentRequestSchema } from './try-drive';
 import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
+import { CreateScheduleRequestSchema, DeleteScheduleToolInputSchema, ListSchedulesToolInputSchema } from './schedules';
 import { ListTeammatesToolInputSchema, SendMessageToolInputSchema, SpawnTeammateRequestSchema, StopTeammateToolInputSchema } from './teammates';
 
 /*
@@ -108,6 +109,9 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   spawn_teammate: SpawnTeammateRequestSchema,
   list_teammates: ListTeammatesToolInputSchema,
   stop_teammate: StopTeammateToolInputSchema,
+  create_schedule: CreateScheduleRequestSchema,
+  list_schedules: ListSchedulesToolInputSchema,
+  delete_schedule: DeleteScheduleToolInputSchema,
 } as const;
 export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;
 

@@ -148,3 +148,12 @@ export type ScheduleFirePayload = z.infer<typeof ScheduleFirePayloadSchema>;
 
 /** The MCP tool `delete_schedule`'s input. */
 export const DeleteScheduleToolInputSchema = z.strictObject({ id: ScheduleIdSchema });
+
+/** The MCP tool `list_schedules`'s input: none. */
+export const ListSchedulesToolInputSchema = z.strictObject({});
+
+/** `GET /schedules`: the workspace's schedules by name. */
+export const ListSchedulesResponseSchema = z.strictObject({ schedules: z.array(ScheduleSchema) });
+
+/** `GET /schedules/{id}/fires`: newest first. */
+export const ListScheduleFiresResponseSchema = z.strictObject({ fires: z.array(ScheduleFireSchema) });

@@ -42,6 +42,7 @@ import { createGatewayMetrics, type GatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
 import { TokenRateLimiter } from './http/rate-limit';
 import { PrismaWebhookStore } from './adapters/prisma-webhook-store';
+import { PrismaScheduleStore } from './adapters/prisma-schedule-store';
 
 /** A running gateway: the port it listens on, its health port (GATEWAY_HEALTH_PORT) and how to stop it. */
 export type RunningGateway = RunningService & { port: number; host: string };
@@ -173,6 +174,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
       outbox,
     },
     adminQueues: config.GATEWAY_ADMIN_TOKEN ? { token: config.GATEWAY_ADMIN_TOKEN, queues: [activationQueue, ...dashboardQueues] } : null,
+    schedules: new PrismaScheduleStore(prisma),
     webhooks: { store: new PrismaWebhookStore(prisma), allowUnsigned: config.WEBHOOK_ALLOW_UNSIGNED, rateLimiter: webhookRateLimiter, ratePerSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND },
   });
   return {

@@ -60,6 +60,12 @@ import {
   SpawnTeammateRequestSchema,
   TeammateSchema,
   ListWebhooksResponseSchema,
+  CreateScheduleRequestSchema,
+  UpdateScheduleRequestSchema,
+  ScheduleSchema,
+  ScheduleFireSchema,
+  ListSchedulesResponseSchema,
+  ListScheduleFiresResponseSchema,
   PutWebhookRequestSchema,
   WebhookSchema,
   AuditActorsResponseSchema,
@@ -139,6 +145,12 @@ const SCHEMAS = {
   Webhook: WebhookSchema,
   ListWebhooksResponse: ListWebhooksResponseSchema,
   OverviewResponse: OverviewResponseSchema,
+  CreateScheduleRequest: CreateScheduleRequestSchema,
+  UpdateScheduleRequest: UpdateScheduleRequestSchema,
+  Schedule: ScheduleSchema,
+  ScheduleFire: ScheduleFireSchema,
+  ListSchedulesResponse: ListSchedulesResponseSchema,
+  ListScheduleFiresResponse: ListScheduleFiresResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */
