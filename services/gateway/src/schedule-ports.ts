@@ -45,8 +45,8 @@ export interface ScheduleStore {
   ): Promise<{ ok: true; schedule: ScheduleRecord } | { ok: false; reason: 'name_taken' | 'not_found' }>;
   /** Deletes a schedule and its fires; null when not found. */
   delete(workspaceId: string, id: string, facts: FactsOf<ScheduleRecord>): Promise<ScheduleRecord | null>;
-  /** Records a fire now with its fact (`facts` gives it); false when the schedule is not found. */
-  fire(workspaceId: string, id: string, fire: (schedule: ScheduleRecord) => { row: FireToWrite; facts: ReturnType<FactsOf<ScheduleRecord>> }): Promise<FireToWrite | null>;
+  /** Records a fire now with its fact (`fire` gives both); null when the schedule is not found. */
+  fire(workspaceId: string, id: string, fire: (schedule: ScheduleRecord) => { row: FireToWrite; facts: ReturnType<FactsOf<ScheduleRecord>> }): Promise<ScheduleFireRecord | null>;
   /** A schedule's fires, newest first. */
   fires(workspaceId: string, id: string, limit: number): Promise<ScheduleFireRecord[] | null>;
 }

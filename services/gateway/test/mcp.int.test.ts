@@ -106,6 +106,10 @@ describe('platform MCP server', () => {
         'spawn_teammate',
         'list_teammates',
         'stop_teammate',
+        // Schedules (issue 30).
+        'create_schedule',
+        'list_schedules',
+        'delete_schedule',
       ].sort(),
     );
     for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {

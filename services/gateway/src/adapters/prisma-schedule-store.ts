@@ -90,9 +90,9 @@ export class PrismaScheduleStore implements ScheduleStore {
       const [current] = await tx.$queryRawUnsafe<ScheduleRow[]>(`SELECT ${SCHEDULE_COLUMNS} FROM schedules s WHERE s.workspace_id = $1::uuid AND s.id = $2::uuid FOR SHARE`, workspaceId, id);
       if (!current) return null;
       const { row, facts } = fire(scheduleFromRow(current));
-      await tx.$queryRawUnsafe(INSERT_FIRES_SQL, ...fireParams([row]));
+      const [inserted] = await tx.$queryRawUnsafe<Array<{ fired_at: Date }>>(INSERT_FIRES_SQL, ...fireParams([row]));
       await recordFacts(tx, facts);
-      return row;
+      return { factId: row.factId, slotAt: row.slotAt, firedAt: inserted!.fired_at, late: row.late, manual: row.manual };
     });
   }
 

@@ -14,7 +14,7 @@ import type { ScheduleRecord } from '@switchyard/db';
 import { actorOf, changeAuthorOf } from '../change-author';
 import { assertRole } from '../http/auth';
 import type { FactFlusher, Principal } from '../ports';
-import type { ScheduleStore, ScheduleWrite } from '../schedule-ports';
+import type { ScheduleFireRecord, ScheduleStore, ScheduleWrite } from '../schedule-ports';
 import { ChangeFacts } from '../audited-change';
 
 /** What the schedule commands need. */
@@ -52,6 +52,9 @@ export function toSchedule(record: ScheduleRecord): Schedule {
     updatedAt: record.updatedAt.toISOString(),
   };
 }
+
+/** A stored fire as the API answers it. */
+const toFire = (fire: ScheduleFireRecord): ScheduleFire => ({ factId: fire.factId, slotAt: fire.slotAt.toISOString(), firedAt: fire.firedAt.toISOString(), late: fire.late, manual: fire.manual });
 
 /** What an audit fact says of a schedule: its definition, not its next slot (that changes with every fire). */
 function auditPayload(record: ScheduleRecord) {
@@ -157,14 +160,14 @@ export class ScheduleBook {
     });
     if (!fired) throw notFound(id);
     await this.deps.outbox.flush(factIds);
-    return { factId: fired.factId, slotAt: now.toISOString(), firedAt: now.toISOString(), late: false, manual: true };
+    return toFire(fired);
   }
 
   async fires(principal: Principal, id: string, limit: number): Promise<ScheduleFire[]> {
     assertRole(principal, 'viewer');
     const fires = await this.deps.schedules.fires(principal.workspaceId, id, limit);
     if (!fires) throw notFound(id);
-    return fires.map((f) => ({ factId: f.factId, slotAt: f.slotAt.toISOString(), firedAt: f.firedAt.toISOString(), late: f.late, manual: f.manual }));
+    return fires.map(toFire);
   }
 
   /** The schedule after a change; its next slot anew when its timing changed or it was enabled. */
