@@ -13,6 +13,7 @@ import { EventsPage } from './pages/events';
 import { FleetPage } from './pages/fleet';
 import { OverviewRoute } from './pages/overview-route';
 import { RunDetailPage } from './pages/run-detail';
+import { SchedulesPage } from './pages/schedules';
 import { SignInPage } from './pages/sign-in';
 import { TeamPage } from './pages/team';
 import { SessionProvider, useSession } from './session';
@@ -40,6 +41,7 @@ function App() {
         <Route path="/events" component={EventsPage} />
         <Route path="/events/:id" component={EventDetailPage} />
         <Route path="/team" component={TeamPage} />
+        <Route path="/schedules" component={SchedulesPage} />
         <Route path="/audit" component={AuditPage} />
         <Route path="/overview" component={OverviewRoute} />
         <Route>

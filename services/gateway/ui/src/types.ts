@@ -17,6 +17,8 @@ export type {
   RunFactPayload,
   RunStatus,
   RunTrigger,
+  Schedule,
+  ScheduleFire,
   Task,
   TaskStatus,
   Teammate,
