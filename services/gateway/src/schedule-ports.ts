@@ -1,21 +1,8 @@
-import type { MissedPolicy, ScheduleEmit } from '@switchyard/contracts';
 import type { FireToWrite, ScheduleRecord } from '@switchyard/db';
 import type { FactsOf } from './ports';
 
-/** What a create or change stores: the whole schedule as it is to be. */
-export interface ScheduleWrite {
-  id: string;
-  workspaceId: string;
-  name: string;
-  cron: string | null;
-  everyMs: number | null;
-  timezone: string;
-  enabled: boolean;
-  emit: ScheduleEmit;
-  missed: MissedPolicy;
-  anchorAt: Date;
-  nextFireAt: Date | null;
-}
+/** What a create or change stores: the whole schedule as it is to be (its counters and times are the store's). */
+export type ScheduleWrite = Omit<ScheduleRecord, 'skippedSlots' | 'createdAt' | 'updatedAt'>;
 
 /** A fire as `GET /fires` lists it. */
 export interface ScheduleFireRecord {
