@@ -76,7 +76,7 @@ export interface FireToWrite {
  * Returns the fact ids it inserted (with when): only their facts are recorded.
  */
 export const INSERT_FIRES_SQL = `INSERT INTO schedule_fires (fact_id, schedule_id, workspace_id, slot_at, slot_key, late, manual, fired_at)
-  SELECT *, now() FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::boolean[], $7::boolean[])
+  SELECT *, clock_timestamp() FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::timestamptz[], $5::text[], $6::boolean[], $7::boolean[])
   ON CONFLICT DO NOTHING
   RETURNING fact_id::text AS fact_id, fired_at`;
 
