@@ -105,10 +105,24 @@ describe('issue 30: schedules', () => {
       const answer = await admin(method, `${ws}/schedules/${theirs}${suffix}`, body);
       expect({ method, suffix, status: answer.status, code: answer.body?.error?.code }).toEqual({ method, suffix, status: 404, code: 'SCHEDULE_NOT_FOUND' });
     }
-    await member('POST', `${ws}/schedules`, { name: 'taken', cron: '0 0 1 1 *' });
+    const taken = (await member('POST', `${ws}/schedules`, { name: 'taken', cron: '0 0 1 1 *' })).body.id as string;
+    await member('POST', `${ws}/schedules`, { name: 'other', cron: '0 0 1 1 *' });
     expect((await member('POST', `${ws}/schedules`, { name: 'taken', everyMs: 5000 })).body.error.code).toBe('SCHEDULE_NAME_TAKEN');
-    expect(await count('SELECT count(*) AS n FROM schedules')).toBe(before.schedules + 2);
-    expect(await platform.factsRecorded()).toBe(before.facts + 2);
+    for (const [body, status, code] of [
+      [{ cron: '61 * * * *' }, 400, 'SCHEDULE_INVALID'],
+      [{ cron: '* * * * *', everyMs: 1000 }, 400, 'VALIDATION_FAILED'],
+      [{}, 400, 'VALIDATION_FAILED'],
+      [{ timezone: 'Nowhere/Land' }, 400, 'VALIDATION_FAILED'],
+      [{ enabled: 'yes' }, 400, 'VALIDATION_FAILED'],
+      [{ name: 'other' }, 409, 'SCHEDULE_NAME_TAKEN'],
+    ] as Array<[unknown, number, string]>) {
+      const answer = await member('PATCH', `${ws}/schedules/${taken}`, body);
+      expect({ body, status: answer.status, code: answer.body?.error?.code }).toEqual({ body, status, code });
+    }
+    expect(await count('SELECT count(*) AS n FROM schedules')).toBe(before.schedules + 3);
+    // The three creates' schedule.created, and nothing for any refused request.
+    expect(await platform.factsRecorded()).toBe(before.facts + 3);
+    expect((await member('GET', `${ws}/schedules/${taken}`)).body).toMatchObject({ name: 'taken', cron: '0 0 1 1 *', timezone: 'UTC', enabled: true });
   });
 
   it('an every-second schedule fired by two event-logs: one fire and one fact per slot, and a triggered agent runs once per fire', async () => {

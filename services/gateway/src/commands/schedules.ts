@@ -172,7 +172,6 @@ export class ScheduleBook {
 
   /** The schedule after a change; its next slot anew when its timing changed or it was enabled. */
   private changed(current: ScheduleRecord, request: UpdateScheduleRequest, now: Date): ScheduleWrite {
-    const retimed = request.cron !== undefined || request.everyMs !== undefined || request.timezone !== undefined;
     const next: ScheduleWrite = {
       ...current,
       name: request.name ?? current.name,
@@ -182,8 +181,11 @@ export class ScheduleBook {
       enabled: request.enabled ?? current.enabled,
       emit: request.emit ?? current.emit,
       missed: request.missed ?? current.missed,
-      anchorAt: retimed ? now : current.anchorAt,
+      anchorAt: current.anchorAt,
     };
+    // A new cron, interval, or the zone of a cron: the slots are new, reckoned from now.
+    const retimed = request.cron !== undefined || request.everyMs !== undefined || (request.timezone !== undefined && next.cron !== null);
+    if (retimed) next.anchorAt = now;
     if (!next.enabled) next.nextFireAt = null;
     else if (retimed || !current.enabled || current.nextFireAt === null) next.nextFireAt = this.firstSlot(next, now);
     return next;
