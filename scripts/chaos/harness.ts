@@ -19,6 +19,7 @@ import { waitForQuiescence } from './quiescence';
 import { formatReport } from './report';
 import { MANUAL_RUN_AGENT, SCENARIO_AGENTS } from './scenario';
 import { verify } from './verify';
+import { checkSchedules, createSchedules, disableSchedules, readScheduleOutcomes, SCHEDULE_WORKSPACE, type ChaosSchedules } from './schedule-checks';
 
 const ROOT = path.resolve(__dirname, '../..');
 const WORKSPACE = 'chaos';
@@ -34,9 +35,9 @@ export interface ChaosResources {
   databaseUrl?: string;
 }
 
-/** Creates the workspace with the real admin command; returns its admin token. */
-async function createWorkspace(env: Record<string, string>): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', WORKSPACE], { cwd: ROOT, env: { ...process.env, ...env } });
+/** Creates a workspace with the real admin command; returns its admin token. */
+async function createWorkspace(env: Record<string, string>, slug = WORKSPACE): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', slug], { cwd: ROOT, env: { ...process.env, ...env } });
   const token = stdout.trim().split('\n').at(-1)!;
   if (!token.startsWith('sy_')) throw new Error(`admin did not print a token:\n${stdout}`);
   return token;
@@ -59,6 +60,8 @@ interface StartedPlatform {
   gatewayUrl: string;
   token: string;
   agentIds: Map<string, string>;
+  /** The scheduler scenario's schedules and its workspace's token. */
+  schedules: { token: string; created: ChaosSchedules };
 }
 
 /** Starts Redis, the database, the mesh, the workspace and the agents, recording each in `resources`. */
@@ -74,7 +77,9 @@ async function startPlatform(resources: ChaosResources, log: (line: string) => v
   await resources.mesh.start();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const token = await createWorkspace(env);
-  return { gatewayUrl, token, agentIds: await createAgents(gatewayUrl, token) };
+  const scheduleToken = await createWorkspace(env, SCHEDULE_WORKSPACE);
+  const agentIds = await createAgents(gatewayUrl, token);
+  return { gatewayUrl, token, agentIds, schedules: { token: scheduleToken, created: await createSchedules(gatewayUrl, scheduleToken) } };
 }
 
 /** Offers the load and the manual runs while the kills run; resolves when all three are done. */
@@ -105,6 +110,7 @@ export async function runChaos(options: ChaosOptions, resources: ChaosResources,
   log(`chaos: mesh up; offering ${options.rate} facts/s for ${options.duration} s, ${options.kills.length} kills`);
   const { manualRuns, ...loaded } = await loadUnderKills(options, platform, { mesh, redis: ownRedis, databaseUrl }, loadId);
   log(`chaos: load done (${loaded.load.acknowledged.size}/${loaded.load.offered} acknowledged); waiting for quiescence`);
+  await disableSchedules(platform.gatewayUrl, platform.schedules.token, platform.schedules.created);
 
   // Opened only now: the PostgreSQL kill terminates every connection to the database.
   const pg = new Client({ connectionString: databaseUrl });
@@ -117,6 +123,9 @@ export async function runChaos(options: ChaosOptions, resources: ChaosResources,
     const quiescenceMs = await waitForQuiescence({ pg, redis, prefix: PREFIX, workspaceId }, quiesceTimeoutMs);
     const exits = [...mesh.unexpectedExits];
     const { checks, figures } = await verify({ ...platform, ...loaded, pg, redis, prefix: PREFIX, workspace: WORKSPACE, workspaceId, loadId, exits, quiescenceMs, quiesceTimeoutMs });
+    const schedules = await readScheduleOutcomes(pg, platform.schedules.created);
+    checks.push(...checkSchedules(schedules));
+    for (const s of schedules) log(`chaos: schedule ${s.name}: ${s.fires} fires (${s.late} late), ${s.skipped} passed over, over ${s.span} slots`);
     log(formatReport({ rate: options.rate, durationS: options.duration, manualRuns: manualRuns.answers, ...figures }, checks));
     for (const exit of exits) log(`exit of ${exit.slot} (${String(exit.exit)}):\n${exit.tail}`);
     return checks.every((check) => check.pass);

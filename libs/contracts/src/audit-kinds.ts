@@ -29,8 +29,8 @@ export type MattermostFactKind = (typeof MATTERMOST_FACT_KINDS)[keyof typeof MAT
  * governance changes — tokens; people (`member.*`: invited, joined, a role
  * changed, removed); secrets; notifications and Mattermost links; the kill
  * switch and approvals setting (`workspace.settings_changed`); collaborator
- * rules; inbound webhooks configured or deleted; agents created, saved,
- * enabled, disabled, deleted, pinned, unpinned, tagged, untagged (decision 0046). Run, approval,
+ * rules; inbound webhooks configured or deleted; schedules created, changed, deleted; agents
+ * created, saved, enabled, disabled, deleted, pinned, unpinned, tagged, untagged (decision 0046). Run, approval,
  * task and message facts are work, not governance: `/events` reads them.
  * Only the platform records these kinds: a producer's post of one is refused.
  */
@@ -44,6 +44,9 @@ export const AUDIT_FACT_KINDS: readonly string[] = [
   'agent.collaborator_changed',
   'webhook.configured',
   'webhook.deleted',
+  'schedule.created',
+  'schedule.updated',
+  'schedule.deleted',
   'agent.created',
   'agent.updated',
   'agent.enabled',

@@ -209,6 +209,17 @@ export enum ErrorCode {
   AGENT_MESSAGE_SENDER_REFUSED = 'AGENT_MESSAGE_SENDER_REFUSED',
   /** No observation with that messageId in the workspace, or its content is past retention. `data`: `{ messageId }`. */
   AGENT_MESSAGE_NOT_FOUND = 'AGENT_MESSAGE_NOT_FOUND',
+  /** No schedule with that id in the workspace. `data`: `{ id }`. */
+  SCHEDULE_NOT_FOUND = 'SCHEDULE_NOT_FOUND',
+  /**
+   * A schedule's cron expression does not parse or can never fire, or its time
+   * zone is unknown to the cron library; nothing was written. `data`: `{ field, reason }`.
+   */
+  SCHEDULE_INVALID = 'SCHEDULE_INVALID',
+  /** Another schedule of the workspace has that name. `data`: `{ name }`. */
+  SCHEDULE_NAME_TAKEN = 'SCHEDULE_NAME_TAKEN',
+  /** The workspace holds the most schedules it may (MAX_SCHEDULES_PER_WORKSPACE). `data`: `{ limit }`. */
+  SCHEDULE_LIMIT_REACHED = 'SCHEDULE_LIMIT_REACHED',
   /** Anything unexpected. The message is generic; details are in the logs. */
   INTERNAL = 'INTERNAL',
 }

@@ -651,3 +651,28 @@ export type {
 } from './agent-messages';
 export { PilotTaskSchema, PilotTasksFileSchema } from './pilot';
 export type { PilotTask } from './pilot';
+export {
+  CreateScheduleRequestSchema,
+  CronExpressionSchema,
+  DeleteScheduleToolInputSchema,
+  isKnownTimezone,
+  ListScheduleFiresQuerySchema,
+  ListScheduleFiresResponseSchema,
+  ListSchedulesResponseSchema,
+  ListSchedulesToolInputSchema,
+  MAX_EVERY_MS,
+  MAX_SCHEDULES_PER_WORKSPACE,
+  MIN_EVERY_MS,
+  MissedPolicySchema,
+  SCHEDULE_FACT_KINDS,
+  SCHEDULE_FIRED_KIND,
+  ScheduleEmitSchema,
+  ScheduleFirePayloadSchema,
+  ScheduleFireSchema,
+  ScheduleIdSchema,
+  ScheduleNameSchema,
+  ScheduleSchema,
+  TimezoneSchema,
+  UpdateScheduleRequestSchema,
+} from './schedules';
+export type { CreateScheduleRequest, MissedPolicy, Schedule, ScheduleEmit, ScheduleFactKind, ScheduleFire, ScheduleFirePayload, UpdateScheduleRequest } from './schedules';

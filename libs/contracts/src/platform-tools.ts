@@ -7,6 +7,7 @@ import { TryAgentRequestSchema } from './try-drive';
 import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 import { PostPeerNoteInputSchema } from './agent-messages';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
+import { CreateScheduleRequestSchema, DeleteScheduleToolInputSchema, ListSchedulesToolInputSchema } from './schedules';
 import { ListTeammatesToolInputSchema, SendMessageToolInputSchema, SpawnTeammateRequestSchema, StopTeammateToolInputSchema } from './teammates';
 
 /*
@@ -110,6 +111,9 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   list_teammates: ListTeammatesToolInputSchema,
   stop_teammate: StopTeammateToolInputSchema,
   post_peer_note: PostPeerNoteInputSchema,
+  create_schedule: CreateScheduleRequestSchema,
+  list_schedules: ListSchedulesToolInputSchema,
+  delete_schedule: DeleteScheduleToolInputSchema,
 } as const;
 export type PlatformToolName = keyof typeof PLATFORM_TOOL_INPUT_SCHEMAS;
 

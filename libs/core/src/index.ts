@@ -48,3 +48,7 @@ export type { JsonDiffOperation } from './json-diff';
 export { credentialShapeIn } from './credential-patterns';
 export { screenAgentMessage, screenAgentMessageBytes, sha256Hex } from './agent-message-screen';
 export type { QuarantineFacts, ScreenResult } from './agent-message-screen';
+export { assertTiming, dueSlots, localTime, MAX_COUNTED_SLOTS, nextSlot, timingOf } from './schedule-slots';
+export type { DueSlots, ScheduleTiming } from './schedule-slots';
+export { SCHEDULER_ACTOR, scheduleChangeFact, scheduleFireFact, slotKeyOf } from './schedule-facts';
+export type { FiringSchedule } from './schedule-facts';

@@ -50,3 +50,4 @@ export {
   type FunctionFile,
 } from './function-files';
 export { AgentMessageStore, senderKeyOf, type DigestRead, type Observable, type ObserveOutcome, type QuarantineRecord } from './agent-message-store';
+export { fireParams, INSERT_FIRES_SQL, SCHEDULE_COLUMNS, scheduleFromRow, type FireToWrite, type ScheduleRecord, type ScheduleRow } from './schedule-rows';

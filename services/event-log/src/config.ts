@@ -70,6 +70,20 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
    * the table exclusively for a moment) before giving up until the next tick. @defaultValue 1000
    */
   RETENTION_LOCK_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /**
+   * Whether this event-log fires the workspaces' schedules (decision 0048).
+   * Every replica may: a due schedule is claimed by one at a time. @defaultValue true
+   */
+  SCHEDULES_ENABLED: envBoolean.default(true),
+  /** How often the scheduler looks for due schedules; a fire is recorded at most this long after its slot. @defaultValue 200 */
+  SCHEDULE_TICK_MS: z.coerce.number().int().min(10).max(60_000).default(200),
+  /**
+   * How old a slot may be and still fire on time; older due slots were missed
+   * (the scheduler was down) and follow the schedule's `missed` policy. @defaultValue 60000
+   */
+  SCHEDULE_GRACE_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
+  /** Due schedules claimed and fired per transaction. @defaultValue 200 */
+  SCHEDULE_BATCH: z.coerce.number().int().min(1).max(5_000).default(200),
   /** Port of /healthz, /readyz and /metrics; 0 picks a free one. */
   EVENT_LOG_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9101),
 });

@@ -9,13 +9,14 @@ import { EventLog } from './event-log';
 import { IngestTrimmer } from './ingest-trimmer';
 import { createOpsWatcher } from './ops/ops-watch-service';
 import { createRetentionJob } from './retention/retention-service';
+import { createScheduler } from './schedules/scheduler-service';
 
 /** A running event-log: its health port and how to stop it. */
 export type RunningEventLog = RunningService & { consumer: string };
 
 /**
  * Wires the event-log from its config: Redis, PostgreSQL, the `ingest` consumer,
- * the outbox relay, the ingest trimmer, the ops watcher and the retention job, on the shape every service follows.
+ * the outbox relay, the ingest trimmer, the ops watcher, the retention job and the scheduler, on the shape every service follows.
  * Used by main.ts and by the one-process `npm start`.
  */
 export function startEventLog(config: EventLogConfig, log: Logger): Promise<RunningEventLog> {
@@ -84,6 +85,12 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
     if (config.RETENTION_ENABLED) {
       // Retention (decision 0041): the relay's leader purges, one replica at a time.
       service.onClose(createRetentionJob(config, sql, () => relay.isLeader, registry, log)).start();
+    }
+    if (config.SCHEDULES_ENABLED) {
+      // Schedules fire here (decision 0048): their facts go through the outbox this process relays.
+      const scheduler = createScheduler(config, sql, registry, log);
+      service.onClose(scheduler);
+      scheduler.start();
     }
     return { consumer: config.EVENT_LOG_CONSUMER };
   });

@@ -73,6 +73,9 @@ import { overviewRoutes } from './routes/overview';
 import type { OpsOverviewReader } from './ops-overview-ports';
 import type { CollaboratorStore, TaskStore } from './team-ports';
 import { WebhookSettings } from './commands/webhooks';
+import { ScheduleBook } from './commands/schedules';
+import { schedulesRoutes } from './routes/schedules';
+import type { ScheduleStore } from './schedule-ports';
 import { webhookDeliveryRoutes, webhooksRoutes } from './routes/webhooks';
 import type { WebhookStore } from './webhook-ports';
 import type { MemberStore } from './member-ports';
@@ -180,6 +183,8 @@ export interface GatewayAppDeps {
   contentRetentionMs: number;
   /** AGENT_MESSAGE_STREAM_POLL_MS. */
   agentMessageStreamPollMs: number;
+  /** Schedules (decision 0048): their definitions and fires. */
+  schedules: ScheduleStore;
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -210,6 +215,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const tryAgent = new TryAgent(deps);
   const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
   const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
+  const scheduleBook = new ScheduleBook({ schedules: deps.schedules, outbox: deps.outbox });
   const webhookSettings = new WebhookSettings({ webhooks: deps.webhooks.store, secretBox: deps.secretBox, outbox: deps.outbox, allowUnsigned: deps.webhooks.allowUnsigned });
   // Governance changes name their author on the facts they record (decision 0040).
   const userName = (userId: string) => deps.steering.userName(userId);
@@ -270,13 +276,14 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(membersRoutes({ members: deps.members, outbox: deps.outbox, userName, forgetUser: (userId) => authenticator.forgetUser(userId) }));
 
   workspace.use(webhooksRoutes({ webhookSettings }));
+  workspace.use(schedulesRoutes({ scheduleBook }));
 
   // A webhook's sender has no token: its delivery is read (as bytes) before the workspace router authenticates.
   app.use(webhookDeliveryRoutes({ ...deps.webhooks, webhooks: deps.webhooks.store, secretBox: deps.secretBox, accept: deps, bodyLimitBytes: deps.bodyLimitBytes }));
   app.use('/v1/workspaces/:ws', workspace);
   app.use(mattermostIntegrationRoutes({ ...deps.mattermost, bodyLimitBytes: deps.bodyLimitBytes }));
   if (deps.adminQueues) app.use(ADMIN_QUEUES_PATH, requireAdminToken(deps.adminQueues.token), adminQueuesApp(deps.adminQueues.queues));
-  app.use('/mcp', mcpRoutes({ ...notes, authenticator, ledger, tryAgent, taskLedger, allowedHosts: deps.mcpAllowedHosts }));
+  app.use('/mcp', mcpRoutes({ ...notes, authenticator, ledger, tryAgent, taskLedger, scheduleBook, allowedHosts: deps.mcpAllowedHosts }));
   const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR);
   if (ui) app.use(ui);
   app.use(notFoundHandler);

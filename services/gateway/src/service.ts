@@ -48,6 +48,7 @@ import { createGatewayMetrics, type GatewayMetrics } from './http/metrics';
 import { FactFeed } from './sse/fact-feed';
 import { TokenRateLimiter } from './http/rate-limit';
 import { PrismaWebhookStore } from './adapters/prisma-webhook-store';
+import { PrismaScheduleStore } from './adapters/prisma-schedule-store';
 
 /** A running gateway: the port it listens on, its health port (GATEWAY_HEALTH_PORT) and how to stop it. */
 export type RunningGateway = RunningService & { port: number; host: string };
@@ -196,6 +197,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     agentMessages,
     contentRetentionMs: config.AGENT_MESSAGE_CONTENT_RETENTION_MS,
     agentMessageStreamPollMs: config.AGENT_MESSAGE_STREAM_POLL_MS,
+    schedules: new PrismaScheduleStore(prisma),
     webhooks: { store: new PrismaWebhookStore(prisma), allowUnsigned: config.WEBHOOK_ALLOW_UNSIGNED, rateLimiter: webhookRateLimiter, ratePerSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND },
   });
   return {

@@ -25,6 +25,9 @@ describe('the audit page’s words', () => {
   it.each([
     ['token.revoked', { name: 'ci', role: 'member', prefix: 'sy_abcdef', expiresAt: null }, 'revoked token “ci” (member, sy_abcdef…)'],
     ['secret.set', { name: 'OPENAI_KEY' }, 'set secret OPENAI_KEY'],
+    ['schedule.created', { name: 'standup', cron: '0 9 * * 1-5', everyMs: null, timezone: 'Europe/Paris', enabled: true }, 'created schedule standup (0 9 * * 1-5 in Europe/Paris)'],
+    ['schedule.updated', { name: 'tick', cron: null, everyMs: 60000, timezone: 'UTC', enabled: false }, 'changed schedule tick (every 60 s, disabled)'],
+    ['schedule.deleted', { name: 'tick' }, 'deleted schedule tick'],
     ['workspace.settings_changed', { agentsPaused: true, approvals: 'enabled', changed: ['agentsPaused'] }, 'paused all agents (kill switch on)'],
     ['workspace.settings_changed', { agentsPaused: false, approvals: 'deny', changed: ['agentsPaused', 'approvals'] }, 'resumed agents (kill switch off) and set approvals to deny'],
     ['workspace.settings_changed', { agentsPaused: false, approvals: 'enabled', changed: [] }, 'saved the workspace settings (nothing changed)'],

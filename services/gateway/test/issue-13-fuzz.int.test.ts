@@ -78,6 +78,10 @@ describe('issue 13: fuzzing the gateway door', () => {
     expect((await other('PUT', '/v1/workspaces/other/webhooks/theirs', webhook)).status).toBe(201);
     ids.own.push('gh');
     ids.foreign.push('theirs');
+    // Schedules (issue 30): own and foreign ids for /schedules/{id}, /fire and /fires.
+    const schedule = { name: 'nightly', cron: '0 3 * * *', timezone: 'Europe/Paris' };
+    ids.own.push((await acme('POST', '/v1/workspaces/acme/schedules', schedule)).body.id);
+    ids.foreign.push((await other('POST', '/v1/workspaces/other/schedules', schedule)).body.id);
     operations = operationsOf((await acme('GET', '/v1/openapi.json')).body);
   }, 120_000);
   afterAll(async () => {
@@ -102,6 +106,7 @@ describe('issue 13: fuzzing the gateway door', () => {
     // Issue 34's observation plane: its producer and its reads.
     expect(operations).toContainEqual({ method: 'post', template: '/v1/workspaces/{ws}/agent-messages', query: [] });
     expect(operations).toContainEqual({ method: 'get', template: '/v1/workspaces/{ws}/agent-messages/{messageId}/content', query: [] });
+    expect(operations).toContainEqual({ method: 'post', template: '/v1/workspaces/{ws}/schedules/{id}/fire', query: [] });
     await fc.assert(
       fc.asyncProperty(requestArbitrary(operations, ids), async (request) => {
         const { status, url, text } = await send(request);

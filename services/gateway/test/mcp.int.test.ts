@@ -108,6 +108,10 @@ describe('platform MCP server', () => {
         'stop_teammate',
         // Peer notes (issue 34).
         'post_peer_note',
+        // Schedules (issue 30).
+        'create_schedule',
+        'list_schedules',
+        'delete_schedule',
       ].sort(),
     );
     for (const name of ['list_events', 'get_event', 'list_runs', 'get_run', 'list_agents', 'get_agent', 'get_transcript']) {

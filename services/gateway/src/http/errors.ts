@@ -21,6 +21,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SSO_STATE_INVALID:
     case ErrorCode.WEBHOOK_DELIVERY_INVALID:
     case ErrorCode.AGENT_MESSAGE_SENDER_REFUSED:
+    case ErrorCode.SCHEDULE_INVALID:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
@@ -58,6 +59,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.MESSAGE_RECIPIENT_UNREACHABLE:
     case ErrorCode.WEBHOOK_NOT_FOUND:
     case ErrorCode.AGENT_MESSAGE_NOT_FOUND:
+    case ErrorCode.SCHEDULE_NOT_FOUND:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
@@ -70,6 +72,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.IDEMPOTENCY_KEY_REUSED:
     case ErrorCode.AGENT_VERSION_CONFLICT:
     case ErrorCode.AGENT_NAME_TAKEN:
+    case ErrorCode.SCHEDULE_NAME_TAKEN:
+    case ErrorCode.SCHEDULE_LIMIT_REACHED:
     case ErrorCode.AGENT_DISABLED:
     case ErrorCode.AGENTS_PAUSED:
     case ErrorCode.RUN_NOT_ACTIVE:

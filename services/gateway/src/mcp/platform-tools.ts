@@ -15,6 +15,7 @@ import { sendMessage, spawnTeammate, stopTeammate, type TeammateDeps } from '../
 import type { AgentStore, AgentUsageReader, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
 import type { RunLedger } from '../run-ledger';
 import type { TaskLedger } from '../commands/task-ledger';
+import type { ScheduleBook } from '../commands/schedules';
 import type { DelegationDeps } from '../commands/delegation';
 import { TEAM_TOOLS } from './team-tools';
 import { postPeerNote, type AgentMessageCommandDeps } from '../commands/agent-messages';
@@ -37,6 +38,8 @@ export interface PlatformToolDeps extends AgentMessageCommandDeps, ReadTranscrip
   tryAgent: Pick<TryAgent, 'try'>;
   /** The task ledger's commands (the REST routes' TaskLedger). */
   taskLedger: TaskLedger;
+  /** The schedules' commands (the REST routes' ScheduleBook). */
+  scheduleBook: Pick<ScheduleBook, 'create' | 'list' | 'delete'>;
 }
 
 /** Who calls, and the id that ties the call to the facts it records. */
@@ -251,6 +254,32 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     annotations: { title: 'Post peer note', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     role: 'member',
     run: async (deps, ctx, input) => ({ ...(await postPeerNote(deps, ctx.principal, input)) }),
+  },
+  create_schedule: {
+    name: 'create_schedule',
+    description:
+      'Creates a schedule in this workspace: {name, cron (five fields) or everyMs (>= 1000), timezone (IANA, default UTC), enabled?, emit?: {kind (default schedule.fired), subject?, payload?}, missed?: skip | fire_once}. ' +
+      'Each fire records one fact; agents whose triggers match it wake. Returns the schedule with its next fire.',
+    annotations: write('Create schedule', false),
+    role: 'member',
+    run: async (deps, ctx, input) => ({ ...(await deps.scheduleBook.create(ctx, input)) }),
+  },
+  list_schedules: {
+    name: 'list_schedules',
+    description: `The schedules of this workspace by name: timing, zone, what a fire records, next fire (an instant and the same in the schedule's zone). ${DATA_NOTE}`,
+    annotations: read('List schedules'),
+    role: 'viewer',
+    run: async (deps, ctx) => ({ schedules: await deps.scheduleBook.list(ctx.principal) }),
+  },
+  delete_schedule: {
+    name: 'delete_schedule',
+    description: 'Deletes a schedule of this workspace ({id}) and its fire history; the facts it recorded stay. Returns {deleted: id}.',
+    annotations: write('Delete schedule', true),
+    role: 'member',
+    run: async (deps, ctx, input) => {
+      await deps.scheduleBook.delete(ctx, input.id);
+      return { deleted: input.id };
+    },
   },
 };
 

@@ -60,6 +60,12 @@ import {
   SpawnTeammateRequestSchema,
   TeammateSchema,
   ListWebhooksResponseSchema,
+  CreateScheduleRequestSchema,
+  UpdateScheduleRequestSchema,
+  ScheduleSchema,
+  ScheduleFireSchema,
+  ListSchedulesResponseSchema,
+  ListScheduleFiresResponseSchema,
   PutWebhookRequestSchema,
   WebhookSchema,
   AuditActorsResponseSchema,
@@ -179,6 +185,12 @@ const SCHEMAS = {
   ListAgentMessageQuarantineResponse: ListQuarantineResponseSchema,
   AgentMessageHealth: AgentMessageHealthSchema,
   AgentMessageContentResponse: AgentMessageContentResponseSchema,
+  CreateScheduleRequest: CreateScheduleRequestSchema,
+  UpdateScheduleRequest: UpdateScheduleRequestSchema,
+  Schedule: ScheduleSchema,
+  ScheduleFire: ScheduleFireSchema,
+  ListSchedulesResponse: ListSchedulesResponseSchema,
+  ListScheduleFiresResponse: ListScheduleFiresResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

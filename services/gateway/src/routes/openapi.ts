@@ -15,6 +15,7 @@ import { teamPaths } from './openapi-team-paths';
 import { notificationPaths } from './openapi-notification-paths';
 import { teammatePaths } from './openapi-teammate-paths';
 import { webhookPaths } from './openapi-webhook-paths';
+import { schedulePaths } from './openapi-schedule-paths';
 import { auditPaths } from './openapi-audit-paths';
 import { overviewPaths } from './openapi-overview-paths';
 import { versionPaths } from './openapi-version-paths';
@@ -168,7 +169,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths(), ...agentMessagePaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths(), ...agentMessagePaths(), ...schedulePaths() };
 }
 
 /**

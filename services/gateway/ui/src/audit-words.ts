@@ -45,6 +45,12 @@ function notificationWords(p: Payload): string {
   return `changed the notification settings: ${parts.join(', ')}`;
 }
 
+/** A schedule's timing as its audit fact states it: `0 9 * * 1-5 in Europe/Paris`, or `every 60 s`. */
+function scheduleTiming(p: Payload): string {
+  if (typeof p.everyMs === 'number') return `every ${p.everyMs % 1000 === 0 ? `${p.everyMs / 1000} s` : `${p.everyMs} ms`}`;
+  return `${text(p.cron) ?? '?'} in ${text(p.timezone) ?? 'UTC'}`;
+}
+
 function settingsWords(p: Payload): string {
   const changed = Array.isArray(p.changed) ? list(p.changed) : undefined;
   const paused = p.agentsPaused === true;
@@ -115,6 +121,11 @@ export function whatWasDone(fact: Fact, names: AuditNames): string {
       return `${p.created === true ? 'created' : 'changed'} inbound webhook ${text(p.name) ?? fact.subject.id} (${text(p.verifier) ?? '?'})`;
     case 'webhook.deleted':
       return `deleted inbound webhook ${text(p.name) ?? fact.subject.id}`;
+    case 'schedule.created':
+    case 'schedule.updated':
+      return `${fact.kind === 'schedule.created' ? 'created' : 'changed'} schedule ${text(p.name) ?? fact.subject.id} (${scheduleTiming(p)}${p.enabled === false ? ', disabled' : ''})`;
+    case 'schedule.deleted':
+      return `deleted schedule ${text(p.name) ?? fact.subject.id}`;
     case 'agent.created':
       return `created agent ${agent}`;
     case 'agent.updated':

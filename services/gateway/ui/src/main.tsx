@@ -14,6 +14,7 @@ import { FleetPage } from './pages/fleet';
 import { OverviewRoute } from './pages/overview-route';
 import { PeerNotesPage } from './pages/peer-notes';
 import { RunDetailPage } from './pages/run-detail';
+import { SchedulesPage } from './pages/schedules';
 import { SignInPage } from './pages/sign-in';
 import { JoinPage, SignInLinkPage } from './pages/join';
 import { MembersPage } from './pages/members';
@@ -46,6 +47,7 @@ function App() {
         <Route path="/events" component={EventsPage} />
         <Route path="/events/:id" component={EventDetailPage} />
         <Route path="/team" component={TeamPage} />
+        <Route path="/schedules" component={SchedulesPage} />
         <Route path="/audit" component={AuditPage} />
         <Route path="/members" component={MembersPage} />
         <Route path="/overview" component={OverviewRoute} />

@@ -26,6 +26,8 @@ export type {
   RunFactPayload,
   RunStatus,
   RunTrigger,
+  Schedule,
+  ScheduleFire,
   Task,
   TaskStatus,
   Teammate,

@@ -20,6 +20,7 @@ const KIND_CHOICES: Array<[label: string, glob: string]> = [
   ['Mattermost links', 'mattermost.*'],
   ['kill switch and settings', 'workspace.*'],
   ['agents and collaborator rules', 'agent.*'],
+  ['schedules', 'schedule.*'],
 ];
 /** How many facts that came in live the page keeps. */
 const LIVE_KEPT = 500;
