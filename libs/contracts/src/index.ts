@@ -591,3 +591,15 @@ export {
 export type { CursorExpiredDetails, PutRetentionSettings, RetentionSettings } from './retention';
 export { SignInMethodsResponseSchema, SsoCallbackQuerySchema, SsoRoleMapSchema } from './sso';
 export type { SignInMethodsResponse, SsoRoleMap } from './sso';
+export {
+  AdoptTemplateRequestSchema,
+  AdoptTemplateResponseSchema,
+  ListTemplatesResponseSchema,
+  TemplateIdSchema,
+  TemplateManifestSchema,
+  TemplateMcpServerSchema,
+  TemplateSecretSchema,
+  TemplateSummarySchema,
+  templateSecretNames,
+} from './templates';
+export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateSummary } from './templates';

@@ -70,6 +70,9 @@ import {
   AgentVersionDiffResponseSchema,
   AgentBundleSchema,
   ImportAgentsResponseSchema,
+  ListTemplatesResponseSchema,
+  AdoptTemplateRequestSchema,
+  AdoptTemplateResponseSchema,
   AcceptInvitationRequestSchema,
   ChangeMemberRoleRequestSchema,
   CreateInvitationRequestSchema,
@@ -167,6 +170,9 @@ const SCHEMAS = {
   AgentVersionDiffResponse: AgentVersionDiffResponseSchema,
   AgentBundle: AgentBundleSchema,
   ImportAgentsResponse: ImportAgentsResponseSchema,
+  ListTemplatesResponse: ListTemplatesResponseSchema,
+  AdoptTemplateRequest: AdoptTemplateRequestSchema,
+  AdoptTemplateResponse: AdoptTemplateResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */
