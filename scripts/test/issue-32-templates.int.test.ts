@@ -29,6 +29,9 @@ interface Run {
  */
 jest.setTimeout(240_000);
 
+/** The `/switchyard` slash command's token (links a Mattermost user to a member, so their clicks decide). */
+const COMMAND_TOKEN = 'slash-token-templates';
+
 describe('issue 32: first-party templates, end to end', () => {
   let platform: TestPlatform;
   let notifier: ServiceProcess;
@@ -44,7 +47,8 @@ describe('issue 32: first-party templates, end to end', () => {
     });
     // The runner reaches the platform's own tools (emit_event) at the gateway's /mcp.
     await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
-    notifier = await spawnService('notifier', { ...platform.env, NOTIFIER_HEALTH_PORT: '0', NOTIFIER_CONSUMER: `n-${Date.now()}`, NOTIFIER_BACKOFF_MS: '200' }, { readyPattern: /notifier started/ });
+    // Approval posts carry Approve/Deny buttons that call the gateway back.
+    notifier = await spawnService('notifier', { ...platform.env, NOTIFIER_ACTION_URL: `${platform.gatewayUrl}/integrations/mattermost/actions`, NOTIFIER_HEALTH_PORT: '0', NOTIFIER_CONSUMER: `n-${Date.now()}`, NOTIFIER_BACKOFF_MS: '200' }, { readyPattern: /notifier started/ });
   }, 180_000);
   afterAll(async () => {
     await notifier?.stop();
@@ -73,8 +77,9 @@ describe('issue 32: first-party templates, end to end', () => {
       expect((await api('PUT', `${base}/secrets/${secret.name}`, { value: values[secret.name] })).status).toBe(201);
     }
     expect((await api('PUT', `${base}/secrets/mm-bot`, { value: mattermost.botToken })).status).toBe(201);
+    expect((await api('PUT', `${base}/secrets/mm-command`, { value: COMMAND_TOKEN })).status).toBe(201);
     const settings = await api('PUT', `${base}/settings/notifications`, {
-      connection: { type: 'bot', serverUrl: mattermost.url, tokenSecret: 'mm-bot' },
+      connection: { type: 'bot', serverUrl: mattermost.url, tokenSecret: 'mm-bot', commandTokenSecret: 'mm-command' },
       defaultChannel: channel,
       rules: checklist.notificationRules,
     });
@@ -115,8 +120,13 @@ describe('issue 32: first-party templates, end to end', () => {
     expect(mattermost.postsIn(channel)).toHaveLength(1);
   });
 
-  it('Failure Fix PR parks at the PR call; an approval opens it exactly once; the comment fact carries causedBy the run', async () => {
-    const { api, base, agentId } = await adoptAndEnable('fixes', 'failure-fix-pr');
+  it('Failure Fix PR parks at the PR call; an approval from a Mattermost button opens it exactly once; the comment fact carries causedBy the run', async () => {
+    const { api, base, agentId, channel } = await adoptAndEnable('fixes', 'failure-fix-pr');
+    // The deciding person links their Mattermost account to their membership (`/switchyard link <code>`).
+    const reviewer = 'mmreviewer0000000000000000';
+    const code = (await api('POST', `${base}/integrations/mattermost/link-codes`)).body.code;
+    const linked = await mattermost.slashCommand(`${platform.gatewayUrl}/integrations/mattermost/commands/fixes`, { token: COMMAND_TOKEN, userId: reviewer, text: `link ${code}` });
+    expect(JSON.stringify(linked.body)).toContain('Linked');
     // A scorecard that passed everything wakes nothing; one with failures wakes the agent.
     expect((await api('POST', `${base}/events`, { kind: 'scorecard.completed', subject: { type: 'scorecard', id: 'sc-ok' }, payload: { totalCases: 5, failedCases: 0 } })).status).toBe(202);
     expect((await api('POST', `${base}/events`, { kind: 'scorecard.completed', subject: { type: 'scorecard', id: 'sc-7' }, payload: { totalCases: 20, failedCases: 2 } })).status).toBe(202);
@@ -128,8 +138,12 @@ describe('issue 32: first-party templates, end to end', () => {
     expect(standIn.calls.filter((call) => call.server === 'code' || call.tool === 'get_failed_cases').map((call) => call.tool)).toEqual(['get_failed_cases', 'get_file']);
     expect(standIn.pullRequests).toEqual([]);
 
-    const decided = await api('POST', `${base}/approvals/${approval.id}/decision`, { decision: 'approve', note: 'go' });
-    expect(decided.status).toBe(200);
+    // Approve from the post's button; Mattermost asks the clicking user alone to confirm.
+    const post = await waitFor(async () => mattermost.postsIn(channel).find((p) => p.message.includes(approval.id)), { timeoutMs: 30_000, what: 'the approval post' });
+    expect((await mattermost.click(post.id, 'approve', { id: reviewer })).status).toBe(200);
+    const confirmation = await waitFor(async () => mattermost.ephemeralFor(reviewer).find((p) => p.props.attachments?.[0]?.actions?.some((a) => a.id === 'confirm')), { what: 'the confirmation' });
+    expect((await mattermost.click(confirmation.id, 'confirm', { id: reviewer })).status).toBe(200);
+    expect((await api('GET', `${base}/approvals/${approval.id}`)).body).toMatchObject({ status: 'approved', decidedBy: { type: 'member' } });
     const ended = await waitFor(
       async () => {
         const current = (await api('GET', `${base}/runs/${approval.runId}`)).body;
