@@ -3,6 +3,8 @@
  * (zod is never bundled into the page).
  */
 export type {
+  AdoptTemplateResponse,
+  TemplateSummary,
   AgentResponse,
   AgentActivation,
   AgentBundle,
