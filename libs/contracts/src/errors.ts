@@ -66,6 +66,8 @@ export enum ErrorCode {
   AGENT_VERSION_CONFLICT = 'AGENT_VERSION_CONFLICT',
   /** Another live agent of the workspace has that name. `data`: `{ name }`. */
   AGENT_NAME_TAKEN = 'AGENT_NAME_TAKEN',
+  /** No first-party template has that id (decision 0049). `data`: `{ id }`. */
+  TEMPLATE_NOT_FOUND = 'TEMPLATE_NOT_FOUND',
   /** That version of the agent carries no such tag (decision 0046). `data`: `{ id, tag, version }`. */
   AGENT_TAG_NOT_FOUND = 'AGENT_TAG_NOT_FOUND',
   /**

@@ -676,3 +676,15 @@ export {
   UpdateScheduleRequestSchema,
 } from './schedules';
 export type { CreateScheduleRequest, MissedPolicy, Schedule, ScheduleEmit, ScheduleFactKind, ScheduleFire, ScheduleFirePayload, UpdateScheduleRequest } from './schedules';
+export {
+  AdoptTemplateRequestSchema,
+  AdoptTemplateResponseSchema,
+  ListTemplatesResponseSchema,
+  TemplateIdSchema,
+  TemplateManifestSchema,
+  TemplateMcpServerSchema,
+  TemplateSecretSchema,
+  TemplateSummarySchema,
+  templateSecretNames,
+} from './templates';
+export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateSummary } from './templates';

@@ -56,3 +56,5 @@ export type { FakeTranscriptRow } from './transcript/fake-transcript-store';
 export { describeTranscriptConformance } from './transcript/transcript-conformance';
 export type { TranscriptHarness } from './transcript/transcript-conformance';
 export type { ConformingStoredEntry, ConformingTranscriptStore, ConformingTranscriptWriter, TranscriptRunRef } from './transcript/transcript-types';
+export { scorecardBatchFacts, startStandInMcpServer } from './stand-in-mcp-server';
+export type { ScriptedCase, StandInCall, StandInMcpServer, StandInName, StandInPullRequest } from './stand-in-mcp-server';

@@ -211,13 +211,15 @@ export async function startTestMcpServer(options: TestMcpHttpServerOptions = {})
   };
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
+/** A JSON-RPC error reply (or the end of a reply already started). */
+export function reply(res: ServerResponse, status: number, message: string): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+/** A request's JSON body (undefined when empty), at most 4 MiB. */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router, type Express } from 'express';
+import type { TemplateManifest } from '@switchyard/contracts';
 import type { SecretBox } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { runChecks, type ReadinessCheck } from '@switchyard/runtime';
@@ -47,6 +48,9 @@ import { agentVersionsRoutes } from './routes/agent-versions';
 import { agentBundlesRoutes } from './routes/agent-bundles';
 import { AgentVersions } from './commands/agent-versions';
 import { AgentBundles } from './commands/agent-bundles';
+import { Templates } from './commands/templates';
+import { templatesRoutes } from './routes/templates';
+import { loadTemplateCatalog } from './templates/template-catalog';
 import type { AgentBundleStore, AgentVersionStore } from './version-ports';
 import { approvalsRoutes } from './routes/approvals';
 import { eventsRoutes } from './routes/events';
@@ -185,6 +189,8 @@ export interface GatewayAppDeps {
   agentMessageStreamPollMs: number;
   /** Schedules (decision 0048): their definitions and fires. */
   schedules: ScheduleStore;
+  /** The first-party templates (decision 0049). @defaultValue the repo's templates/ */
+  templates?: TemplateManifest[];
 }
 
 /** Builds the express app: the only public door of Switchyard. */
@@ -258,6 +264,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(agentsRoutes(deps));
   workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName }) }));
   workspace.use(agentBundlesRoutes({ agentBundles: new AgentBundles({ ...deps, userName }) }));
+  workspace.use(templatesRoutes({ templates: new Templates({ ...deps, templates: deps.templates ?? loadTemplateCatalog(), userName }) }));
   workspace.use(tasksRoutes({ taskLedger }));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));

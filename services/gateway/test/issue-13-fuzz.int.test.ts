@@ -82,6 +82,8 @@ describe('issue 13: fuzzing the gateway door', () => {
     const schedule = { name: 'nightly', cron: '0 3 * * *', timezone: 'Europe/Paris' };
     ids.own.push((await acme('POST', '/v1/workspaces/acme/schedules', schedule)).body.id);
     ids.foreign.push((await other('POST', '/v1/workspaces/other/schedules', schedule)).body.id);
+    // A shipped template's id (issue 32, decision 0049), so adopt bodies reach the command too.
+    ids.own.push('scorecard-sentinel');
     operations = operationsOf((await acme('GET', '/v1/openapi.json')).body);
   }, 120_000);
   afterAll(async () => {
@@ -100,6 +102,9 @@ describe('issue 13: fuzzing the gateway door', () => {
       ['post', '/v1/workspaces/{ws}/members/invitations'],
       ['post', '/v1/invitations/accept'],
       ['post', '/v1/sign-in-links/redeem'],
+      // First-party templates (issue 32, decision 0049).
+      ['get', '/v1/workspaces/{ws}/templates'],
+      ['post', '/v1/workspaces/{ws}/templates/{id}/adopt'],
     ]) {
       expect(operations).toContainEqual({ method, template, query: [] });
     }
@@ -333,6 +338,10 @@ const bodyArbitrary: fc.Arbitrary<{ text: string } | undefined> = fc.oneof(
   fc
     .record({ key: fc.oneof(fc.uuid(), fc.constantFrom(...NASTY_STRINGS)), name: fc.constantFrom(...NASTY_STRINGS, 'ok'), versions: fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 2 }) })
     .map((agent) => ({ text: JSON.stringify({ format: 'switchyard.agents/v1', exportedAt: '2026-01-01T00:00:00Z', source: { workspace: 'acme' }, agents: [agent], secrets: [] }) })),
+  // An adopt of a template (issue 32): a name that is taken, nasty or fine, a model choice right or wrong.
+  fc
+    .record({ name: fc.constantFrom(...NASTY_STRINGS, 'mine', 'sentinel-copy'), model: fc.constantFrom<unknown>('script', 'live', 'gpt', 1, null) })
+    .map((adopt) => ({ text: JSON.stringify(adopt) })),
   fc.integer({ min: 65, max: 5_000 }).map((depth) => ({ text: '['.repeat(depth) + ']'.repeat(depth) })),
   fc.integer({ min: 65, max: 5_000 }).map((depth) => ({ text: '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) })),
   fc.constant({ text: JSON.stringify({ payload: { blob: 'x'.repeat(1_100_000) } }) }),

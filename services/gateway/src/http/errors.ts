@@ -50,6 +50,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.AGENT_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
     case ErrorCode.AGENT_TAG_NOT_FOUND:
+    case ErrorCode.TEMPLATE_NOT_FOUND:
     case ErrorCode.RUN_NOT_FOUND:
     case ErrorCode.SECRET_NOT_FOUND:
     case ErrorCode.SESSION_NOT_FOUND:

@@ -76,6 +76,9 @@ import {
   AgentVersionDiffResponseSchema,
   AgentBundleSchema,
   ImportAgentsResponseSchema,
+  ListTemplatesResponseSchema,
+  AdoptTemplateRequestSchema,
+  AdoptTemplateResponseSchema,
   AcceptInvitationRequestSchema,
   ChangeMemberRoleRequestSchema,
   CreateInvitationRequestSchema,
@@ -191,6 +194,9 @@ const SCHEMAS = {
   ScheduleFire: ScheduleFireSchema,
   ListSchedulesResponse: ListSchedulesResponseSchema,
   ListScheduleFiresResponse: ListScheduleFiresResponseSchema,
+  ListTemplatesResponse: ListTemplatesResponseSchema,
+  AdoptTemplateRequest: AdoptTemplateRequestSchema,
+  AdoptTemplateResponse: AdoptTemplateResponseSchema,
 } satisfies Record<string, z.ZodType>;
 
 /** The name of a component schema. */

@@ -18,6 +18,7 @@ import { webhookPaths } from './openapi-webhook-paths';
 import { schedulePaths } from './openapi-schedule-paths';
 import { auditPaths } from './openapi-audit-paths';
 import { overviewPaths } from './openapi-overview-paths';
+import { templatePaths } from './openapi-template-paths';
 import { versionPaths } from './openapi-version-paths';
 import { peoplePaths } from './openapi-people-paths';
 import { agentMessagePaths } from './openapi-agent-message-paths';
@@ -169,7 +170,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths(), ...agentMessagePaths(), ...schedulePaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths(), ...agentMessagePaths(), ...schedulePaths(), ...templatePaths() };
 }
 
 /**

@@ -19,6 +19,7 @@ import { SignInPage } from './pages/sign-in';
 import { JoinPage, SignInLinkPage } from './pages/join';
 import { MembersPage } from './pages/members';
 import { TeamPage } from './pages/team';
+import { TemplatesPage } from './pages/templates';
 import { SessionProvider, useSession } from './session';
 import './styles.css';
 
@@ -43,6 +44,7 @@ function App() {
         <Route path="/runs/:id" component={RunDetailPage} />
         <Route path="/agents" component={AgentsPage} />
         <Route path="/agents/:id" component={AgentDetailPage} />
+        <Route path="/templates" component={TemplatesPage} />
         <Route path="/approvals" component={ApprovalsPage} />
         <Route path="/events" component={EventsPage} />
         <Route path="/events/:id" component={EventDetailPage} />

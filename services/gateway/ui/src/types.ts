@@ -5,6 +5,8 @@
 export type {
   AgentMessageHealth,
   AgentMessageObservation,
+  AdoptTemplateResponse,
+  TemplateSummary,
   AgentResponse,
   AgentActivation,
   AgentBundle,

@@ -27,6 +27,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/" match="/">Fleet</NavLink>
           <NavLink href="/approvals" match="/approvals">Approvals</NavLink>
           <NavLink href="/agents" match="/agents/*?">Agents</NavLink>
+          <NavLink href="/templates" match="/templates">Templates</NavLink>
           <NavLink href="/events" match="/events/*?">Events</NavLink>
           <NavLink href="/team" match="/team">Team</NavLink>
           <NavLink href="/schedules" match="/schedules">Schedules</NavLink>
