@@ -6,6 +6,7 @@ export type { TestSql } from './test-sql';
 export { createTestRedis, deleteKeys } from './test-redis';
 export type { TestRedis } from './test-redis';
 export { waitFor } from './wait-for';
+export { waitForTeammateAtRest } from './teammate-at-rest';
 export { freePort } from './free-port';
 export { processWakeups } from './process-wakeups';
 export { spawnScript, spawnService } from './spawn-service';
