@@ -69,15 +69,29 @@ describe('matcher (real processes)', () => {
     }
     return true;
   };
-  /** Waits until every fact (the matcher's own included) went through the event-log and the matcher. */
-  const settle = async () => {
-    for (let quiet = 0; quiet < 3; ) {
-      await waitFor(drained, { timeoutMs: 180_000, intervalMs: 100, what: 'streams drained' });
-      quiet += 1;
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      if (!(await drained())) quiet = 0;
-    }
-  };
+  /** The newest entry id ever added to each stream (not its length: a trimmed stream keeps its length). */
+  const lastIds = async () =>
+    Promise.all(
+      ['ingest', 'facts'].map(async (stream) => {
+        const info = (await platform.redis.redis.xinfo('STREAM', `${platform.redis.prefix}:${stream}`)) as unknown[];
+        return String(info[info.indexOf('last-generated-id') + 1]);
+      }),
+    ).then((ids) => ids.join(' '));
+  const outboxEmpty = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM fact_outbox')).rows[0]!.n === 0;
+  /**
+   * Waits until every fact (the matcher's own included) went through the event-log and the matcher:
+   * both groups drained, and nothing left to relay, with no entry added to either stream meanwhile.
+   * A consumer commits what it makes (runs, their facts in the outbox) before it acknowledges, so
+   * with the outbox empty afterwards and no new entry, nothing is on its way.
+   */
+  const settle = () =>
+    waitFor(
+      async () => {
+        const before = await lastIds();
+        return (await drained()) && (await outboxEmpty()) && (await lastIds()) === before;
+      },
+      { timeoutMs: 180_000, intervalMs: 100, what: 'streams drained and nothing left to relay' },
+    );
 
   it('50 agents, 5,000 facts: exactly one run per matching (agent, fact) pair, checked by brute force', async () => {
     const token = await platform.createWorkspace('match');
