@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { Queue } from 'bullmq';
 import { TriggerSchema, type Fact } from '@switchyard/contracts';
 import { compileFilter, matchesKindGlob } from '@switchyard/core';
-import { createRedis, closeRedis, streamGroupStats } from '@switchyard/redis';
+import { createRedis, closeRedis } from '@switchyard/redis';
 import { apiClient, deleteKeys, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { pick, prng } from './agent-fixtures';
 
@@ -60,38 +60,8 @@ describe('matcher (real processes)', () => {
     (await pg.query<{ agent_id: string; event_id: string | null; status: string; reason: string | null; depth: number; id: string }>(
       'SELECT id::text, agent_id::text, event_id::text, status::text, reason, depth FROM runs',
     )).rows;
-  /** True when both groups have read and acknowledged everything on their streams. */
-  const drained = async () => {
-    for (const [stream, group] of [['ingest', 'event-log'], ['facts', 'matcher']] as const) {
-      const stats = await streamGroupStats(platform.redis.redis, `${platform.redis.prefix}:${stream}`);
-      const mine = stats.find((s) => s.group === group);
-      if (!mine || mine.pending > 0 || (mine.lag ?? 1) > 0) return false;
-    }
-    return true;
-  };
-  /** The newest entry id ever added to each stream (not its length: a trimmed stream keeps its length). */
-  const lastIds = async () =>
-    Promise.all(
-      ['ingest', 'facts'].map(async (stream) => {
-        const info = (await platform.redis.redis.xinfo('STREAM', `${platform.redis.prefix}:${stream}`)) as unknown[];
-        return String(info[info.indexOf('last-generated-id') + 1]);
-      }),
-    ).then((ids) => ids.join(' '));
-  const outboxEmpty = async () => (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM fact_outbox')).rows[0]!.n === 0;
-  /**
-   * Waits until every fact (the matcher's own included) went through the event-log and the matcher:
-   * both groups drained, and nothing left to relay, with no entry added to either stream meanwhile.
-   * A consumer commits what it makes (runs, their facts in the outbox) before it acknowledges, so
-   * with the outbox empty afterwards and no new entry, nothing is on its way.
-   */
-  const settle = () =>
-    waitFor(
-      async () => {
-        const before = await lastIds();
-        return (await drained()) && (await outboxEmpty()) && (await lastIds()) === before;
-      },
-      { timeoutMs: 180_000, intervalMs: 100, what: 'streams drained and nothing left to relay' },
-    );
+  /** Waits until every fact (the matcher's own included) went through the event-log and the matcher. */
+  const settle = () => platform.settled();
 
   it('50 agents, 5,000 facts: exactly one run per matching (agent, fact) pair, checked by brute force', async () => {
     const token = await platform.createWorkspace('match');
