@@ -88,7 +88,7 @@ export async function spawnScript(entry: string, env: Record<string, string>, op
   } catch (error) {
     if (error instanceof GiveUp) throw error;
     child.kill('SIGKILL');
-    throw new Error(`${name} was not ready in time:\n${readOutput()}`);
+    throw new Error(`${name} was not ready in time:\n${readOutput()}`, { cause: error });
   }
   return {
     child,
