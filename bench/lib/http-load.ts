@@ -120,6 +120,11 @@ export class HttpLoad {
     await Promise.all(inflight);
   }
 
+  /** Connections open now, idle or busy (one the server closed is gone once its close was seen). */
+  get openConnections(): number {
+    return this.all.size;
+  }
+
   close(): void {
     this.closing = true;
     for (const connection of this.all) connection.destroy();

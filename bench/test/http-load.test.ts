@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '@switchyard/testing';
 import { HttpLoad } from '../lib/http-load';
 
 /** A local server whose handler decides per request (`n` counts the requests on each socket). */
@@ -55,7 +56,7 @@ describe('HttpLoad', () => {
     const load = new HttpLoad(server.url, {}, 1);
     try {
       expect((await load.post('/a', '{}')).status).toBe(202);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitFor(async () => load.openConnections === 0, { timeoutMs: 5000, intervalMs: 5, what: 'the closed connection seen' });
       expect((await load.post('/b', '{}')).status).toBe(202);
       expect(server.connections()).toBe(2);
     } finally {

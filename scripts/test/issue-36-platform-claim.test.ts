@@ -5,6 +5,7 @@ import path from 'node:path';
 import { alreadyRunningMessage, claimPlatformFile, isStartProcess } from '../lib/platform-claim.cjs';
 import { processAlive, readRecord, recordText, resolveOperatorEnv, writePlatformFile } from '../lib/platform-file.cjs';
 import { deadPid } from './lib/operator-processes';
+import { waitFor } from '@switchyard/testing';
 
 /*
  * Issue 36: a second `npm start` deleted the running one's platform file. Now a start claims
@@ -132,7 +133,8 @@ describe('claiming the platform file', () => {
     const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     const start = fakeStart();
     running.push(other, start);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Both have started their own programs (a child shows its parent's command line until then).
+    await waitFor(async () => isStartProcess(start.pid!) && readFileSync(`/proc/${other.pid}/cmdline`, 'utf8').includes('setInterval'), { timeoutMs: 10_000, what: 'both processes started' });
     expect([isStartProcess(other.pid!), isStartProcess(start.pid!), processAlive(other.pid!)]).toEqual([false, true, true]);
     writeFileSync(file, recordText({ pid: other.pid!, gatewayUrl: 'http://127.0.0.1:2', state: 'running' }));
     expect(await claimPlatformFile(file, { pid: process.pid, gatewayUrl: 'http://127.0.0.1:3' })).toEqual({ ok: true });

@@ -9,7 +9,7 @@ export { StreamConsumer } from './stream-consumer';
 export type { HandleOutcome, StreamConsumerOptions, StreamEntry } from './stream-consumer';
 export { entryMessage, lastErrorsKey, replayDeadLetter } from './dead-letters';
 export type { DeadLetterStore, ReplayableDeadLetters, ReplayResult } from './dead-letters';
-export { compareIds, groupCaughtUp, streamGroupStats, trimAcknowledged } from './stream-maintenance';
+export { compareIds, groupCaughtUp, lastGeneratedId, streamGroupStats, trimAcknowledged } from './stream-maintenance';
 export type { GroupStats } from './stream-maintenance';
 export { createActivationQueue } from './activation-queue';
 export type { ActivationQueue } from './activation-queue';

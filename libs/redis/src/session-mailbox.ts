@@ -317,6 +317,18 @@ export class SessionMailbox {
     return this.commands().switchyardMailboxOpenSince(this.openSet, String(olderThanMs), String(count));
   }
 
+  /**
+   * Closed and not in the open set: no turn is owed to this mailbox, and the
+   * next post is the one that wakes it. With no turn of the session queued or
+   * running, nothing more happens until someone posts — the signal a test
+   * waits for before it counts turns.
+   */
+  async isIdle(sessionId: string): Promise<boolean> {
+    const [, closed] = this.keys(sessionId);
+    const [[, exists], [, opened]] = (await this.redis.multi().exists(closed).zscore(this.openSet, sessionId).exec()) as [[unknown, number], [unknown, string | null]];
+    return exists === 1 && opened === null;
+  }
+
   /** Marks open mailboxes as looked at now (a turn holds them), so that the oldest others come first next time. */
   async touchOpen(sessionIds: readonly string[]): Promise<void> {
     if (sessionIds.length > 0) await this.commands().switchyardMailboxTouchOpen(this.openSet, ...sessionIds);

@@ -124,7 +124,13 @@ export class StreamConsumer<T> {
     this.loop = this.run();
   }
 
-  private async ensureGroup(): Promise<void> {
+  /**
+   * Creates the group at `startId` if it does not exist (start() does it too).
+   * Called early by a consumer that must fix the group's place before other
+   * work: the matcher creates it before it reconciles from PostgreSQL, so
+   * that no fact falls between what the reconcile read and where the group starts.
+   */
+  async ensureGroup(): Promise<void> {
     const { redis, stream, group } = this.options;
     try {
       await redis.xgroup('CREATE', stream, group, this.options.startId ?? '0', 'MKSTREAM');

@@ -69,8 +69,18 @@ function nextId(id: string): string {
 export async function groupCaughtUp(redis: Redis, stream: string, group: string): Promise<boolean> {
   const mine = (await streamGroupStats(redis, stream)).find((stats) => stats.group === group);
   if (!mine || mine.pending !== 0) return false;
-  const info = (await redis.call('XINFO', 'STREAM', stream)) as unknown[];
-  return String(info[info.indexOf('last-generated-id') + 1]) === mine.lastDeliveredId;
+  return (await lastGeneratedId(redis, stream)) === mine.lastDeliveredId;
+}
+
+/** The id of the newest entry ever added to a stream ('0-0': no such stream). Unlike its length, trimming does not change it. */
+export async function lastGeneratedId(redis: Redis, stream: string): Promise<string> {
+  try {
+    const info = (await redis.call('XINFO', 'STREAM', stream)) as unknown[];
+    return String(info[info.indexOf('last-generated-id') + 1]);
+  } catch (error) {
+    if (String(error).includes('no such key')) return '0-0';
+    throw error;
+  }
 }
 
 /** Orders stream ids `ms-seq` numerically. */

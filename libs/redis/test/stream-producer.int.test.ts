@@ -1,5 +1,5 @@
 import { appendMessages, MESSAGE_FIELD, toKey } from '@switchyard/redis';
-import { createTestRedis, type TestRedis } from '@switchyard/testing';
+import { createTestRedis, waitFor, type TestRedis } from '@switchyard/testing';
 
 describe('appendMessages (real Redis)', () => {
   let t: TestRedis;
@@ -26,8 +26,7 @@ describe('appendMessages (real Redis)', () => {
       const read = reader.xreadgroup('GROUP', 'g', 'c', 'COUNT', 100, 'BLOCK', 5000, 'STREAMS', stream, '>') as Promise<Array<[string, unknown[]]> | null>;
       // The read must be blocked on the server before the batch is appended.
       const blocked = async () => / flags=b /.test(String(await t.redis.client('LIST', 'ID', readerId)));
-      for (let i = 0; i < 200 && !(await blocked()); i++) await new Promise((r) => setTimeout(r, 5));
-      expect(await blocked()).toBe(true);
+      await waitFor(blocked, { timeoutMs: 5000, intervalMs: 5, what: 'the reader blocked on the server' });
       await appendMessages(t.redis, stream, Array.from({ length: 10 }, (_, n) => ({ n })));
       const reply = await read;
       expect(reply?.[0]?.[1]).toHaveLength(10);

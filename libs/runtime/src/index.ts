@@ -5,7 +5,5 @@ export type { HealthServer, HealthServerOptions, ReadinessCheck } from './health
 export { runService } from './run-service';
 export { createMetricsRegistry, startService } from './start-service';
 export type { RunningService, ServicePart, ServiceScope, StartServiceOptions } from './start-service';
-export { startShellService } from './shell-service';
-export type { RunningShellService, ShellServiceOptions } from './shell-service';
 export { registerDeadLetterGauge } from './dead-letter-gauge';
 export type { DeadLetterCounts } from './dead-letter-gauge';

@@ -5,7 +5,8 @@ export { createTestSql } from './test-sql';
 export type { TestSql } from './test-sql';
 export { createTestRedis, deleteKeys } from './test-redis';
 export type { TestRedis } from './test-redis';
-export { waitFor } from './wait-for';
+export { GiveUp, waitFor } from './wait-for';
+export { waitForTeammateAtRest } from './teammate-at-rest';
 export { freePort } from './free-port';
 export { processWakeups } from './process-wakeups';
 export { spawnScript, spawnService } from './spawn-service';
@@ -36,8 +37,6 @@ export type {
 } from './local-openai-server';
 export { connectTestMcpServer, readTestMcpLog, startTestMcpServer, TEST_MCP_INJECTION, TEST_MCP_STDIO_SCRIPT, testMcpStdioCommand } from './test-mcp-server';
 export type { TestMcpCall, TestMcpHttpServer, TestMcpHttpServerOptions, TestMcpToolsOptions } from './test-mcp-server';
-export { shellServiceSuite } from './shell-service-suite';
-export type { ShellServiceSuiteOptions } from './shell-service-suite';
 // The run queue's fake and conformance suite live beside the queue, in libs/runs (decision 0044).
 export { describeRunQueueConformance, FakeRunQueue, FakeRunQueueStore, setRunColumns } from '@switchyard/runs/src/testing';
 export type { FakeQueuedRun, RunColumns, RunQueueHarness, RunTarget } from '@switchyard/runs/src/testing';

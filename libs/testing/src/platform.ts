@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { GROUPS } from '@switchyard/contracts';
+import { GROUPS, STREAMS } from '@switchyard/contracts';
 import { createWorkspace, SqlPool } from '@switchyard/db';
-import { groupCaughtUp } from '@switchyard/redis';
+import { groupCaughtUp, lastGeneratedId, streamGroupStats } from '@switchyard/redis';
 import { waitFor } from './wait-for';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { createTestRedis, type TestRedis } from './test-redis';
@@ -41,6 +41,15 @@ export interface TestPlatform {
    * that checks "nothing more was recorded" would otherwise race the relay.
    */
   factsRecorded(): Promise<number>;
+  /**
+   * Waits until the platform has nothing on its way: every consumer group on
+   * `ingest` and `facts` has read and acknowledged everything, the outbox is
+   * empty, and no entry was added to either stream while this looked. A
+   * consumer commits what it makes (runs, their facts in the outbox) before it
+   * acknowledges, so nothing more comes until something new is posted — the
+   * signal a test waits for before it counts, or before it proves an absence.
+   */
+  settled(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -167,6 +176,29 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
           { what: 'the outbox relayed and ingest persisted' },
         );
         return Number((await pg.query('SELECT count(*) FROM platform_events')).rows[0].count);
+      } finally {
+        await pg.end();
+      }
+    },
+    settled: async (timeoutMs = 180_000) => {
+      const pg = new Client({ connectionString: db.url });
+      await pg.connect();
+      const streams = [STREAMS.ingest, STREAMS.facts].map((name) => `${redis.prefix}:${name}`);
+      const newestIds = async () => (await Promise.all(streams.map((stream) => lastGeneratedId(redis.redis, stream)))).join(' ');
+      const caughtUp = async () => {
+        for (const stream of streams) {
+          for (const group of await streamGroupStats(redis.redis, stream)) if (!(await groupCaughtUp(redis.redis, stream, group.group))) return false;
+        }
+        return true;
+      };
+      try {
+        await waitFor(
+          async () => {
+            const before = await newestIds();
+            return (await caughtUp()) && Number((await pg.query('SELECT count(*) FROM fact_outbox')).rows[0].count) === 0 && (await newestIds()) === before;
+          },
+          { timeoutMs, intervalMs: 100, what: 'the streams drained and the outbox empty' },
+        );
       } finally {
         await pg.end();
       }

@@ -3,6 +3,7 @@ import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { nodeArgsFor } from './test-bundles';
+import { GiveUp, waitFor } from './wait-for';
 
 /** A service running as its own OS process. */
 export interface ServiceProcess {
@@ -74,15 +75,20 @@ export async function spawnScript(entry: string, env: Record<string, string>, op
     }),
   );
   const ready = options.readyPattern ?? /"msg":"[^"]*(started|listening)/;
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  while (!ready.test(readOutput())) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited before it was ready:\n${readOutput()}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`${name} was not ready in time:\n${readOutput()}`);
-    }
-    // Soon after the line: a test may act at once on it (a signal while the rest starts).
-    await new Promise((resolve) => setTimeout(resolve, toFile ? 50 : 10));
+  try {
+    await waitFor(
+      async () => {
+        if (ready.test(readOutput())) return true;
+        if (child.exitCode !== null || child.signalCode !== null) throw new GiveUp(`${name} exited before it was ready:\n${readOutput()}`);
+        return false;
+      },
+      // Soon after the line: a test may act at once on it (a signal while the rest starts).
+      { timeoutMs: options.timeoutMs ?? 30_000, intervalMs: toFile ? 50 : 10, what: `${name} ready` },
+    );
+  } catch (error) {
+    if (error instanceof GiveUp) throw error;
+    child.kill('SIGKILL');
+    throw new Error(`${name} was not ready in time:\n${readOutput()}`, { cause: error });
   }
   return {
     child,

@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIUserAbortError, RateLimitError } from 'openai';
 import { startLocalOpenAiServer, type LocalOpenAiServer } from '../src/local-openai-server';
+import { waitFor } from '../src/wait-for';
 
 describe('local OpenAI-compatible server', () => {
   let server: LocalOpenAiServer;
@@ -116,8 +117,9 @@ describe('local OpenAI-compatible server', () => {
     expect(await notFound.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
 
     server.enqueue({ type: 'message', content: 'never', delayMs: 60_000 });
+    const before = server.requests.length;
     const inFlight = client.chat.completions.create({ model: 'm', messages: [] }).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(async () => server.requests.length > before, { timeoutMs: 5000, intervalMs: 5, what: 'the request in flight' });
     const closing = Date.now();
     await server.close();
     expect(Date.now() - closing).toBeLessThan(1_000);

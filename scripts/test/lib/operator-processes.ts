@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { nodeArgsFor } from '@switchyard/testing';
+import { GiveUp, nodeArgsFor, waitFor } from '@switchyard/testing';
 
 /*
  * Why this exists: the front door is about processes a person runs in a shell — `npm start`
@@ -73,13 +73,17 @@ export function spawnStart(env: Record<string, string>): StartProcess {
     output: () => output,
     exited,
     printed: async (pattern, timeoutMs = 90_000) => {
-      // Not waitFor: an exit is an answer at once, not a probe failure to retry until the deadline.
-      const deadline = Date.now() + timeoutMs;
-      while (!pattern.test(output)) {
-        if (gone()) throw new Error(`npm start exited before printing ${pattern}:\n${output}`);
-        if (Date.now() > deadline) throw new Error(`npm start did not print ${pattern} within ${timeoutMs} ms:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      // An exit is an answer at once (GiveUp), not a probe failure to retry until the deadline.
+      await waitFor(
+        async () => {
+          if (pattern.test(output)) return true;
+          if (gone()) throw new GiveUp(`npm start exited before printing ${pattern}:\n${output}`);
+          return false;
+        },
+        { timeoutMs, what: `npm start to print ${pattern}` },
+      ).catch((error: unknown) => {
+        throw error instanceof GiveUp ? error : new Error(`npm start did not print ${pattern} within ${timeoutMs} ms:\n${output}`);
+      });
     },
     stop: async () => {
       if (!gone()) child.kill('SIGTERM');

@@ -79,11 +79,6 @@ export function startApprovals(config: ApprovalsConfig, log: Logger): Promise<Ru
       maxDeliveries: config.MAX_DELIVERIES,
       startId: '$',
     });
-    try {
-      await redis.xgroup('CREATE', factsKey, GROUPS.approvals, '$', 'MKSTREAM');
-    } catch (error) {
-      if (!String(error).includes('BUSYGROUP')) throw error;
-    }
     service.onClose(consumer);
     await consumer.start();
     const worker = createApprovalExpiryWorker({

@@ -76,7 +76,10 @@ describe('issue 15: parked approvals survive a restart of every service', () => 
 
     // Every service stops; the expiring approval comes due while nothing runs.
     await Promise.all([platform.gateway, ...platform.eventLogs, platform.matcher!, ...platform.runners, platform.approvals!].map((proc) => proc.stop('SIGTERM')));
-    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    await waitFor(
+      async () => (await pool.$queryRawUnsafe<Array<{ due: boolean }>>(`SELECT expires_at <= now() AS due FROM approvals WHERE id = $1::uuid`, approvals.expire))[0]?.due,
+      { timeoutMs: 30_000, intervalMs: 100, what: 'the expiring approval due' },
+    );
     gateway = await spawnService('gateway', platform.env, { readyPattern: /gateway listening/ });
     await Promise.all([platform.startEventLog(), platform.startMatcher(), platform.startRunner(), platform.startApprovals()]);
     const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1];

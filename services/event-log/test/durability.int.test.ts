@@ -76,21 +76,21 @@ describe('event-log durability (real processes, Redis, PostgreSQL)', () => {
     const token = await platform.createWorkspace('pager');
     const api = apiClient(platform.gatewayUrl, token);
     const seen: Array<{ id: string; seq: number }> = [];
-    let loadDone = false;
-    const reader = (async () => {
-      let after = 0;
-      while (seen.length < FACTS) {
+    let after = 0;
+    // A page at a time, while the load runs, until every fact was seen.
+    const reader = waitFor(
+      async () => {
         const page = await api('GET', `/v1/workspaces/pager/events?after=${after}&limit=1000`);
-        expect(page.status).toBe(200);
+        if (page.status !== 200) throw new Error(`events answered ${page.status}`);
         seen.push(...page.body.events.map((e: { id: string; seq: number }) => ({ id: e.id, seq: e.seq })));
         after = page.body.nextCursor;
-        if (page.body.events.length === 0) await new Promise((r) => setTimeout(r, loadDone ? 50 : 5));
-      }
-    })();
+        return seen.length >= FACTS;
+      },
+      { timeoutMs: 120_000, intervalMs: 5, what: `every fact read (seen ${seen.length})` },
+    );
     const load = await postFactsConcurrently({ baseUrl: platform.gatewayUrl, workspace: 'pager', token, count: FACTS, concurrency: 8, batchSize: 20 });
-    loadDone = true;
     expect(load.unexpected).toEqual([]);
-    await Promise.race([reader, new Promise((_, reject) => setTimeout(() => reject(new Error(`reader saw ${seen.length}`)), 120_000))]);
+    await reader;
 
     expect(seen).toHaveLength(FACTS);
     expect(new Set(seen.map((f) => f.id)).size).toBe(FACTS);

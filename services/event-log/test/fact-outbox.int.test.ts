@@ -144,10 +144,10 @@ describe('OutboxRelay', () => {
     const ids = await seedWorkspace(t.pg);
     await waitFor(async () => !made.isLeader || statements > 0, { what: 'the first drain' });
     const before = statements;
-    // A commit every 10 ms: each round's rows are deleted by the next round's read, well within the tidy delay.
+    // A commit, its fact relayed, the next commit: each round's rows are deleted by the next round's read, well within the tidy delay.
     for (let i = 0; i < 30; i++) {
       await insertRun(t.pg, ids);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await waitFor(async () => got.length > i, { intervalMs: 5, what: `fact ${i + 1} relayed` });
     }
     await waitFor(async () => got.length === 30, { what: '30 facts relayed' });
     await waitFor(async () => (await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n === 0, { what: 'outbox empty once the commits stopped' });
@@ -160,9 +160,10 @@ describe('OutboxRelay', () => {
     await t.pg.query('DELETE FROM fact_outbox');
     const got: string[] = [];
     let refuse = true;
+    let refused = 0;
     const made = relay({
       record: async (items) => {
-        if (refuse) throw new Error('Redis is down');
+        if (refuse) throw ((refused += 1), new Error('Redis is down'));
         got.push(...items.map((item) => item.fact.id));
         return stored(items);
       },
@@ -170,7 +171,8 @@ describe('OutboxRelay', () => {
     await made.start();
     const ids = await seedWorkspace(t.pg);
     await insertRun(t.pg, ids);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Refused twice: the relay has been back for the rows after a failure, and kept them.
+    await waitFor(async () => refused >= 2, { what: 'two refused rounds' });
     expect((await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n).toBe(1);
     refuse = false;
     await waitFor(async () => got.length === 1, { what: 'the fact relayed after the sink recovered' });
@@ -248,7 +250,11 @@ describe('a change committed just before its writer dies (real processes)', () =
       await setRunColumns(pg, { agentId }, { status: 'completed' });
       // An event-log that starts relaying and is killed at once, then one that finishes.
       const doomed = await platform.startEventLog();
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Killed once it has begun relaying (a first fact stored), before it can finish.
+      await waitFor(async () => Number((await pg.query(`SELECT count(*) AS n FROM platform_events WHERE kind LIKE 'agent.run.%'`)).rows[0].n) > 0, {
+        intervalMs: 5,
+        what: 'the first run fact stored',
+      });
       await doomed.stop('SIGKILL');
       await platform.startEventLog();
       const expected = runs.length * 3;

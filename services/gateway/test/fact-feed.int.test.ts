@@ -1,7 +1,7 @@
 import type { Fact, FactPublishedMessage } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { createLogger } from '@switchyard/logging';
-import { appendMessages } from '@switchyard/redis';
+import { appendMessages, type Redis } from '@switchyard/redis';
 import { createTestRedis, waitFor, type TestRedis } from '@switchyard/testing';
 import { FactFeed } from '../src/sse/fact-feed';
 
@@ -26,6 +26,18 @@ describe('FactFeed', () => {
   });
 
   const key = () => `${redis.prefix}:facts`;
+  /** Idle looks at the stream the feed made (its XREVRANGE calls): the signal that it went past a point while idle. */
+  let looks = 0;
+  const countingLooks = (client: Redis): Redis => {
+    const counted = Object.create(client) as Redis;
+    counted.duplicate = ((...args: Parameters<Redis['duplicate']>) => {
+      const blocking = client.duplicate(...args);
+      const xrevrange = blocking.xrevrange.bind(blocking) as (...a: unknown[]) => unknown;
+      (blocking as unknown as { xrevrange: (...a: unknown[]) => unknown }).xrevrange = (...a: unknown[]) => ((looks += 1), xrevrange(...a));
+      return blocking;
+    }) as Redis['duplicate'];
+    return counted;
+  };
   const publish = async (kind: string) => {
     const fact: Fact = { id: newId(), seq: ++seq, workspace: 'feed', kind, subject: { type: 't', id: String(seq) }, payload: {}, ts: new Date().toISOString() };
     const message: FactPublishedMessage = { id: fact.id, type: 'fact_published', occurredAt: fact.ts, correlationId: fact.id, schemaVersion: 1, workspaceId, fact };
@@ -35,11 +47,13 @@ describe('FactFeed', () => {
 
   it('while idle, then for a first subscriber, delivers each fact from its last look at the stream on, once and in order', async () => {
     await publish('before.start');
-    feed = new FactFeed(redis.redis, key(), createLogger({ service: 'test', level: 'silent' }));
+    feed = new FactFeed(countingLooks(redis.redis), key(), createLogger({ service: 'test', level: 'silent' }));
     feed.start();
     // Idle for over one look at the stream: facts published now are read once someone listens.
     await publish('while.idle.1');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const before = looks;
+    // The look after this one began after the publish, and the one after that shows it ended.
+    await waitFor(async () => looks >= before + 2, { timeoutMs: 10_000, intervalMs: 10, what: 'a whole idle look at the stream after the publish' });
     const idleFact = await publish('while.idle.2');
     const got: string[] = [];
     feed.subscribe(workspaceId, (fact) => got.push(fact.kind));

@@ -23,8 +23,8 @@ describe('an idle platform', () => {
   afterAll(async () => platform?.stop());
 
   it('wakes each service a few times a second at most', async () => {
-    // Past the start-up work (connections, first sweeps, the workspace's facts).
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // Past the start-up work: the workspace's facts relayed, stored and read by every group.
+    await platform.settled();
     const services = { gateway: platform.gateway, 'event-log': platform.eventLogs[0]!, matcher: platform.matcher!, approvals: platform.approvals!, runner: platform.runners[0]! };
     const before = Object.fromEntries(Object.entries(services).map(([name, service]) => [name, wakeups(service.child.pid!)]));
     const seconds = 4;

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { mailboxStream } from '@switchyard/contracts';
 import { toKey } from '@switchyard/redis';
-import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { apiClient, startTestPlatform, waitFor, waitForTeammateAtRest, type TestPlatform } from '@switchyard/testing';
 
 jest.setTimeout(180_000);
 
@@ -64,6 +64,8 @@ describe('issue 17: a delivered message is never a 5xx', () => {
     );
   const sentFacts = async (messageId: string) =>
     (await pg.query(`SELECT payload FROM platform_events WHERE kind = 'message.sent' AND payload->>'messageId' = $1`, [messageId])).rows.map((row) => row.payload);
+  /** Every turn ended and the mailbox closed idle: no more turns come until the next post. */
+  const atRest = (sessionId: string) => waitForTeammateAtRest({ redis: platform.redis.redis, prefix: platform.redis.prefix, query: (sql, values) => pg.query(sql, values) }, sessionId);
   const mailboxSize = (sessionId: string) => platform.redis.redis.xlen(toKey(platform.redis.prefix, ...mailboxStream(sessionId)));
   const endedTurns = (sessionId: string, count: number) =>
     waitFor(
@@ -93,8 +95,7 @@ describe('issue 17: a delivered message is never a 5xx', () => {
     await waitFor(async () => (await sentFacts(posted.body.id)).length > 0, { timeoutMs: 20_000, what: 'message.sent' });
     expect(await sentFacts(posted.body.id)).toEqual([expect.objectContaining({ messageId: posted.body.id, sessionId: mate.sessionId, woke: true, from: 'user' })]);
     // No pile-up: one turn, and the next message wakes it again by itself.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(await turnsOf(mate.sessionId)).toHaveLength(1);
+    expect(await atRest(mate.sessionId)).toHaveLength(1);
     expect((await api('POST', `${ws}/teammates/ida/messages`, { content: 'again' })).body.woke).toBe(true);
     await endedTurns(mate.sessionId, 2);
   });

@@ -108,14 +108,16 @@ describe('issue 17: teammates and the supervisor', () => {
     const mate = (await admin('POST', `${ws}/teammates`, { name: 'cyd', agentId })).body;
     const ids: string[] = [];
     let wakes = 0;
-    // 30 messages, one every ~70 ms, across several 900 ms turns: some land mid-turn (drained at a
-    // step boundary or by the last drain), some after a turn's last drain (each such run of them is one wake).
+    // 30 messages across several 900 ms turns, at most three not yet read at a time (each post waits
+    // for the one three before it to be drained): some land mid-turn (drained at a step boundary or by
+    // the last drain), some after a turn's last drain (each such run of them is one wake).
     for (let i = 0; i < 30; i++) {
       const posted = await admin('POST', `${ws}/teammates/cyd/messages`, { content: `message ${i}` });
       expect(posted.status).toBe(202);
       ids.push(posted.body.id);
       if (posted.body.woke) wakes += 1;
-      await new Promise((resolve) => setTimeout(resolve, 70));
+      const behind = ids[i - 2];
+      if (behind) await waitFor(async () => (await drained(mate.sessionId)).includes(behind), { timeoutMs: 60_000, what: `message ${i - 2} drained` });
     }
     await settled(mate.sessionId);
     const turns = await turnsOf(mate.sessionId);

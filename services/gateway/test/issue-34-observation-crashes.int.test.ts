@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { newId } from '@switchyard/core';
 import { SqlPool } from '@switchyard/db';
-import { apiClient, freePort, spawnService, startTestPlatform, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
+import { apiClient, freePort, spawnService, startTestPlatform, waitFor, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
 import { SqlAgentTokens } from '../../runner/src/adapters/sql-agent-tokens';
 import { DEFECTS } from './agent-messages/envelopes';
 import { outputsOf, planPosts, postUntilAnswered, type PlannedPost } from './agent-messages/producers';
@@ -94,7 +94,7 @@ describe('issue 34: observations survive SIGKILLs of the process that stores the
     };
     const chaos = async () => {
       for (let kill = 1; kill <= KILLS; kill++) {
-        while (answered < (total * kill) / (KILLS + 1)) await new Promise((resolve) => setTimeout(resolve, 10));
+        await waitFor(async () => answered >= (total * kill) / (KILLS + 1), { timeoutMs: 240_000, intervalMs: 10, what: `posts answered before kill ${kill}` });
         await gateways.at(-1)!.stop('SIGKILL');
         gateways.push(await spawnService('gateway', platform.env, { readyPattern: /gateway listening/, timeoutMs: 60_000 }));
       }

@@ -5,6 +5,7 @@ import { compileKindGlob } from '@switchyard/core';
 import { createLogger } from '@switchyard/logging';
 import type { FactReader } from '../src/ports';
 import { SseSession } from '../src/sse/sse-session';
+import { waitFor } from '@switchyard/testing';
 
 /** In-memory FactReader over a list of stored facts (the PostgreSQL adapter is tested end to end). */
 class ListReader implements Pick<FactReader, 'listAfter'> {
@@ -57,18 +58,23 @@ function session(stored: Fact[], lastSeq: number, extra: Partial<ConstructorPara
   return { s, res, reader };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * Waits until the session has sent `marker` (pushed last): its steps run in order, so everything
+ * pushed before it has been handled by then.
+ */
+const sentThrough = (res: FakeResponse, marker: number) => waitFor(async () => res.seqs().includes(marker), { timeoutMs: 5000, intervalMs: 5, what: `seq ${marker} sent` });
 
 describe('SseSession', () => {
   it('fills a gap in live facts from the store before sending the fact that revealed it', async () => {
-    const stored = [1, 2, 3, 4, 5].map((n) => fact(n));
+    const stored = [1, 2, 3, 4, 5, 6].map((n) => fact(n));
     const { s, res } = session(stored, 0);
     s.push(stored[0]!);
     s.push(stored[4]!); // 2..4 never came live (trimmed, or published late by another event-log)
     s.push(stored[2]!); // arrives late: already sent from the store, skipped
-    await settle();
+    s.push(stored[5]!);
+    await sentThrough(res, 6);
     s.close();
-    expect(res.seqs()).toEqual([1, 2, 3, 4, 5]);
+    expect(res.seqs()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('catches up from the store on start, then drops live duplicates', async () => {
@@ -77,28 +83,33 @@ describe('SseSession', () => {
     s.start();
     s.push(stored[1199]!);
     s.push(fact(1201));
-    await settle();
+    await sentThrough(res, 1201);
     s.close();
     expect(res.seqs()).toEqual(Array.from({ length: 1101 }, (_, i) => i + 101));
     expect(reader.calls.length).toBeGreaterThanOrEqual(3); // paged by 500
   });
 
   it('counts filtered-out facts for gaps but sends only matching kinds', async () => {
-    const stored = [fact(1, 'deploy.started'), fact(2, 'tick.x'), fact(3, 'deploy.done')];
+    const stored = [fact(1, 'deploy.started'), fact(2, 'tick.x'), fact(3, 'deploy.done'), fact(4, 'deploy.marker')];
     const { s, res } = session(stored, 0, { matcher: compileKindGlob('deploy.*') });
     s.push(stored[2]!);
-    await settle();
+    s.push(stored[3]!);
+    await sentThrough(res, 4);
     s.close();
-    expect(res.seqs()).toEqual([1, 3]);
+    expect(res.seqs()).toEqual([1, 3, 4]);
   });
 
   it('switches to the store when live facts pile up, without losing or repeating any', async () => {
     const stored = Array.from({ length: 50 }, (_, i) => fact(i + 1));
     const { s, res } = session(stored, 0, { maxQueued: 5 });
     for (const f of stored) s.push(f);
-    await settle();
+    await sentThrough(res, 50);
+    // One more once it has caught up: nothing from before it may follow it.
+    stored.push(fact(51));
+    s.push(stored[50]!);
+    await sentThrough(res, 51);
     s.close();
-    expect(res.seqs()).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(res.seqs()).toEqual(Array.from({ length: 51 }, (_, i) => i + 1));
   });
 
   it('disconnects a client that stops reading', async () => {
@@ -107,8 +118,7 @@ describe('SseSession', () => {
     res.writableLength = 100;
     s.push(stored[0]!);
     s.push(stored[1]!);
-    await settle();
-    expect(res.ended).toBe(true);
+    await waitFor(async () => res.ended, { timeoutMs: 5000, intervalMs: 5, what: 'the session ended' });
     expect(res.seqs()).toEqual([1]);
   });
 });

@@ -40,10 +40,12 @@ describe('SSE stream', () => {
     const second = await openSse(`${platform.gatewayUrl}${url}`, { authorization: `Bearer ${token}`, 'last-event-id': received[99]!.id! });
     await second.waitFor(100);
     await post(201, 50); // live again
-    const resumed = await second.waitFor(150);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await second.waitFor(150);
+    // One more fact: once it arrives, anything sent before it (a repeat) would have too.
+    await post(251, 1);
+    const resumed = await second.waitFor(151);
     second.close();
-    expect(seqs(resumed)).toEqual(Array.from({ length: 150 }, (_, i) => i + 101));
+    expect(seqs(resumed)).toEqual(Array.from({ length: 151 }, (_, i) => i + 101));
   });
 
   it('filters by kind glob and still resumes correctly', async () => {
@@ -56,11 +58,14 @@ describe('SSE stream', () => {
       ],
     });
     const sse = await openSse(`${platform.gatewayUrl}${url}?kind=deploy.*`, { authorization: `Bearer ${token}`, 'last-event-id': String(from) });
-    const events = await sse.waitFor(2);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sse.waitFor(2);
+    // A later matching fact: once it arrives, the session has passed every fact before it.
+    await api('POST', '/v1/workspaces/live/events', { kind: 'tick.happened', subject: { type: 't', id: '2' } });
+    await api('POST', '/v1/workspaces/live/events', { kind: 'deploy.marked', subject: { type: 'd', id: '2' } });
+    const events = await sse.waitFor(3);
     sse.close();
-    expect(events.map((e) => JSON.parse(e.data).kind)).toEqual(['deploy.started', 'deploy.finished']);
-    expect(seqs(events)).toEqual([from + 1, from + 3]);
+    expect(events.map((e) => JSON.parse(e.data).kind)).toEqual(['deploy.started', 'deploy.finished', 'deploy.marked']);
+    expect(seqs(events)).toEqual([from + 1, from + 3, from + 5]);
   });
 
   it('names its start as the first id, so a client that reconnects before its first fact misses nothing', async () => {
@@ -141,10 +146,13 @@ describe('tenancy', () => {
     const sse = await openSse(`${platform.gatewayUrl}/v1/workspaces/team-a/stream`, { authorization: `Bearer ${tokenA}`, 'last-event-id': '0' });
     await asB('POST', '/v1/workspaces/team-b/events', fact);
     await asA('POST', '/v1/workspaces/team-a/events', { kind: 'mine.only', subject: { type: 's', id: '1' } });
-    const events = await sse.waitFor(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sse.waitFor(1);
+    // B again, then A's second fact: once that arrives, B's would have come before it.
+    await asB('POST', '/v1/workspaces/team-b/events', fact);
+    await asA('POST', '/v1/workspaces/team-a/events', { kind: 'mine.again', subject: { type: 's', id: '2' } });
+    const events = await sse.waitFor(2);
     sse.close();
-    expect(events.map((e) => JSON.parse(e.data).workspace)).toEqual(['team-a']);
+    expect(events.map((e) => JSON.parse(e.data).workspace)).toEqual(['team-a', 'team-a']);
     // B's token was not touched.
     expect((await asB('GET', '/v1/workspaces/team-b/tokens')).body.tokens[0].revokedAt).toBeNull();
   });

@@ -87,11 +87,8 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
       maxDeliveries: config.MAX_DELIVERIES,
       startId: '$',
     });
-    try {
-      await redis.xgroup('CREATE', factsKey, GROUPS.matcher, '$', 'MKSTREAM');
-    } catch (error) {
-      if (!String(error).includes('BUSYGROUP')) throw error;
-    }
+    // The group's place is fixed before the reconcile reads PostgreSQL: every fact after it is consumed.
+    await consumer.ensureGroup();
     // The group the delegation returns read before they joined the matcher's batches (decision 0032): gone.
     await redis.xgroup('DESTROY', factsKey, GROUPS.retiredDelegationReturns);
     await reconciler.start();

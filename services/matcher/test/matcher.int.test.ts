@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { Queue } from 'bullmq';
 import { TriggerSchema, type Fact } from '@switchyard/contracts';
 import { compileFilter, matchesKindGlob } from '@switchyard/core';
-import { createRedis, closeRedis, streamGroupStats } from '@switchyard/redis';
+import { createRedis, closeRedis } from '@switchyard/redis';
 import { apiClient, deleteKeys, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { pick, prng } from './agent-fixtures';
 
@@ -60,24 +60,8 @@ describe('matcher (real processes)', () => {
     (await pg.query<{ agent_id: string; event_id: string | null; status: string; reason: string | null; depth: number; id: string }>(
       'SELECT id::text, agent_id::text, event_id::text, status::text, reason, depth FROM runs',
     )).rows;
-  /** True when both groups have read and acknowledged everything on their streams. */
-  const drained = async () => {
-    for (const [stream, group] of [['ingest', 'event-log'], ['facts', 'matcher']] as const) {
-      const stats = await streamGroupStats(platform.redis.redis, `${platform.redis.prefix}:${stream}`);
-      const mine = stats.find((s) => s.group === group);
-      if (!mine || mine.pending > 0 || (mine.lag ?? 1) > 0) return false;
-    }
-    return true;
-  };
   /** Waits until every fact (the matcher's own included) went through the event-log and the matcher. */
-  const settle = async () => {
-    for (let quiet = 0; quiet < 3; ) {
-      await waitFor(drained, { timeoutMs: 180_000, intervalMs: 100, what: 'streams drained' });
-      quiet += 1;
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      if (!(await drained())) quiet = 0;
-    }
-  };
+  const settle = () => platform.settled();
 
   it('50 agents, 5,000 facts: exactly one run per matching (agent, fact) pair, checked by brute force', async () => {
     const token = await platform.createWorkspace('match');

@@ -71,11 +71,6 @@ export function startNotifier(config: NotifierConfig, log: Logger): Promise<Runn
       blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
       startId: '$',
     });
-    try {
-      await redis.xgroup('CREATE', factsKey, GROUPS.notifier, '$', 'MKSTREAM');
-    } catch (error) {
-      if (!String(error).includes('BUSYGROUP')) throw error;
-    }
     service.onClose(consumer);
     await consumer.start();
     return { consumer: config.NOTIFIER_CONSUMER };

@@ -1,4 +1,4 @@
-import { RUN_FAILURE_CODES } from '@switchyard/contracts';
+import { MAX_AGENT_CONCURRENCY, RUN_FAILURE_CODES } from '@switchyard/contracts';
 import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { ProcessCapacity } from './process-capacity';
@@ -6,9 +6,6 @@ import { executeRun, RUNNER_LOST } from './run-execution';
 import { SpecCache } from './spec-cache';
 import { isTryRun, prepareTryRun } from './try-run';
 import type { ApprovalParking, Claimed, ExecutionContext, Executor, OrphanWakes, RunEnding, RunQueue, RunReads, RunRef, RunStartGate, StartedRun } from './ports';
-
-/** Most runs one lane may hold at once (flow.concurrency's maximum): a claim never needs more slots. */
-const MAX_LANE_CONCURRENCY = 10;
 
 /** Tries `attempt` up to three times, a quarter second apart: an ending survives a blip of the database. */
 async function retried<T>(attempt: () => Promise<T>): Promise<T> {
@@ -86,7 +83,7 @@ export class Runner {
     // Paused: the run stays queued; the sweep claims its lane once starts resume.
     if (await this.paused()) return;
     // Reserving only what the lane can take leaves the rest to the claims of other lanes' jobs.
-    const reserved = await this.capacity.reserveWhenFree(this.widths.get(job.agentId) ?? MAX_LANE_CONCURRENCY);
+    const reserved = await this.capacity.reserveWhenFree(this.widths.get(job.agentId) ?? MAX_AGENT_CONCURRENCY);
     // Stopping: the run stays queued for another runner's job or sweep.
     if (reserved === 0) return;
     await this.claimed(reserved, () => this.options.queue.claim(job.runId, reserved));
@@ -107,7 +104,7 @@ export class Runner {
     const lanes = await this.options.queue.lanesToSweep(this.options.sweepQueuedAfterMs ?? 5000);
     for (const lane of lanes) {
       // Paused: a claim of no slots still fails the runs of a lapsed lease, and starts nothing.
-      const reserved = this.stopping || paused ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
+      const reserved = this.stopping || paused ? 0 : this.capacity.reserve(MAX_AGENT_CONCURRENCY);
       const claim = await this.claimed(reserved, () => this.options.queue.claimLane(lane, reserved));
       started += claim.started.length;
       failed += claim.lost.length;
@@ -169,7 +166,7 @@ export class Runner {
 
   /** Claims the lane of a run queued here (a teammate's next turn), with the free slots of this process. */
   private async claimRun(runId: string): Promise<Claimed> {
-    const reserved = this.stopping || (await this.paused()) ? 0 : this.capacity.reserve(MAX_LANE_CONCURRENCY);
+    const reserved = this.stopping || (await this.paused()) ? 0 : this.capacity.reserve(MAX_AGENT_CONCURRENCY);
     return this.claimed(reserved, () => this.options.queue.claim(runId, reserved));
   }
 
@@ -223,7 +220,7 @@ export class Runner {
     const { parking } = this.options;
     if (!parking) return undefined;
     return async (requests, timeoutMs) => {
-      const reserved = this.capacity.ending(MAX_LANE_CONCURRENCY);
+      const reserved = this.capacity.ending(MAX_AGENT_CONCURRENCY);
       let parked: Awaited<ReturnType<typeof parking.park>>;
       try {
         parked = await parking.park(run, requests, timeoutMs, await this.startable(reserved));
@@ -252,7 +249,7 @@ export class Runner {
 
   /** Writes the ending; the same call claims the lane's next runs with the slot this run frees. */
   private async end(run: RunRef, ending: RunEnding): Promise<void> {
-    const reserved = this.capacity.ending(MAX_LANE_CONCURRENCY);
+    const reserved = this.capacity.ending(MAX_AGENT_CONCURRENCY);
     const result = await this.claimed(reserved, async () => {
       const limit = await this.startable(reserved);
       const ended = await retried(() => this.options.queue.end(run.id, ending, limit));

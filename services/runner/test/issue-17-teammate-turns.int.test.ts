@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { mailboxStream, type MailboxEnvelope } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { SessionMailbox, toKey } from '@switchyard/redis';
-import { apiClient, spawnService, startTestPlatform, waitFor, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
+import { apiClient, spawnService, startTestPlatform, waitFor, waitForTeammateAtRest, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
 
 jest.setTimeout(240_000);
 
@@ -64,6 +64,8 @@ describe('issue 17: teammate turns that fail, lose their poster or their runner'
     );
   const notices = async (sessionId: string) =>
     (await pg.query(`SELECT content->>'code' AS code FROM transcript_entries WHERE session_id = $1 AND type = 'notice'`, [sessionId])).rows.map((row) => row.code);
+  /** Every turn ended and the mailbox closed idle: no more turns come until the next post. */
+  const atRest = (sessionId: string) => waitForTeammateAtRest({ redis: platform.redis.redis, prefix: platform.redis.prefix, query: (sql, values) => pg.query(sql, values) }, sessionId);
   const mailboxSize = (sessionId: string) => platform.redis.redis.xlen(toKey(platform.redis.prefix, ...mailboxStream(sessionId)));
   const allEnded = (sessionId: string, count: number) =>
     waitFor(
@@ -103,8 +105,7 @@ describe('issue 17: teammate turns that fail, lose their poster or their runner'
     expect(await notices(mate.sessionId)).not.toContain('mailbox_unread');
     expect(await mailboxSize(mate.sessionId)).toBe(0);
     // No pile-up: nothing else comes, and the next message is one wake again.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await turnsOf(mate.sessionId)).toHaveLength(2);
+    expect(await atRest(mate.sessionId)).toHaveLength(2);
     expect((await post('ann', 'later')).woke).toBe(true);
     await allEnded(mate.sessionId, 3);
   });
@@ -141,16 +142,12 @@ describe('issue 17: teammate turns that fail, lose their poster or their runner'
     const sessionId = spawned.body.sessionId as string;
     expect((await post('dot', 'first')).woke).toBe(true);
     await allEnded(sessionId, 1);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const turns = await turnsOf(sessionId);
-    expect(turns).toHaveLength(1);
-    expect(turns[0].status).toBe('failed');
+    expect(await atRest(sessionId)).toEqual(['failed']);
     // Kept (nothing read it), and idle: the next post wakes exactly one turn.
     expect(await mailboxSize(sessionId)).toBe(1);
     expect((await post('dot', 'second')).woke).toBe(true);
     await allEnded(sessionId, 2);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    expect(await turnsOf(sessionId)).toHaveLength(2);
+    expect(await atRest(sessionId)).toHaveLength(2);
     expect(await mailboxSize(sessionId)).toBe(2);
   });
 
@@ -179,8 +176,7 @@ describe('issue 17: teammate turns that fail, lose their poster or their runner'
     ]);
     expect(await recorded(mate.sessionId)).toEqual([kick.id, ...pending.map((p) => p.id)]);
     expect(await mailboxSize(mate.sessionId)).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await turnsOf(mate.sessionId)).toHaveLength(2);
+    expect(await atRest(mate.sessionId)).toHaveLength(2);
     expect((await after('GET', `${ws}/teammates/cal`)).body).toMatchObject({ status: 'idle', turns: 2 });
     // It goes on as before: the next message is one wake.
     expect((await post('cal', 'after the restart', after)).woke).toBe(true);

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startLocalOpenAiServer, type LocalOpenAiServer } from '@switchyard/testing';
+import { startLocalOpenAiServer, waitFor, type LocalOpenAiServer } from '@switchyard/testing';
 import { ModelError, type ChatMessage, type ModelTool } from '../src/model/model';
 import { OpenAiModel, type OpenAiModelOptions } from '../src/model/openai-model';
 
@@ -164,16 +164,23 @@ describe('OpenAiModel against a local OpenAI-compatible server', () => {
   it('aborts an answer in flight, and a wait between attempts, with model_aborted', async () => {
     server.enqueue({ type: 'message', content: 'slow', delayMs: 5_000 });
     const inFlight = new AbortController();
-    setTimeout(() => inFlight.abort(new Error('run stopped')), 100);
+    const before = server.requests.length;
     let started = Date.now();
-    expect(await failure(model().complete({ messages: user('hi'), tools: [], signal: inFlight.signal }))).toMatchObject({ code: 'model_aborted' });
+    const answering = failure(model().complete({ messages: user('hi'), tools: [], signal: inFlight.signal }));
+    // Aborted once the server has the request (the answer is 5 s away).
+    await waitFor(async () => server.requests.length > before, { timeoutMs: 5_000, intervalMs: 5, what: 'the request in flight' });
+    inFlight.abort(new Error('run stopped'));
+    expect(await answering).toMatchObject({ code: 'model_aborted' });
     expect(Date.now() - started).toBeLessThan(1_000);
 
     server.enqueue({ type: 'error', status: 429, headers: { 'retry-after-ms': '5000' } });
     const waiting = new AbortController();
-    setTimeout(() => waiting.abort(), 200);
     started = Date.now();
-    const error = await failure(model({ retry: { retryAfterCapMs: 10_000 } }).complete({ messages: user('hi'), tools: [], signal: waiting.signal }));
+    const retrying = failure(model({ retry: { retryAfterCapMs: 10_000 } }).complete({ messages: user('hi'), tools: [], signal: waiting.signal }));
+    // Aborted once the 429 came back: the model waits 5 s before its next attempt.
+    await waitFor(async () => server.requests.length > before + 1, { timeoutMs: 5_000, intervalMs: 5, what: 'the refused attempt' });
+    waiting.abort();
+    const error = await retrying;
     expect(error).toMatchObject({ code: 'model_aborted' });
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(server.requests).toHaveLength(2);

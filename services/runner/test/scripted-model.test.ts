@@ -124,9 +124,11 @@ describe('ScriptedModel', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(95);
 
     const aborting = new AbortController();
-    setTimeout(() => aborting.abort(), 20);
     started = Date.now();
-    const error = await new ScriptedModel({ script: [{ say: 'x' }], fact, stepMs: 10_000 }).complete(input(aborting.signal)).catch((e: unknown) => e);
+    // Aborted once the call is waiting (complete() has begun its wait when it returns its promise).
+    const waiting = new ScriptedModel({ script: [{ say: 'x' }], fact, stepMs: 10_000 }).complete(input(aborting.signal)).catch((e: unknown) => e);
+    aborting.abort();
+    const error = await waiting;
     expect(error).toBeInstanceOf(ModelError);
     expect(error).toMatchObject({ code: 'model_aborted' });
     expect(Date.now() - started).toBeLessThan(1_000);

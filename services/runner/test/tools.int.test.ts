@@ -131,7 +131,9 @@ describe('tool host over HTTP and stdio', () => {
   it('cancels a call when the run aborts', async () => {
     const controller = new AbortController();
     const call = host.call('local.slow', { ms: 30_000 }, controller.signal);
-    setTimeout(() => controller.abort(), 200);
+    // Aborted once the server has the call (it records a call as it starts).
+    await waitFor(async () => readTestMcpLog(stdioLog).calls.some((c) => c.name === 'slow' && c.arguments.ms === 30_000), { timeoutMs: 10_000, intervalMs: 10, what: 'the slow call started' });
+    controller.abort();
     const result = await call;
     expect(result).toMatchObject({ ok: false, error: { code: 'tool_cancelled' } });
     expect(result.durationMs).toBeLessThan(2_000);

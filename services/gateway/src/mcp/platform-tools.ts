@@ -1,73 +1,17 @@
-import {
-  PLATFORM_TOOL_INPUT_SCHEMAS as INPUTS,
-  type PlatformToolName,
-  type Role,
-} from '@switchyard/contracts';
-import type { z } from 'zod';
+import type { PlatformToolName } from '@switchyard/contracts';
 import { acceptEvents } from '../accept-events';
 import { toRunResponse } from '../api-views';
-import { decideApproval, type DecideApprovalDeps } from '../commands/decide-approval';
-import { postSessionMessage, type PostSessionMessageDeps } from '../commands/post-session-message';
+import { decideApproval } from '../commands/decide-approval';
+import { postSessionMessage } from '../commands/post-session-message';
 import { getApproval, listApprovals } from '../commands/read-approvals';
-import { readTranscript, type ReadTranscriptDeps } from '../commands/read-transcript';
-import type { TryAgent } from '../commands/try-agent';
-import { sendMessage, spawnTeammate, stopTeammate, type TeammateDeps } from '../commands/teammates';
-import type { AgentStore, AgentUsageReader, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
-import type { RunLedger } from '../run-ledger';
-import type { TaskLedger } from '../commands/task-ledger';
-import type { ScheduleBook } from '../commands/schedules';
-import type { DelegationDeps } from '../commands/delegation';
+import { readTranscript } from '../commands/read-transcript';
+import { sendMessage, spawnTeammate, stopTeammate } from '../commands/teammates';
 import { TEAM_TOOLS } from './team-tools';
-import { postPeerNote, type AgentMessageCommandDeps } from '../commands/agent-messages';
+import { postPeerNote } from '../commands/agent-messages';
 import { getAgent, getEvent, getRun, listAgents, listEvents, listRuns } from '../workspace-queries';
 
-/** What the platform tools need: the same ports and commands the REST routes use. */
-export interface PlatformToolDeps extends AgentMessageCommandDeps, ReadTranscriptDeps, PostSessionMessageDeps, DecideApprovalDeps, TeammateDeps, Omit<DelegationDeps, 'ledger' | 'agents'> {
-  approvals: ApprovalsPort;
-  reader: Pick<FactReader, 'listAfter' | 'listBefore' | 'get' | 'findByIdempotencyKeys' | 'purgedThrough'>;
-  ingest: IngestWriter;
-  runs: Pick<RunStore, 'list' | 'get'>;
-  agents: Pick<AgentStore, 'list' | 'get' | 'deletedAt'>;
-  /** Agents' spend today and queued runs, shown with them. */
-  agentUsage: AgentUsageReader;
-  /** The causation depth cap (MAX_CAUSATION_DEPTH): a message cannot wake a turn past it. */
-  maxCausationDepth: number;
-  /** Starts, stops and retries runs (the REST routes' RunLedger). */
-  ledger: Pick<RunLedger, 'start' | 'stop' | 'retry' | 'startDelegated'>;
-  /** Runs a draft or saved agent once in shadow (the REST route's TryAgent). */
-  tryAgent: Pick<TryAgent, 'try'>;
-  /** The task ledger's commands (the REST routes' TaskLedger). */
-  taskLedger: TaskLedger;
-  /** The schedules' commands (the REST routes' ScheduleBook). */
-  scheduleBook: Pick<ScheduleBook, 'create' | 'list' | 'delete'>;
-}
-
-/** Who calls, and the id that ties the call to the facts it records. */
-export interface PlatformToolContext {
-  principal: Principal;
-  correlationId: string;
-}
-
-/** MCP tool annotations: hints for clients (the runner's permission modes read them). */
-export interface PlatformToolAnnotations {
-  title: string;
-  readOnlyHint: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint: boolean;
-}
-
-/** One platform tool: its contract, the role it needs, and what it does. */
-export interface PlatformTool<N extends PlatformToolName = PlatformToolName> {
-  name: N;
-  description: string;
-  annotations: PlatformToolAnnotations;
-  /** The least role that may call it. */
-  role: Role;
-  /** Only a person's token may call it: an agent token is refused and is not offered it. @defaultValue false */
-  peopleOnly?: boolean;
-  run(deps: PlatformToolDeps, ctx: PlatformToolContext, input: z.infer<(typeof INPUTS)[N]>): Promise<Record<string, unknown>>;
-}
+export type { PlatformTool, PlatformToolAnnotations, PlatformToolContext, PlatformToolDeps } from './platform-tool-types';
+import type { PlatformTool, PlatformToolAnnotations } from './platform-tool-types';
 
 const read = (title: string): PlatformToolAnnotations => ({ title, readOnlyHint: true, openWorldHint: false });
 const write = (title: string, destructive: boolean): PlatformToolAnnotations => ({

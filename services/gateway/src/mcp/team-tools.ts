@@ -2,7 +2,7 @@ import { TEAM_TOOL_INPUT_SCHEMAS as INPUTS } from '@switchyard/contracts';
 import type { z } from 'zod';
 import { toRunResponse } from '../api-views';
 import { delegateToAgent } from '../commands/delegation';
-import type { PlatformToolAnnotations, PlatformToolContext, PlatformToolDeps } from './platform-tools';
+import type { PlatformToolAnnotations, PlatformToolContext, PlatformToolDeps } from './platform-tool-types';
 
 type TeamToolName = keyof typeof INPUTS;
 

@@ -1,6 +1,6 @@
 import { AgentMessageStreamQuerySchema, ListAgentMessagesQuerySchema, ListQuarantineQuerySchema } from '@switchyard/contracts';
 import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, pathParameter, queryParameters, WS_PARAMETER as ws } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 const messageId = pathParameter('messageId', { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' }, "the envelope's messageId");

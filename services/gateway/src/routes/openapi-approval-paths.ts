@@ -7,7 +7,7 @@ import {
   uuidParameter,
   WS_PARAMETER as ws,
 } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 /** The approvals' paths (docs/decisions/0025-approvals.md). */

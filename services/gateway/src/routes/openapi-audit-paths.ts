@@ -1,6 +1,6 @@
 import { AUDIT_FACT_KINDS, AuditQuerySchema } from '@switchyard/contracts';
 import { ERROR_RESPONSES as errors, jsonResponse as json, queryParameters, WS_PARAMETER as ws } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 /** The audit trail's reads (decision 0040, docs/audit.md). */

@@ -290,3 +290,13 @@ export const WS_PARAMETER = pathParameter('ws', { type: 'string' }, 'workspace s
 
 /** A UUID path parameter. */
 export const uuidParameter = (name: string) => pathParameter(name, { type: 'string', format: 'uuid' });
+
+/** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  [field: string]: unknown;
+}
+
+/** The paths of the document: path template → HTTP method (lowercase) → operation. */
+export type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;

@@ -1,5 +1,5 @@
 import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, WS_PARAMETER as ws } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 const mattermostCall = (summary: string, operationId: string, contentType: string) => ({

@@ -1,6 +1,6 @@
 import { OverviewQuerySchema } from '@switchyard/contracts';
 import { ERROR_RESPONSES as errors, jsonResponse as json, queryParameters, WS_PARAMETER as ws } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 /** The operations overview's path (docs/decisions/0036-overview.md). */

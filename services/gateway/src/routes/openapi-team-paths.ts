@@ -1,6 +1,6 @@
 import { ListCollaboratorsQuerySchema, ListTasksQuerySchema } from '@switchyard/contracts';
 import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, queryParameters, uuidParameter, WS_PARAMETER as ws } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 const taskId = uuidParameter('id');

@@ -1,5 +1,4 @@
-import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, pathParameter, WS_PARAMETER as ws } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, pathParameter, WS_PARAMETER as ws, type OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 const templateId = pathParameter('id', { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' });

@@ -1,6 +1,6 @@
 import { ListAgentTriesQuerySchema } from '@switchyard/contracts';
 import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, queryParameters, uuidParameter, WS_PARAMETER as ws } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 /** Try-drive's paths (docs/decisions/0027-try-drive.md). */

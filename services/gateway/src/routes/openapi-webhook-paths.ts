@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WebhookNameSchema } from '@switchyard/contracts';
 import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, pathParameter, WS_PARAMETER as ws } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 const { $schema: _dialect, ...nameSchema } = z.toJSONSchema(WebhookNameSchema, { io: 'input' });

@@ -9,7 +9,7 @@ import {
   uuidParameter,
   WS_PARAMETER as ws,
 } from './openapi-components';
-import type { OpenApiPaths } from './openapi';
+import type { OpenApiPaths } from './openapi-components';
 
 /** The prefix of every workspace path. */
 export const WORKSPACE_BASE = '/v1/workspaces/{ws}';

@@ -7,6 +7,7 @@ import {
   queryParameters,
   uuidParameter,
   WS_PARAMETER as ws,
+  type OpenApiPaths,
 } from './openapi-components';
 import { approvalPaths } from './openapi-approval-paths';
 import { tryPaths } from './openapi-try-paths';
@@ -23,15 +24,8 @@ import { versionPaths } from './openapi-version-paths';
 import { peoplePaths } from './openapi-people-paths';
 import { agentMessagePaths } from './openapi-agent-message-paths';
 
-/** An OpenAPI operation (the fields this document uses; `operationId` is required here). */
-export interface OpenApiOperation {
-  operationId: string;
-  summary: string;
-  [field: string]: unknown;
-}
-
-/** The paths of the document: path template → HTTP method (lowercase) → operation. */
-export type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
+// Written beside the components so that the path files need nothing of this one (no import cycle).
+export type { OpenApiOperation, OpenApiPaths } from './openapi-components';
 
 const untyped = (description: string, contentType: string) => ({ description, content: { [contentType]: { schema: { type: 'string' } } } });
 

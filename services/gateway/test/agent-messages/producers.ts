@@ -1,4 +1,4 @@
-import type { ServiceProcess } from '@switchyard/testing';
+import { waitFor, type ServiceProcess } from '@switchyard/testing';
 import { defective, DEFECTS, envelope, type Defect } from './envelopes';
 
 /** One body a producer posts, and what must become of it. */
@@ -53,16 +53,23 @@ export interface PostResult {
  * with a deadline.
  */
 export async function postUntilAnswered(url: () => string, token: string, body: string, deadlineMs = 120_000): Promise<PostResult> {
-  const deadline = Date.now() + deadlineMs;
-  for (let attempts = 1; ; attempts++) {
-    try {
-      const response = await fetch(url(), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
-      if (response.status < 500) return { status: response.status, body: (await response.json()) as PostResult['body'], attempts };
-    } catch {
-      // Connection refused or reset: the gateway is down or was killed mid-request.
-    }
-    if (Date.now() > deadline) throw new Error(`no answer for a post after ${attempts} attempts`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  let attempts = 0;
+  try {
+    return await waitFor(
+      async () => {
+        attempts += 1;
+        try {
+          const response = await fetch(url(), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+          if (response.status < 500) return { status: response.status, body: (await response.json()) as PostResult['body'], attempts };
+        } catch {
+          // Connection refused or reset: the gateway is down or was killed mid-request.
+        }
+        return undefined;
+      },
+      { timeoutMs: deadlineMs, intervalMs: 25, what: 'an answer' },
+    );
+  } catch {
+    throw new Error(`no answer for a post after ${attempts} attempts`);
   }
 }
 

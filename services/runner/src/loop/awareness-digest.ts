@@ -2,6 +2,9 @@ import type { AgentMessageSender } from '@switchyard/contracts';
 import type { DigestRead, PeerNoteReader } from './loop-ports';
 import { asData } from './render';
 import type { RunSession } from './run-session';
+import { AWARENESS_STARTED } from './run-state';
+
+export { AWARENESS_STARTED };
 
 /** Most notes one digest shows (the newest); older ones are counted, not shown. */
 export const MAX_DIGEST_NOTES = 5;
@@ -9,8 +12,6 @@ export const MAX_DIGEST_NOTES = 5;
 export const MAX_DIGEST_NOTE_CHARS = 400;
 /** Most characters of a whole digest's data block. */
 export const MAX_DIGEST_CHARS = 2_400;
-/** The notice that marks where a digest run starts reading (the plane's newest seq then). */
-export const AWARENESS_STARTED = 'awareness_started';
 
 /** Tokens a text is estimated to cost: four characters a token (no tokenizer for every model). */
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4);

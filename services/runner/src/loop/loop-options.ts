@@ -6,7 +6,7 @@ import type { Model } from '../model/model';
 import type { PriceTable } from '../model/prices';
 import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
 import type { ApprovalRecords, LoopMetrics, Mailbox, PeerNoteReader, RunContextStore, SecretReader, SpendLedger, TeammateWakes, TranscriptStore } from './loop-ports';
-import type { StepOutcome } from './steps';
+import type { StepOutcome } from './step-outcome';
 
 /** What the loop needs to reach a run's secrets. */
 export type ResolveSecret = (name: string) => Promise<string>;

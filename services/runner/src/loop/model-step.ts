@@ -4,7 +4,7 @@ import { overBudget } from './budget';
 import { LOOP_ERRORS, type AgentLoopOptions } from './loop-options';
 import type { RunSession } from './run-session';
 import { costOf } from './run-tally';
-import type { StepOutcome } from './steps';
+import type { StepOutcome } from './step-outcome';
 
 /**
  * One model call, between two budget checks: a cap reached before the call

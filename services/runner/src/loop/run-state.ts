@@ -1,8 +1,10 @@
 import { RecordedEntrySchema, RUN_STATE_SCHEMA_VERSION, type RecordedEntry, type RunState } from '@switchyard/contracts';
 import type { StoredEntry } from './loop-ports';
-import { AWARENESS_STARTED } from './awareness-digest';
 import { PLAN_NOTICES } from './plan-tool';
 import { asData } from './render';
+
+/** The notice that marks where a digest run starts reading (the plane's newest seq then; awareness-digest.ts writes it, the fold reads it). */
+export const AWARENESS_STARTED = 'awareness_started';
 
 /** The state of a run that has recorded nothing yet: its set-up writes the first messages. */
 export function emptyRunState(runId: string): RunState {

@@ -1,7 +1,7 @@
 import { TOOL_REFUSAL_CODES, type RunStateNext } from '@switchyard/contracts';
 import { LOOP_ERRORS, type AgentLoopOptions } from './loop-options';
 import { effectiveMode, offerTools, type RunSession } from './run-session';
-import type { StepOutcome } from './steps';
+import type { StepOutcome } from './step-outcome';
 import { answerAsks, callTools, type AskingCall } from './tool-calls';
 
 /**
