@@ -5,6 +5,7 @@ import { Route, Switch } from 'wouter';
 import { ApiError } from './api';
 import { Layout } from './components/layout';
 import { AgentDetailPage } from './pages/agent-detail';
+import { AgentNewPage } from './pages/agent-new';
 import { AgentsPage } from './pages/agents';
 import { ApprovalsPage } from './pages/approvals';
 import { AuditPage } from './pages/audit';
@@ -40,6 +41,7 @@ function App() {
         <Route path="/" component={FleetPage} />
         <Route path="/runs/:id" component={RunDetailPage} />
         <Route path="/agents" component={AgentsPage} />
+        <Route path="/agents/new" component={AgentNewPage} />
         <Route path="/agents/:id" component={AgentDetailPage} />
         <Route path="/approvals" component={ApprovalsPage} />
         <Route path="/events" component={EventsPage} />

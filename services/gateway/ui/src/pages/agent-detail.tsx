@@ -2,6 +2,7 @@ import { useCallback, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
+import { DeleteAgent, StartRun } from '../components/agent-actions';
 import { ExportButton } from '../components/bundle-actions';
 import { Limits } from '../components/limits';
 import { SpecEditor } from '../components/spec-editor';
@@ -87,6 +88,7 @@ export function AgentDetailPage() {
           </>
         )}
         <ExportButton ws={slug} agentId={id} />
+        {canWrite && <DeleteAgent ws={slug} agentId={id} name={a.spec.name} />}
       </div>
       {error && <p role="alert" className="error">{error}</p>}
       {editing ? (
@@ -105,6 +107,12 @@ export function AgentDetailPage() {
         <pre className="spec" data-testid="agent-spec">
           {JSON.stringify(a.spec, null, 2)}
         </pre>
+      )}
+      {canWrite && (
+        <>
+          <h2>Start a run</h2>
+          <StartRun ws={slug} agentId={id} />
+        </>
       )}
       <h2>Limits</h2>
       <Limits agent={a} />
