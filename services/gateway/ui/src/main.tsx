@@ -14,6 +14,7 @@ import { EventsPage } from './pages/events';
 import { FleetPage } from './pages/fleet';
 import { OverviewRoute } from './pages/overview-route';
 import { RunDetailPage } from './pages/run-detail';
+import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
 import { JoinPage, SignInLinkPage } from './pages/join';
 import { MembersPage } from './pages/members';
@@ -50,6 +51,7 @@ function App() {
         <Route path="/audit" component={AuditPage} />
         <Route path="/members" component={MembersPage} />
         <Route path="/overview" component={OverviewRoute} />
+        <Route path="/settings" component={SettingsPage} />
         <Route>
           <p role="alert">No such page.</p>
         </Route>
