@@ -9,6 +9,7 @@ export type {
   AgentSpec,
   AgentTry,
   AgentVersionDiffResponse,
+  Collaborator,
   Approval,
   AuditActorsResponse,
   AuditPage,

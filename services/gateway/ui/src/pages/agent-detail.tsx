@@ -4,6 +4,7 @@ import { useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
 import { DeleteAgent, StartRun } from '../components/agent-actions';
 import { ExportButton } from '../components/bundle-actions';
+import { Collaborators } from '../components/collaborators';
 import { Limits } from '../components/limits';
 import { SpecEditor } from '../components/spec-editor';
 import { TryPanel } from '../components/try-panel';
@@ -117,6 +118,8 @@ export function AgentDetailPage() {
       <h2>Limits</h2>
       <Limits agent={a} />
       {canWrite && versions.data && <TryPanel ws={slug} agent={a} versions={versions.data} draft={editing ? draft : undefined} />}
+      <h2 id="collaborators">Collaborators</h2>
+      <Collaborators ws={slug} agentId={id} canWrite={canWrite} />
       <h2>Versions</h2>
       {versions.data && <VersionList ws={slug} agent={a} versions={versions.data} canWrite={canWrite} onAgent={adopt} />}
       {versions.data && versions.data.length > 0 && (
