@@ -58,12 +58,13 @@ describe('issue 32 §3: the fleet manageable from the UI — tokens, secrets, no
     expect(listed.role).toBe('member');
     expect(Date.parse(listed.expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
     await page.locator('tr[data-token="ci"]').waitFor();
-    await screenshot(page, 'settings-token-created');
     // Shown once: not after the page is opened again.
     await page.reload();
     await page.locator('tr[data-token="ci"]').waitFor();
     expect(await page.getByTestId('token-secret').count()).toBe(0);
     expect(await page.content()).not.toContain(secret);
+    // Taken once the secret is gone: a committed screenshot carries no token.
+    await screenshot(page, 'settings-tokens');
 
     await page.getByRole('button', { name: 'revoke ci' }).click();
     await page.locator('tr[data-token="ci"]').getByText('revoked').waitFor();
