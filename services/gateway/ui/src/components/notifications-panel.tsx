@@ -196,6 +196,7 @@ export function NotificationsPanel({ ws, canWrite }: { ws: string; canWrite: boo
               <button type="submit">Add rule</button>
             </div>
           </form>
+          <p className="muted">The connection and the rules change when saved, all at once.</p>
           <div className="row">
             <button type="button" onClick={save}>
               Save notifications
