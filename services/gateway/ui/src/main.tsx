@@ -5,6 +5,7 @@ import { Route, Switch } from 'wouter';
 import { ApiError } from './api';
 import { Layout } from './components/layout';
 import { AgentDetailPage } from './pages/agent-detail';
+import { AgentNewPage } from './pages/agent-new';
 import { AgentsPage } from './pages/agents';
 import { ApprovalsPage } from './pages/approvals';
 import { AuditPage } from './pages/audit';
@@ -15,6 +16,7 @@ import { OverviewRoute } from './pages/overview-route';
 import { PeerNotesPage } from './pages/peer-notes';
 import { RunDetailPage } from './pages/run-detail';
 import { SchedulesPage } from './pages/schedules';
+import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
 import { JoinPage, SignInLinkPage } from './pages/join';
 import { MembersPage } from './pages/members';
@@ -43,6 +45,7 @@ function App() {
         <Route path="/" component={FleetPage} />
         <Route path="/runs/:id" component={RunDetailPage} />
         <Route path="/agents" component={AgentsPage} />
+        <Route path="/agents/new" component={AgentNewPage} />
         <Route path="/agents/:id" component={AgentDetailPage} />
         <Route path="/templates" component={TemplatesPage} />
         <Route path="/approvals" component={ApprovalsPage} />
@@ -54,6 +57,7 @@ function App() {
         <Route path="/members" component={MembersPage} />
         <Route path="/overview" component={OverviewRoute} />
         <Route path="/peer-notes" component={PeerNotesPage} />
+        <Route path="/settings" component={SettingsPage} />
         <Route>
           <p role="alert">No such page.</p>
         </Route>

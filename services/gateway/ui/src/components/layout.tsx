@@ -34,6 +34,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/overview" match="/overview">Overview</NavLink>
           <NavLink href="/members" match="/members">Members</NavLink>
           <NavLink href="/peer-notes" match="/peer-notes">Peer notes</NavLink>
+          <NavLink href="/settings" match="/settings">Settings</NavLink>
           {role === 'admin' && <NavLink href="/audit" match="/audit">Audit</NavLink>}
         </nav>
         <span className="who">

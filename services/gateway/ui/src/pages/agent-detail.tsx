@@ -2,7 +2,9 @@ import { useCallback, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
+import { DeleteAgent, StartRun } from '../components/agent-actions';
 import { ExportButton } from '../components/bundle-actions';
+import { Collaborators } from '../components/collaborators';
 import { Limits } from '../components/limits';
 import { SpecEditor } from '../components/spec-editor';
 import { TryPanel } from '../components/try-panel';
@@ -87,6 +89,7 @@ export function AgentDetailPage() {
           </>
         )}
         <ExportButton ws={slug} agentId={id} />
+        {canWrite && <DeleteAgent ws={slug} agentId={id} name={a.spec.name} />}
       </div>
       {error && <p role="alert" className="error">{error}</p>}
       {editing ? (
@@ -106,9 +109,17 @@ export function AgentDetailPage() {
           {JSON.stringify(a.spec, null, 2)}
         </pre>
       )}
+      {canWrite && (
+        <>
+          <h2>Start a run</h2>
+          <StartRun ws={slug} agentId={id} />
+        </>
+      )}
       <h2>Limits</h2>
       <Limits agent={a} />
       {canWrite && versions.data && <TryPanel ws={slug} agent={a} versions={versions.data} draft={editing ? draft : undefined} />}
+      <h2 id="collaborators">Collaborators</h2>
+      <Collaborators ws={slug} agentId={id} canWrite={canWrite} />
       <h2>Versions</h2>
       {versions.data && <VersionList ws={slug} agent={a} versions={versions.data} canWrite={canWrite} onAgent={adopt} />}
       {versions.data && versions.data.length > 0 && (

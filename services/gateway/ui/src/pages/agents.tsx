@@ -26,7 +26,14 @@ export function AgentsPage() {
     <section>
       <div className="page-head">
         <h1>Agents</h1>
-        {role !== 'viewer' && <ImportBundle ws={slug} />}
+        {role !== 'viewer' && (
+          <>
+            <Link href="/agents/new" className="button-link">
+              New agent
+            </Link>
+            <ImportBundle ws={slug} />
+          </>
+        )}
       </div>
       {agents.error && <p role="alert" className="error">{errorText(agents.error)}</p>}
       <div className="table-wrap">

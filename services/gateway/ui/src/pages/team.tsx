@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
 import { personName, shortId, usd, when } from '../format';
+import { SpawnTeammate } from '../components/spawn-teammate';
 import { useFacts } from '../live';
 import { useAgents, useMembers } from '../queries';
 import { useWorkspace } from '../session';
@@ -60,6 +61,7 @@ export function TeamPage() {
         </span>
       </div>
       {roster.error && <p role="alert" className="error">{errorText(roster.error)}</p>}
+      {canWrite && <SpawnTeammate ws={slug} />}
       <Roster teammates={roster.data} canWrite={canWrite} />
       <h2>Messages</h2>
       <Messages facts={messages.data} teammates={roster.data ?? []} />

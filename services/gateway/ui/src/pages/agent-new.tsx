@@ -1,0 +1,137 @@
+import { useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useLocation } from 'wouter';
+import { api, ApiError, errorText, wsPath } from '../api';
+import { IssueList } from '../components/issue-list';
+import { useWorkspace } from '../session';
+import type { AgentResponse, ValidationIssue } from '../types';
+
+const MODES = ['default', 'auto', 'bypass', 'plan'] as const;
+
+/** The blank form's fields as typed; turned into a spec only on submit so the API judges it. */
+interface Draft {
+  name: string;
+  instructions: string;
+  provider: 'openai' | 'scripted';
+  modelName: string;
+  triggers: string;
+  mode: (typeof MODES)[number];
+  perRunUsd: string;
+  perDayUsd: string;
+  enabled: boolean;
+}
+
+const BLANK: Draft = { name: '', instructions: '', provider: 'openai', modelName: 'gpt-4.1-mini', triggers: '', mode: 'default', perRunUsd: '1', perDayUsd: '20', enabled: true };
+
+/** One trigger per line: its fact kind (filters are added later in the JSON editor). */
+function specOf(draft: Draft): Record<string, unknown> {
+  return {
+    name: draft.name.trim(),
+    instructions: draft.instructions,
+    model: { provider: draft.provider, name: draft.modelName.trim() },
+    triggers: draft.triggers
+      .split('\n')
+      .map((kind) => kind.trim())
+      .filter(Boolean)
+      .map((kind) => ({ kind })),
+    permissionMode: draft.mode,
+    budget: { perRunUsd: Number(draft.perRunUsd), perDayUsd: Number(draft.perDayUsd) },
+    enabled: draft.enabled,
+  };
+}
+
+/**
+ * A new agent from a blank form (`POST /agents`, the API's own command): the
+ * fields most agents need; everything else keeps its default and is edited
+ * afterwards as JSON. The API's VALIDATION_FAILED issues are shown at their path.
+ */
+export function AgentNewPage() {
+  const { slug } = useWorkspace();
+  const [, navigate] = useLocation();
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<Draft>(BLANK);
+  const [issues, setIssues] = useState<ValidationIssue[]>([]);
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setIssues([]);
+    setError(undefined);
+    setBusy(true);
+    try {
+      const created = await api<AgentResponse>('POST', wsPath(slug, '/agents'), specOf(draft));
+      void queryClient.invalidateQueries({ queryKey: ['agents', slug] });
+      navigate(`/agents/${created.id}`);
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.issues.length > 0) setIssues(caught.issues);
+      else setError(errorText(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section>
+      <div className="page-head">
+        <h1>New agent</h1>
+      </div>
+      <form className="stack-form" aria-label="new agent" onSubmit={submit}>
+        <div className="field">
+          <label htmlFor="new-agent-name">Name</label>
+          <input id="new-agent-name" value={draft.name} onChange={(e) => set('name', e.target.value)} required autoComplete="off" />
+        </div>
+        <div className="field">
+          <label htmlFor="new-agent-instructions">Instructions</label>
+          <textarea id="new-agent-instructions" value={draft.instructions} onChange={(e) => set('instructions', e.target.value)} rows={5} required />
+        </div>
+        <div className="form-row">
+          <div className="field">
+            <label htmlFor="new-agent-model-provider">Model provider</label>
+            <select id="new-agent-model-provider" value={draft.provider} onChange={(e) => set('provider', e.target.value as Draft['provider'])}>
+              <option value="openai">OpenAI-compatible</option>
+              <option value="scripted">scripted (needs a script: add it as JSON)</option>
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="new-agent-model-name">Model name</label>
+            <input id="new-agent-model-name" value={draft.modelName} onChange={(e) => set('modelName', e.target.value)} required autoComplete="off" />
+          </div>
+        </div>
+        <div className="field">
+          <label htmlFor="new-agent-triggers">Triggers (one fact kind per line)</label>
+          <textarea id="new-agent-triggers" value={draft.triggers} onChange={(e) => set('triggers', e.target.value)} rows={3} placeholder="deploy.requested" />
+        </div>
+        <div className="form-row">
+          <div className="field">
+            <label htmlFor="new-agent-mode">Mode</label>
+            <select id="new-agent-mode" value={draft.mode} onChange={(e) => set('mode', e.target.value as Draft['mode'])}>
+              {MODES.map((mode) => (
+                <option key={mode}>{mode}</option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="new-agent-budget-per-run-usd">Budget per run (USD)</label>
+            <input id="new-agent-budget-per-run-usd" type="number" min="0" step="any" value={draft.perRunUsd} onChange={(e) => set('perRunUsd', e.target.value)} />
+          </div>
+          <div className="field">
+            <label htmlFor="new-agent-budget-per-day-usd">Budget per day (USD)</label>
+            <input id="new-agent-budget-per-day-usd" type="number" min="0" step="any" value={draft.perDayUsd} onChange={(e) => set('perDayUsd', e.target.value)} />
+          </div>
+        </div>
+        <label className="inline">
+          <input type="checkbox" checked={draft.enabled} onChange={(e) => set('enabled', e.target.checked)} /> Enabled
+        </label>
+        <div className="row">
+          <button type="submit" disabled={busy}>
+            Create agent
+          </button>
+        </div>
+        {error && <p role="alert" className="error">{error}</p>}
+        <IssueList issues={issues} testId="new-agent-issues" />
+      </form>
+    </section>
+  );
+}
