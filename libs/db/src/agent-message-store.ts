@@ -1,16 +1,11 @@
 import type { AgentMessageHealth, AgentMessageObservation, AgentMessagePost, AgentMessageSender, QuarantinedAgentMessage, QuarantineReason, SenderSequence } from '@switchyard/contracts';
+import type { QuarantineFacts } from '@switchyard/core';
 import type { SqlRunner } from './sql-pool';
 
-/** What the store keeps of a quarantined post (decision 0047): never its body or content. */
-export interface QuarantineRecord {
+/** What the store keeps of a quarantined post (decision 0047): the screen's bounded facts, never its body or content. */
+export interface QuarantineRecord extends QuarantineFacts {
   /** The record's id, derived by the caller from (workspace, sender, reason, body hash): a retried post finds it again. */
   id: string;
-  reason: QuarantineReason;
-  messageId: string | null;
-  bodyBytes: number;
-  contentChars: number | null;
-  bodySha256: string;
-  issues: string[];
 }
 
 /** What becomes of an envelope that passed screening. */
