@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, isTerminalRunStatus, RUN_FAILURE_CODES, type RunOrigin, type StopAction, type StoppedRun } from '@switchyard/contracts';
+import { AppError, ErrorCode, isTerminalRunStatus, type RunOrigin, type StopAction, type StoppedRun } from '@switchyard/contracts';
 import { newId, runVersionOf } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { delegationMessage } from './commands/delegation-message';
