@@ -2,7 +2,8 @@ import { AppError, ErrorCode, type AcceptedFact, type PostEventRequest } from '@
 import { newId } from '@switchyard/core';
 import { factContentHash, IdempotencyKeyReusedError, type IngestResult, type ReusedKey } from '@switchyard/redis';
 import { actorOf } from './change-author';
-import type { FactReader, IngestWriter, Principal } from './ports';
+import type { Principal } from './auth-ports';
+import type { FactReader, IngestWriter } from './fact-ports';
 
 /** What acceptEvents needs. */
 export interface AcceptEventsDeps {

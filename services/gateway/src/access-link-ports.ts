@@ -1,5 +1,5 @@
 import type { Member, Role, TokenInfo } from '@switchyard/contracts';
-import type { FactsOf } from './ports';
+import type { FactsOf } from './fact-ports';
 
 /** Why a one-time link was refused. */
 export type AccessLinkRefusal = 'not_found' | 'used' | 'expired';

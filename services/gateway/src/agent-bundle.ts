@@ -1,6 +1,6 @@
 import { AGENT_BUNDLE_FORMAT, AppError, ErrorCode, type AgentBundle, type BundleAgent } from '@switchyard/contracts';
 import { newId, specHash } from '@switchyard/core';
-import type { StoredAgentSpec } from './ports';
+import type { StoredAgentSpec } from './agent-ports';
 import type { BundleSourceAgent, ImportedAgentPlan } from './version-ports';
 
 /*

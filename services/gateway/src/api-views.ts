@@ -1,5 +1,7 @@
 import type { AgentResponse, Run } from '@switchyard/contracts';
-import type { AgentRecord, Principal, RunRecord } from './ports';
+import type { AgentRecord } from './agent-ports';
+import type { Principal } from './auth-ports';
+import type { RunRecord } from './run-ports';
 
 /** A run as the API shows it (`RunSchema`): ISO timestamps, the workspace by slug. */
 export function toRunResponse(run: RunRecord, principal: Principal): Run {

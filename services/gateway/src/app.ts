@@ -21,28 +21,17 @@ import { mattermostIntegrationRoutes, type MattermostIntegrationDeps } from './r
 import { notificationRoutes } from './routes/notifications';
 import { auditRoutes } from './routes/audit';
 import type { AuditReader } from './audit-ports';
-import type {
-  ActivationSink,
-  AgentStore,
-  AgentUsageReader,
-  ApprovalsPort,
-  AgentTokenStore,
-  AuthStore,
-  FactFlusher,
-  ActivationReads,
-  FactReader,
-  IngestWriter,
-  Mailbox,
-  RunResumer,
-  RunStore,
-  SecretStore,
-  SettingsStore,
-  SteeringStore,
-  TeammateStore,
-  TranscriptReader,
-  UiSessionStore,
-  TryStore,
-} from './ports';
+import type { ActivationReads } from './activation-ports';
+import type { AgentStore, AgentUsageReader } from './agent-ports';
+import type { ApprovalsPort } from './approval-ports';
+import type { AgentTokenStore, AuthStore, UiSessionStore } from './auth-ports';
+import type { FactFlusher, FactReader, IngestWriter } from './fact-ports';
+import type { Mailbox, SteeringStore } from './mailbox-ports';
+import type { ActivationSink, RunResumer, RunStore, TranscriptReader } from './run-ports';
+import type { SecretStore } from './secret-ports';
+import type { SettingsStore } from './settings-ports';
+import type { TeammateStore } from './teammate-ports';
+import type { TryStore } from './try-ports';
 import { agentsRoutes } from './routes/agents';
 import { agentVersionsRoutes } from './routes/agent-versions';
 import { agentBundlesRoutes } from './routes/agent-bundles';

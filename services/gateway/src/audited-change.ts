@@ -1,7 +1,7 @@
 import type { AcceptedFact, IngestItem } from '@switchyard/contracts';
 import type { ChangeAuthor } from '@switchyard/core';
 import { changeAuthorOf } from './change-author';
-import type { Principal } from './ports';
+import type { Principal } from './auth-ports';
 
 /** A person's display name (`users.name`); null when unknown. */
 export type UserNameLookup = (userId: string) => Promise<string | null>;

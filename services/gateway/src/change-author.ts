@@ -1,6 +1,6 @@
 import type { Actor } from '@switchyard/contracts';
 import type { ChangeAuthor } from '@switchyard/core';
-import type { Principal } from './ports';
+import type { Principal } from './auth-ports';
 
 /**
  * Who the platform says did something, from the token alone (decision 0018):

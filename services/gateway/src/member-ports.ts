@@ -1,5 +1,5 @@
 import type { Member, MemberFactPayload, Role } from '@switchyard/contracts';
-import type { FactsOf } from './ports';
+import type { FactsOf } from './fact-ports';
 
 /** Why a change of a member was refused. */
 export type MemberChangeRefusal = 'not_found' | 'last_admin';

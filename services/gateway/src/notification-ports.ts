@@ -1,5 +1,6 @@
 import type { Approval, DecideApprovalRequest, NotificationSettings, Role, RunStatus } from '@switchyard/contracts';
-import type { FactsOf, Principal } from './ports';
+import type { Principal } from './auth-ports';
+import type { FactsOf } from './fact-ports';
 
 /** A save of the notification settings: what they were (null: never saved) and are. Saves of a workspace are serialized. */
 export interface NotificationSettingsSave {

@@ -3,7 +3,10 @@ import { newId, runVersionOf } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { delegationMessage } from './commands/delegation-message';
 import { wakeNewRun } from './commands/wake-new-run';
-import type { ActivationSink, AgentRecord, AgentStore, NewRun, Principal, RunRecord, RunStore, SettingsStore, StopRunResult } from './ports';
+import type { AgentRecord, AgentStore } from './agent-ports';
+import type { Principal } from './auth-ports';
+import type { ActivationSink, NewRun, RunRecord, RunStore, StopRunResult } from './run-ports';
+import type { SettingsStore } from './settings-ports';
 
 /** What RunLedger needs: only the methods it calls, so a test fakes no more than that. */
 export interface RunLedgerDeps {

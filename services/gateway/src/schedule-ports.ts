@@ -1,5 +1,5 @@
 import type { FireToWrite, ScheduleRecord } from '@switchyard/db';
-import type { FactsOf } from './ports';
+import type { FactsOf } from './fact-ports';
 
 /** What a create or change stores: the whole schedule as it is to be (its counters and times are the store's). */
 export type ScheduleWrite = Omit<ScheduleRecord, 'skippedSlots' | 'createdAt' | 'updatedAt'>;

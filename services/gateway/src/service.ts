@@ -8,7 +8,7 @@ import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { Queue } from 'bullmq';
 import { NOTIFICATIONS_QUEUE, QUEUES } from '@switchyard/contracts';
 import { decideApproval } from './commands/decide-approval';
-import type { RunResumer } from './ports';
+import type { RunResumer } from './run-ports';
 import { RedisConfirmationNonces } from './adapters/redis-confirmation-nonces';
 import { PrismaNotificationStore } from './adapters/prisma-notification-store';
 import { PrismaOverviewReader } from './adapters/prisma-overview-reader';

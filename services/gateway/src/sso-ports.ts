@@ -1,6 +1,6 @@
 import type { Role } from '@switchyard/contracts';
 import type { AccessLinkUsed } from './access-link-ports';
-import type { FactsOf } from './ports';
+import type { FactsOf } from './fact-ports';
 
 /** A sign-in begun: where to send the browser, and what the callback must match. */
 export interface SsoStart {

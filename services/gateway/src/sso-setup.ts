@@ -6,7 +6,8 @@ import { PrismaSsoIdentityStore } from './adapters/prisma-sso-identity-store';
 import { RedisSsoPendingStore } from './adapters/redis-sso-pending-store';
 import type { SsoDeps } from './commands/sso-sign-in';
 import type { GatewayConfig } from './config';
-import type { FactFlusher, UiSessionStore } from './ports';
+import type { UiSessionStore } from './auth-ports';
+import type { FactFlusher } from './fact-ports';
 
 /**
  * Single sign-on's parts from the operator's OIDC_* settings, or null without OIDC_ISSUER. A

@@ -1,5 +1,5 @@
 import type { Actor, CausedBy, ListTasksQuery, TaskFactPayload, TaskOwner, TaskStatus } from '@switchyard/contracts';
-import type { FactsOf } from './ports';
+import type { FactsOf } from './fact-ports';
 
 /** A task as stored: the API's Task without the workspace slug (the principal supplies it). */
 export type TaskRecord = TaskFactPayload;

@@ -1,5 +1,6 @@
 import type { TemplateOrigin } from '@switchyard/contracts';
-import type { AgentRecord, FactsOf, StoredAgentSpec } from './ports';
+import type { AgentRecord, StoredAgentSpec } from './agent-ports';
+import type { FactsOf } from './fact-ports';
 
 /** A tag as stored. */
 export interface TagRecord {

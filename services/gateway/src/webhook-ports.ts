@@ -1,6 +1,6 @@
 import type { WebhookMapping, WebhookVerifier } from '@switchyard/contracts';
 import type { SealedSecret } from '@switchyard/core';
-import type { FactsOf } from './ports';
+import type { FactsOf } from './fact-ports';
 
 /** A webhook as stored, without its secret. */
 export interface WebhookRecord {

@@ -1,6 +1,9 @@
 import { AppError, ErrorCode, type AgentResponse, type CursorExpiredDetails, type Fact, type Run } from '@switchyard/contracts';
 import { toAgentResponse, toRunResponse } from './api-views';
-import type { AgentStore, AgentUsageReader, FactReader, Principal, RunListFilter, RunStore } from './ports';
+import type { AgentStore, AgentUsageReader } from './agent-ports';
+import type { Principal } from './auth-ports';
+import type { FactReader } from './fact-ports';
+import type { RunListFilter, RunStore } from './run-ports';
 
 /*
  * The workspace reads, answered the same way to the REST routes and to the

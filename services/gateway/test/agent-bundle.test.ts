@@ -1,7 +1,7 @@
 import { AGENT_BUNDLE_FORMAT, AgentSpecSchema, ErrorCode, type AgentBundle } from '@switchyard/contracts';
 import { specHash } from '@switchyard/core';
 import { buildBundle, bundleSpec, headerSecretName, planImport, secretNamesOf } from '../src/agent-bundle';
-import type { StoredAgentSpec } from '../src/ports';
+import type { StoredAgentSpec } from '../src/agent-ports';
 
 /** The pure side of bundles (decision 0046): what an export writes and what an import plans or refuses. */
 const spec = (name: string, extra: Record<string, unknown> = {}): StoredAgentSpec => {

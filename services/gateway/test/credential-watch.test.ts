@@ -1,6 +1,6 @@
 import { createLogger } from '@switchyard/logging';
 import type { Credential } from '../src/http/auth';
-import type { Principal } from '../src/ports';
+import type { Principal } from '../src/auth-ports';
 import { CredentialWatch } from '../src/sse/credential-watch';
 
 const principal = (tokenId: string): Principal => ({ tokenId, userId: 'u', workspaceId: 'w', workspaceSlug: 'acme', role: 'viewer' });

@@ -1,7 +1,9 @@
 import { AppError, ErrorCode } from '@switchyard/contracts';
 import { createLogger } from '@switchyard/logging';
 import { statusOf } from '../src/http/errors';
-import type { AgentRecord, NewRun, Principal, RunRecord } from '../src/ports';
+import type { AgentRecord } from '../src/agent-ports';
+import type { Principal } from '../src/auth-ports';
+import type { NewRun, RunRecord } from '../src/run-ports';
 import { RunLedger, type RunLedgerDeps } from '../src/run-ledger';
 
 const principal: Principal = {

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import type { Fact } from '@switchyard/contracts';
 import { compileKindGlob } from '@switchyard/core';
 import { createLogger } from '@switchyard/logging';
-import type { FactReader } from '../src/ports';
+import type { FactReader } from '../src/fact-ports';
 import { SseSession } from '../src/sse/sse-session';
 import { waitFor } from '@switchyard/testing';
 

@@ -2,7 +2,7 @@ import type { Role } from '@switchyard/contracts';
 import { hashToken, newId, newTokenSecret, tokenPrefix } from '@switchyard/core';
 import { Prisma, recordFacts, tokenInfoFromRow, type PrismaClient } from '@switchyard/db';
 import type { AccessLinkRefused, AccessLinkStore, AccessLinkUsed } from '../access-link-ports';
-import type { FactsOf } from '../ports';
+import type { FactsOf } from '../fact-ports';
 import { lowerRole } from '../roles';
 
 interface LinkRow {

@@ -1,6 +1,6 @@
 import { AGENT_FACT_KINDS } from '@switchyard/contracts';
 import type { PrismaClient } from '@switchyard/db';
-import type { ActivationReads, AgentFactState } from '../ports';
+import type { ActivationReads, AgentFactState } from '../activation-ports';
 
 const CHANGE_KINDS = [AGENT_FACT_KINDS.created, AGENT_FACT_KINDS.updated, AGENT_FACT_KINDS.enabled, AGENT_FACT_KINDS.disabled, AGENT_FACT_KINDS.pinned, AGENT_FACT_KINDS.unpinned];
 

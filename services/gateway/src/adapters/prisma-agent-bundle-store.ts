@@ -1,6 +1,7 @@
 import { TemplateOriginSchema, type TemplateOrigin } from '@switchyard/contracts';
 import { recordFacts, type Prisma, type PrismaClient } from '@switchyard/db';
-import type { AgentRecord, FactsOf } from '../ports';
+import type { AgentRecord } from '../agent-ports';
+import type { FactsOf } from '../fact-ports';
 import type { AgentBundleStore, BundleSourceAgent, ImportedAgentPlan } from '../version-ports';
 import { isUniqueViolation, readSpec, toRecord, versionRowData } from './prisma-agent-store';
 

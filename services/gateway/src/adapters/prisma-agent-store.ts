@@ -16,9 +16,9 @@ import type {
   AgentVersionLookup,
   AgentVersionRecord,
   AgentVersionSummaryRecord,
-  FactsOf,
   StoredAgentSpec,
-} from '../ports';
+} from '../agent-ports';
+import type { FactsOf } from '../fact-ports';
 
 /** The latest version is the highest: versions are only ever added with the head's bump. */
 export const LATEST_VERSION = { versions: { orderBy: { version: 'desc' }, take: 1 } } as const;

@@ -1,6 +1,6 @@
 import { TERMINAL_RUN_STATUSES, type Role } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
-import type { AgentTokenStore, Principal } from '../ports';
+import type { AgentTokenStore, Principal } from '../auth-ports';
 
 interface AgentTokenRow {
   id: string;

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@switchyard/db';
-import type { AgentUsage, AgentUsageReader } from '../ports';
+import type { AgentUsage, AgentUsageReader } from '../agent-ports';
 
 /** Today's spend (`agent_spend_daily`, the runner's ledger) and queued runs of agents, in one query. */
 export class PrismaAgentUsageReader implements AgentUsageReader {

@@ -1,5 +1,6 @@
 import { recordFacts, type Prisma, type PrismaClient } from '@switchyard/db';
-import type { AgentRecord, FactsOf } from '../ports';
+import type { AgentRecord } from '../agent-ports';
+import type { FactsOf } from '../fact-ports';
 import type { AgentVersionStore, DeleteTagResult, PinResult, PutTagResult, TagRecord } from '../version-ports';
 import { LATEST_VERSION, toRecord } from './prisma-agent-store';
 

@@ -1,7 +1,8 @@
 import type { Role, TokenFactPayload, TokenInfo } from '@switchyard/contracts';
 import { hashToken, newId, newTokenSecret, tokenPrefix } from '@switchyard/core';
 import { recordFacts, tokenInfoFromRow as toInfo, type PrismaClient, type TokenInfoRow } from '@switchyard/db';
-import type { AuthStore, FactsOf, NewToken, Principal } from '../ports';
+import type { AuthStore, NewToken, Principal } from '../auth-ports';
+import type { FactsOf } from '../fact-ports';
 import { lowerRole } from '../roles';
 
 interface ActiveTokenRow {

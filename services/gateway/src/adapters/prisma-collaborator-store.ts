@@ -1,6 +1,6 @@
 import { AgentIdSchema } from '@switchyard/contracts';
 import { recordFacts, type PrismaClient } from '@switchyard/db';
-import type { FactsOf } from '../ports';
+import type { FactsOf } from '../fact-ports';
 import type { CollaboratorStore, PeerAgent } from '../team-ports';
 
 /**

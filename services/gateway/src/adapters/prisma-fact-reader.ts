@@ -1,7 +1,7 @@
 import type { Fact } from '@switchyard/contracts';
 import { kindGlobToSqlRegex } from '@switchyard/core';
 import { FACT_COLUMNS, factFromRow, type FactRow, type PrismaClient } from '@switchyard/db';
-import type { FactReader } from '../ports';
+import type { FactReader } from '../fact-ports';
 
 /**
  * Reads platform_events. Every query is scoped by workspace id. Paging by

@@ -1,7 +1,7 @@
 import type { Member, Role } from '@switchyard/contracts';
 import { Prisma, recordFacts, type PrismaClient } from '@switchyard/db';
 import type { MemberChanged, MemberChangeRefusal, MemberStore } from '../member-ports';
-import type { FactsOf } from '../ports';
+import type { FactsOf } from '../fact-ports';
 
 interface MemberRow {
   user_id: string;

@@ -2,7 +2,7 @@ import { NotificationSettingsSchema, type NotificationSettings, type Role } from
 import { Prisma, recordFacts, type PrismaClient } from '@switchyard/db';
 import { lowerRole } from '../roles';
 import type { MattermostLinkChange, NotificationSettingsSave, NotificationStore } from '../notification-ports';
-import type { FactsOf } from '../ports';
+import type { FactsOf } from '../fact-ports';
 
 const settingsOf = (row: { connection: unknown; defaultChannel: string | null; rules: unknown }) =>
   NotificationSettingsSchema.parse({ connection: row.connection, defaultChannel: row.defaultChannel, rules: row.rules });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, CausedBySchema, ErrorCode, RunOriginSchema, RunOutcomeSchema, RunSchema, SubjectSchema } from '@switchyard/contracts';
 import type { PrismaClient } from '@switchyard/db';
 import { activeDescendants, createQueuedRun, failQueuedRun, stopRun, type RunRow } from '@switchyard/runs';
-import type { NewRun, RunListFilter, RunRecord, RunStore, StopRunResult } from '../ports';
+import type { NewRun, RunListFilter, RunRecord, RunStore, StopRunResult } from '../run-ports';
 
 /** How the JSON columns are read: each is a boundary (another service writes them). */
 const StoredJsonSchema = z.object({

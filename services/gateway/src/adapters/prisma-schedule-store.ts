@@ -1,5 +1,5 @@
 import { fireParams, INSERT_FIRES_SQL, recordFacts, SCHEDULE_COLUMNS, scheduleFromRow, type PrismaClient, type ScheduleRecord, type ScheduleRow } from '@switchyard/db';
-import type { FactsOf } from '../ports';
+import type { FactsOf } from '../fact-ports';
 import type { ScheduleFireRecord, ScheduleStore, ScheduleWrite } from '../schedule-ports';
 
 /** A rename raced by another to the same name: the unique index answers (Prisma's raw query error carries its name). */

@@ -1,6 +1,7 @@
 import type { SealedSecret } from '@switchyard/core';
 import { recordFacts, type Prisma, type PrismaClient } from '@switchyard/db';
-import type { FactsOf, SecretRecord, SecretStore } from '../ports';
+import type { FactsOf } from '../fact-ports';
+import type { SecretRecord, SecretStore } from '../secret-ports';
 
 /**
  * Workspace secrets on PostgreSQL (`workspace_secrets`): the gateway is the

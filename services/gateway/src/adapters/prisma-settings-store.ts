@@ -1,6 +1,7 @@
 import { ApprovalsSettingSchema, RETENTION_DEFAULTS, type PutSettingsRequest, type WorkspaceSettingName, type WorkspaceSettings } from '@switchyard/contracts';
 import { recordFacts, type Prisma, type PrismaClient } from '@switchyard/db';
-import type { FactsOf, SettingsChange, SettingsStore } from '../ports';
+import type { FactsOf } from '../fact-ports';
+import type { SettingsChange, SettingsStore } from '../settings-ports';
 
 /** Settings of a workspace that never saved any: agents run; the platform's retention (decision 0041). */
 export const DEFAULT_SETTINGS: WorkspaceSettings = { agentsPaused: false, approvals: 'enabled', retention: { ...RETENTION_DEFAULTS } };

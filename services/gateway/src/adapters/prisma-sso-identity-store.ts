@@ -1,6 +1,6 @@
 import { hashToken, newId, newTokenSecret, tokenPrefix } from '@switchyard/core';
 import { recordFacts, tokenInfoFromRow, type PrismaClient } from '@switchyard/db';
-import type { FactsOf } from '../ports';
+import type { FactsOf } from '../fact-ports';
 import type { SsoIdentity, SsoIdentityStore, SsoSignedIn } from '../sso-ports';
 import type { Role } from '@switchyard/contracts';
 

@@ -1,6 +1,6 @@
 import type { RunStatus } from '@switchyard/contracts';
 import type { PrismaClient } from '@switchyard/db';
-import type { SteeringStore } from '../ports';
+import type { SteeringStore } from '../mailbox-ports';
 
 /** Users' names kept per replica: a message carries its sender's name, and a person's messages come in bursts. */
 const NAMES_KEPT = 10_000;

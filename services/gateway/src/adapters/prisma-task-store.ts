@@ -1,6 +1,6 @@
 import { ActorSchema, AppError, CausedBySchema, ErrorCode, TaskOwnerSchema, type TaskStatus } from '@switchyard/contracts';
 import { recordFacts, type PrismaClient } from '@switchyard/db';
-import type { FactsOf } from '../ports';
+import type { FactsOf } from '../fact-ports';
 import type { NewTask, TaskChange, TaskListFilter, TaskMutation, TaskRecord, TaskStore } from '../team-ports';
 
 /** A Prisma client or one of its transactions: what the queries below run on. */

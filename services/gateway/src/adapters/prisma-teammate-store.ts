@@ -3,7 +3,7 @@ import { TeammateWatchSchema, type IngestItem, type Teammate } from '@switchyard
 import type { DeliveryCommit } from '@switchyard/core';
 import { recordFacts, type PrismaClient, type SqlRunner } from '@switchyard/db';
 import { commitTeammateDelivery, stopTeammateTurns } from '@switchyard/runs';
-import type { DeliveryTarget, TeammateStore } from '../ports';
+import type { DeliveryTarget, TeammateStore } from '../teammate-ports';
 
 interface TeammateRow {
   id: string;

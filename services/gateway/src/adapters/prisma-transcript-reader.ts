@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, TranscriptEntrySchema, type TranscriptEntry } from '@switchyard/contracts';
 import type { PrismaClient } from '@switchyard/db';
-import type { TranscriptReader } from '../ports';
+import type { TranscriptReader } from '../run-ports';
 
 /**
  * Reads `transcript_entries` (the runner writes them, append-only). Rows are

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { AgentSpecSchema, AppError, ErrorCode, ToolEntryContentSchema, type WouldHave } from '@switchyard/contracts';
 import type { Prisma, PrismaClient } from '@switchyard/db';
-import type { NewTry, RunRecord, StoredAgentSpec, TryRecord, TryStore } from '../ports';
+import type { StoredAgentSpec } from '../agent-ports';
+import type { RunRecord } from '../run-ports';
+import type { NewTry, TryRecord, TryStore } from '../try-ports';
 import { createQueuedRun } from '@switchyard/runs';
 import { toRecord } from './prisma-run-store';
 

@@ -1,7 +1,7 @@
 import { newId } from '@switchyard/core';
 import type { PrismaClient } from '@switchyard/db';
 import type { Role } from '@switchyard/contracts';
-import type { Principal, UiSessionStore } from '../ports';
+import type { Principal, UiSessionStore } from '../auth-ports';
 import { lowerRole } from '../roles';
 
 interface SessionRow {

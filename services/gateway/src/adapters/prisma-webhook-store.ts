@@ -1,6 +1,6 @@
 import { WebhookMappingSchema, WebhookVerifierSchema } from '@switchyard/contracts';
 import { recordFacts, type PrismaClient } from '@switchyard/db';
-import type { FactsOf } from '../ports';
+import type { FactsOf } from '../fact-ports';
 import type { WebhookForDelivery, WebhookRecord, WebhookStore, WebhookWrite } from '../webhook-ports';
 
 interface WebhookRow {

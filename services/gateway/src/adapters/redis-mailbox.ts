@@ -1,6 +1,6 @@
 import type { MailboxEnvelope } from '@switchyard/contracts';
 import { SessionMailbox, type MailboxPostResult, type SessionMailboxOptions, type Redis } from '@switchyard/redis';
-import type { Mailbox } from '../ports';
+import type { Mailbox } from '../mailbox-ports';
 
 /** Options of RedisMailbox. */
 export interface RedisMailboxOptions extends SessionMailboxOptions {

@@ -14,7 +14,8 @@ import { accessLinkUrl, hashToken, memberFact, memberInvitedFact, newAccessLinkS
 import type { AccessLinkRefused, AccessLinkStore, AccessLinkUsed } from '../access-link-ports';
 import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
 import { newSessionSecret } from '../http/ui-session-cookie';
-import type { FactFlusher, Principal, UiSessionStore } from '../ports';
+import type { Principal, UiSessionStore } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 import { uiSessionResponse } from './open-ui-session';
 
 /** What the one-time link commands need. */

@@ -2,7 +2,7 @@ import { AGENT_FACT_KINDS, AppError, ErrorCode, type AgentBundle, type ExportAge
 import { agentFact, collaboratorFact, specHash, type ChangeAuthor } from '@switchyard/core';
 import { buildBundle, planImport, secretNamesOf } from '../agent-bundle';
 import { namedAuthorOf, ChangeFacts, type UserNameLookup } from '../audited-change';
-import type { FactFlusher } from '../ports';
+import type { FactFlusher } from '../fact-ports';
 import type { AgentBundleStore } from '../version-ports';
 import type { AgentCommandContext } from './agent-registry';
 

@@ -10,7 +10,7 @@ import {
 import { derivedId, newId, screenAgentMessage, screenAgentMessageBytes, sha256Hex, type ScreenResult } from '@switchyard/core';
 import { senderKeyOf, type AgentMessageStore } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import type { Principal } from '../ports';
+import type { Principal } from '../auth-ports';
 
 /** What the producers need. */
 export interface AgentMessageCommandDeps {

@@ -1,7 +1,9 @@
 import { AGENT_FACT_KINDS, AppError, ErrorCode, type AgentFactKind } from '@switchyard/contracts';
 import { agentFact } from '@switchyard/core';
 import { changeAuthorOf } from '../change-author';
-import type { AgentRecord, AgentStore, FactFlusher, Principal, StoredAgentSpec } from '../ports';
+import type { AgentRecord, AgentStore, StoredAgentSpec } from '../agent-ports';
+import type { Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 
 /** Who asks, and the id that ties the request to the facts it records. */
 export interface AgentCommandContext {

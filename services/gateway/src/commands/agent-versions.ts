@@ -8,7 +8,8 @@ import {
 } from '@switchyard/contracts';
 import { agentFact, agentTagFact, changedTopLevelFields, jsonDiff, specHash } from '@switchyard/core';
 import { namedAuthorOf, ChangeFacts, type UserNameLookup } from '../audited-change';
-import type { AgentRecord, AgentStore, FactFlusher } from '../ports';
+import type { AgentRecord, AgentStore } from '../agent-ports';
+import type { FactFlusher } from '../fact-ports';
 import type { AgentVersionStore, TagRecord } from '../version-ports';
 import type { AgentCommandContext } from './agent-registry';
 

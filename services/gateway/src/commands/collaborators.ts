@@ -1,7 +1,9 @@
 import { AppError, ErrorCode, type Collaborator, type ListCollaboratorsQuery } from '@switchyard/contracts';
 import { collaboratorFact } from '@switchyard/core';
 import { changeAuthorOf } from '../change-author';
-import type { AgentStore, FactFlusher, Principal } from '../ports';
+import type { AgentStore } from '../agent-ports';
+import type { Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 import type { CollaboratorStore } from '../team-ports';
 
 /** Who asks, and the id that ties the request to the facts it records. */

@@ -1,7 +1,8 @@
 import { AppError, ErrorCode, MAX_TOKEN_TTL_SECONDS, TOKEN_FACT_KINDS, type CreateTokenRequest, type TokenInfo } from '@switchyard/contracts';
 import { tokenFact } from '@switchyard/core';
 import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
-import type { AuthStore, FactFlusher, Principal } from '../ports';
+import type { AuthStore, Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 
 /** What the token commands need. */
 export interface TokenCommandDeps {

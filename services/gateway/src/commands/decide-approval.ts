@@ -1,7 +1,9 @@
 import { AppError, ErrorCode, type Approval, type DecideApprovalRequest } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { actorOf } from '../change-author';
-import type { ApprovalsPort, Principal, RunResumer } from '../ports';
+import type { ApprovalsPort } from '../approval-ports';
+import type { Principal } from '../auth-ports';
+import type { RunResumer } from '../run-ports';
 
 /** What deciding an approval needs. */
 export interface DecideApprovalDeps {

@@ -1,6 +1,8 @@
 import { AppError, DELEGATION_REFUSALS, ErrorCode, type DelegateToAgentToolInput, type DelegationRefusal, type DelegationRefusedDetails } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import type { AgentStore, Mailbox, RunRecord } from '../ports';
+import type { AgentStore } from '../agent-ports';
+import type { Mailbox } from '../mailbox-ports';
+import type { RunRecord } from '../run-ports';
 import type { RunCommandContext, RunLedger } from '../run-ledger';
 import type { CollaboratorStore } from '../team-ports';
 import { delegationMessage } from './delegation-message';

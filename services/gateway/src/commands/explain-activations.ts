@@ -1,6 +1,8 @@
 import { ACTIVATION_SKIP_REASONS, AgentSpecSchema, AppError, ErrorCode, type AgentActivation, type EventActivationsResponse, type Fact } from '@switchyard/contracts';
 import { explainFilter, matchesKindGlob } from '@switchyard/core';
-import type { ActivationReads, AgentFactState, FactReader, Principal } from '../ports';
+import type { ActivationReads, AgentFactState } from '../activation-ports';
+import type { Principal } from '../auth-ports';
+import type { FactReader } from '../fact-ports';
 
 /** What explaining a fact's activations needs. */
 export interface ExplainActivationsDeps {

@@ -2,7 +2,9 @@ import type { PutSettingsRequest, WorkspaceSettings } from '@switchyard/contract
 import { settingsChangedFact } from '@switchyard/core';
 import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
 import { assertRole } from '../http/auth';
-import type { FactFlusher, Principal, SettingsStore } from '../ports';
+import type { Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
+import type { SettingsStore } from '../settings-ports';
 
 /** What saving the workspace settings needs. */
 export interface SettingsCommandDeps {

@@ -4,7 +4,7 @@ import { approvalOutcomeMessage, neutralize, signActionContext, verifyActionCont
 import { hasRole } from '../http/auth';
 import type { ApprovalDecisions, ConfirmationNonces, NotificationStore } from '../notification-ports';
 import { openConnection } from './notification-settings';
-import type { Principal } from '../ports';
+import type { Principal } from '../auth-ports';
 
 /** What a button callback needs. */
 export interface MattermostActionDeps {

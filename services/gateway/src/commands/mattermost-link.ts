@@ -2,7 +2,7 @@ import { MATTERMOST_FACT_KINDS, type AcceptedFact, type MattermostFactKind } fro
 import { mattermostLinkFact, type ChangeAuthor } from '@switchyard/core';
 import { ChangeFacts } from '../audited-change';
 import type { MattermostLinkChange, NotificationStore } from '../notification-ports';
-import type { FactFlusher } from '../ports';
+import type { FactFlusher } from '../fact-ports';
 import { linkCodeHash } from './notification-settings';
 
 /** What making and removing a Mattermost link needs. */

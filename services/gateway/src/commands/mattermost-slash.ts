@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError, ApprovalIdSchema, ErrorCode, type MattermostSlashCommand } from '@switchyard/contracts';
 import type { ApprovalDecisions, NotificationStore, WorkspaceOverviewReader } from '../notification-ports';
-import type { FactFlusher, SettingsStore } from '../ports';
+import type { FactFlusher } from '../fact-ports';
+import type { SettingsStore } from '../settings-ports';
 import type { UserNameLookup } from '../audited-change';
 import { setKillSwitch } from './kill-switch';
 import { linkedPrincipal } from './mattermost-action';

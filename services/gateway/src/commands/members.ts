@@ -2,7 +2,8 @@ import { AppError, ErrorCode, MEMBER_FACT_KINDS, type Member, type Role } from '
 import { memberFact } from '@switchyard/core';
 import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
 import type { MemberChangeRefusal, MemberStore } from '../member-ports';
-import type { FactFlusher, Principal } from '../ports';
+import type { Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 
 /** What the member commands need. */
 export interface MemberCommandDeps {

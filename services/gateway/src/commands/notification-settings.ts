@@ -11,7 +11,8 @@ import {
 import { notificationSettingsChange, notificationSettingsFact, OutboundUrlError, resolveOutboundUrl, type MattermostRest, type MattermostTarget } from '@switchyard/core';
 import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
 import type { NotificationStore } from '../notification-ports';
-import type { FactFlusher, Principal } from '../ports';
+import type { Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 
 /** What the notification commands need. */
 export interface NotificationCommandDeps {

@@ -2,7 +2,7 @@ import { AppError, ErrorCode, type UiSessionResponse } from '@switchyard/contrac
 import { hashToken } from '@switchyard/core';
 import { credentialOf, type Authenticator } from '../http/auth';
 import { csrfTokenOf, newSessionSecret } from '../http/ui-session-cookie';
-import type { Principal, UiSessionStore } from '../ports';
+import type { Principal, UiSessionStore } from '../auth-ports';
 import { toWhoAmI } from '../routes/whoami';
 
 /** A session opened: the cookie's secret (set once, never shown to scripts) and what the UI is told. */

@@ -1,6 +1,7 @@
 import { AppError, ErrorCode, isTerminalRunStatus, type MailboxEnvelope, type MailboxSender } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import type { Mailbox, Principal, SteeringStore } from '../ports';
+import type { Principal } from '../auth-ports';
+import type { Mailbox, SteeringStore } from '../mailbox-ports';
 
 /** What posting a session message needs. */
 export interface PostSessionMessageDeps {

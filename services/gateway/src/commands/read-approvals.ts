@@ -1,6 +1,7 @@
 import { AppError, ErrorCode, ApprovalIdSchema, type Approval, type ListApprovalsQuery } from '@switchyard/contracts';
 import type { ApprovalPage } from '@switchyard/runs';
-import type { ApprovalsPort, Principal } from '../ports';
+import type { ApprovalsPort } from '../approval-ports';
+import type { Principal } from '../auth-ports';
 
 /**
  * A page of the workspace's approvals, oldest first, for `GET /approvals` and

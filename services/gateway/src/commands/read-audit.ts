@@ -2,7 +2,7 @@ import { AUDIT_FACT_KINDS, type AuditActorsResponse, type AuditPage, type AuditQ
 import { matchesKindGlob } from '@switchyard/core';
 import type { AuditReader } from '../audit-ports';
 import { assertRole } from '../http/auth';
-import type { Principal } from '../ports';
+import type { Principal } from '../auth-ports';
 
 /** The audit kinds a glob selects: all of them without one; none when it matches no audit kind. */
 export function auditKindsMatching(glob: string | undefined): string[] {

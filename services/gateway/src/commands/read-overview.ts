@@ -8,7 +8,7 @@ import {
   type RunEndCounts,
 } from '@switchyard/contracts';
 import type { OpsOverviewReader } from '../ops-overview-ports';
-import type { Principal } from '../ports';
+import type { Principal } from '../auth-ports';
 
 const DAY_MS = 86_400_000;
 

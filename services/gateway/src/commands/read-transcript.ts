@@ -1,5 +1,6 @@
 import { AppError, ErrorCode, type TranscriptEntry } from '@switchyard/contracts';
-import type { Principal, RunStore, TranscriptReader } from '../ports';
+import type { Principal } from '../auth-ports';
+import type { RunStore, TranscriptReader } from '../run-ports';
 
 /** What reading a transcript needs. */
 export interface ReadTranscriptDeps {

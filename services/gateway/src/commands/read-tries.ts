@@ -1,7 +1,10 @@
 import { AppError, ErrorCode, type ListAgentTriesQuery, type ListAgentTriesResponseSchema, type RunWouldHaveResponseSchema } from '@switchyard/contracts';
 import type { z } from 'zod';
 import { toRunResponse } from '../api-views';
-import type { AgentStore, Principal, RunStore, TryStore } from '../ports';
+import type { AgentStore } from '../agent-ports';
+import type { Principal } from '../auth-ports';
+import type { RunStore } from '../run-ports';
+import type { TryStore } from '../try-ports';
 
 /** What reading tries needs. */
 export interface ReadTriesDeps {

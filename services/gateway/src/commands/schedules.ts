@@ -13,7 +13,8 @@ import { assertTiming, localTime, newId, nextSlot, scheduleChangeFact, scheduleF
 import type { ScheduleRecord } from '@switchyard/db';
 import { actorOf, changeAuthorOf } from '../change-author';
 import { assertRole } from '../http/auth';
-import type { FactFlusher, Principal } from '../ports';
+import type { Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 import type { ScheduleFireRecord, ScheduleStore, ScheduleWrite } from '../schedule-ports';
 import { ChangeFacts } from '../audited-change';
 

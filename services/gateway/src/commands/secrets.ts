@@ -1,7 +1,9 @@
 import { AppError, ErrorCode, SECRET_FACT_KINDS } from '@switchyard/contracts';
 import { secretFact, type SecretBox } from '@switchyard/core';
 import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
-import type { FactFlusher, Principal, SecretRecord, SecretStore } from '../ports';
+import type { Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
+import type { SecretRecord, SecretStore } from '../secret-ports';
 
 /** What the secret commands need. */
 export interface SecretCommandDeps {

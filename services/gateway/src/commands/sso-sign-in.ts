@@ -1,7 +1,8 @@
 import { AppError, ErrorCode, MEMBER_FACT_KINDS, type Role, type SsoRoleMap } from '@switchyard/contracts';
 import { memberFact, type ChangeAuthor } from '@switchyard/core';
 import { ChangeFacts } from '../audited-change';
-import type { FactFlusher, UiSessionStore } from '../ports';
+import type { UiSessionStore } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 import { ROLE_RANK } from '../roles';
 import type { SsoClient, SsoIdentityStore, SsoPendingStore, SsoSignedIn, SsoStart } from '../sso-ports';
 import { openJoinedSession, selfAuthor, sessionTokenFact, type JoinedSession } from './access-links';

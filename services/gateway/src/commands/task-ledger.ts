@@ -12,7 +12,8 @@ import {
 import { newId, taskFact } from '@switchyard/core';
 import { actorOf, changeAuthorOf } from '../change-author';
 import { hasRole } from '../http/auth';
-import type { FactFlusher, Principal } from '../ports';
+import type { Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 import type { TaskChange, TaskListFilter, TaskMutation, TaskRecord, TaskStore } from '../team-ports';
 
 /** Who asks, and the id that ties the request to the facts it records. */

@@ -2,7 +2,12 @@ import { AppError, ErrorCode, type CausedBy, MAX_ACTIVE_TEAMMATES, MAX_MESSAGES_
 import { deliverToTeammate as deliver, newId, teammateFact } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { changeAuthorOf } from '../change-author';
-import type { ActivationSink, AgentStore, DeliveryTarget, IngestWriter, Mailbox, Principal, RunStore, SteeringStore, TeammateStore } from '../ports';
+import type { AgentStore } from '../agent-ports';
+import type { Principal } from '../auth-ports';
+import type { IngestWriter } from '../fact-ports';
+import type { Mailbox, SteeringStore } from '../mailbox-ports';
+import type { ActivationSink, RunStore } from '../run-ports';
+import type { DeliveryTarget, TeammateStore } from '../teammate-ports';
 
 /** What the teammate commands need. */
 export interface TeammateDeps {

@@ -10,7 +10,9 @@ import {
 import { agentFact, newId } from '@switchyard/core';
 import { secretNamesOf } from '../agent-bundle';
 import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-change';
-import type { FactFlusher, SecretStore, StoredAgentSpec } from '../ports';
+import type { StoredAgentSpec } from '../agent-ports';
+import type { FactFlusher } from '../fact-ports';
+import type { SecretStore } from '../secret-ports';
 import type { AgentBundleStore } from '../version-ports';
 import type { AgentCommandContext } from './agent-registry';
 

@@ -1,7 +1,12 @@
 import { AppError, ErrorCode, type RunOrigin, type TryAgentRequest, type TryAgentResponse } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
-import type { ActivationSink, AgentStore, FactReader, NewRun, NewTry, Principal, RunStore, SettingsStore, StoredAgentSpec, TryStore } from '../ports';
+import type { AgentStore, StoredAgentSpec } from '../agent-ports';
+import type { Principal } from '../auth-ports';
+import type { FactReader } from '../fact-ports';
+import type { ActivationSink, NewRun, RunStore } from '../run-ports';
+import type { SettingsStore } from '../settings-ports';
+import type { NewTry, TryStore } from '../try-ports';
 import { wakeNewRun } from './wake-new-run';
 
 /** What TryAgent needs: only the methods it calls. */

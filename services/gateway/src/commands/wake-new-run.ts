@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, RUN_FAILURE_CODES } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
-import type { ActivationSink, RunStore } from '../ports';
+import type { ActivationSink, RunStore } from '../run-ports';
 
 /** What waking a new run needs. */
 export interface WakeNewRunDeps {

@@ -2,7 +2,8 @@ import { AppError, ErrorCode, type PutWebhookRequest, type Webhook, type Webhook
 import { webhookFact, type SecretBox } from '@switchyard/core';
 import { changeAuthorOf } from '../change-author';
 import { assertRole } from '../http/auth';
-import type { FactFlusher, Principal } from '../ports';
+import type { Principal } from '../auth-ports';
+import type { FactFlusher } from '../fact-ports';
 import type { WebhookRecord, WebhookStore } from '../webhook-ports';
 
 /** What the webhook configuration commands need. */

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError, ErrorCode, type Role } from '@switchyard/contracts';
 import { hashToken, isAgentToken } from '@switchyard/core';
-import type { AgentTokenStore, AuthStore, Principal, UiSessionStore } from '../ports';
+import type { AgentTokenStore, AuthStore, Principal, UiSessionStore } from '../auth-ports';
 import { lowerRole, ROLE_RANK } from '../roles';
 import { checkCsrf, sessionCookieOf } from './ui-session-cookie';
 

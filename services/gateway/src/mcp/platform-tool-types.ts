@@ -9,7 +9,11 @@ import type { ScheduleBook } from '../commands/schedules';
 import type { TaskLedger } from '../commands/task-ledger';
 import type { TeammateDeps } from '../commands/teammates';
 import type { TryAgent } from '../commands/try-agent';
-import type { AgentStore, AgentUsageReader, ApprovalsPort, FactReader, IngestWriter, Principal, RunStore } from '../ports';
+import type { AgentStore, AgentUsageReader } from '../agent-ports';
+import type { ApprovalsPort } from '../approval-ports';
+import type { Principal } from '../auth-ports';
+import type { FactReader, IngestWriter } from '../fact-ports';
+import type { RunStore } from '../run-ports';
 import type { RunLedger } from '../run-ledger';
 
 // The platform tools' shapes, apart from their table: the team tools (team-tools.ts) use them and

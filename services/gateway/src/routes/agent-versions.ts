@@ -5,7 +5,7 @@ import type { AgentCommandContext } from '../commands/agent-registry';
 import type { AgentVersions } from '../commands/agent-versions';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput } from '../http/validate';
-import type { AgentRecord } from '../ports';
+import type { AgentRecord } from '../agent-ports';
 import type { TagRecord } from '../version-ports';
 
 const agentIdOf = (req: Request) => parseInput(AgentIdSchema, req.params.id, 'agent id');

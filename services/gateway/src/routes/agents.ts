@@ -14,7 +14,8 @@ import { toAgentResponse } from '../api-views';
 import { AgentRegistry, type AgentCommandContext } from '../commands/agent-registry';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
-import type { AgentRecord, AgentStore, AgentUsageReader, FactFlusher } from '../ports';
+import type { AgentRecord, AgentStore, AgentUsageReader } from '../agent-ports';
+import type { FactFlusher } from '../fact-ports';
 import { getAgent, listAgents } from '../workspace-queries';
 
 /** What the agents routes need. */

@@ -4,7 +4,7 @@ import { assertPerson, decideApproval, type DecideApprovalDeps } from '../comman
 import { getApproval, listApprovals } from '../commands/read-approvals';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
-import type { ApprovalsPort } from '../ports';
+import type { ApprovalsPort } from '../approval-ports';
 
 /** What the approvals routes need. */
 export interface ApprovalsRoutesDeps extends DecideApprovalDeps {

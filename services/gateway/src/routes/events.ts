@@ -4,7 +4,8 @@ import { acceptEvents } from '../accept-events';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
 import { explainActivations } from '../commands/explain-activations';
-import type { ActivationReads, FactReader, IngestWriter } from '../ports';
+import type { ActivationReads } from '../activation-ports';
+import type { FactReader, IngestWriter } from '../fact-ports';
 import { getEvent, listEvents } from '../workspace-queries';
 
 /** What the events routes need. */

@@ -3,7 +3,7 @@ import { AgentIdSchema, ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema,
 import { toRunResponse } from '../api-views';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
-import type { RunRecord, RunStore } from '../ports';
+import type { RunRecord, RunStore } from '../run-ports';
 import type { RunCommandContext, RunLedger } from '../run-ledger';
 import { getRun, listRuns } from '../workspace-queries';
 

@@ -3,7 +3,7 @@ import { AppError, ErrorCode, PutSecretRequestSchema, SecretNameSchema, type Sec
 import { deleteSecret, putSecret, type SecretCommandDeps } from '../commands/secrets';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput } from '../http/validate';
-import type { SecretRecord } from '../ports';
+import type { SecretRecord } from '../secret-ports';
 
 /** What the secrets routes need. */
 export type SecretsRoutesDeps = Omit<SecretCommandDeps, 'secretBox'> & {

@@ -5,7 +5,7 @@ import type { Authenticator } from '../http/auth';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput } from '../http/validate';
 import { createToken, revokeToken, type TokenCommandDeps } from '../commands/create-token';
-import type { AuthStore } from '../ports';
+import type { AuthStore } from '../auth-ports';
 
 /**
  * Token management: admins only. A new token's secret is shown once, in the

@@ -6,7 +6,7 @@ import { principalOf, type Authenticator } from '../http/auth';
 import { jsonBody } from '../http/json-body';
 import { checkCsrf, clearSessionCookie, sessionCookieOf, setSessionCookie } from '../http/ui-session-cookie';
 import { parseBody } from '../http/validate';
-import type { UiSessionStore } from '../ports';
+import type { UiSessionStore } from '../auth-ports';
 
 /** What the session exchange needs. */
 export interface UiSessionRoutesDeps {

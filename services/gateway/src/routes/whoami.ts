@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { WhoAmIResponse } from '@switchyard/contracts';
 import { authenticateBearer, principalOf, type Authenticator } from '../http/auth';
 import { rateLimit, type TokenRateLimiter } from '../http/rate-limit';
-import type { Principal } from '../ports';
+import type { Principal } from '../auth-ports';
 
 /** What `GET /v1/whoami` needs. */
 export interface WhoAmIRoutesDeps {

@@ -1,6 +1,6 @@
 import type { Logger } from '@switchyard/logging';
 import type { Credential } from '../http/auth';
-import type { Principal } from '../ports';
+import type { Principal } from '../auth-ports';
 
 /** Options of CredentialWatch. */
 export interface CredentialWatchOptions {

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { Fact } from '@switchyard/contracts';
 import type { KindMatcher } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
-import type { FactReader } from '../ports';
+import type { FactReader } from '../fact-ports';
 
 /** Options of SseSession. */
 export interface SseSessionOptions {
