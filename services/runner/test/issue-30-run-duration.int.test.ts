@@ -117,4 +117,15 @@ describe('issue 30: a wall-clock limit per run', () => {
     const [ran] = (await notices(run)).filter((notice) => notice.code === 'execution_ran');
     expect(ran.ranMs).toBeGreaterThanOrEqual(1_200);
   });
+
+  it("an agent that sets no maxDurationMs gets the runner's RUNNER_MAX_RUN_DURATION_MS", async () => {
+    await Promise.all(platform.runners.splice(0).map((runner) => runner.stop('SIGTERM')));
+    await platform.startRunner({ RUNNER_MAX_RUN_DURATION_MS: '1000' });
+    const script = Array.from({ length: 10 }, (_, i) => ({ say: `step ${i}` }));
+    const created = await agent('defaulted', 'dur.default', 400, script, {});
+    expect(created.status).toBe(201);
+    const row = await ended(await runOf(created.body.id as string, 'dur.default'));
+    expect(row).toMatchObject({ status: 'failed', reason: 'duration_exceeded' });
+    expect(row.outcome.turns).toBeLessThan(4);
+  });
 });
