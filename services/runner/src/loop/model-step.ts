@@ -57,12 +57,15 @@ async function complete(session: RunSession, options: AgentLoopOptions): Promise
   const { model } = session;
   if (!model) throw new Error('the run has no model: model step before set-up');
   const started = performance.now();
+  const bounded = boundedSignal(session, options);
   try {
-    const response = await model.complete({ messages: session.recorder.state.conversation, tools: session.modelTools, signal: boundedSignal(session, options) });
+    const response = await model.complete({ messages: session.recorder.state.conversation, tools: session.modelTools, signal: bounded.signal });
     return { ...response, durationMs: performance.now() - started };
   } catch (error) {
     if (error instanceof ModelError) options.metrics?.modelError({ ...modelLabels(session.run.spec.model), code: error.code });
     throw error;
+  } finally {
+    bounded.release();
   }
 }
 

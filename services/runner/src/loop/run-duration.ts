@@ -26,11 +26,16 @@ export function overDuration(session: RunSession, options: AgentLoopOptions): st
   return ran >= limit ? `the run ran ${Math.round(ran)} ms; its maxDurationMs is ${limit}` : null;
 }
 
-/** The run's signal, also aborted when the limit is reached: a model call in flight is bounded too. */
-export function boundedSignal(session: RunSession, options: AgentLoopOptions): AbortSignal {
+/**
+ * The run's signal, also aborted when the limit is reached: a model call in flight is bounded too.
+ * `release` clears the timer once the call is over (a limit of a day must not leave a timer per call).
+ */
+export function boundedSignal(session: RunSession, options: AgentLoopOptions): { signal: AbortSignal; release: () => void } {
   const limit = durationLimitMs(session, options);
-  if (limit === null) return session.context.signal;
-  return AbortSignal.any([session.context.signal, AbortSignal.timeout(Math.max(1, Math.ceil(limit - ranMs(session))))]);
+  if (limit === null) return { signal: session.context.signal, release: () => {} };
+  const timeUp = new AbortController();
+  const timer = setTimeout(() => timeUp.abort(new Error('duration_exceeded')), Math.max(1, Math.ceil(limit - ranMs(session))));
+  return { signal: AbortSignal.any([session.context.signal, timeUp.signal]), release: () => clearTimeout(timer) };
 }
 
 /** Records this execution's running time as the run parks; a park that fails goes on counting from now, not twice. */
