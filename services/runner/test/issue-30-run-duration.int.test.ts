@@ -1,5 +1,14 @@
 import { SqlPool } from '@switchyard/db';
-import { apiClient, startTestMcpServer, startTestPlatform, waitFor, type TestMcpHttpServer, type TestPlatform } from '@switchyard/testing';
+import {
+  apiClient,
+  startLocalOpenAiServer,
+  startTestMcpServer,
+  startTestPlatform,
+  waitFor,
+  type LocalOpenAiServer,
+  type TestMcpHttpServer,
+  type TestPlatform,
+} from '@switchyard/testing';
 import { decideApproval, nextStop } from './approval-test-helpers';
 
 /**
@@ -15,8 +24,12 @@ describe('issue 30: a wall-clock limit per run', () => {
   let pool: SqlPool;
   let api: ReturnType<typeof apiClient>;
   let ws: string;
+  let openai: LocalOpenAiServer;
   beforeAll(async () => {
-    platform = await startTestPlatform({ matcher: true, env: { RUNNER_MCP_ALLOW_PRIVATE: 'true', RUNNER_SWEEP_INTERVAL_MS: '500', CLAIM_IDLE_MS: '1000' } });
+    // A model that answers after 20 s: only the run's duration limit can end its call sooner.
+    openai = await startLocalOpenAiServer({ respond: () => ({ type: 'message', content: 'too late', delayMs: 20_000 }) });
+    const env = { RUNNER_MCP_ALLOW_PRIVATE: 'true', RUNNER_SWEEP_INTERVAL_MS: '500', CLAIM_IDLE_MS: '1000' };
+    platform = await startTestPlatform({ matcher: true, env: { ...env, OPENAI_BASE_URL: openai.baseUrl, OPENAI_API_KEY: 'sk-test-duration', MODEL_MAX_ATTEMPTS: '1', MODEL_TIMEOUT_MS: '30000' } });
     pool = new SqlPool({ databaseUrl: platform.db.url, poolMax: 2 });
     mcp = await startTestMcpServer();
     ws = `w${Math.random().toString(36).slice(2, 8)}`;
@@ -27,6 +40,7 @@ describe('issue 30: a wall-clock limit per run', () => {
     await pool?.$disconnect();
     await platform?.stop();
     await mcp?.close();
+    await openai?.close();
   });
 
   const agent = async (name: string, kind: string, stepMs: number, script: unknown[], budget: Record<string, unknown>) =>
@@ -116,6 +130,21 @@ describe('issue 30: a wall-clock limit per run', () => {
     expect(row.outcome.turns).toBeLessThan(6);
     const [ran] = (await notices(run)).filter((notice) => notice.code === 'execution_ran');
     expect(ran.ranMs).toBeGreaterThanOrEqual(1_200);
+  });
+
+  it('a call of the real openai client to a slow model is cut at the limit: duration_exceeded, not model_aborted', async () => {
+    const response = await api('POST', `/v1/workspaces/${ws}/agents`, {
+      name: 'slow-openai',
+      instructions: 'Act on the fact.',
+      model: { provider: 'openai', name: 'slow' },
+      triggers: [{ kind: 'dur.openai' }],
+      budget: { maxDurationMs: 1_000 },
+    });
+    expect(response.status).toBe(201);
+    const started = Date.now();
+    const row = await ended(await runOf(response.body.id as string, 'dur.openai'));
+    expect(row).toMatchObject({ status: 'failed', reason: 'duration_exceeded', outcome: { turns: 0 } });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("an agent that sets no maxDurationMs gets the runner's RUNNER_MAX_RUN_DURATION_MS", async () => {
