@@ -1,14 +1,6 @@
 import { SqlPool } from '@switchyard/db';
-import {
-  apiClient,
-  startLocalOpenAiServer,
-  startTestMcpServer,
-  startTestPlatform,
-  waitFor,
-  type LocalOpenAiServer,
-  type TestMcpHttpServer,
-  type TestPlatform,
-} from '@switchyard/testing';
+import { apiClient, startLocalOpenAiServer, startTestMcpServer, startTestPlatform, waitFor } from '@switchyard/testing';
+import type { LocalOpenAiServer, TestMcpHttpServer, TestPlatform } from '@switchyard/testing';
 import { decideApproval, nextStop } from './approval-test-helpers';
 
 /**
