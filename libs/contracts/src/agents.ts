@@ -133,6 +133,10 @@ export const AgentRulesSchema = z.strictObject({
   ask: z.array(ToolNameGlobSchema).max(100).default([]),
 });
 
+/** The bounds of `budget.maxDurationMs`: a second to a day of running time. */
+export const MIN_RUN_DURATION_MS = 1_000;
+export const MAX_RUN_DURATION_MS = 86_400_000;
+
 /** Spending limits; a run stops when one is reached. */
 export const AgentBudgetSchema = z
   .strictObject({
@@ -147,6 +151,12 @@ export const AgentBudgetSchema = z
      * may use; it holds for models without a price too. @defaultValue unset (no token cap)
      */
     maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
+    /**
+     * Most wall-clock time a single run may spend running, in ms; time parked
+     * (awaiting approvals) does not count (decision 0050).
+     * @defaultValue unset (the runner's RUNNER_MAX_RUN_DURATION_MS, if set; else no limit)
+     */
+    maxDurationMs: z.number().int().min(MIN_RUN_DURATION_MS).max(MAX_RUN_DURATION_MS).optional(),
   })
   .refine((budget) => budget.perRunUsd <= budget.perDayUsd, { message: 'perRunUsd exceeds perDayUsd', path: ['perRunUsd'] });
 

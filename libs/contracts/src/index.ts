@@ -67,6 +67,8 @@ export {
   AGENT_FACT_KINDS,
   AGENT_SPEC_SCHEMA_VERSION,
   AgentBudgetSchema,
+  MAX_RUN_DURATION_MS,
+  MIN_RUN_DURATION_MS,
   AgentFactPayloadSchema,
   AgentFlowSchema,
   AgentIdSchema,

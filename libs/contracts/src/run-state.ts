@@ -38,6 +38,8 @@ export const RunStateTallySchema = z.strictObject({
   unpriced: z.boolean(),
   /** The latest non-empty message of the model. */
   summary: z.string(),
+  /** Running time of the run's earlier executions, in ms, as their `execution_ran` notices say (decision 0050); absent: none recorded. */
+  ranMs: z.number().int().min(0).optional(),
   /** Peer-note digests (an agent with `awareness: digest`, decision 0047); absent for every other run. */
   awareness: z
     .strictObject({

@@ -35,6 +35,8 @@ export const RUN_FAILURE_CODES = {
   maxTurnsReached: 'max_turns_reached',
   /** A budget cap (`maxTokens`, `perRunUsd`, `perDayUsd`) was reached before a model call or exceeded after one. */
   budgetExceeded: 'budget_exceeded',
+  /** The run ran (parked time not counted) past `budget.maxDurationMs` or the runner's default (decision 0050). */
+  durationExceeded: 'duration_exceeded',
   /** The run's context (spec version, fact, session) is no longer in PostgreSQL: nothing to execute. */
   runContextMissing: 'run_context_missing',
   /** The run's signal aborted the loop between steps (its runner stopping). */

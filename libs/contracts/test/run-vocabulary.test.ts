@@ -27,6 +27,7 @@ describe('the run vocabulary', () => {
       'executor_error',
       'max_turns_reached',
       'budget_exceeded',
+      'duration_exceeded',
       'run_context_missing',
       'aborted',
       'enqueue_failed',

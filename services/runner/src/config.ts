@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { BaseEnvSchema, loadConfig, SecretsEnvSchema } from '@switchyard/config';
+import { MAX_RUN_DURATION_MS, MIN_RUN_DURATION_MS } from '@switchyard/contracts';
 import { ModelEnvSchema } from './model/model-config';
 import { ToolsEnvSchema } from './tools/tools-config';
 
@@ -26,6 +27,12 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
    * query when there is nothing to do. @defaultValue 5000
    */
   RUNNER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  /**
+   * The wall-clock limit of a run whose agent sets no `budget.maxDurationMs`, in ms of running
+   * time (parked time not counted); a run past it fails `duration_exceeded` (decision 0050).
+   * @defaultValue unset (no limit)
+   */
+  RUNNER_MAX_RUN_DURATION_MS: z.coerce.number().int().min(MIN_RUN_DURATION_MS).max(MAX_RUN_DURATION_MS).optional(),
   /** How long a SIGTERM waits for active runs before the process exits anyway. @defaultValue 10000 */
   RUNNER_CLOSE_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /**

@@ -63,6 +63,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     peerNotes: new AgentMessageStore(sql),
     teammates,
     guardedTools: config.RUNNER_GUARDED_TOOLS,
+    ...(config.RUNNER_MAX_RUN_DURATION_MS === undefined ? {} : { maxDurationMs: config.RUNNER_MAX_RUN_DURATION_MS }),
     metrics,
     log,
   });

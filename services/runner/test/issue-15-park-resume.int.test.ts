@@ -162,8 +162,10 @@ describe('issue 15: parked approvals in the runner', () => {
     expect(callsOf('echo').map((call) => call.arguments)).toEqual([{ text: 'parked call' }]);
     const transcript = await entries(a);
     expect(transcript.map((entry) => entry.seq)).toEqual(transcript.map((_, i) => transcript[0]!.seq + i));
-    expect(transcript.map((entry) => entry.type)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
-    expect(transcript[3]!.content).toMatchObject({ toolCallId: 'scripted_call_0', name: 'web.echo', ok: true, arguments: { text: 'parked call' } });
+    // The park records the execution's running time (decision 0050) between the answer and its call's result.
+    expect(transcript.map((entry) => entry.type)).toEqual(['system', 'user', 'assistant', 'notice', 'tool', 'assistant']);
+    expect(transcript[3]!.content).toMatchObject({ code: 'execution_ran' });
+    expect(transcript[4]!.content).toMatchObject({ toolCallId: 'scripted_call_0', name: 'web.echo', ok: true, arguments: { text: 'parked call' } });
     expect(rowA.outcome).toMatchObject({ summary: 'done', turns: 2, toolCalls: 1 });
     const [approval] = await approvalsOfRun(pool, a);
     expect(approval).toMatchObject({ status: 'approved', note: 'go ahead' });

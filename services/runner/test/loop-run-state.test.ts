@@ -23,6 +23,14 @@ describe('rebuildRunState', () => {
     expect(rebuildRunState(RUN, [])).toEqual(emptyRunState(RUN));
   });
 
+  it('execution_ran notices (one per park) add up to the running time of the earlier executions, out of the conversation', () => {
+    const ran = (ms: number) => ({ type: 'notice', content: { code: 'execution_ran', message: `ran ${ms} ms`, ranMs: ms } });
+    const state = rebuildRunState(RUN, entries(...prompt, ran(1200), ran(345)));
+    expect(state.tally.ranMs).toBe(1545);
+    expect(state.conversation).toHaveLength(2);
+    expect(RunStateSchema.parse(state)).toEqual(state);
+  });
+
   it('an answer whose calls are partly answered: the rest are pending, and the results reach the conversation as data', () => {
     const state = rebuildRunState(
       RUN,

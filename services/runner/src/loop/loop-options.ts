@@ -43,6 +43,8 @@ export interface AgentLoopOptions {
   guardedTools?: readonly string[];
   /** Peer notes for agents with `awareness: digest` (decision 0047); absent: no digest is ever taken. @defaultValue none */
   peerNotes?: PeerNoteReader;
+  /** The wall-clock limit of a run whose spec sets no `budget.maxDurationMs` (RUNNER_MAX_RUN_DURATION_MS, decision 0050). @defaultValue none */
+  maxDurationMs?: number;
   /** Model and tool call counters. @defaultValue none */
   metrics?: LoopMetrics;
   /** Told of each step as it ends, with the run's state after it (tests, tracing); must not throw. @defaultValue none */
@@ -54,6 +56,7 @@ export interface AgentLoopOptions {
 export const LOOP_ERRORS = {
   maxTurns: RUN_FAILURE_CODES.maxTurnsReached,
   budget: RUN_FAILURE_CODES.budgetExceeded,
+  duration: RUN_FAILURE_CODES.durationExceeded,
   contextMissing: RUN_FAILURE_CODES.runContextMissing,
   aborted: RUN_FAILURE_CODES.aborted,
   /**

@@ -1,8 +1,9 @@
-import type { AgentSpec } from '@switchyard/contracts';
+import { MODEL_ERROR_CODES, type AgentSpec } from '@switchyard/contracts';
 import { ModelError, type ModelResponse } from '../model/model';
 import { overBudget } from './budget';
 import { LOOP_ERRORS, type AgentLoopOptions } from './loop-options';
 import type { RunSession } from './run-session';
+import { boundedSignal, overDuration } from './run-duration';
 import { costOf } from './run-tally';
 import type { StepOutcome } from './step-outcome';
 
@@ -18,11 +19,18 @@ export async function modelStep(session: RunSession, options: AgentLoopOptions):
   if (tally.turns >= budget.maxTurns) return { type: 'failed', code: LOOP_ERRORS.maxTurns, message: `the run reached maxTurns (${budget.maxTurns})` };
   const over = overBudget(budget, tally, session.spend, 'reached');
   if (over) return { type: 'failed', code: LOOP_ERRORS.budget, message: over };
+  const overTime = overDuration(session, options);
+  if (overTime) return { type: 'failed', code: LOOP_ERRORS.duration, message: overTime };
   let response: ModelResponse & { durationMs: number };
   try {
     response = await complete(session, options);
   } catch (error) {
-    if (error instanceof ModelError) return { type: 'failed', code: error.code, message: session.redact(error.message) };
+    if (error instanceof ModelError) {
+      // A call cut short by the run's duration limit (boundedSignal) ends the run with that reason, not the model's.
+      const cut = error.code === MODEL_ERROR_CODES.aborted && !session.context.signal.aborted ? overDuration(session, options) : null;
+      if (cut) return { type: 'failed', code: LOOP_ERRORS.duration, message: cut };
+      return { type: 'failed', code: error.code, message: session.redact(error.message) };
+    }
     throw error;
   }
   const cost = costOf(options.prices, model, response.usage);
@@ -49,12 +57,15 @@ async function complete(session: RunSession, options: AgentLoopOptions): Promise
   const { model } = session;
   if (!model) throw new Error('the run has no model: model step before set-up');
   const started = performance.now();
+  const bounded = boundedSignal(session, options);
   try {
-    const response = await model.complete({ messages: session.recorder.state.conversation, tools: session.modelTools, signal: session.context.signal });
+    const response = await model.complete({ messages: session.recorder.state.conversation, tools: session.modelTools, signal: bounded.signal });
     return { ...response, durationMs: performance.now() - started };
   } catch (error) {
     if (error instanceof ModelError) options.metrics?.modelError({ ...modelLabels(session.run.spec.model), code: error.code });
     throw error;
+  } finally {
+    bounded.release();
   }
 }
 

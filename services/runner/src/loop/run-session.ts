@@ -37,6 +37,8 @@ export interface RunSession {
   spend: SpendStanding;
   /** Steps taken by this execution (a fresh run's prompt is written with its first step). */
   steps: number;
+  /** When this execution's running time starts (performance.now()), or restarts after a park that failed (run-duration.ts). */
+  ranSince: number;
   /** The run parked on approvals: teardown leaves its mailbox open (it goes on later). */
   parked?: boolean;
 }
@@ -55,7 +57,7 @@ export async function openSession(options: AgentLoopOptions, run: ExecutableRun,
   const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq });
   const recorder = new RunRecorder(writer, state, redactContent);
   const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
-  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], callable: [], modelTools: [], tokenMinted: false, spend: NO_SPEND, steps: 0 };
+  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], callable: [], modelTools: [], tokenMinted: false, spend: NO_SPEND, steps: 0, ranSince: performance.now() };
 }
 
 /**

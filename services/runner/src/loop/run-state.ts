@@ -2,6 +2,7 @@ import { RecordedEntrySchema, RUN_STATE_SCHEMA_VERSION, type RecordedEntry, type
 import type { StoredEntry } from './loop-ports';
 import { PLAN_NOTICES } from './plan-tool';
 import { asData } from './render';
+import { EXECUTION_RAN } from './run-duration';
 
 /** The notice that marks where a digest run starts reading (the plane's newest seq then; awareness-digest.ts writes it, the fold reads it). */
 export const AWARENESS_STARTED = 'awareness_started';
@@ -57,6 +58,7 @@ export function foldEntry(state: RunState, entry: RecordedEntry): void {
     case 'tool':
       return foldToolResult(state, entry.content);
     case 'notice':
+      if (entry.content.code === EXECUTION_RAN && typeof entry.content.ranMs === 'number') state.tally.ranMs = (state.tally.ranMs ?? 0) + entry.content.ranMs;
       if (entry.content.code === PLAN_NOTICES.approved && entry.content.mode) state.permissionMode = entry.content.mode;
       if (entry.content.code === AWARENESS_STARTED && entry.content.through !== undefined && !state.tally.awareness) {
         state.tally.awareness = { through: entry.content.through, digests: 0, notes: 0, contextTokens: 0, addedTokens: 0 };

@@ -1,5 +1,6 @@
 import { TOOL_REFUSAL_CODES, type RunStateNext } from '@switchyard/contracts';
 import { LOOP_ERRORS, type AgentLoopOptions } from './loop-options';
+import { recordRanTime } from './run-duration';
 import { effectiveMode, offerTools, type RunSession } from './run-session';
 import type { StepOutcome } from './step-outcome';
 import { answerAsks, callTools, type AskingCall } from './tool-calls';
@@ -48,7 +49,8 @@ async function park(session: RunSession, asks: readonly AskingCall[], options: A
     return false;
   }
   try {
-    // What the run did so far is stored before it waits.
+    // What the run did so far is stored before it waits, with its running time: parked time does not count (decision 0050).
+    recordRanTime(session);
     await recorder.flush();
     const outcome = await context.park(asks.map((ask) => ask.request), run.spec.approvals.timeoutMs);
     if (outcome.type === 'parked') return true;
