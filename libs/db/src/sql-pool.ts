@@ -73,6 +73,14 @@ export class SqlPool implements SqlRunner, SqlTransactions {
    */
   async transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // pg-pool listens for a checked-out client's errors no more: a backend terminated between two
+    // statements (a restart, pg_terminate_backend) would be an unhandled 'error' that ends the
+    // process. Noted here, it fails the next statement and the connection is discarded.
+    let lost: unknown;
+    const onError = (error: unknown) => {
+      lost = error;
+    };
+    client.on('error', onError);
     const tx: SqlRunner = {
       $queryRawUnsafe: async <R = unknown>(query: string, ...values: unknown[]) => (await client.query(this.statement(query, values))).rows as R,
       $executeRawUnsafe: async (query: string, ...values: unknown[]) => (await client.query(this.statement(query, values))).rowCount ?? 0,
@@ -88,8 +96,9 @@ export class SqlPool implements SqlRunner, SqlTransactions {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      // A connection whose rollback may not have gone through is not handed out again.
-      client.release(failed ? true : undefined);
+      client.off('error', onError);
+      // A connection whose rollback may not have gone through, or that failed, is not handed out again.
+      client.release(failed || lost !== undefined ? true : undefined);
     }
   }
 

@@ -1,4 +1,4 @@
-import { createTestSql, type TestSql } from '@switchyard/testing';
+import { createTestSql, waitFor, type TestSql } from '@switchyard/testing';
 import { SqlPool } from '../src';
 
 /**
@@ -33,5 +33,18 @@ describe('SqlPool', () => {
 
   it('counts the rows a statement changed', async () => {
     expect(await pool.$executeRawUnsafe(`UPDATE workspaces SET slug = slug WHERE slug = $1`, 'none')).toBe(0);
+  });
+
+  it("survives its transaction's backend terminated between two statements: the next one fails, the pool serves on", async () => {
+    const failed = pool.transaction(async (tx) => {
+      const [{ pid }] = await tx.$queryRawUnsafe<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
+      // Terminated from outside while the transaction waits between statements (what a restart or a chaos kill does).
+      await t.pg.query('SELECT pg_terminate_backend($1)', [pid]);
+      await waitFor(async () => (await t.pg.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0, { what: 'the backend gone' });
+      return tx.$queryRawUnsafe('SELECT 1');
+    });
+    await expect(failed).rejects.toThrow();
+    // The broken connection was discarded: the pool (of one) answers on a new one.
+    expect(await pool.$queryRawUnsafe('SELECT 1 AS ok')).toEqual([{ ok: 1 }]);
   });
 });
