@@ -37,7 +37,8 @@ describe('SqlPool', () => {
 
   it("survives its transaction's backend terminated between two statements: the next one fails, the pool serves on", async () => {
     const failed = pool.transaction(async (tx) => {
-      const [{ pid }] = await tx.$queryRawUnsafe<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
+      const [row] = await tx.$queryRawUnsafe<Array<{ pid: number }>>('SELECT pg_backend_pid() AS pid');
+      const pid = row!.pid;
       // Terminated from outside while the transaction waits between statements (what a restart or a chaos kill does).
       await t.pg.query('SELECT pg_terminate_backend($1)', [pid]);
       await waitFor(async () => (await t.pg.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0, { what: 'the backend gone' });

@@ -1,8 +1,7 @@
 import type { AgentLoopOptions } from './loop-options';
 import type { RunSession } from './run-session';
+import { EXECUTION_RAN } from './run-state';
 
-/** The notice a run records as an execution of it parks: the running time it adds (decision 0050). */
-export const EXECUTION_RAN = 'execution_ran';
 
 /** The run's wall-clock limit: its spec's `budget.maxDurationMs`, else the runner's default; null: none. */
 export function durationLimitMs(session: RunSession, options: AgentLoopOptions): number | null {

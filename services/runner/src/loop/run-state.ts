@@ -2,7 +2,9 @@ import { RecordedEntrySchema, RUN_STATE_SCHEMA_VERSION, type RecordedEntry, type
 import type { StoredEntry } from './loop-ports';
 import { PLAN_NOTICES } from './plan-tool';
 import { asData } from './render';
-import { EXECUTION_RAN } from './run-duration';
+
+/** The notice a run records as an execution of it parks: the running time it adds (decision 0050); the state adds them up. */
+export const EXECUTION_RAN = 'execution_ran';
 
 /** The notice that marks where a digest run starts reading (the plane's newest seq then; awareness-digest.ts writes it, the fold reads it). */
 export const AWARENESS_STARTED = 'awareness_started';
