@@ -69,7 +69,7 @@ export class AgentMessageSession {
         if (this.closed) return;
         const page = await this.options.listAfter(this.options.workspaceId, this.lastSeq, PAGE);
         if (this.closed) return;
-        // One write per page: a write per event costs a syscall each, the gateway's largest cost at 500 notes/s.
+        // One write per page: a write per event costs a syscall each.
         if (page.length > 0) {
           this.options.res.write(page.map((observation) => `id: ${observation.seq}\nevent: observation\ndata: ${JSON.stringify(observation)}\n\n`).join(''));
           this.lastSeq = page.at(-1)!.seq;
