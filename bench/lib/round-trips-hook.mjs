@@ -109,5 +109,8 @@ process.on('SIGUSR2', () => {
 });
 process.on('SIGWINCH', () => {
   fs.mkdirSync(OUT, { recursive: true });
-  fs.writeFileSync(path.join(OUT, `${process.pid}.json`), JSON.stringify(Object.fromEntries(counts)));
+  // Written aside, then renamed: the reader waits for the file to exist and must never read it half written.
+  const file = path.join(OUT, `${process.pid}.json`);
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(Object.fromEntries(counts)));
+  fs.renameSync(`${file}.tmp`, file);
 });
