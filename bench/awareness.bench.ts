@@ -123,10 +123,15 @@ async function main(): Promise<void> {
         if (page.observations.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
+    // Post → 202 apart: the write path's share of post → observed.
+    const onAccepted: number[] = [];
     await load.openLoop(RATE, total, `${WS}/agent-messages`, (i) => {
       sentAt.set(`bench-${String(i).padStart(8, '0')}`, performance.now());
       return envelope(i);
-    }, expect202);
+    }, (status, i) => {
+      expect202(status);
+      onAccepted.push(performance.now() - sentAt.get(`bench-${String(i).padStart(8, '0')}`)!);
+    });
     const deadline = Date.now() + 30_000;
     while ((seenSse.size < total || seenRead.size < total) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     stop.abort();
@@ -143,6 +148,7 @@ async function main(): Promise<void> {
     const baseline = await bareStreamBaseline(redis, `${prefix}:bare`, total);
     const sse = summary(onSse);
     const read = summary(onRead);
+    const accepted = summary(onAccepted);
     const bare = summary(baseline);
     const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
     const body = `## Peer notes (\`npm run bench:awareness\`)
@@ -157,6 +163,7 @@ Post → observed: from the note's send to its arrival on each read surface.
 |---|---:|---:|---:|---:|
 | read API (\`GET /agent-messages?since=\`, paged as answers come) | ${read.n} | ${fmt(read.p50, 1)} ms | ${fmt(read.p95, 1)} ms | ${fmt(read.p99, 1)} ms |
 | SSE projection (\`/agent-messages/stream\`) | ${sse.n} | ${fmt(sse.p50, 1)} ms | ${fmt(sse.p95, 1)} ms | ${fmt(sse.p99, 1)} ms |
+| write path alone: post → \`202\` (note committed) | ${accepted.n} | ${fmt(accepted.p50, 1)} ms | ${fmt(accepted.p95, 1)} ms | ${fmt(accepted.p99, 1)} ms |
 | baseline: bare XADD → XREAD BLOCK of the same payloads, same rate, no services | ${bare.n} | ${fmt(bare.p50, 1)} ms | ${fmt(bare.p95, 1)} ms | ${fmt(bare.p99, 1)} ms |
 
 Capacity, closed loop (16 keep-alive clients, ${fmt(CAPACITY)} requests each): ${fmt((CAPACITY * 1000) / capacityNotesMs)} notes/s observed (202) beside ${fmt((CAPACITY * 1000) / capacityFactsMs)} facts/s accepted by \`POST /events\` (one fact per request) in the same run: ${fmt(capacityNotesMs > 0 ? capacityFactsMs / capacityNotesMs : 0, 2)} of the fact door's rate.

@@ -108,14 +108,14 @@ export class HttpLoad {
   }
 
   /** Sends `total` requests at `perSecond`, on schedule whatever the responses do (open loop). */
-  async openLoop(perSecond: number, total: number, path: string, body: (i: number) => string, check: (status: number) => void): Promise<void> {
+  async openLoop(perSecond: number, total: number, path: string, body: (i: number) => string, check: (status: number, i: number) => void): Promise<void> {
     const started = performance.now();
     const inflight: Promise<void>[] = [];
     for (let i = 0; i < total; i++) {
       const due = started + (i * 1000) / perSecond;
       const wait = due - performance.now();
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      inflight.push(this.post(path, body(i)).then((r) => check(r.status)));
+      inflight.push(this.post(path, body(i)).then((r) => check(r.status, i)));
     }
     await Promise.all(inflight);
   }
