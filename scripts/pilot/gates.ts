@@ -63,7 +63,12 @@ export interface PilotDecision {
   messageRegressions: number;
   decision: 'proceed' | 'stop';
   reasons: string[];
+  /** ADR conditions this pilot cannot judge: a proceed holds only within them. */
+  notEvaluated: string[];
 }
+
+/** The pilot runs every service on one host, so ADR 0002's cross-host stop condition is out of its reach. */
+export const NOT_EVALUATED = ['cross-host delivery: every service ran on one host; a pilot across hosts must judge it before delivery crosses hosts'];
 
 const median = (values: number[]) => {
   if (values.length === 0) return 0;
@@ -127,5 +132,5 @@ export function decide(runs: PilotRunRecord[], plane: PlaneRecord): PilotDecisio
   if (messageRegressions > 0.05) reasons.push('message-attributable regressions above 5 %');
   const benefit = acceptanceGainPoints >= 10 || medianTimeFall >= 0.15;
   if (!benefit) reasons.push('benefit below threshold (acceptance +10 points or median time −15 %)');
-  return { gates, safetyPassed, byClass, acceptanceGainPoints, medianTimeFall, labels, messageRegressions, decision: reasons.length === 0 ? 'proceed' : 'stop', reasons };
+  return { gates, safetyPassed, byClass, acceptanceGainPoints, medianTimeFall, labels, messageRegressions, decision: reasons.length === 0 ? 'proceed' : 'stop', reasons, notEvaluated: NOT_EVALUATED };
 }

@@ -11,6 +11,7 @@ export function pilotMarkdown(input: { seed: number; model: string; duplicateSto
     '',
     `- Seed: ${input.seed} · model: ${input.model} · runs: ${runs.length} (${runs.filter((r) => r.aware).length} with digest, ${runs.filter((r) => !r.aware).length} shadow)${input.duplicateStorm ? ' · **duplicate storm injected**' : ''}`,
     `- Decision: **${decision.decision}**${decision.reasons.length ? ` — ${decision.reasons.join('; ')}` : ''}`,
+    ...decision.notEvaluated.map((what) => `- Not evaluated: ${what}`),
     '',
     '## Gates',
     '',

@@ -23,6 +23,7 @@ describe('awareness pilot gates', () => {
     expect(decision.safetyPassed).toBe(true);
     expect(decision.acceptanceGainPoints).toBeCloseTo(50);
     expect(decision.decision).toBe('proceed');
+    expect(decision.notEvaluated).toEqual([expect.stringMatching(/^cross-host delivery/)]);
   });
 
   it('a duplicate storm fails the duplicates gate, and the pilot stops', () => {

@@ -15,6 +15,7 @@ async function pilot(extra: string[], env: Record<string, string> = {}): Promise
     const args = extra.includes('--model') ? extra : ['--model', 'scripted', ...extra];
     await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/pilot/main.ts', '--tasks', 'pilot/tasks.json', '--out', out, ...args], { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 });
     expect(readFileSync(path.join(out, 'awareness-pilot.md'), 'utf8')).toContain('# Awareness pilot report (ADR 0002)');
+    expect(readFileSync(path.join(out, 'awareness-pilot.md'), 'utf8')).toContain('- Not evaluated: cross-host delivery');
     return JSON.parse(readFileSync(path.join(out, 'awareness-pilot.json'), 'utf8'));
   } finally {
     rmSync(out, { recursive: true, force: true });
