@@ -690,3 +690,5 @@ export {
   templateSecretNames,
 } from './templates';
 export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateSummary } from './templates';
+export { MAX_TRACE_SPANS, RunTraceSchema, TRACE_TEXT_CHARS, TraceAttributesSchema, TraceSpanKindSchema, TraceSpanSchema, TraceSpanStatusSchema } from './run-trace';
+export type { RunTrace, TraceAttributes, TraceSpan, TraceSpanKind } from './run-trace';

@@ -140,6 +140,8 @@ export const AssistantEntryContentSchema = z.looseObject({
   costUsd: z.number().min(0),
   unpriced: z.literal(true).optional(),
   final: z.boolean().optional(),
+  /** How long the model call took, ms (a run's trace, decision 0057); absent in older entries. */
+  durationMs: z.number().min(0).optional(),
 });
 /** `tool`: one call's result (`ok`) or error; `refused`: it never reached the tool; `wouldHave`: a shadow run captured it. */
 export const ToolEntryContentSchema = z.looseObject({

@@ -28,6 +28,8 @@ export const GROUPS = {
   matcher: 'matcher',
   notifier: 'notifier',
   approvals: 'approvals',
+  /** The notifier's export of ended runs' traces (decision 0057), apart from its notifications. */
+  traces: 'traces',
   /** Retired: the matcher's second group, for delegation returns, until they joined its own batches (decision 0032); destroyed at start. */
   retiredDelegationReturns: 'delegation-returns',
 } as const;

@@ -52,6 +52,7 @@ import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
 import { tokensRoutes } from './routes/tokens';
 import { transcriptRoutes } from './routes/transcript';
+import type { SqlTraceReader } from '@switchyard/traces';
 import { uiSessionRoutes } from './routes/ui-session';
 import { triesRoutes } from './routes/tries';
 import { TryAgent } from './commands/try-agent';
@@ -102,6 +103,8 @@ export interface GatewayAppDeps {
   secretBox: SecretBox | null;
   /** Runs' transcripts (the runner writes them). */
   transcripts: TranscriptReader;
+  /** Runs as traces (decision 0057). */
+  traces: Pick<SqlTraceReader, 'read'>;
   /** Sessions' runs and senders' names, for steering. */
   steering: SteeringStore;
   /** Try runs and their records (try-drive, decision 0027). */

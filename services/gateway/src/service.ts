@@ -33,6 +33,7 @@ import { PrismaSettingsStore } from './adapters/prisma-settings-store';
 import { PrismaSteeringStore } from './adapters/prisma-steering-store';
 import { PrismaTryStore } from './adapters/prisma-try-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
+import { SqlTraceReader } from '@switchyard/traces';
 import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
 import { PrismaMemberStore } from './adapters/prisma-member-store';
 import { PrismaAccessLinkStore } from './adapters/prisma-access-link-store';
@@ -142,6 +143,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     secrets: new PrismaSecretStore(prisma),
     secretBox,
     transcripts: new PrismaTranscriptReader(prisma),
+    traces: new SqlTraceReader(sql),
     steering: new PrismaSteeringStore(prisma),
     tries: new PrismaTryStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),

@@ -38,6 +38,29 @@ export const NotifierEnvSchema = BaseEnvSchema.extend({
   NOTIFICATIONS_ALLOW_PRIVATE: envBoolean.default(false),
   /** Host names (comma-separated) Mattermost URLs may use whatever they resolve to. @defaultValue none */
   NOTIFICATIONS_ALLOWED_HOSTS: hostList,
+  /**
+   * Base URL of an OTLP/HTTP collector: every ended run's trace is sent to
+   * `<url>/v1/traces` (decision 0057). Unset: no export; `GET /runs/{id}/trace` works either way. @defaultValue none
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  /** Headers of each export, as OpenTelemetry writes them: `key=value` pairs, comma-separated. @defaultValue none */
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const headers: Record<string, string> = {};
+      for (const pair of text.split(',').map((part) => part.trim()).filter((part) => part.length > 0)) {
+        const at = pair.indexOf('=');
+        try {
+          if (at <= 0) throw new Error('no key');
+          headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'each header is key=value, percent-encoded' });
+          return z.NEVER;
+        }
+      }
+      return headers;
+    }),
   /** Pending facts idle this long are taken over from a dead notifier. @defaultValue 30000 */
   CLAIM_IDLE_MS: z.coerce.number().int().min(200).default(30_000),
 }).extend(SecretsEnvSchema.shape);

@@ -2,6 +2,7 @@ import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
 import { secretBoxOf } from '@switchyard/config';
 import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
+import { RunTraceExporter, SqlTraceReader } from '@switchyard/traces';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createRedis, lastErrorsKey, StreamConsumer, toKey } from '@switchyard/redis';
 import { registerDeadLetterGauge, startService, storeChecks, type RunningService } from '@switchyard/runtime';
@@ -10,6 +11,7 @@ import { SqlNotifierStore } from './adapters/sql-notifier-store';
 import type { NotifierConfig } from './config';
 import { Delivery } from './delivery';
 import { Notifier } from './notifier';
+import { TraceExport } from './trace-export';
 
 /** A running notifier: its health port, its consumer name and how to stop it. */
 export type RunningNotifier = RunningService & { consumer: string };
@@ -73,6 +75,35 @@ export function startNotifier(config: NotifierConfig, log: Logger): Promise<Runn
     });
     service.onClose(consumer);
     await consumer.start();
+    if (config.OTEL_EXPORTER_OTLP_ENDPOINT) await startTraceExport(service, { config, redis, sql, deadLetters, log });
     return { consumer: config.NOTIFIER_CONSUMER };
   });
+}
+
+/** The `traces` group on `facts`: each ended run's trace to the OTLP/HTTP collector (decision 0057). */
+async function startTraceExport(
+  service: Parameters<Parameters<typeof startService>[1]>[0],
+  deps: { config: NotifierConfig; redis: ReturnType<typeof createRedis>; sql: SqlPool; deadLetters: SqlDeadLetterStore; log: Logger },
+): Promise<void> {
+  const { config, redis, log } = deps;
+  const exporter = new RunTraceExporter({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT!, headers: config.OTEL_EXPORTER_OTLP_HEADERS, timeoutMs: config.NOTIFIER_REQUEST_TIMEOUT_MS });
+  service.onClose(() => exporter.shutdown());
+  const traces = new TraceExport({ reader: new SqlTraceReader(deps.sql), exporter, log });
+  const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
+  const consumer = new StreamConsumer({
+    redis,
+    stream: factsKey,
+    group: GROUPS.traces,
+    consumer: config.NOTIFIER_CONSUMER,
+    deadLetters: deps.deadLetters,
+    lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, GROUPS.traces),
+    decode: (raw) => FactsMessageSchema.parse(raw),
+    handle: (entries) => traces.handle(entries.map(({ message }) => ({ fact: message.fact, workspaceId: message.workspaceId }))),
+    log,
+    claimIdleMs: config.CLAIM_IDLE_MS,
+    blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
+    startId: '$',
+  });
+  service.onClose(consumer);
+  await consumer.start();
 }

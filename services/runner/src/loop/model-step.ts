@@ -46,6 +46,7 @@ export async function modelStep(session: RunSession, options: AgentLoopOptions):
     costUsd: cost.usd,
     ...(cost.priced ? {} : { unpriced: true as const }),
     final,
+    durationMs: Math.round(response.durationMs),
   });
   const overAfter = overBudget(budget, tally, session.spend, 'exceeded');
   if (overAfter) return { type: 'failed', code: LOOP_ERRORS.budget, message: overAfter };
