@@ -41,6 +41,8 @@ export type { TestMcpCall, TestMcpHttpServer, TestMcpHttpServerOptions, TestMcpT
 export { describeRunQueueConformance, FakeRunQueue, FakeRunQueueStore, setRunColumns } from '@switchyard/runs/src/testing';
 export type { FakeQueuedRun, RunColumns, RunQueueHarness, RunTarget } from '@switchyard/runs/src/testing';
 export { startLocalMattermostServer } from './local-mattermost-server';
+export { startLocalOtlpReceiver } from './local-otlp-receiver';
+export type { LocalOtlpReceiver, ReceivedSpan } from './local-otlp-receiver';
 export { startLocalOidcProvider } from './local-oidc-provider';
 export type { LocalOidcProvider, LocalOidcProviderOptions } from './local-oidc-provider';
 export type { LocalMattermostFault, LocalMattermostPost, LocalMattermostRequest, LocalMattermostServer } from './local-mattermost-server';
