@@ -34,6 +34,8 @@ import {
   StartRunRequestSchema,
   StreamTicketResponseSchema,
   TranscriptResponseSchema,
+  RunTraceSchema,
+  TraceSpanSchema,
   WhoAmIResponseSchema,
   PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
@@ -98,7 +100,7 @@ import {
 
 /**
  * The named schemas of the document. The recursive ones (`JsonValue`,
- * `TriggerFilterNode`) are named too: a recursive schema must be a component
+ * `TriggerFilterNode`, `TraceSpan`) are named too: a recursive schema must be a component
  * of its own for its `$ref`s to resolve inside `components`.
  */
 const SCHEMAS = {
@@ -135,6 +137,8 @@ const SCHEMAS = {
   SecretInfo: SecretInfoSchema,
   ListSecretsResponse: ListSecretsResponseSchema,
   TranscriptResponse: TranscriptResponseSchema,
+  TraceSpan: TraceSpanSchema,
+  RunTrace: RunTraceSchema,
   PostSessionMessageRequest: PostSessionMessageRequestSchema,
   PostSessionMessageResponse: PostSessionMessageResponseSchema,
   TryAgentRequest: TryAgentRequestSchema,

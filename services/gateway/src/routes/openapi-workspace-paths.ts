@@ -146,6 +146,14 @@ export function agentLoopPaths(): OpenApiPaths {
         responses: { '200': json('TranscriptResponse', 'a page of entries'), ...errors },
       },
     },
+    [`${base}/runs/{id}/trace`]: {
+      get: {
+        operationId: 'getRunTrace',
+        summary: "A run as a tree of spans: model calls, tool calls, approvals, waits, notices (viewer; decision 0057)",
+        parameters: [ws, uuidParameter('id')],
+        responses: { '200': json('RunTrace', 'the run span and its children'), ...errors },
+      },
+    },
     [`${base}/sessions/{id}/messages`]: {
       post: {
         operationId: 'postSessionMessage',
