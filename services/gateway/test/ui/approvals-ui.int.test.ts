@@ -73,6 +73,12 @@ describe('issue 16: approvals and stop in the web UI (headless Chromium, real pr
     await page.getByTestId('run-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
     await inline.getByTestId('decision').filter({ hasText: 'approved' }).waitFor();
     expect(echoCalls()).toBe(1);
+    // The timeline (issue 35 §7): the approval's wait and the approved call as bars on the run's time axis.
+    const timeline = page.getByTestId('run-timeline');
+    await timeline.locator('[data-span-kind="approval"]').filter({ hasText: 'approval web.echo' }).filter({ hasText: 'approved' }).waitFor();
+    await timeline.locator('[data-span-kind="tool_call"]').filter({ hasText: 'execute_tool web.echo' }).waitFor();
+    expect(await timeline.locator('[data-span-kind="model_call"]').count()).toBeGreaterThan(0);
+    await screenshot(page, 'run-timeline');
     expect((await admin('GET', `${base}/approvals/${approval.id}`)).body).toMatchObject({ status: 'approved', note: 'ship it' });
   });
 

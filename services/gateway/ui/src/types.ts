@@ -41,6 +41,8 @@ export type {
   TokenInfo,
   Teammate,
   TranscriptEntry,
+  RunTrace,
+  TraceSpan,
   TryAgentResponse,
   UiSessionResponse,
   WouldHave,

@@ -4,12 +4,13 @@ import { Link, useLocation, useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
 import { ApprovalCard } from '../components/approval-card';
 import { CausationGraph } from '../components/causation-graph';
+import { RunTimeline } from '../components/run-timeline';
 import { Transcript } from '../components/transcript';
 import { durationOf, shortId, usd, when } from '../format';
 import { useFacts } from '../live';
 import { eventIdOf, isFinished, useAgents, useFact, useTranscript } from '../queries';
 import { useWorkspace } from '../session';
-import type { Approval, Run, StoppedRun } from '../types';
+import type { Approval, Run, RunTrace, StoppedRun } from '../types';
 
 export function RunDetailPage() {
   const { id } = useParams<{ id: string }>();
@@ -26,9 +27,10 @@ export function RunDetailPage() {
       if (f.subject.type === 'run' && f.subject.id === id) {
         void queryClient.invalidateQueries({ queryKey: ['run', slug, id] });
         void queryClient.invalidateQueries({ queryKey: ['transcript', slug, id] });
+        void queryClient.invalidateQueries({ queryKey: ['trace', slug, id] });
       }
     },
-    [['approvals', slug, 'run', id], ['run', slug, id], ['transcript', slug, id]],
+    [['approvals', slug, 'run', id], ['run', slug, id], ['transcript', slug, id], ['trace', slug, id]],
   );
   const approvals = useQuery({
     queryKey: ['approvals', slug, 'run', id],
@@ -37,6 +39,12 @@ export function RunDetailPage() {
   });
   const run = useQuery({ queryKey: ['run', slug, id], queryFn: () => api<Run>('GET', wsPath(slug, `/runs/${id}`)), enabled: live });
   const transcript = useTranscript(slug, id, !(run.data && isFinished(run.data)));
+  const trace = useQuery({
+    queryKey: ['trace', slug, id],
+    queryFn: () => api<RunTrace>('GET', wsPath(slug, `/runs/${id}/trace`)),
+    enabled: live,
+    refetchInterval: run.data && isFinished(run.data) ? false : 2_000,
+  });
   const agents = useAgents(slug);
   const fact = useFact(slug, run.data ? eventIdOf(run.data) : undefined);
 
@@ -145,6 +153,12 @@ export function RunDetailPage() {
               <ApprovalCard key={approval.id} approval={approval} showRun={false} />
             ))}
           </div>
+        </>
+      )}
+      {trace.data && trace.data.root.children.length > 0 && (
+        <>
+          <h2>Timeline</h2>
+          <RunTimeline trace={trace.data} />
         </>
       )}
       <h2>Transcript</h2>
