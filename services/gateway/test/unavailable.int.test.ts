@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { createPrismaClient } from '@switchyard/db';
 import { createRedis } from '@switchyard/redis';
-import { isStoreUnavailable } from '../src/http/unavailable';
+import { isStoreUnavailable } from '@switchyard/core';
 
 /** A port nothing listens on right now. */
 async function closedPort(): Promise<number> {

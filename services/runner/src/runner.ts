@@ -92,7 +92,8 @@ export class Runner {
   /**
    * The periodic sweep: claims the lanes with queued runs older than
    * `sweepQueuedAfterMs` (their job was lost) or a lapsed lease (a runner
-   * died; the claim fails its runs runner_lost), after queueing the turns
+   * died; the claim puts its runs back in line and continues them, or fails
+   * one lost inside a call not safe to repeat runner_lost: decision 0051), after queueing the turns
    * of teammates' mailboxes that no turn holds. Returns how many runs it
    * started and failed.
    */

@@ -33,6 +33,7 @@ export async function toolsStep(session: RunSession, next: Extract<RunStateNext,
     unrecorded: unrecorded(session, next.calls),
     run: { runId: run.id, workspaceId: run.workspaceId },
     afterPlan: run.spec.approvals.afterPlan,
+    shadow: session.runContext.origin.type === 'try',
   });
   if (effectiveMode(session) !== mode) offerTools(session);
   if (asks.length > 0 && (await park(session, asks, options))) return { type: 'interrupted', pending: asks.map((ask) => ask.call) };
