@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import {
   apiClient,
-  freePort,
+  RedisServer,
   spawnScript,
   startTestMcpServer,
   startTestPlatform,
@@ -11,7 +10,6 @@ import {
   type TestMcpHttpServer,
   type TestPlatform,
 } from '@switchyard/testing';
-import { createRedis, closeRedis } from '@switchyard/redis';
 import { scripted } from './runner-test-helpers';
 
 /**
@@ -40,45 +38,11 @@ interface EntryRow {
   content: { toolCallId?: string; toolCalls?: Array<{ id: string; name: string }>; final?: boolean; code?: string; name?: string };
 }
 
-/** A redis-server of the test's own, without persistence (stopping it loses its data, as a real outage may). */
-class OwnRedis {
-  private child: ChildProcess | undefined;
-  private constructor(readonly port: number) {}
-
-  static async start(): Promise<OwnRedis> {
-    const redis = new OwnRedis(await freePort());
-    await redis.launch();
-    return redis;
-  }
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async launch(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    const probe = createRedis(this.url, { maxRetriesPerRequest: 0 });
-    try {
-      await waitFor(async () => (await probe.ping().catch(() => null)) === 'PONG' || undefined, { timeoutMs: 10_000, intervalMs: 50, what: 'redis-server up' });
-    } finally {
-      await closeRedis(probe);
-    }
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await gone;
-  }
-}
-
 describe('issue 33: a run outlives its runner and a Redis blip', () => {
   let platform: TestPlatform | undefined;
   let pg: Client | undefined;
   let mcp: TestMcpHttpServer | undefined;
-  let ownRedis: OwnRedis | undefined;
+  let ownRedis: RedisServer | undefined;
   const extra: ServiceProcess[] = [];
   afterEach(async () => {
     await Promise.all(extra.splice(0).map((proc) => proc.stop('SIGKILL').catch(() => undefined)));
@@ -191,7 +155,8 @@ describe('issue 33: a run outlives its runner and a Redis blip', () => {
   });
 
   it('Redis stopped for 5 s while 50 runs execute: every run completes', async () => {
-    ownRedis = await OwnRedis.start();
+    // Not the shared Redis: one of the test's own, without persistence (it comes back empty, as after an outage).
+    ownRedis = await RedisServer.start();
     const env = { REDIS_URL: ownRedis.url, RUNNER_CONCURRENCY: '30', RUNNER_SWEEP_INTERVAL_MS: '500', CLAIM_IDLE_MS: '1000' };
     platform = await startTestPlatform({ matcher: true, runners: 2, env });
     await connect();
@@ -205,11 +170,11 @@ describe('issue 33: a run outlives its runner and a Redis blip', () => {
     }
     for (let i = 0; i < 10; i++) expect((await api('POST', '/v1/workspaces/blip/events', { kind: 'blip.go', subject: { type: 't', id: String(i) } })).status).toBe(202);
     await waitFor(async () => (await runsOf(agents)).filter((run) => run.status === 'running').length === 50 || undefined, { timeoutMs: 60_000, intervalMs: 50, what: '50 runs executing' });
-    await ownRedis.stop();
+    await ownRedis.down();
     const stoppedAt = Date.now();
     const retried = () => platform!.runners.every((runner) => /redis unavailable during a step; retrying the step/.test(runner.output()));
     await waitFor(() => (Date.now() - stoppedAt >= 5000 && retried()) || undefined, { timeoutMs: 30_000, intervalMs: 100, what: 'each runner retrying steps, Redis down for 5 s' });
-    await ownRedis.launch();
+    await ownRedis.up();
     const rows = await waitFor(async () => {
       const all = await runsOf(agents);
       return all.length === 50 && all.every((run) => run.status !== 'running' && run.status !== 'queued') ? all : undefined;
