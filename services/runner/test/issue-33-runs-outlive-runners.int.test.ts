@@ -111,9 +111,9 @@ describe('issue 33: a run outlives its runner and a Redis blip', () => {
       const tool = rows[0] && (await entriesOf(rows[0].id)).some((entry) => entry.type === 'tool');
       return tool ? rows : undefined;
     }, { timeoutMs: 30_000, intervalMs: 50, what: 'the model run in its second model call, its first step stored' });
-    await waitFor(() => (mcp!.calls.some((call) => call.name === 'slow') && mcp!.calls.some((call) => call.name === 'slow_write')) || undefined, { timeoutMs: 10_000, intervalMs: 20, what: 'the read and the write in progress' });
+    await waitFor(async () => (mcp!.calls.some((call) => call.name === 'slow') && mcp!.calls.some((call) => call.name === 'slow_write')) || undefined, { timeoutMs: 10_000, intervalMs: 20, what: 'the read and the write in progress' });
     await post('final');
-    await waitFor(() => /fixture: holding the ending/.test(dying.output()) || undefined, { timeoutMs: 10_000, intervalMs: 20, what: 'the final run held after its last step' });
+    await waitFor(async () => /fixture: holding the ending/.test(dying.output()) || undefined, { timeoutMs: 10_000, intervalMs: 20, what: 'the final run held after its last step' });
     await post('before', '1');
     await post('before', '2');
     expect(await dying.exited).toBe('SIGKILL');
@@ -173,7 +173,7 @@ describe('issue 33: a run outlives its runner and a Redis blip', () => {
     await ownRedis.down();
     const stoppedAt = Date.now();
     const retried = () => platform!.runners.every((runner) => /redis unavailable during a step; retrying the step/.test(runner.output()));
-    await waitFor(() => (Date.now() - stoppedAt >= 5000 && retried()) || undefined, { timeoutMs: 30_000, intervalMs: 100, what: 'each runner retrying steps, Redis down for 5 s' });
+    await waitFor(async () => (Date.now() - stoppedAt >= 5000 && retried()) || undefined, { timeoutMs: 30_000, intervalMs: 100, what: 'each runner retrying steps, Redis down for 5 s' });
     await ownRedis.up();
     const rows = await waitFor(async () => {
       const all = await runsOf(agents);
