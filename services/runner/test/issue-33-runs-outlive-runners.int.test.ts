@@ -78,7 +78,7 @@ describe('issue 33: a run outlives its runner and a Redis blip', () => {
 
   it('a runner SIGKILLed with runs at every step kind: each is continued by another runner and completes once; the one inside a write call ends runner_lost, the call made once', async () => {
     mcp = await startTestMcpServer();
-    const env = { RUNNER_MCP_ALLOW_PRIVATE: 'true', RUNNER_LEASE_MS: '3000', RUNNER_SWEEP_INTERVAL_MS: '300', CLAIM_IDLE_MS: '1000' };
+    const env = { RUNNER_MCP_ALLOW_PRIVATE: 'true', RUNNER_LEASE_MS: '5000', RUNNER_SWEEP_INTERVAL_MS: '300', CLAIM_IDLE_MS: '1000' };
     platform = await startTestPlatform({ matcher: true, runners: 0, env });
     await connect();
     const token = await platform.createWorkspace('outlive');
@@ -91,10 +91,10 @@ describe('issue 33: a run outlives its runner and a Redis blip', () => {
     };
     const post = async (name: string, id = '1') => expect((await api('POST', '/v1/workspaces/outlive/events', { kind: `${name}.go`, subject: { type: 't', id } })).status).toBe(202);
     const agents = {
-      // A read, then a model call of 8 s: killed during that second call, its first step stored.
-      model: await agent('model', { model: { provider: 'scripted', name: 'script', params: { stepMs: 8000 } }, script: [{ tool: 'web.echo', arguments: { text: 'first step' } }, { say: 'done' }] }),
-      read: await agent('read', { model: { provider: 'scripted', name: 'script' }, script: [{ tool: 'web.slow', arguments: { ms: 15_000 } }, { say: 'done' }] }),
-      write: await agent('write', { model: { provider: 'scripted', name: 'script' }, script: [{ tool: 'web.slow_write', arguments: { ms: 15_000 } }, { say: 'done' }] }),
+      // A read, then a model call of 10 s: killed during that second call, its first step stored.
+      model: await agent('model', { model: { provider: 'scripted', name: 'script', params: { stepMs: 10_000 } }, script: [{ tool: 'web.echo', arguments: { text: 'first step' } }, { say: 'done' }] }),
+      read: await agent('read', { model: { provider: 'scripted', name: 'script' }, script: [{ tool: 'web.slow', arguments: { ms: 25_000 } }, { say: 'done' }] }),
+      write: await agent('write', { model: { provider: 'scripted', name: 'script' }, script: [{ tool: 'web.slow_write', arguments: { ms: 25_000 } }, { say: 'done' }] }),
       final: await agent('final', { model: { provider: 'scripted', name: 'script' }, script: [{ say: 'done' }] }),
       // Concurrency 1: the first run's ending starts the second, and the runner dies right then.
       before: await agent('before', { model: { provider: 'scripted', name: 'script', params: { stepMs: 1500 } }, script: [{ say: 'done' }] }),
