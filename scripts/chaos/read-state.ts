@@ -17,8 +17,8 @@ export async function readFacts(pg: Client, workspaceId: string): Promise<Stored
 
 /** Every run of the workspace, from PostgreSQL. */
 export async function readRuns(pg: Client, workspaceId: string): Promise<RunRow[]> {
-  const { rows } = await pg.query<{ id: string; agent_id: string; event_id: string | null; origin_type: string; status: string; reason: string | null; started_at: Date | null; ended_at: Date | null }>(
-    `SELECT id::text, agent_id::text, event_id::text, origin_type, status::text, reason, started_at, ended_at FROM runs WHERE workspace_id = $1`,
+  const { rows } = await pg.query<{ id: string; agent_id: string; event_id: string | null; origin_type: string; status: string; reason: string | null; started_at: Date | null; ended_at: Date | null; resumes: number }>(
+    `SELECT id::text, agent_id::text, event_id::text, origin_type, status::text, reason, started_at, ended_at, resumes FROM runs WHERE workspace_id = $1`,
     [workspaceId],
   );
   return rows.map((row) => ({
@@ -30,6 +30,7 @@ export async function readRuns(pg: Client, workspaceId: string): Promise<RunRow[
     reason: row.reason,
     startedAt: row.started_at?.getTime() ?? null,
     endedAt: row.ended_at?.getTime() ?? null,
+    resumes: row.resumes,
   }));
 }
 

@@ -24,6 +24,8 @@ export interface RunRow {
   reason: string | null;
   startedAt: number | null;
   endedAt: number | null;
+  /** Times it went back in line (a lapsed lease continued by another runner: decision 0051). @defaultValue 0 */
+  resumes?: number;
 }
 
 /** One line of the report: a check, what it expects, what it found. */

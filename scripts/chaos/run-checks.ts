@@ -113,35 +113,64 @@ export interface RunFact {
 }
 
 /**
+ * The facts a run's statuses make, each with its key (runs_status_fact):
+ * `run:<id>:<status>`, and `:<resumes>` once the run went back in line — a
+ * run whose runner was killed is queued and started again (decision 0051).
+ */
+export function factKeysOf(run: RunRow): Array<{ kind: string; key: string }> {
+  const resumes = run.resumes ?? 0;
+  const key = (status: RunStatus, resume: number) => ({ kind: RUN_FACT_KINDS[status], key: `run:${run.id}:${status}${resume > 0 ? `:${resume}` : ''}` });
+  const statuses = statusesOf(run);
+  const started = statuses.includes('running');
+  const ended = statuses.length > (started ? 2 : 1) ? statuses.at(-1)! : null;
+  const keys = [key(statuses[0]!, 0)];
+  if (started) {
+    keys.push(key('running', 0));
+    for (let resume = 1; resume <= resumes; resume++) {
+      keys.push(key('queued', resume));
+      // Started again, unless it is still waiting in line.
+      if (resume < resumes || run.status !== 'queued') keys.push(key('running', resume));
+    }
+  }
+  if (ended) keys.push(key(ended, resumes));
+  return keys;
+}
+
+/**
  * Every status a run went through has its `agent.run.*` fact exactly once,
- * keyed `run:<id>:<status>`, and no run has a fact of a status it never had.
+ * with its key (factKeysOf), and no run has a fact of a status it never had.
  */
 export function checkRunFacts(runs: readonly RunRow[], facts: readonly RunFact[]): CheckResult {
-  const found = new Map<string, RunFact[]>();
-  for (const fact of facts) found.set(`${fact.subjectId}/${fact.kind}`, [...(found.get(`${fact.subjectId}/${fact.kind}`) ?? []), fact]);
+  const found = new Map<string, number>();
+  for (const fact of facts) {
+    const at = `${fact.subjectId}/${fact.kind}/${fact.idempotencyKey}`;
+    found.set(at, (found.get(at) ?? 0) + 1);
+  }
   let expected = 0;
   let missing = 0;
   let duplicated = 0;
-  let wrongKey = 0;
+  const kinds = new Set<string>();
   const examples: string[] = [];
   for (const run of runs) {
-    for (const status of statusesOf(run)) {
+    for (const { kind, key } of factKeysOf(run)) {
       expected += 1;
-      const key = `${run.id}/${RUN_FACT_KINDS[status]}`;
-      const these = found.get(key) ?? [];
-      found.delete(key);
-      if (these.length === 0) {
+      kinds.add(`${run.id}/${kind}`);
+      const at = `${run.id}/${kind}/${key}`;
+      const count = found.get(at) ?? 0;
+      found.delete(at);
+      if (count === 0) {
         missing += 1;
-        examples.push(`${run.id} ${status} missing`);
-      } else if (these.length > 1) {
+        examples.push(`${key} missing`);
+      } else if (count > 1) {
         duplicated += 1;
-        examples.push(`${run.id} ${status} x${these.length}`);
-      } else if (these[0]!.idempotencyKey !== `run:${run.id}:${status}`) {
-        wrongKey += 1;
+        examples.push(`${key} x${count}`);
       }
     }
   }
-  const unexpected = [...found.values()].reduce((sum, list) => sum + list.length, 0);
+  const left = [...found.entries()].map(([at, count]) => ({ pair: at.slice(0, at.lastIndexOf('/')), count }));
+  // A fact of a status the run had, under another key; the rest are of statuses it never had.
+  const wrongKey = left.filter((fact) => kinds.has(fact.pair)).reduce((sum, fact) => sum + fact.count, 0);
+  const unexpected = left.filter((fact) => !kinds.has(fact.pair)).reduce((sum, fact) => sum + fact.count, 0);
   return {
     name: 'one agent.run.* fact per status',
     expected: `${expected} facts, each once`,

@@ -161,6 +161,8 @@ export const NoticeEntryContentSchema = z.looseObject({
   mode: z.enum(['default', 'auto']).optional(),
   /** `awareness_started`: the observation seq a digest run reads after (decision 0047). */
   through: z.number().int().min(0).optional(),
+  /** `write_call_started`: the call that began, stored before it ran (its result follows it; decision 0051). */
+  toolCallId: z.string().optional(),
 });
 
 /** A transcript entry as the loop writes it and reads it back: its `seq`, `type` and typed content. */

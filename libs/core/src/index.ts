@@ -52,3 +52,4 @@ export { assertTiming, dueSlots, localTime, MAX_COUNTED_SLOTS, nextSlot, timingO
 export type { DueSlots, ScheduleTiming } from './schedule-slots';
 export { SCHEDULER_ACTOR, scheduleChangeFact, scheduleFireFact, slotKeyOf } from './schedule-facts';
 export type { FiringSchedule } from './schedule-facts';
+export { isRedisUnavailable, isStoreUnavailable } from './store-unavailable';

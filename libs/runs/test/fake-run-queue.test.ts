@@ -7,6 +7,9 @@ describeRunQueueConformance('FakeRunQueue', async () => {
     queue: (owner, leaseMs) => store.as(owner, leaseMs),
     lane: async (concurrency) => store.addLane(concurrency),
     enqueue: async (lane) => store.enqueue(lane),
+    startWriteCall: async (runId) => {
+      store.runs.get(runId)!.inWriteCall = true;
+    },
     statusOf: async (runId) => {
       const run = store.runs.get(runId)!;
       return { status: run.status, reason: run.reason };

@@ -47,6 +47,15 @@ describeRunQueueConformance('SqlRunQueue', async () => {
       );
       return id;
     },
+    // The loop's mark (tool-calls.ts): the answer, then the notice stored before the call, no result.
+    startWriteCall: async (runId) => {
+      await t.pg.query(
+        `INSERT INTO transcript_entries (session_id, seq, workspace_id, run_id, type, content) VALUES
+           ($1, 1, $2, $1, 'assistant', '{"text": "", "toolCalls": [{"id": "call_1", "name": "web.write", "arguments": "{}"}]}'),
+           ($1, 2, $2, $1, 'notice', '{"code": "write_call_started", "message": "web.write started", "toolCallId": "call_1"}')`,
+        [runId, workspaceId],
+      );
+    },
     statusOf: async (runId) => (await t.pg.query<{ status: string; reason: string | null }>('SELECT status::text AS status, reason FROM runs WHERE id = $1', [runId])).rows[0]!,
     close: async () => {
       await Promise.all([...pools.values()].map((pool) => pool.$disconnect()));

@@ -8,6 +8,8 @@ export type { TestRedis } from './test-redis';
 export { GiveUp, waitFor } from './wait-for';
 export { waitForTeammateAtRest } from './teammate-at-rest';
 export { freePort } from './free-port';
+export { RedisServer } from './redis-server';
+export type { RedisServerOptions } from './redis-server';
 export { processWakeups } from './process-wakeups';
 export { spawnScript, spawnService } from './spawn-service';
 export { nodeArgsFor } from './test-bundles';

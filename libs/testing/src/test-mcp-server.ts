@@ -14,7 +14,7 @@ import { nodeArgsFor } from './test-bundles';
  * Why this exists: the runner's tool host must be tested against a real MCP
  * server — the SDK's handshake, transports, cancellation and result
  * validation — not a fake of it. This server offers small tools for each
- * case a test needs (a slow one, a failing one, a malformed result, a
+ * case a test needs (a slow one, a slow write, a failing one, a malformed result, a
  * prompt injection, a destructive one) and records every call it receives.
  */
 
@@ -79,6 +79,18 @@ export async function connectTestMcpServer(transport: Transport, options: TestMc
     });
     return text(`slept ${args.ms} ms`);
   });
+  server.registerTool(
+    'slow_write',
+    { description: 'Waits ms milliseconds, then says it wrote (a write: not read-only, not destructive).', inputSchema: { ms: z.number().int().min(0).max(600_000) }, annotations: { readOnlyHint: false, destructiveHint: false } },
+    async (args, extra) => {
+      record('slow_write', args);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, args.ms);
+        extra.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      return text(`wrote after ${args.ms} ms`);
+    },
+  );
   server.registerTool('fail', { description: 'Answers with a tool error.', inputSchema: { message: z.string() } }, (args) => {
     record('fail', args);
     return { ...text(args.message), isError: true };

@@ -26,8 +26,9 @@ describe('test MCP server over HTTP', () => {
     const mcp = client();
     await mcp.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     const { tools } = await mcp.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['add', 'delete_everything', 'echo', 'fail', 'huge', 'inject', 'malformed', 'mixed', 'slow']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['add', 'delete_everything', 'echo', 'fail', 'huge', 'inject', 'malformed', 'mixed', 'slow', 'slow_write']);
     expect(tools.find((tool) => tool.name === 'delete_everything')?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(tools.find((tool) => tool.name === 'slow_write')?.annotations).toMatchObject({ destructiveHint: false, readOnlyHint: false });
     expect(tools.find((tool) => tool.name === 'echo')?.annotations).toMatchObject({ readOnlyHint: true });
     expect(textOf(await mcp.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('hi');
     expect(textOf(await mcp.callTool({ name: 'inject', arguments: {} }))).toBe(TEST_MCP_INJECTION);

@@ -1,10 +1,10 @@
 import type { RunRow } from '../rows';
-import { checkConcurrency, checkOneRunPerMatch, checkRunFacts, checkRunnerLost, checkSettled, checkSomeDropped, executionEnd, statusesOf, type RunFact } from '../run-checks';
+import { checkConcurrency, checkOneRunPerMatch, checkRunFacts, checkRunnerLost, checkSettled, checkSomeDropped, executionEnd, factKeysOf, statusesOf, type RunFact } from '../run-checks';
 
 /** The run checks of the chaos harness on hand-made rows: each passes on a sound state and fails on its violation. */
 let next = 0;
 const run = (fields: Partial<RunRow>): RunRow => ({ id: `r${next++}`, agentId: 'a', eventId: `f${next}`, originType: 'trigger', status: 'completed', reason: null, startedAt: 1000, endedAt: 1100, ...fields });
-const factsOf = (r: RunRow): RunFact[] => statusesOf(r).map((status) => ({ subjectId: r.id, kind: status === 'running' ? 'agent.run.started' : `agent.run.${status}`, idempotencyKey: `run:${r.id}:${status}` }));
+const factsOf = (r: RunRow): RunFact[] => factKeysOf(r).map(({ kind, key }) => ({ subjectId: r.id, kind, idempotencyKey: key }));
 
 describe('run checks', () => {
   it('one run per matching pair: fails on a missing run, a second run and a run for a pair not expected', () => {
@@ -58,6 +58,21 @@ describe('run checks', () => {
     expect(checkRunFacts(runs, [...facts, { ...facts[0]!, idempotencyKey: 'other' }]).pass).toBe(false);
     expect(checkRunFacts(runs, facts.map((f, i) => (i === 0 ? { ...f, idempotencyKey: 'other' } : f))).pass).toBe(false);
     expect(checkRunFacts(runs, [...facts, { subjectId: runs[2]!.id, kind: 'agent.run.started', idempotencyKey: `run:${runs[2]!.id}:running` }]).pass).toBe(false);
+  });
+
+  it('a run continued after its runner was killed has its second queued and started facts, keyed by its resumes', () => {
+    const continued = run({ resumes: 1 });
+    expect(factKeysOf(continued).map((fact) => fact.key)).toEqual([
+      `run:${continued.id}:queued`,
+      `run:${continued.id}:running`,
+      `run:${continued.id}:queued:1`,
+      `run:${continued.id}:running:1`,
+      `run:${continued.id}:completed:1`,
+    ]);
+    const facts = factsOf(continued);
+    expect(checkRunFacts([continued], facts).pass).toBe(true);
+    expect(checkRunFacts([continued], facts.slice(0, -1)).pass).toBe(false);
+    expect(checkRunFacts([continued], [...facts, facts[3]!]).pass).toBe(false);
   });
 
   it('runner_lost: passes for a run spanning a runner kill, fails for one that does not', () => {

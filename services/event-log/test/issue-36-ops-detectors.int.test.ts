@@ -123,8 +123,9 @@ describe('ops detectors (PostgreSQL)', () => {
     // A claim of a lane whose leases are alive notes nothing.
     await claim(a3);
     expect(await notes()).toBe(0);
+    // Noted, then back in line (decision 0051): a claim of no slots starts nothing and fails nothing.
     const claimed = (await claim(a1)).rows[0].r;
-    expect(claimed.lost.map((run: { id: string }) => run.id)).toEqual([r1]);
+    expect(claimed).toEqual({ started: [], lost: [] });
     expect(await notes()).toBe(1);
 
     expect(await watcher().tick()).toEqual({ recorded: 1, suppressed: 0 });
@@ -160,8 +161,8 @@ describe('ops detectors (PostgreSQL)', () => {
     );
     expect(await watcher().tick()).toEqual({ recorded: 0, suppressed: 0 });
     expect(await notes()).toBe(0);
-    // What became of the runs is the run queue's business: today they failed runner_lost.
+    // What became of the runs is the run queue's business: back in line, for another runner to continue (decision 0051).
     const { rows } = await ctx.t.pg.query('SELECT status::text, reason FROM runs WHERE id = ANY($1::uuid[])', [[r1, r2, g]]);
-    expect(rows).toEqual([0, 1, 2].map(() => ({ status: 'failed', reason: 'runner_lost' })));
+    expect(rows).toEqual([0, 1, 2].map(() => ({ status: 'queued', reason: null })));
   });
 });

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { createPrismaClient } from '@switchyard/db';
 import { createRedis } from '@switchyard/redis';
-import { isStoreUnavailable } from '../src/http/unavailable';
+import { isRedisUnavailable, isStoreUnavailable } from '@switchyard/core';
 
 /** A port nothing listens on right now. */
 async function closedPort(): Promise<number> {
@@ -21,14 +21,18 @@ const errorOf = async (work: () => Promise<unknown>) => work().then(() => undefi
  * @prisma/adapter-pg — are recognised as "unavailable" (503), and ordinary
  * errors are not.
  */
-describe('isStoreUnavailable', () => {
+describe('isStoreUnavailable and isRedisUnavailable', () => {
   it('recognises ioredis with its retries exhausted and with its offline queue off', async () => {
     const port = await closedPort();
     const retrying = createRedis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 1 });
     const offline = retrying.duplicate({ enableOfflineQueue: false });
     try {
-      expect(isStoreUnavailable(await errorOf(() => retrying.set('k', 'v')))).toBe(true);
-      expect(isStoreUnavailable(await errorOf(() => offline.set('k', 'v')))).toBe(true);
+      const [exhausted, refused] = [await errorOf(() => retrying.set('k', 'v')), await errorOf(() => offline.set('k', 'v'))];
+      expect(isStoreUnavailable(exhausted)).toBe(true);
+      expect(isStoreUnavailable(refused)).toBe(true);
+      // The runner retries a step on these (decision 0051).
+      expect(isRedisUnavailable(exhausted)).toBe(true);
+      expect(isRedisUnavailable(refused)).toBe(true);
     } finally {
       retrying.disconnect();
       offline.disconnect();
@@ -37,7 +41,10 @@ describe('isStoreUnavailable', () => {
 
   it('recognises pg and Prisma refused connections', async () => {
     const url = `postgresql://postgres@127.0.0.1:${await closedPort()}/nowhere`;
-    expect(isStoreUnavailable(await errorOf(() => new Client({ connectionString: url }).connect()))).toBe(true);
+    const refused = await errorOf(() => new Client({ connectionString: url }).connect());
+    expect(isStoreUnavailable(refused)).toBe(true);
+    // Not Redis: a step does not retry on PostgreSQL (a failed flush must not be followed by more).
+    expect(isRedisUnavailable(refused)).toBe(false);
     const prisma = createPrismaClient({ databaseUrl: url, poolMax: 1 });
     try {
       expect(isStoreUnavailable(await errorOf(() => prisma.$queryRawUnsafe('SELECT 1')))).toBe(true);

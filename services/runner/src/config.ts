@@ -13,7 +13,7 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
   RUNNER_NAME: z.string().min(1).default(`${hostname()}-${process.pid}`),
   /** Runs one process executes at once (and activation jobs it handles at once). @defaultValue 10 */
   RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
-  /** How long a run's lease lasts without renewal; renewed every third of it while the run executes, runner_lost once it lapsed. @defaultValue 30000 */
+  /** How long a run's lease lasts without renewal; renewed every third of it while the run executes; once it lapsed the run goes back in line and another runner continues it (decision 0051). @defaultValue 30000 */
   RUNNER_LEASE_MS: z.coerce.number().int().min(300).default(30_000),
   /** BullMQ job lock (a job lasts one claim); a job whose runner died is moved back to wait after this. @defaultValue 30000 */
   RUNNER_LOCK_DURATION_MS: z.coerce.number().int().min(300).default(30_000),

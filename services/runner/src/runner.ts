@@ -44,6 +44,8 @@ export interface RunnerOptions {
   orphans?: OrphanWakes;
   /** Called right after an ending was committed (a test fixture's fault injection); nothing else uses it. */
   afterEnding?: (runId: string) => void;
+  /** Awaited before a run's ending is written (a test fixture holds one there to die after a run's last step); nothing else uses it. */
+  beforeEnding?: (run: RunRef) => Promise<void>;
   /**
    * The operator's pause of run starts (the dashboard's pause of `activations`): while paused,
    * every claim starts nothing — lapsed leases are still failed, endings still written. @defaultValue never paused
@@ -92,7 +94,8 @@ export class Runner {
   /**
    * The periodic sweep: claims the lanes with queued runs older than
    * `sweepQueuedAfterMs` (their job was lost) or a lapsed lease (a runner
-   * died; the claim fails its runs runner_lost), after queueing the turns
+   * died; the claim puts its runs back in line and continues them, or fails
+   * one lost inside a call not safe to repeat runner_lost: decision 0051), after queueing the turns
    * of teammates' mailboxes that no turn holds. Returns how many runs it
    * started and failed.
    */
@@ -249,6 +252,7 @@ export class Runner {
 
   /** Writes the ending; the same call claims the lane's next runs with the slot this run frees. */
   private async end(run: RunRef, ending: RunEnding): Promise<void> {
+    await this.options.beforeEnding?.(run);
     const reserved = this.capacity.ending(MAX_AGENT_CONCURRENCY);
     const result = await this.claimed(reserved, async () => {
       const limit = await this.startable(reserved);

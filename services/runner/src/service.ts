@@ -29,6 +29,8 @@ import { connectTools, ToolListCache, toolHostOptions } from './tools';
 export interface RunnerHooks {
   /** Called right after a run's ending was committed (fault injection: a fixture exits here). */
   afterEnding?: (runId: string) => void;
+  /** Awaited before a run's ending is written (fault injection: a fixture holds a run there and dies). */
+  beforeEnding?: (run: { id: string; agentId: string }) => Promise<void>;
 }
 
 /** A running runner: its health port, its name and how to stop it. */
@@ -115,6 +117,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       leaseMs: config.RUNNER_LEASE_MS,
       metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }) },
       afterEnding: hooks.afterEnding,
+      beforeEnding: hooks.beforeEnding,
     });
     const worker = createActivationWorker({
       connection: workerConnection,

@@ -230,13 +230,35 @@ describe('Runner (fake run queue)', () => {
     expect(transitions).toEqual(['running:', 'awaiting_approval:', 'running:', 'completed:']);
   });
 
-  it('a claim fails the lapsed lease of a dead runner runner_lost, hands it to the executor once, and takes its slot', async () => {
+  it('a claim continues the run of a lapsed lease of a dead runner ahead of the runs queued after it (decision 0051)', async () => {
+    const { store, executor, runner, job, statuses } = setup();
+    cleanup = runner;
+    const gate = executor as GateExecutor;
+    const lane = store.addLane(1);
+    const [lapsed, next] = [store.enqueue(lane), store.enqueue(lane)];
+    await store.as('dead', 1).claim(lapsed!, 1);
+    await waitFor(async () => (await store.as('x', 1).lanesToSweep(60_000)).includes(lane) || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'lease lapsed' });
+    await runner.handle(job(next!));
+    await gate.executingAtLeast(1);
+    expect(statuses([lapsed!, next!])).toEqual(['running', 'queued']);
+    expect(gate.abandonedRuns).toEqual([]);
+    expect(gate.started).toEqual([lapsed]);
+    gate.release(lapsed!);
+    // Its ending claims the lane's next run.
+    await waitFor(async () => gate.executing().includes(next!) || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'the next run started by the ending' });
+    gate.release();
+    await runner.settled();
+    expect(statuses([lapsed!, next!])).toEqual(['completed', 'completed']);
+  });
+
+  it('a claim fails the lapsed lease of a dead runner inside a write call runner_lost, hands it to the executor once, and takes its slot', async () => {
     const { store, executor, runner, job, statuses, transitions } = setup();
     cleanup = runner;
     const gate = executor as GateExecutor;
     const lane = store.addLane(1);
     const [lost, next] = [store.enqueue(lane), store.enqueue(lane)];
     await store.as('dead', 1).claim(lost!, 1);
+    store.runs.get(lost!)!.inWriteCall = true;
     await waitFor(async () => (await store.as('x', 1).lanesToSweep(60_000)).includes(lane) || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'lease lapsed' });
     await runner.handle(job(next!));
     await gate.executingAtLeast(1);

@@ -1,5 +1,5 @@
 import type { ToolClass } from '@switchyard/contracts';
-import { classifyTool } from '../src/loop/tool-classes';
+import { classifyTool, repeatableTool } from '../src/loop/tool-classes';
 import { offeredTools, toolVerdict, type ToolPolicy } from '../src/loop/tool-policy';
 import type { ToolDefinition } from '../src/tools';
 import { permissionTable } from './permission-table';
@@ -62,6 +62,19 @@ describe('tool classes', () => {
     for (const hints of [{ readOnly: true }, { readOnly: true, destructive: true }, {}, { destructive: true }]) {
       expect(classifyTool(tool('web.anything', hints)).class).not.toBe('read');
     }
+  });
+});
+
+describe('calls safe to repeat after a runner died during them (decision 0051)', () => {
+  it('a read-only tool is repeated; a write, a guarded tool, or an external one that does not also say destructiveHint: false is not', () => {
+    expect(repeatableTool(tool('platform.get_event', { trusted: true, readOnly: true }))).toBe(true);
+    expect(repeatableTool(tool('platform.list_runs', { trusted: true, readOnly: true, destructive: true }))).toBe(true);
+    expect(repeatableTool(tool('web.echo', { readOnly: true }))).toBe(true);
+    expect(repeatableTool(tool('web.claims_read_only', { readOnly: true, destructive: true }))).toBe(false);
+    expect(repeatableTool(tool('web.post_comment', {}))).toBe(false);
+    expect(repeatableTool(tool('platform.emit_event', { trusted: true }))).toBe(false);
+    expect(repeatableTool(tool('platform.list_secrets', { trusted: true, readOnly: true, destructive: true }))).toBe(false);
+    expect(repeatableTool(tool('web.wipe_logs', { readOnly: true }), GUARDED)).toBe(false);
   });
 });
 

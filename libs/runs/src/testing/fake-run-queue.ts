@@ -18,8 +18,10 @@ export interface FakeQueuedRun {
   leaseUntil: number | null;
   stop: StartedRun['stop'];
   startedAt: number | null;
-  /** Claims that started it: more than one means it executed before (parked and resumed). */
+  /** Claims that started it: more than one means it executed before (parked and resumed, or continued after its runner died). */
   starts: number;
+  /** Inside a call not safe to repeat (a write call started, no result): a lapse fails it runner_lost (decision 0051). */
+  inWriteCall?: boolean;
   endedAt: number | null;
 }
 
@@ -62,14 +64,20 @@ export class FakeRunQueueStore {
     return [...this.runs.values()].filter((run) => run.lane === lane && run.status === status).sort((a, b) => a.order - b.order);
   }
 
-  /** run_queue_claim_lane: fail lapsed leases, then start the oldest queued runs while the lane has room. */
+  /**
+   * run_queue_claim_lane: lapsed leases back in line (their place kept), or failed runner_lost
+   * inside a write call (run_lease_lapses_settle); then the oldest queued runs while the lane has room.
+   */
   claimLane(lane: string, owner: string, leaseMs: number, limit: number): Claimed {
     const now = Date.now();
     const lost: RunRef[] = [];
     for (const run of this.inStatus(lane, 'running')) {
-      if (run.leaseUntil === null || run.leaseUntil < now) {
+      if (run.leaseUntil !== null && run.leaseUntil >= now) continue;
+      if (run.inWriteCall) {
         Object.assign(run, { status: 'failed', reason: 'runner_lost', leaseOwner: null, leaseUntil: null, endedAt: now });
         lost.push(refOf(run));
+      } else {
+        Object.assign(run, { status: 'queued', leaseOwner: null, leaseUntil: null });
       }
     }
     const room = Math.min((this.lanes.get(lane) ?? 1) - this.inStatus(lane, 'running').length, Math.max(0, limit));

@@ -10,6 +10,8 @@ export interface RunQueueHarness {
   lane(concurrency: number): Promise<string>;
   /** Queues a run at the end of the lane's line; returns its id. */
   enqueue(lane: string): Promise<string>;
+  /** Records that the run started a call not safe to repeat and has no result of it (decision 0051). */
+  startWriteCall(runId: string): Promise<void>;
   /** The run's status and reason as the queue holds them. */
   statusOf(runId: string): Promise<{ status: string; reason: string | null }>;
   close(): Promise<void>;
@@ -23,8 +25,9 @@ const LONG_LEASE = 60_000;
  * they only mean something if the fake keeps the real queue's rules. This is
  * the one suite both must pass (the fake and the SQL adapter, both in
  * libs/runs): claims respect the lane's concurrency and FIFO, even when
- * many go out at once; a lapsed lease is failed runner_lost and frees its
- * slot; an ending claims the lane's next run in the same call; a parked run
+ * many go out at once; a lapsed lease puts its run back in line, ahead of
+ * the runs queued after it, unless the run is inside a call not safe to
+ * repeat: that one is failed runner_lost and frees its slot; an ending claims the lane's next run in the same call; a parked run
  * frees its lane, and resumed it is claimed ahead of the runs queued after it.
  */
 export function describeRunQueueConformance(name: string, setup: () => Promise<RunQueueHarness>): void {
@@ -84,11 +87,32 @@ export function describeRunQueueConformance(name: string, setup: () => Promise<R
       expect((await h.statusOf(third!)).status).toBe('queued');
     });
 
-    it('a lapsed lease is failed runner_lost by the next claim, which takes its slot; renewal reports it lost', async () => {
+    it('a lapsed lease puts its run back in line: the next claim continues it ahead of the runs queued after it; renewal reports it lost', async () => {
+      const lane = await h.lane(1);
+      const [lapsed, next] = await queueRuns(lane, 2);
+      const dying = h.queue('runner-dead', 1);
+      expect((await dying.claim(lapsed!, 1)).started.map((run) => run.id)).toEqual([lapsed]);
+      const other = h.queue('runner-b', LONG_LEASE);
+      const claim = await waitFor(async () => {
+        const attempt = await other.claim(next!, 1);
+        return attempt.started.length > 0 ? attempt : undefined;
+      }, { timeoutMs: 5000, intervalMs: 10, what: 'the lapsed run continued' });
+      expect(claim.lost).toEqual([]);
+      expect(claim.started.map((run) => run.id)).toEqual([lapsed]);
+      expect(await h.statusOf(lapsed!)).toEqual({ status: 'running', reason: null });
+      expect((await h.statusOf(next!)).status).toBe('queued');
+      expect([...(await dying.renew([lapsed!]))]).toEqual([]);
+      expect([...(await other.renew([lapsed!]))]).toEqual([lapsed]);
+      // The dead runner's late ending does not apply.
+      expect((await dying.end(lapsed!, COMPLETED, 0)).ended).toBe(false);
+    });
+
+    it('a lapsed lease inside a call not safe to repeat is failed runner_lost by the next claim, which takes its slot', async () => {
       const lane = await h.lane(1);
       const [lost, next] = await queueRuns(lane, 2);
       const dying = h.queue('runner-dead', 1);
       expect((await dying.claim(lost!, 1)).started.map((run) => run.id)).toEqual([lost]);
+      await h.startWriteCall(lost!);
       const other = h.queue('runner-b', LONG_LEASE);
       const claim = await waitFor(async () => {
         const attempt = await other.claim(next!, 1);
@@ -98,7 +122,6 @@ export function describeRunQueueConformance(name: string, setup: () => Promise<R
       expect(claim.started.map((run) => run.id)).toEqual([next]);
       expect(await h.statusOf(lost!)).toEqual({ status: 'failed', reason: 'runner_lost' });
       expect([...(await dying.renew([lost!]))]).toEqual([]);
-      expect([...(await other.renew([next!]))]).toEqual([next]);
     });
 
     it('a parked run frees its lane; resumed, it is claimed ahead of the runs queued after it', async () => {
@@ -125,7 +148,7 @@ export function describeRunQueueConformance(name: string, setup: () => Promise<R
       expect(await queue.lanesToSweep(LONG_LEASE)).not.toContain(lane);
       await h.queue('runner-dead', 1).claim(run!, 1);
       await waitFor(async () => (await queue.lanesToSweep(LONG_LEASE)).includes(lane), { timeoutMs: 5000, intervalMs: 10, what: 'the lapsed lease seen' });
-      expect((await queue.claimLane(lane, 1)).lost.map((lost) => lost.id)).toEqual([run]);
+      expect((await queue.claimLane(lane, 1)).started.map((started) => started.id)).toEqual([run]);
     });
   });
 }

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, ErrorCode, type ErrorBody } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import { bodyParserError } from './json-body';
-import { isStoreUnavailable } from './unavailable';
+import { isStoreUnavailable } from '@switchyard/core';
 
 /** The one place an AppError becomes an HTTP status. */
 export function statusOf(code: ErrorCode): number {

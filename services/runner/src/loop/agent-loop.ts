@@ -5,6 +5,7 @@ import { abandonSession, closeSession, openSession, prepareSession, type RunSess
 import { failedResult, outcomeOf } from './run-tally';
 import { takeStep } from './steps';
 import { takeDigest } from './awareness-digest';
+import { retryingRedisBlips } from './redis-blips';
 
 export { LOOP_ERRORS } from './loop-options';
 export type { AgentLoopOptions, ResolveSecret } from './loop-options';
@@ -94,7 +95,8 @@ export class AgentLoop implements Executor {
     const { context, mailbox, recorder } = session;
     if (recorder.state.next.type === 'model') {
       const flushing = session.steps > 0;
-      const [, stop, drain] = await Promise.all([flushing ? recorder.flush() : undefined, context.shouldStop(), mailbox.read()]);
+      // Redis unreachable for a moment (the mailbox): the boundary is tried again, within the run's deadline.
+      const [, stop, drain] = await retryingRedisBlips(session, this.options, () => Promise.all([flushing ? recorder.flush() : undefined, context.shouldStop(), mailbox.read()]));
       // The previous drain's envelopes are in the transcript now: the next read deletes them.
       if (flushing) mailbox.recorded();
       if (context.signal.aborted) return this.aborted(session);

@@ -6,6 +6,9 @@ import { asData } from './render';
 /** The notice a run records as an execution of it parks: the running time it adds (decision 0050); the state adds them up. */
 export const EXECUTION_RAN = 'execution_ran';
 
+/** The notice stored before a call that is not safe to repeat runs; a run lost before its result ends runner_lost (run_in_write_call.sql). */
+export const WRITE_CALL_STARTED = 'write_call_started';
+
 /** The notice that marks where a digest run starts reading (the plane's newest seq then; awareness-digest.ts writes it, the fold reads it). */
 export const AWARENESS_STARTED = 'awareness_started';
 

@@ -7,6 +7,8 @@ import type { ApprovalRecords, LoopMetrics, RecordedApproval } from './loop-port
 import { isPlanTool, PLAN_NOTICES } from './plan-tool';
 import { LOOP_ERRORS } from './loop-options';
 import type { RunRecorder } from './run-recorder';
+import { WRITE_CALL_STARTED } from './run-state';
+import { repeatableTool } from './tool-classes';
 
 /** Everything one step's tool calls need. */
 export interface ToolCallsInput extends JudgeInput {
@@ -25,6 +27,8 @@ export interface ToolCallsInput extends JudgeInput {
   run: { runId: string; workspaceId: string };
   /** The mode a plan-mode run goes on in once its plan is approved. */
   afterPlan: 'default' | 'auto';
+  /** A try's host executes no write (decision 0027): nothing to mark started. */
+  shadow?: boolean;
 }
 
 /** A call that asks a person and has no decision yet (none recorded, or still pending): the run parks on it. */
@@ -66,6 +70,7 @@ export async function callTools(input: ToolCallsInput): Promise<AskingCall[]> {
     input.host.prepare?.(asks.filter((ask) => ask.request.kind === 'tool').map((ask) => ask.tool.name));
     decided = await input.approvals.ofCalls(input.run, asks.map((ask) => ask.call.id)).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   }
+  await markStarted(judged, input);
   const waiting: AskingCall[] = [];
   const outcomes = await Promise.all(
     judged.map((call) => {
@@ -82,6 +87,21 @@ export async function callTools(input: ToolCallsInput): Promise<AskingCall[]> {
   );
   record(input, outcomes.filter((outcome): outcome is CalledTool => outcome !== undefined));
   return waiting;
+}
+
+/**
+ * Stores a `write_call_started` notice for each call about to run that is
+ * not safe to repeat, with the answer that made it, before any of them runs
+ * (decision 0051): a runner that dies during one leaves a run that ends
+ * `runner_lost` instead of calling it again (run_in_write_call). Reads run
+ * unmarked; a run lost in one is continued and calls it again.
+ */
+async function markStarted(judged: readonly JudgedCall[], input: ToolCallsInput): Promise<void> {
+  if (input.shadow) return;
+  const writes = judged.filter((call): call is Extract<JudgedCall, { type: 'run' }> => call.type === 'run' && !repeatableTool(call.tool, input.policy.guardedGlobs));
+  if (writes.length === 0) return;
+  for (const { call, tool } of writes) input.transcript.add('notice', { code: WRITE_CALL_STARTED, message: `${tool.name} started; not called again if its runner stops during it`, toolCallId: call.id });
+  await input.transcript.flush();
 }
 
 /** Records the asks as refused or failed with one code (the run could not park on them, or the workspace denies every ask). */

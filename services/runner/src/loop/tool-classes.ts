@@ -38,3 +38,16 @@ export function classifyTool(tool: ToolDefinition, guardedGlobs: readonly string
   if (tool.destructive) return { class: 'guarded', why: `${tool.name} is an external tool not marked destructiveHint: false` };
   return { class: 'write', why: `${tool.name} is an external tool marked destructiveHint: false` };
 }
+
+/**
+ * Whether a call of the tool may be made again when its runner died during
+ * it (decision 0051): a tool that says it changes nothing (`readOnlyHint`)
+ * and, from an external server, also `destructiveHint: false` — never one
+ * the operator or the platform guards. Every other call is marked started
+ * before it runs, and a run lost inside it ends `runner_lost`. A server
+ * that lies here gets its own call repeated; no approval is ever skipped.
+ */
+export function repeatableTool(tool: ToolDefinition, guardedGlobs: readonly string[] = []): boolean {
+  if (!tool.readOnly || (!tool.trusted && tool.destructive)) return false;
+  return classifyTool(tool, guardedGlobs).class !== 'guarded';
+}

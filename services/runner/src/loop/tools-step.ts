@@ -9,7 +9,8 @@ import { answerAsks, callTools, type AskingCall } from './tool-calls';
  * Runs the calls of the last answer that have no result yet; a final
  * answer's calls end the run's last step. Their results are written with
  * the answer at the next flush, unless something must be stored first: the
- * park, and an approved call's at-most-once mark (tool-calls.ts). Calls a
+ * park, an approved call's at-most-once mark, and the started marks of calls
+ * not safe to repeat (tool-calls.ts, decision 0051). Calls a
  * person must decide first park the run (decision 0026): the transcript so
  * far is written, then the approvals and the park in one transaction — `interrupted`. A failure to
  * park fails those calls (they never run); a workspace that denies every ask
@@ -33,6 +34,7 @@ export async function toolsStep(session: RunSession, next: Extract<RunStateNext,
     unrecorded: unrecorded(session, next.calls),
     run: { runId: run.id, workspaceId: run.workspaceId },
     afterPlan: run.spec.approvals.afterPlan,
+    shadow: session.runContext.origin.type === 'try',
   });
   if (effectiveMode(session) !== mode) offerTools(session);
   if (asks.length > 0 && (await park(session, asks, options))) return { type: 'interrupted', pending: asks.map((ask) => ask.call) };
