@@ -42,6 +42,8 @@ export type {
   Teammate,
   TranscriptEntry,
   TryAgentResponse,
+  CraftEvent,
+  CraftPatchOperation,
   UiSessionResponse,
   WouldHave,
   WorkspaceSettings,

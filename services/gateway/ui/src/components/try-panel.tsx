@@ -7,8 +7,8 @@ import { IssueList } from './issue-list';
 import { TryRun } from './try-run';
 
 /** Recorded facts an agent's triggers match (the newest 50 of the first 500 per trigger kind), newest first. */
-function useTriggerFacts(ws: string, agent: AgentResponse) {
-  const kinds = [...new Set(agent.spec.triggers.map((trigger) => trigger.kind))];
+export function useTriggerFacts(ws: string, triggers: ReadonlyArray<{ kind: string }>) {
+  const kinds = [...new Set(triggers.map((trigger) => trigger.kind))];
   return useQuery({
     queryKey: ['try-facts', ws, kinds],
     queryFn: async () => {
@@ -40,7 +40,7 @@ export function TryPanel({ ws, agent, versions, draft }: { ws: string; agent: Ag
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState<string | undefined>();
-  const facts = useTriggerFacts(ws, agent);
+  const facts = useTriggerFacts(ws, agent.spec.triggers);
   const tries = useQuery({
     queryKey: ['tries', ws, agent.id],
     queryFn: () => api<{ tries: AgentTry[] }>('GET', wsPath(ws, `/agents/${agent.id}/tries?limit=20`)).then((r) => r.tries),
