@@ -50,7 +50,7 @@ export class CraftAgent {
     const session = { draft: canvas as StoredAgentSpec, agentId: body.agentId };
     const messages: CraftChatMessage[] = [
       { role: 'system', content: CRAFT_INSTRUCTIONS },
-      ...body.history.map((turn) => ({ role: turn.role, content: turn.content }) as CraftChatMessage),
+      ...body.history.map((turn): CraftChatMessage => (turn.role === 'assistant' ? { role: 'assistant', content: turn.content, toolCalls: [] } : { role: 'user', content: turn.content })),
       { role: 'user', content: `${body.message}\n\n--- the canvas now:\n${JSON.stringify(session.draft)}` },
     ];
     for (let step = 1; step <= MAX_CRAFT_STEPS; step++) {
