@@ -92,6 +92,13 @@ describe('issue 32: conversational crafting in the browser (headless Chromium, r
     await tryRun.getByTestId('transcript').getByText('flagging S-2: 5 failed in nightly').waitFor();
     await screenshot(page, 'agent-craft');
 
+    // A phone: one column, nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('heading', { name: 'Craft an agent' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, 'agent-craft-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
     await page.getByRole('button', { name: 'Save as a new agent' }).click();
     await page.waitForURL(/\/agents\/[0-9a-f-]{36}$/);
     const agentId = page.url().split('/').at(-1)!;

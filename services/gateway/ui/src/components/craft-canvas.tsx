@@ -82,7 +82,7 @@ export function CraftCanvas({ draft, onChange, patches, changedPaths }: { draft:
               <label htmlFor={`craft-trigger-${index}-kind`}>Kind</label>
               <input id={`craft-trigger-${index}-kind`} value={trigger.kind} onChange={(e) => setTrigger(index, { ...trigger, kind: e.target.value })} />
             </div>
-            <JsonField id={`craft-trigger-${index}-filter`} label="Filter (JSON)" value={trigger.filter} onChange={(filter) => setTrigger(index, { ...trigger, filter: filter as never })} />
+            <JsonField id={`craft-trigger-${index}-filter`} label="Filter (JSON)" rows={6} value={trigger.filter} onChange={(filter) => setTrigger(index, { ...trigger, filter: filter as never })} />
             <button type="button" onClick={() => set('triggers', draft.triggers.filter((_, i) => i !== index))} disabled={draft.triggers.length === 1}>
               Remove trigger
             </button>
@@ -92,6 +92,7 @@ export function CraftCanvas({ draft, onChange, patches, changedPaths }: { draft:
           Add trigger
         </button>
       </fieldset>
+      <JsonField id="craft-model" label="Model (JSON)" value={draft.model} onChange={(model) => set('model', model as CraftDraft['model'])} />
       <JsonField id="craft-tools" label="Tools (JSON)" value={draft.tools} onChange={(tools) => set('tools', tools as CraftDraft['tools'])} />
       <div className="form-row">
         <div className={`field ${changed('/permissionMode') ?? ''}`}>
