@@ -19,6 +19,20 @@ export function useTriggerFacts(ws: string, triggers: ReadonlyArray<{ kind: stri
   });
 }
 
+/** The options of a recorded-fact select: each fact by seq, kind, subject and time, or a line saying there is none. */
+export function FactOptions({ facts }: { facts: Fact[] | undefined }) {
+  return (
+    <>
+      {facts?.length === 0 && <option value="">no fact matches its triggers yet</option>}
+      {facts?.map((fact) => (
+        <option key={fact.id} value={fact.id}>
+          #{fact.seq} {fact.kind} {fact.subject.type}/{fact.subject.id} · {when(fact.ts)}
+        </option>
+      ))}
+    </>
+  );
+}
+
 /** A kind to start a hand-written fact with: the first trigger's, unless it is a glob. */
 const suggestedKind = (agent: AgentResponse) => agent.spec.triggers.map((t) => t.kind).find((kind) => !kind.includes('*')) ?? '';
 
@@ -108,12 +122,7 @@ export function TryPanel({ ws, agent, versions, draft }: { ws: string; agent: Ag
             <input type="radio" name="on" checked={on === 'recorded'} onChange={() => setOn('recorded')} /> a recorded fact
           </label>
           <select aria-label="recorded fact" value={chosenEvent} onChange={(e) => setEventId(e.target.value)} disabled={on !== 'recorded'}>
-            {facts.data?.length === 0 && <option value="">no fact matches its triggers yet</option>}
-            {facts.data?.map((fact) => (
-              <option key={fact.id} value={fact.id}>
-                #{fact.seq} {fact.kind} {fact.subject.type}/{fact.subject.id} · {when(fact.ts)}
-              </option>
-            ))}
+            <FactOptions facts={facts.data} />
           </select>
           <label className="inline">
             <input type="radio" name="on" checked={on === 'written'} onChange={() => setOn('written')} /> a fact written here

@@ -4,9 +4,8 @@ import { useLocation, useParams } from 'wouter';
 import { api, ApiError, apiStream, errorText, wsPath } from '../api';
 import { CraftCanvas, type CraftDraft } from '../components/craft-canvas';
 import { IssueList } from '../components/issue-list';
-import { useTriggerFacts } from '../components/try-panel';
+import { FactOptions, useTriggerFacts } from '../components/try-panel';
 import { TryRun } from '../components/try-run';
-import { when } from '../format';
 import { useWorkspace } from '../session';
 import type { AgentResponse, CraftEvent, TryAgentResponse, ValidationIssue } from '../types';
 
@@ -80,12 +79,7 @@ function ReplayTry({ ws, draft, agentId, onTried }: { ws: string; draft: CraftDr
       <h2>Replay a recent fact</h2>
       <form className="row" onSubmit={submit}>
         <select aria-label="recent fact" value={chosen} onChange={(e) => setEventId(e.target.value)}>
-          {facts.data?.length === 0 && <option value="">no fact matches its triggers yet</option>}
-          {facts.data?.map((fact) => (
-            <option key={fact.id} value={fact.id}>
-              #{fact.seq} {fact.kind} {fact.subject.type}/{fact.subject.id} · {when(fact.ts)}
-            </option>
-          ))}
+          <FactOptions facts={facts.data} />
         </select>
         <button type="submit" disabled={!chosen}>
           Try the canvas
