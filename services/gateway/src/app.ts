@@ -255,7 +255,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(agentMessageReadRoutes({ ...deps, observations, authenticator, pollMs: deps.agentMessageStreamPollMs }));
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
-  workspace.use(craftRoutes({ craftAgent: new CraftAgent({ ...deps, model: deps.craftModel ?? null, tryAgent }) }));
+  workspace.use(craftRoutes({ craftAgent: new CraftAgent({ ...deps, model: deps.craftModel ?? null, tryAgent }), heartbeatMs: deps.heartbeatMs }));
   workspace.use(agentsRoutes(deps));
   workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName }) }));
   workspace.use(agentBundlesRoutes({ agentBundles: new AgentBundles({ ...deps, userName }) }));

@@ -10,7 +10,7 @@ import { parseBody } from '../http/validate';
  * event per patch, refusal, try and remark as they happen, ending with
  * `done` or `error`. Refusals found before the answer starts are plain 4xx.
  */
-export function craftRoutes(deps: { craftAgent: Pick<CraftAgent, 'check' | 'message'> }): Router {
+export function craftRoutes(deps: { craftAgent: Pick<CraftAgent, 'check' | 'message'>; heartbeatMs: number }): Router {
   const router = Router({ mergeParams: true });
 
   router.post('/agents/craft', requireRole('member'), async (req, res) => {
@@ -21,7 +21,12 @@ export function craftRoutes(deps: { craftAgent: Pick<CraftAgent, 'check' | 'mess
     res.flushHeaders();
     // The person left (closed the page, sent again): stop calling the model for them.
     const gone = new AbortController();
-    res.on('close', () => gone.abort());
+    // A model may think for a while between events: comments keep proxies from closing the stream as idle.
+    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.heartbeatMs);
+    res.on('close', () => {
+      clearInterval(heartbeat);
+      gone.abort();
+    });
     const emit = (event: CraftEvent) => {
       if (!res.writableEnded) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     };
@@ -31,6 +36,7 @@ export function craftRoutes(deps: { craftAgent: Pick<CraftAgent, 'check' | 'mess
       emit({ type: 'error', code: 'INTERNAL', message: 'crafting failed' });
       throw error;
     } finally {
+      clearInterval(heartbeat);
       res.end();
     }
   });
