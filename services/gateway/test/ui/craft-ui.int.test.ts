@@ -115,4 +115,22 @@ describe('issue 32: conversational crafting in the browser (headless Chromium, r
     await page.waitForURL(new RegExp(`/agents/${agentId}$`));
     expect((await admin('GET', `${base}/agents/${agentId}`)).body).toMatchObject({ version: 2, spec: { budget: { maxTurns: 5 }, triggers: [{ filter: NIGHTLY_AND_MORE_THAN_TWO }] } });
   });
+
+  it('offers a viewer no crafting, and refuses one who opens the page by its address: neither a message nor Save goes through', async () => {
+    const created = await admin('POST', `${base}/tokens`, { name: 'reader', role: 'viewer' });
+    const asViewer = await signedInPage(browser, platform.gatewayUrl, created.body.token);
+    await asViewer.goto(`${platform.gatewayUrl}/agents`);
+    await asViewer.getByRole('heading', { name: 'Agents' }).waitFor();
+    expect(await asViewer.getByRole('link', { name: 'Craft an agent' }).count()).toBe(0);
+    await asViewer.goto(`${platform.gatewayUrl}/agents/craft`);
+    const asked = crafting.length;
+    await asViewer.getByLabel('Message').fill('watch scorecards with more than 2 failures');
+    await asViewer.getByRole('button', { name: 'Send' }).click();
+    await asViewer.getByText('FORBIDDEN', { exact: false }).first().waitFor();
+    await asViewer.getByRole('button', { name: 'Save as a new agent' }).click();
+    await waitFor(async () => (await asViewer.getByRole('alert').allTextContents()).some((text) => text.startsWith('FORBIDDEN')), { what: 'Save refused' });
+    expect(crafting.length).toBe(asked);
+    expect((await admin('GET', `${base}/agents`)).body.agents).toHaveLength(1);
+    await asViewer.context().close();
+  });
 });
