@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocation, useParams } from 'wouter';
 import { api, ApiError, apiStream, errorText, wsPath } from '../api';
@@ -114,6 +114,9 @@ export function AgentCraftPage() {
   const [busy, setBusy] = useState(false);
   const [issues, setIssues] = useState<ValidationIssue[]>([]);
   const [error, setError] = useState<string | undefined>();
+  // Leaving the page stops the answer under way: the gateway then stops asking the model.
+  const answering = useRef<AbortController | null>(null);
+  useEffect(() => () => answering.current?.abort(), []);
 
   useEffect(() => {
     if (saved.data && draft === undefined) {
@@ -132,6 +135,7 @@ export function AgentCraftPage() {
     setBusy(true);
     setLines((l) => [...l, { who: 'person', text }]);
     const said: string[] = [];
+    answering.current = new AbortController();
     try {
       await apiStream(wsPath(slug, '/agents/craft'), { message: text, draft, history, ...(draftId ? { agentId: draftId } : {}) }, (raw) => {
         const craft = raw as CraftEvent;
@@ -143,9 +147,10 @@ export function AgentCraftPage() {
         if (craft.type === 'try') setDraftId(craft.agentId);
         if (craft.type === 'say') said.push(craft.text);
         setLines((l) => [...l, { who: 'agent', event: craft }]);
-      });
+      }, answering.current.signal);
       setHistory((h) => [...h, { role: 'user' as const, content: text }, { role: 'assistant' as const, content: said.join('\n') || '(changed the draft)' }].slice(-40));
     } catch (caught) {
+      if (answering.current?.signal.aborted) return;
       if (caught instanceof ApiError && caught.issues.length > 0) setIssues(caught.issues);
       else setError(errorText(caught));
     } finally {
