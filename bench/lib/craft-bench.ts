@@ -32,6 +32,10 @@ const CRAFT_PROBE = `(() => {
 export interface CraftBenchResult {
   /** Message sent → first patch applied on the canvas, ms. */
   firstPatch: number[];
+  /** The same message by the API (Node, bearer token): request sent → the `patch` event read, ms. */
+  apiFirstPatch: number[];
+  /** Baseline: one call straight to the model server (Node), ms: the model's latency as a client here sees it. */
+  directModel: number[];
   /** First render, navigation start → the page's content, ms. */
   craftRender: number[];
   fleetRender: number[];
@@ -44,6 +48,37 @@ export interface CraftBenchResult {
  * in a new signed-in browser context; then `messages` first messages are sent,
  * each on a freshly loaded craft page.
  */
+const FIRST_MESSAGE = {
+  message: 'watch scorecards with more than 2 failures',
+  draft: { name: 'new-agent', instructions: 'Describe what this agent does.', model: { provider: 'openai', name: 'gpt-4.1-mini' }, triggers: [{ kind: 'example.happened' }] },
+};
+
+/** `POST /agents/craft` → the first `patch` frame read from the answer (the rest is read to its end). */
+async function apiFirstPatch(gatewayUrl: string, token: string): Promise<number> {
+  const t0 = performance.now();
+  const response = await fetch(`${gatewayUrl}/v1/workspaces/craft/agents/craft`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(FIRST_MESSAGE) });
+  let text = '';
+  let at: number | undefined;
+  for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) {
+    text += chunk;
+    if (at === undefined && text.includes('event: patch\n')) at = performance.now() - t0;
+  }
+  if (at === undefined) throw new Error(`no patch in the answer: ${text.slice(0, 300)}`);
+  return at;
+}
+
+/** One chat completion straight from the model server, as the gateway would ask it. */
+async function directModelCall(baseUrl: string): Promise<number> {
+  const t0 = performance.now();
+  const response = await fetch(`${baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `${FIRST_MESSAGE.message}\n\n--- the canvas now:\n{}` }], tools: [{ type: 'function', function: { name: 'craft_agent', parameters: {} } }] }),
+  });
+  await response.json();
+  return performance.now() - t0;
+}
+
 export async function benchCrafting(browser: Browser, renders: number, messages: number): Promise<CraftBenchResult> {
   const openai = await startLocalOpenAiServer({ respond: (request) => craftingReply(request, CRAFT_MODEL_LATENCY_MS) });
   const platform = await startTestPlatform({ env: { CRAFT_MODEL_BASE_URL: openai.baseUrl, RATE_LIMIT_PER_SECOND: '1000000' } });
@@ -65,7 +100,7 @@ export async function benchCrafting(browser: Browser, renders: number, messages:
       await made.close();
       return at;
     };
-    const result: CraftBenchResult = { firstPatch: [], craftRender: [], fleetRender: [] };
+    const result: CraftBenchResult = { firstPatch: [], apiFirstPatch: [], directModel: [], craftRender: [], fleetRender: [] };
     for (let i = 0; i < renders; i++) {
       result.fleetRender.push(await render('/', 'table[data-testid="runs"]'));
       result.craftRender.push(await render('/agents/craft', '[data-testid="canvas"]'));
@@ -83,6 +118,10 @@ export async function benchCrafting(browser: Browser, renders: number, messages:
       await page.getByText('Watching scorecard.completed with more than 2 failed cases.').waitFor({ timeout: 30_000 });
     }
     await made.close();
+    for (let i = 0; i < messages; i++) {
+      result.apiFirstPatch.push(await apiFirstPatch(platform.gatewayUrl, token));
+      result.directModel.push(await directModelCall(openai.baseUrl));
+    }
     return result;
   } finally {
     await platform.stop();
