@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { flushSync } from 'react-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useLocation, useParams } from 'wouter';
 import { api, ApiError, apiStream, errorText, wsPath } from '../api';
@@ -139,10 +140,13 @@ export function AgentCraftPage() {
     try {
       await apiStream(wsPath(slug, '/agents/craft'), { message: text, draft, history, ...(draftId ? { agentId: draftId } : {}) }, (raw) => {
         const craft = raw as CraftEvent;
+        // A patch is drawn at once, not when the scheduler next runs: the canvas is what the person watches.
         if (craft.type === 'patch') {
-          setDraft(craft.draft);
-          setPatches((n) => n + 1);
-          setChangedPaths(craft.patch.map((op) => op.path));
+          flushSync(() => {
+            setDraft(craft.draft);
+            setPatches((n) => n + 1);
+            setChangedPaths(craft.patch.map((op) => op.path));
+          });
         }
         if (craft.type === 'try') setDraftId(craft.agentId);
         if (craft.type === 'say') said.push(craft.text);
