@@ -1,9 +1,9 @@
-import { AppError, ErrorCode, MAX_CRAFT_STEPS, TryAgentDraftArgumentsSchema, type CraftEvent, type CraftMessageRequest, type Fact } from '@switchyard/contracts';
+import { AppError, ErrorCode, MAX_CRAFT_STEPS, TryAgentDraftArgumentsSchema, type CraftEvent, type CraftMessageRequest, type Fact, type TryAgentDraftArguments } from '@switchyard/contracts';
 import { compileFilter } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import type { AgentStore, StoredAgentSpec } from '../agent-ports';
 import type { Principal } from '../auth-ports';
-import { CraftModelError, type CraftChatMessage, type CraftModel, type CraftToolCall } from '../craft-ports';
+import { CraftModelError, type CraftChatMessage, type CraftModel, type CraftModelAnswer, type CraftToolCall } from '../craft-ports';
 import type { FactReader } from '../fact-ports';
 import type { TryStore } from '../try-ports';
 import { applyCraftPatch, CRAFT_INSTRUCTIONS, CRAFT_TOOLS, patchEvent } from './craft-tools';
@@ -54,7 +54,7 @@ export class CraftAgent {
       { role: 'user', content: `${body.message}\n\n--- the canvas now:\n${JSON.stringify(session.draft)}` },
     ];
     for (let step = 1; step <= MAX_CRAFT_STEPS; step++) {
-      let answer;
+      let answer: CraftModelAnswer;
       try {
         answer = await model.complete({ messages, tools: CRAFT_TOOLS, signal });
       } catch (error) {
@@ -68,7 +68,7 @@ export class CraftAgent {
       if (answer.toolCalls.length === 0) return emit({ type: 'done', steps: step });
       messages.push({ role: 'assistant', content: answer.message, toolCalls: answer.toolCalls });
       for (const call of answer.toolCalls) {
-        const result = await this.call(ctx.principal, session, call, emit);
+        const result = await this.call(ctx, session, call, emit);
         messages.push({ role: 'tool', toolCallId: call.id, content: JSON.stringify(result) });
       }
     }
@@ -76,7 +76,8 @@ export class CraftAgent {
   }
 
   /** One tool call: its outcome is emitted to the page and returned for the model. */
-  private async call(principal: Principal, session: { draft: StoredAgentSpec; agentId?: string }, call: CraftToolCall, emit: (event: CraftEvent) => void): Promise<unknown> {
+  private async call(ctx: { principal: Principal; correlationId: string }, session: { draft: StoredAgentSpec; agentId?: string }, call: CraftToolCall, emit: (event: CraftEvent) => void): Promise<unknown> {
+    const { principal } = ctx;
     if (call.name === 'craft_agent') {
       const outcome = applyCraftPatch(session.draft, call.arguments);
       emit(patchEvent(outcome));
@@ -89,7 +90,7 @@ export class CraftAgent {
         emit({ type: 'try_refused', code, message });
         return { ok: false, code, message };
       };
-      let args;
+      let args: TryAgentDraftArguments;
       try {
         args = TryAgentDraftArgumentsSchema.parse(JSON.parse(call.arguments || '{}'));
       } catch {
@@ -98,7 +99,7 @@ export class CraftAgent {
       const eventId = args.eventId ?? (await this.newestMatchingFact(principal, session.draft))?.id;
       if (!eventId) return refused('NO_FACT_TO_REPLAY', "no recorded fact matches the draft's triggers yet");
       try {
-        const tried = await this.deps.tryAgent.try({ principal, correlationId: call.id }, { spec: session.draft, eventId, ...(session.agentId ? { agentId: session.agentId } : {}) });
+        const tried = await this.deps.tryAgent.try(ctx, { spec: session.draft, eventId, ...(session.agentId ? { agentId: session.agentId } : {}) });
         session.agentId = tried.agentId;
         emit({ type: 'try', runId: tried.runId, agentId: tried.agentId, eventId });
         return { ok: true, runId: tried.runId, eventId, note: 'the try runs in shadow; the person watches its result on the page' };

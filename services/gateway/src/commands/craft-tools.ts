@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentSpecSchema, CraftAgentArgumentsSchema, type CraftEvent, type CraftPatchOperation, type CraftPatchRefusal } from '@switchyard/contracts';
+import { AgentSpecSchema, CraftAgentArgumentsSchema, MAX_CRAFT_PATCH_OPS, type CraftEvent, type CraftPatchOperation, type CraftPatchRefusal } from '@switchyard/contracts';
 import { applyJsonPatch } from '@switchyard/core';
 import type { StoredAgentSpec } from '../agent-ports';
 import type { CraftTool } from '../craft-ports';
@@ -19,6 +19,7 @@ export const CRAFT_TOOLS: readonly CraftTool[] = [
         patch: {
           type: 'array',
           minItems: 1,
+          maxItems: MAX_CRAFT_PATCH_OPS,
           items: {
             type: 'object',
             required: ['op', 'path'],
