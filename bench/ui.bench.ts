@@ -13,6 +13,11 @@
  *    local Mattermost server (the fact's accept time → the post's `create_at`), beside two
  *    baselines in the same run: a direct post to the same server, and a bare BullMQ add → pickup.
  *
+ * 3. Conversational crafting (issue 32, decision 0056): message sent → first patch applied on the
+ *    canvas, with the crafting model the local OpenAI-compatible server at a fixed 200 ms a call, as a
+ *    ratio to that latency; and the craft page's first render beside the fleet page's, same run.
+ *    `BENCH_UI_ONLY=craft` runs this part alone (it writes its own section).
+ *
  * Seeding (not measured): the runs are inserted with SQL, each pointing at a fact posted
  * through the API in batches (a kind no agent matches), as a workspace with history has them.
  * Writes its section of BENCHMARKS.md.
@@ -27,6 +32,7 @@ import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from 
 import { apiClient, buildUi, databaseServerUrl, spawnService, startLocalMattermostServer, startTestPlatform, waitFor, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
 import { CHROMIUM_PATH, launchBrowser } from '../services/gateway/test/ui/browser';
 import { benchServices } from './lib/bench-services';
+import { benchCrafting, CRAFT_MODEL_LATENCY_MS, type CraftBenchResult } from './lib/craft-bench';
 import { HttpLoad } from './lib/http-load';
 import { fmt, quantile } from './lib/stats';
 import { machineLine, writeSection } from './lib/report';
@@ -39,6 +45,13 @@ const UPDATE_SECONDS = Number(process.env.BENCH_UPDATE_SECONDS ?? 30);
 const NOTIFY_RATE = Number(process.env.BENCH_NOTIFY_RATE ?? 50);
 const NOTIFY_SECONDS = Number(process.env.BENCH_NOTIFY_SECONDS ?? 20);
 const BASELINE_SAMPLES = 200;
+const CRAFT_MESSAGES = Number(process.env.BENCH_CRAFT_MESSAGES ?? 30);
+/** Loads of each page for the craft ÷ fleet first-render ratio (the two pages share the bundle: the ratio is near 1, so it needs samples). */
+const CRAFT_RENDERS = Number(process.env.BENCH_CRAFT_RENDERS ?? 30);
+const ONLY_CRAFT = process.env.BENCH_UI_ONLY === 'craft';
+/** Targets of issue 32: first patch within 1.5× the model's latency; the craft page's first render within 1.2× the fleet's. */
+const FIRST_PATCH_RATIO_TARGET = 1.5;
+const CRAFT_RENDER_RATIO_TARGET = 1.2;
 /** Targets of issue 16. */
 const UPDATE_P95_TARGET_MS = 200;
 const FIRST_RENDER_TARGET_MS = 1_000;
@@ -343,20 +356,24 @@ async function main(): Promise<void> {
   await ensureDatabase(template);
   await applyMigrations(template);
   process.env.SY_TEST_TEMPLATE = new URL(template).pathname.slice(1);
-  let fleet: FleetResult;
-  let notify: NotifyResult;
+  let fleet: FleetResult | undefined;
+  let notify: NotifyResult | undefined;
+  let craft: CraftBenchResult;
   try {
     buildUi();
     const browser = await launchBrowser();
     try {
-      fleet = await benchFleet(browser);
+      craft = await benchCrafting(browser, CRAFT_RENDERS, CRAFT_MESSAGES);
+      if (!ONLY_CRAFT) fleet = await benchFleet(browser);
     } finally {
       await browser.close();
     }
-    notify = await benchNotifications();
+    if (!ONLY_CRAFT) notify = await benchNotifications();
   } finally {
     await dropDatabase(template);
   }
+  writeCraftSection(craft, loadAtStart);
+  if (!fleet || !notify) return;
   const updates = [...fleet.byStatus.running, ...fleet.byStatus.completed];
   const p95 = quantile(updates, 0.95);
   const renderP95 = quantile(fleet.firstRows, 0.95);
@@ -401,6 +418,42 @@ How it is measured, earlier runs and where the time goes: [docs/perf/ui.md](docs
   );
   console.log(`first render p50 ${quantile(fleet.firstRows, 0.5)} ms; update p50/p95/p99 ${quantile(updates, 0.5)}/${p95}/${quantile(updates, 0.99)} ms (n=${updates.length})`);
   console.log(`notification p50 ${quantile(notify.toPost, 0.5)} ms (n=${notify.toPost.length}, missing ${notify.missing}); direct ${quantile(notify.directPost, 0.5)} ms; bullmq ${quantile(notify.bullmq, 0.5)} ms`);
+}
+
+/** The crafting page's section of BENCHMARKS.md. */
+function writeCraftSection(craft: CraftBenchResult, loadAtStart: string): void {
+  const patchP50 = quantile(craft.firstPatch, 0.5);
+  const patchP95 = quantile(craft.firstPatch, 0.95);
+  const renderRatio = quantile(craft.craftRender, 0.5) / quantile(craft.fleetRender, 0.5);
+  const renderRatioP95 = quantile(craft.craftRender, 0.95) / quantile(craft.fleetRender, 0.95);
+  const ratio = (ms: number) => fmt(ms / CRAFT_MODEL_LATENCY_MS, 2);
+  writeSection(
+    'ui-craft',
+    `## Conversational crafting (\`npm run bench:ui\`, part 3)
+
+- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; load average (1 / 5 / 15 min) ${loadAtStart} at the start, ${loadavg()} at the end
+- Machine: ${machineLine(`Chromium at ${CHROMIUM_PATH} (headless, playwright-core); gateway and event-log as processes; the crafting model is the local OpenAI-compatible server (libs/testing) answering every call after a fixed ${CRAFT_MODEL_LATENCY_MS} ms`)}
+- Command: \`BENCH_UI_ONLY=craft BENCH_CRAFT_RENDERS=${CRAFT_RENDERS} BENCH_CRAFT_MESSAGES=${CRAFT_MESSAGES} npm run bench:ui\`
+
+Message sent (the form's submit, in the page) → the first patch applied on the canvas (its \`data-patches\` attribute becoming 1), ${fmt(craft.firstPatch.length)} first messages ("watch scorecards with more than 2 failures", a five-operation patch), each on a freshly loaded \`/agents/craft\`; the baseline is the model's own latency, ${CRAFT_MODEL_LATENCY_MS} ms:
+
+${TABLE_HEAD}
+${row('message sent → first patch on the canvas (the page)', craft.firstPatch)}
+${row('… by the API: request sent → the patch event read (Node, no browser)', craft.apiFirstPatch)}
+${row('baseline: one call straight to the model server (Node)', craft.directModel)}
+
+Ratio to the model's latency: p50 ${ratio(patchP50)}×, p95 ${ratio(patchP95)}× (the API alone: p50 ${ratio(quantile(craft.apiFirstPatch, 0.5))}×, p95 ${ratio(quantile(craft.apiFirstPatch, 0.95))}×; the direct call: p50 ${ratio(quantile(craft.directModel, 0.5))}×, p95 ${ratio(quantile(craft.directModel, 0.95))}×) — target ≤ ${FIRST_PATCH_RATIO_TARGET}×: ${patchP95 / CRAFT_MODEL_LATENCY_MS <= FIRST_PATCH_RATIO_TARGET ? 'met' : '**not met**'} (at p95).
+
+First render, navigation start → the page's frame (the fleet's runs table; the craft page's canvas), ${fmt(CRAFT_RENDERS)} loads of each, alternating, each in a new signed-in browser context:
+
+${TABLE_HEAD}
+${row('fleet page (/)', craft.fleetRender)}
+${row('craft page (/agents/craft)', craft.craftRender)}
+
+Craft ÷ fleet: p50 ${fmt(renderRatio, 2)}×, p95 ${fmt(renderRatioP95, 2)}× — target ≤ ${CRAFT_RENDER_RATIO_TARGET}×: ${renderRatio <= CRAFT_RENDER_RATIO_TARGET ? 'met' : '**not met**'} (at p50).
+`,
+  );
+  console.log(`craft: first patch p50/p95 ${patchP50}/${patchP95} ms; render craft/fleet p50 ${fmt(renderRatio, 2)}`);
 }
 
 main().catch((error: unknown) => {

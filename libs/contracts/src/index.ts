@@ -362,6 +362,21 @@ export {
   TryFactSchema,
   WouldHaveSchema,
 } from './try-drive';
+export {
+  CRAFT_PATCH_REFUSALS,
+  CraftAgentArgumentsSchema,
+  CraftEventSchema,
+  CraftMessageRequestSchema,
+  CraftPatchOperationSchema,
+  CraftTurnSchema,
+  JsonPointerSchema,
+  MAX_CRAFT_HISTORY,
+  MAX_CRAFT_MESSAGE_CHARS,
+  MAX_CRAFT_PATCH_OPS,
+  MAX_CRAFT_STEPS,
+  TryAgentDraftArgumentsSchema,
+} from './crafting';
+export type { CraftAgentArguments, CraftEvent, CraftMessageRequest, CraftPatchOperation, CraftPatchRefusal, CraftTurn, TryAgentDraftArguments } from './crafting';
 export type { AgentTry, ListAgentTriesQuery, TryAgentRequest, TryAgentResponse, TryFact, WouldHave } from './try-drive';
 export {
   CreateTaskRequestSchema,

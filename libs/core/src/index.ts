@@ -44,6 +44,8 @@ export { deliveryIdOf, kindPartOf, webhookActor, webhookDeliveryFact } from './w
 export type { WebhookDelivery } from './webhook-delivery';
 export { canonicalJson, specHash } from './canonical-json';
 export { changedTopLevelFields, jsonDiff } from './json-diff';
+export { applyJsonPatch } from './json-patch';
+export type { JsonPatchFailure } from './json-patch';
 export type { JsonDiffOperation } from './json-diff';
 export { credentialShapeIn } from './credential-patterns';
 export { screenAgentMessage, screenAgentMessageBytes, sha256Hex } from './agent-message-screen';

@@ -56,6 +56,9 @@ import type { SqlTraceReader } from '@switchyard/traces';
 import { uiSessionRoutes } from './routes/ui-session';
 import { triesRoutes } from './routes/tries';
 import { TryAgent } from './commands/try-agent';
+import { CraftAgent } from './commands/craft-agent';
+import { craftRoutes } from './routes/craft';
+import type { CraftModel } from './craft-ports';
 import { whoamiRoutes } from './routes/whoami';
 import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
@@ -181,6 +184,8 @@ export interface GatewayAppDeps {
   agentMessageStreamPollMs: number;
   /** Schedules (decision 0048): their definitions and fires. */
   schedules: ScheduleStore;
+  /** The crafting agent's model (decision 0056); null or absent: crafting answers 409 CRAFTING_NOT_CONFIGURED. */
+  craftModel?: CraftModel | null;
   /** The first-party templates (decision 0049). @defaultValue the repo's templates/ */
   templates?: TemplateManifest[];
 }
@@ -253,6 +258,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(agentMessageReadRoutes({ ...deps, observations, authenticator, pollMs: deps.agentMessageStreamPollMs }));
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
+  workspace.use(craftRoutes({ craftAgent: new CraftAgent({ ...deps, model: deps.craftModel ?? null, tryAgent }), heartbeatMs: deps.heartbeatMs }));
   workspace.use(agentsRoutes(deps));
   workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName }) }));
   workspace.use(agentBundlesRoutes({ agentBundles: new AgentBundles({ ...deps, userName }) }));

@@ -90,6 +90,21 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
    * a PUT answers 403 and an existing one's deliveries are refused. @defaultValue false
    */
   WEBHOOK_ALLOW_UNSIGNED: envBoolean.default(false),
+  /**
+   * Conversational crafting (decision 0056): the OpenAI-compatible endpoint (with `/v1`) the
+   * crafting agent's model answers at. Unset: `POST /agents/craft` answers 409
+   * CRAFTING_NOT_CONFIGURED. The operator's setting, so a loopback address is fine. @defaultValue none
+   */
+  CRAFT_MODEL_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The crafting agent's model name. @defaultValue gpt-4.1-mini */
+  CRAFT_MODEL_NAME: z.string().min(1).max(200).default('gpt-4.1-mini'),
+  /** The key sent to CRAFT_MODEL_BASE_URL as a bearer token; empty: none is sent (a local server). @defaultValue none */
+  CRAFT_MODEL_API_KEY: z
+    .string()
+    .optional()
+    .transform((value) => (value === '' ? undefined : value)),
+  /** Longest wait for one answer of the crafting model (not retried: the person can send again). @defaultValue 60000 */
+  CRAFT_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Deliveries per second accepted per inbound webhook (counted before verification, like a token's requests). @defaultValue 50 */
   WEBHOOK_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(50),
 })

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { OpenAiCraftModel } from './adapters/openai-craft-model';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
@@ -175,6 +176,9 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     accessLinks: new PrismaAccessLinkStore(prisma),
     publicUrl: config.PUBLIC_URL,
     uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
+    craftModel: config.CRAFT_MODEL_BASE_URL
+      ? new OpenAiCraftModel({ baseUrl: config.CRAFT_MODEL_BASE_URL, model: config.CRAFT_MODEL_NAME, apiKey: config.CRAFT_MODEL_API_KEY, timeoutMs: config.CRAFT_MODEL_TIMEOUT_MS })
+      : null,
     notifications: {
       notifications,
       readSecret,

@@ -105,6 +105,8 @@ describe('issue 13: fuzzing the gateway door', () => {
       // First-party templates (issue 32, decision 0049).
       ['get', '/v1/workspaces/{ws}/templates'],
       ['post', '/v1/workspaces/{ws}/templates/{id}/adopt'],
+      // Conversational crafting (issue 32, decision 0056).
+      ['post', '/v1/workspaces/{ws}/agents/craft'],
     ]) {
       expect(operations).toContainEqual({ method, template, query: [] });
     }

@@ -55,6 +55,40 @@ export async function api<T>(method: string, path: string, body?: unknown, heade
   return parsed as T;
 }
 
+/**
+ * A POST whose answer is `text/event-stream` (conversational crafting): each
+ * event's `data` is parsed and handed to `onEvent` as it arrives. A refusal
+ * before the stream starts is thrown as an ApiError, like api()'s.
+ */
+export async function apiStream(path: string, body: unknown, onEvent: (event: unknown) => void, signal?: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = { accept: 'text/event-stream', 'content-type': 'application/json' };
+  if (csrfToken) headers['x-csrf-token'] = csrfToken;
+  const response = await fetch(path, { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify(body), signal });
+  if (!response.ok || !response.body) {
+    const parsed = safeJson(await response.text()) as { error?: { code?: string; message?: string; details?: unknown } } | undefined;
+    if (response.status === 401) onUnauthenticated();
+    throw new ApiError(response.status, parsed?.error?.code ?? 'HTTP_' + response.status, parsed?.error?.message ?? response.statusText, parsed?.error?.details);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffered += value;
+    let end: number;
+    while ((end = buffered.indexOf('\n\n')) >= 0) {
+      const frame = buffered.slice(0, end);
+      buffered = buffered.slice(end + 2);
+      const data = frame
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
+      if (data) onEvent(JSON.parse(data));
+    }
+  }
+}
+
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);

@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { Route, Switch } from 'wouter';
 import { ApiError } from './api';
 import { Layout } from './components/layout';
+import { AgentCraftPage } from './pages/agent-craft';
 import { AgentDetailPage } from './pages/agent-detail';
 import { AgentNewPage } from './pages/agent-new';
 import { AgentsPage } from './pages/agents';
@@ -46,6 +47,8 @@ function App() {
         <Route path="/runs/:id" component={RunDetailPage} />
         <Route path="/agents" component={AgentsPage} />
         <Route path="/agents/new" component={AgentNewPage} />
+        <Route path="/agents/craft" component={AgentCraftPage} />
+        <Route path="/agents/:id/craft" component={AgentCraftPage} />
         <Route path="/agents/:id" component={AgentDetailPage} />
         <Route path="/templates" component={TemplatesPage} />
         <Route path="/approvals" component={ApprovalsPage} />

@@ -44,6 +44,8 @@ export type {
   RunTrace,
   TraceSpan,
   TryAgentResponse,
+  CraftEvent,
+  CraftPatchOperation,
   UiSessionResponse,
   WouldHave,
   WorkspaceSettings,

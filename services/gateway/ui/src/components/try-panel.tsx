@@ -7,8 +7,8 @@ import { IssueList } from './issue-list';
 import { TryRun } from './try-run';
 
 /** Recorded facts an agent's triggers match (the newest 50 of the first 500 per trigger kind), newest first. */
-function useTriggerFacts(ws: string, agent: AgentResponse) {
-  const kinds = [...new Set(agent.spec.triggers.map((trigger) => trigger.kind))];
+export function useTriggerFacts(ws: string, triggers: ReadonlyArray<{ kind: string }>) {
+  const kinds = [...new Set(triggers.map((trigger) => trigger.kind))];
   return useQuery({
     queryKey: ['try-facts', ws, kinds],
     queryFn: async () => {
@@ -17,6 +17,20 @@ function useTriggerFacts(ws: string, agent: AgentResponse) {
       return [...byId.values()].sort((a, b) => b.seq - a.seq).slice(0, 50);
     },
   });
+}
+
+/** The options of a recorded-fact select: each fact by seq, kind, subject and time, or a line saying there is none. */
+export function FactOptions({ facts }: { facts: Fact[] | undefined }) {
+  return (
+    <>
+      {facts?.length === 0 && <option value="">no fact matches its triggers yet</option>}
+      {facts?.map((fact) => (
+        <option key={fact.id} value={fact.id}>
+          #{fact.seq} {fact.kind} {fact.subject.type}/{fact.subject.id} · {when(fact.ts)}
+        </option>
+      ))}
+    </>
+  );
 }
 
 /** A kind to start a hand-written fact with: the first trigger's, unless it is a glob. */
@@ -40,7 +54,7 @@ export function TryPanel({ ws, agent, versions, draft }: { ws: string; agent: Ag
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState<string | undefined>();
-  const facts = useTriggerFacts(ws, agent);
+  const facts = useTriggerFacts(ws, agent.spec.triggers);
   const tries = useQuery({
     queryKey: ['tries', ws, agent.id],
     queryFn: () => api<{ tries: AgentTry[] }>('GET', wsPath(ws, `/agents/${agent.id}/tries?limit=20`)).then((r) => r.tries),
@@ -108,12 +122,7 @@ export function TryPanel({ ws, agent, versions, draft }: { ws: string; agent: Ag
             <input type="radio" name="on" checked={on === 'recorded'} onChange={() => setOn('recorded')} /> a recorded fact
           </label>
           <select aria-label="recorded fact" value={chosenEvent} onChange={(e) => setEventId(e.target.value)} disabled={on !== 'recorded'}>
-            {facts.data?.length === 0 && <option value="">no fact matches its triggers yet</option>}
-            {facts.data?.map((fact) => (
-              <option key={fact.id} value={fact.id}>
-                #{fact.seq} {fact.kind} {fact.subject.type}/{fact.subject.id} · {when(fact.ts)}
-              </option>
-            ))}
+            <FactOptions facts={facts.data} />
           </select>
           <label className="inline">
             <input type="radio" name="on" checked={on === 'written'} onChange={() => setOn('written')} /> a fact written here

@@ -1,6 +1,6 @@
 import { useCallback, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useParams } from 'wouter';
+import { Link, useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
 import { DeleteAgent, StartRun } from '../components/agent-actions';
 import { ExportButton } from '../components/bundle-actions';
@@ -86,6 +86,9 @@ export function AgentDetailPage() {
             >
               {editing ? 'Close editor' : 'Edit'}
             </button>
+            <Link href={`/agents/${id}/craft`} className="button-link">
+              Craft
+            </Link>
           </>
         )}
         <ExportButton ws={slug} agentId={id} />

@@ -31,6 +31,9 @@ export function AgentsPage() {
             <Link href="/agents/new" className="button-link">
               New agent
             </Link>
+            <Link href="/agents/craft" className="button-link">
+              Craft an agent
+            </Link>
             <ImportBundle ws={slug} />
           </>
         )}
