@@ -22,7 +22,7 @@ export type { SseConnection, SseEvent } from './sse-client';
 export { postFactsConcurrently } from './load';
 export type { LoadResult } from './load';
 export { pick, prng } from './random';
-export { startLocalOpenAiServer } from './local-openai-server';
+export { longestSharedPrefix, startLocalOpenAiServer } from './local-openai-server';
 export type {
   ChatCompletionRequestBody,
   LocalDisconnectReply,
