@@ -120,7 +120,7 @@ describe('issue 31: teammates that remember', () => {
     expect(users).toEqual(['Ans', 'M1 ', 'M2 ', 'M3 ', 'M4 ', 'M5 ']);
     const compaction = entries.find((entry: { type: string }) => entry.type === 'compaction');
     expect(compaction).toMatchObject({ runId: turns[4]!.id, content: { summary: 'SUMMARY: the person sent M1 and M2 with padding.', turns: 2 } });
-    const m2 = entries.find((entry: { type: string; content: { text?: string } }) => entry.type === 'assistant' && entry.runId === turns[1]!.id);
+    const m2 = entries.find((entry: { type: string; runId: string }) => entry.type === 'assistant' && entry.runId === turns[1]!.id);
     expect(compaction.content.throughSeq).toBe(m2.seq);
 
     // The outcome counts the summary call: its tokens are the stand-in's count of that request.
