@@ -145,6 +145,8 @@ export async function longConversation(options: LongConversationOptions, loadLin
   const ratio = compact.tokens[turns]! / compact.tokens[t10]!;
   const lateMean = mean(compact.tokens.slice(Math.max(1, turns - 9), turns + 1));
   const earlyMean = mean(compact.tokens.slice(t10, Math.min(turns, t10 + 9) + 1));
+  // The saw-tooth: tokens climb to the budget, drop at a compaction, climb again; its top over the turn-10 figure.
+  const peak = Math.max(...compact.tokens.slice(t10 + 1, turns + 1), 0);
   const prefixMin = compact.prefixPlain.length ? Math.min(...compact.prefixPlain, ...plain.prefixPlain) : 0;
   const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
   return `
@@ -160,7 +162,7 @@ ${rows}
 - Turns that did not complete: ${plain.failed} without compaction, ${compact.failed} with it (a teammate's later requests are then numbered one turn early).
 - Cached input tokens in the outcomes (\`cachedTokensIn\` / \`tokensIn\`): ${fmt(plain.cachedShare * 100, 1)} % without compaction, ${fmt(compact.cachedShare * 100, 1)} % with.
 
-Targets: with compaction, turn ${turns} ≤ 1.2 × turn ${t10}: ${verdict(ratio <= 1.2)} (${fmt(ratio, 2)}; mean of turns ${Math.max(1, turns - 9)}–${turns} over turns ${t10}–${Math.min(turns, t10 + 9)}: ${fmt(lateMean / earlyMean, 2)}); unchanged prefix ≥ 90 % on turns without a compaction: ${verdict(prefixMin >= 0.9)} (min ${fmt(prefixMin * 100, 1)} %).
+Targets: with compaction, turn ${turns} ≤ 1.2 × turn ${t10}: ${verdict(ratio <= 1.2)} (${fmt(ratio, 2)}; mean of turns ${Math.max(1, turns - 9)}–${turns} over turns ${t10}–${Math.min(turns, t10 + 9)}: ${fmt(lateMean / earlyMean, 2)}; the highest turn after turn ${t10} over turn ${t10}: ${fmt(peak / compact.tokens[t10]!, 2)} — the turn-${turns} figure depends on where turn ${turns} falls between two compactions); unchanged prefix ≥ 90 % on turns without a compaction: ${verdict(prefixMin >= 0.9)} (min ${fmt(prefixMin * 100, 1)} %).
 `;
 }
 

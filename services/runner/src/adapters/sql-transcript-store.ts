@@ -4,21 +4,24 @@ import type { StoredEntry, TranscriptStore, TranscriptWriter } from '../loop/loo
 import type { SessionEntry, SessionHistoryRead, SessionHistoryStore } from '../loop/session-memory';
 
 /**
- * A teammate turn's history in one statement (decision 0052): the latest
- * compaction of the session, the latest system prompt another turn recorded
- * and the message after it, and the other turns' conversation entries after
- * the compaction's range. Older entries are not read. Every row is of the
- * run's workspace.
+ * A teammate turn's history in one statement (decision 0052): the
+ * teammate's `memory` (a row of seq 0), the latest compaction of the
+ * session, the latest system prompt another turn recorded and the message
+ * after it, and the other turns' conversation entries after the
+ * compaction's range. Older entries are not read. Every row is of the run's
+ * workspace.
  */
 const HISTORY_SQL = `
 WITH s AS (SELECT seq, run_id, type, content FROM transcript_entries WHERE session_id = $1::uuid AND workspace_id = $2::uuid),
      c AS (SELECT seq, (content->>'throughSeq')::int AS through FROM s WHERE type = 'compaction' ORDER BY seq DESC LIMIT 1),
      h AS (SELECT max(seq) AS seq FROM s WHERE type = 'system' AND run_id <> $3::uuid)
-SELECT s.seq, s.run_id::text AS "runId", s.type, s.content FROM s
+SELECT 0 AS seq, NULL::text AS "runId", 'memory' AS type, t.memory AS content FROM teammates t WHERE t.id = $4::uuid AND t.workspace_id = $2::uuid
+UNION ALL
+SELECT s.seq, s.run_id::text, s.type, s.content FROM s
  WHERE s.seq = (SELECT seq FROM c)
     OR (s.run_id <> $3::uuid AND (s.seq IN ((SELECT seq FROM h), (SELECT seq FROM h) + 1)
         OR (s.type IN ('user', 'assistant', 'tool') AND s.seq > COALESCE((SELECT through FROM c), 0))))
- ORDER BY s.seq`;
+ ORDER BY seq`;
 
 /**
  * The transcript in `transcript_entries`, append-only (a trigger refuses
@@ -48,13 +51,11 @@ export class SqlTranscriptStore implements TranscriptStore, SessionHistoryStore 
     );
   }
 
-  /** A teammate turn's history (HISTORY_SQL) and the teammate's memory settings, side by side. */
+  /** A teammate turn's history and the teammate's memory settings (HISTORY_SQL). */
   async history(run: { runId: string; workspaceId: string; sessionId: string; teammateId: string }): Promise<SessionHistoryRead> {
-    const [entries, memory] = await Promise.all([
-      this.sql.$queryRawUnsafe<SessionEntry[]>(HISTORY_SQL, run.sessionId, run.workspaceId, run.runId),
-      this.sql.$queryRawUnsafe<Array<{ memory: unknown }>>(`SELECT memory FROM teammates WHERE id = $1::uuid AND workspace_id = $2::uuid`, run.teammateId, run.workspaceId),
-    ]);
-    return { entries, memory: memory[0]?.memory ?? null };
+    const rows = await this.sql.$queryRawUnsafe<SessionEntry[]>(HISTORY_SQL, run.sessionId, run.workspaceId, run.runId, run.teammateId);
+    const memory = rows[0]?.type === 'memory' ? rows.shift()!.content : null;
+    return { entries: rows, memory };
   }
 }
 
