@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { mailboxStream, type MailboxEnvelope } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { SessionMailbox, toKey } from '@switchyard/redis';
-import { apiClient, spawnService, startTestPlatform, waitFor, waitForTeammateAtRest, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
+import { apiClient, spawnService, startTestPlatform, waitFor, waitForTeammateAtRest, waitForTurnsEnded, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
 
 jest.setTimeout(240_000);
 
@@ -68,13 +68,9 @@ describe('issue 17: teammate turns that fail, lose their poster or their runner'
   const atRest = (sessionId: string) => waitForTeammateAtRest({ redis: platform.redis.redis, prefix: platform.redis.prefix, query: (sql, values) => pg.query(sql, values) }, sessionId);
   const mailboxSize = (sessionId: string) => platform.redis.redis.xlen(toKey(platform.redis.prefix, ...mailboxStream(sessionId)));
   const allEnded = (sessionId: string, count: number) =>
-    waitFor(
-      async () => {
-        const turns = await turnsOf(sessionId);
-        return turns.length >= count && turns.every((turn) => ['completed', 'failed', 'cancelled'].includes(turn.status)) ? turns : null;
-      },
-      { timeoutMs: 90_000, what: `${count} turns ended` },
-    );
+    waitForTurnsEnded<{ id: string; status: string; reason: string | null; origin: { type: string } }>((sql, values) => pg.query(sql, values), sessionId, count, {
+      columns: 'id::text, status::text, reason, origin',
+    });
   const post = async (name: string, content: string, client = api) => {
     const posted = await client('POST', `${ws}/teammates/${name}/messages`, { content });
     expect(posted.status).toBe(202);

@@ -5,7 +5,7 @@ import {
   spawnService,
   startLocalOpenAiServer,
   startTestPlatform,
-  waitFor,
+  waitForTurnsEnded,
   type LocalOpenAiReply,
   type LocalOpenAiRequest,
   type LocalOpenAiServer,
@@ -72,13 +72,7 @@ describe('issue 31: teammates that remember', () => {
   const turnsOf = async (sessionId: string) =>
     (await pg.query(`SELECT id::text, status::text, outcome FROM runs WHERE session_id = $1 ORDER BY queued_at, id`, [sessionId])).rows as Array<{ id: string; status: string; outcome: Record<string, any> }>;
   const turnEnded = (sessionId: string, count: number) =>
-    waitFor(
-      async () => {
-        const turns = await turnsOf(sessionId);
-        return turns.length >= count && turns.every((turn) => ['completed', 'failed', 'cancelled'].includes(turn.status)) ? turns : null;
-      },
-      { timeoutMs: 60_000, what: `${count} turns ended` },
-    );
+    waitForTurnsEnded<{ id: string; status: string; outcome: Record<string, any> }>((sql, values) => pg.query(sql, values), sessionId, count, { columns: 'id::text, status::text, outcome', timeoutMs: 60_000 });
   /** A person's message, then its turn to its end (each message finds the teammate idle: one turn each). */
   const turn = async (client: typeof api, name: string, sessionId: string, count: number, content: string) => {
     const posted = await client('POST', `${ws}/teammates/${name}/messages`, { content });
