@@ -79,7 +79,7 @@ function Entry({ entry }: { entry: TranscriptEntry }) {
         <>
           <div className="who-line" data-testid="compaction">
             compaction <span className="muted">
-              · entries {String(c.fromSeq)}–{String(c.throughSeq)} ({String(c.turns)} turns) summarized · ~{String(c.tokensBefore)} → ~{String(c.tokensAfter)} tokens · {usage.inputTokens ?? 0} in / {usage.outputTokens ?? 0} out
+              · entries {String(c.fromSeq)}–{String(c.throughSeq)} ({c.turns === 1 ? '1 turn' : `${String(c.turns)} turns`}) summarized · ~{String(c.tokensBefore)} → ~{String(c.tokensAfter)} tokens · {usage.inputTokens ?? 0} in / {usage.outputTokens ?? 0} out
             </span>
           </div>
           <details open>
