@@ -139,6 +139,32 @@ describe('issue 31: teammates that remember', () => {
     }
     expect((await api('GET', `${ws}/teammates/nadia`)).status).toBe(404);
   });
+  it("a compaction is budgeted like a model call: past the agent's maxTokens it ends the turn budget_exceeded, its tokens in the outcome", async () => {
+    const created = await api('POST', `${ws}/agents`, {
+      name: 'frugal',
+      instructions: 'You are a teammate with a small budget.',
+      task: 'Answer what your mailbox holds.',
+      model: { provider: 'scripted', name: 'demo' },
+      script: [{ say: 'noted' }],
+      triggers: [{ kind: 'never.fires' }],
+      budget: { maxTokens: 100 },
+    });
+    expect(created.status).toBe(201);
+    const spawned = await api('POST', `${ws}/teammates`, { name: 'fran', agentId: created.body.id, memory: { maxContextTokens: 1000, keepRecentTurns: 1 } });
+    const { sessionId } = spawned.body as { sessionId: string };
+    // The scripted model's answers cost 0 tokens; its summary is counted at four characters a token (~600 here).
+    await turn(api, 'fran', sessionId, 1, `first ${'y'.repeat(2400)}`);
+    await turn(api, 'fran', sessionId, 2, `second ${'y'.repeat(2400)}`);
+    const posted = await api('POST', `${ws}/teammates/fran/messages`, { content: 'third' });
+    expect(posted.status).toBe(202);
+    const third = (await turnEnded(sessionId, 3)).at(-1)!;
+    const row = (await pg.query(`SELECT status::text, reason FROM runs WHERE id = $1`, [third.id])).rows[0];
+    expect(row).toEqual({ status: 'failed', reason: 'budget_exceeded' });
+    expect(third.outcome.compaction).toEqual({ count: 1, tokensIn: expect.any(Number), tokensOut: expect.any(Number) });
+    expect(third.outcome.tokensIn).toBeGreaterThan(100);
+    expect(third.outcome.turns).toBe(0);
+  });
+
   it('told X in turn 1, answers X in turn 5 after every service restarted between turns 3 and 4', async () => {
     const agentId = await createAgent('recaller', { provider: 'scripted', name: 'demo' }, [{ say: 'you told me: {{recall}}' }]);
     const spawned = await api('POST', `${ws}/teammates`, { name: 'rita', agentId });

@@ -47,6 +47,7 @@ export async function compactionStep(session: RunSession, options: AgentLoopOpti
     { role: 'user', content: transcriptText(replaced) },
   ];
   const bounded = boundedSignal(session, options);
+  const started = performance.now();
   let response;
   try {
     const input = { messages, tools: [], signal: bounded.signal };
@@ -62,6 +63,8 @@ export async function compactionStep(session: RunSession, options: AgentLoopOpti
   }
   const cost = costOf(options.prices, run.spec.model, response.usage);
   const { inputTokens, outputTokens, cachedInputTokens } = response.usage;
+  // Counted with the model's other calls: a summary is a model call like any other.
+  options.metrics?.modelCall({ ...modelLabels(run.spec.model), tokensIn: inputTokens, tokensOut: outputTokens, costUsd: cost.usd, durationMs: performance.now() - started });
   if (cost.usd > 0) session.spend = await options.spend.add({ runId: run.id, agentId: run.agentId, workspaceId: run.workspaceId, usd: cost.usd });
   const summary = (response.message ?? '').trim() || '(nothing to remember)';
   const kept = history.turns.slice(compacted.length).reduce((sum, turn) => sum + turn.tokens, 0);
