@@ -139,7 +139,7 @@ describe('issue 31: teammates that remember', () => {
     }
     expect((await api('GET', `${ws}/teammates/nadia`)).status).toBe(404);
   });
-  it("a compaction is budgeted like a model call: past the agent's maxTokens it ends the turn budget_exceeded, its tokens in the outcome", async () => {
+  it("a compaction is budgeted like a model call: past the agent's maxTokens it ends the turn budget_exceeded, its tokens in the outcome; the next turn starts from its summary", async () => {
     const created = await api('POST', `${ws}/agents`, {
       name: 'frugal',
       instructions: 'You are a teammate with a small budget.',
@@ -163,6 +163,10 @@ describe('issue 31: teammates that remember', () => {
     expect(third.outcome.compaction).toEqual({ count: 1, tokensIn: expect.any(Number), tokensOut: expect.any(Number) });
     expect(third.outcome.tokensIn).toBeGreaterThan(100);
     expect(third.outcome.turns).toBe(0);
+    // The summary was kept: the next turn starts from it instead of paying for another.
+    const fourth = await turn(api, 'fran', sessionId, 4, 'fourth');
+    expect(fourth.outcome.compaction).toBeUndefined();
+    expect(fourth.outcome.summary).toBe('noted');
   });
 
   it('told X in turn 1, answers X in turn 5 after every service restarted between turns 3 and 4', async () => {
