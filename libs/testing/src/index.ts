@@ -14,7 +14,7 @@ export { spawnScript, spawnService } from './spawn-service';
 export { nodeArgsFor } from './test-bundles';
 export { buildUi } from './ui-build';
 export type { ServiceProcess, SpawnOptions } from './spawn-service';
-export { startTestPlatform } from './platform';
+export { startAnotherGateway, startTestPlatform } from './platform';
 export type { TestPlatform, TestPlatformOptions } from './platform';
 export { apiClient } from './http-client';
 export type { ApiResponse } from './http-client';

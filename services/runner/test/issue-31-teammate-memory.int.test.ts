@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import {
   apiClient,
   longestSharedPrefix,
-  spawnService,
+  startAnotherGateway,
   startLocalOpenAiServer,
   startTestPlatform,
   waitForTurnsEnded,
@@ -180,12 +180,11 @@ describe('issue 31: teammates that remember', () => {
     await turn(api, 'rita', sessionId, 3, 'anything new?');
 
     await Promise.all([...platform.runners, platform.gateway, ...platform.eventLogs].map((proc) => proc.stop('SIGTERM')));
-    const gateway = await spawnService('gateway', platform.env, { readyPattern: /gateway listening/ });
+    const { gateway, url } = await startAnotherGateway(platform);
     restarted.push(gateway);
     await platform.startEventLog();
     await platform.startRunner();
-    const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1];
-    const after = apiClient(`http://127.0.0.1:${port}`, token);
+    const after = apiClient(url, token);
 
     await turn(after, 'rita', sessionId, 4, 'still there?');
     const fifth = await turn(after, 'rita', sessionId, 5, 'what did I tell you?');
