@@ -83,11 +83,11 @@ async function runOne(options: LongConversationOptions, label: 'plain' | 'compac
   const wallMs = performance.now() - started;
   const notCompleted = (
     await pg.query(
-      `SELECT status::text, reason, error->>'code' AS code, count(*)::int AS n FROM runs WHERE session_id = ANY($1::uuid[]) AND status <> 'completed' GROUP BY 1, 2, 3`,
+      `SELECT status::text, reason, error->>'code' AS code, left(min(error->>'message'), 160) AS message, count(*)::int AS n FROM runs WHERE session_id = ANY($1::uuid[]) AND status <> 'completed' GROUP BY 1, 2, 3`,
       [sessions],
     )
-  ).rows as Array<{ status: string; reason: string | null; code: string | null; n: number }>;
-  const failed = notCompleted.map((row) => `${row.n} ${row.status} ${row.reason ?? row.code ?? ''}`.trim()).join(', ') || 'none';
+  ).rows as Array<{ status: string; reason: string | null; code: string | null; message: string | null; n: number }>;
+  const failed = notCompleted.map((row) => `${row.n} ${row.status} ${row.reason ?? row.code ?? ''}${row.message ? ` ("${row.message}")` : ''}`.trim()).join(', ') || 'none';
   if (notCompleted.length > 0) options.progress(`long conversation (${label}): turns that did not complete: ${failed}`);
 
   const sums = new Array<number>(turns + 1).fill(0);
@@ -159,7 +159,7 @@ ${rows}
 - Summary calls with compaction: ${fmt(compact.compactions.count)} (${fmt(compact.compactions.count / options.teammates, 1)} a teammate; the first teammate's at turns ${compact.compactions.atTurns.join(', ') || 'none'}), ${fmt(compact.compactions.tokensIn)} input tokens each on average (counted in their turns' outcomes).
 - Input tokens of all ${turns} turns, per teammate: ${fmt(sum(plain.tokens))} without compaction, ${fmt(sum(compact.tokens) + (compact.compactions.count * compact.compactions.tokensIn) / options.teammates)} with it (summary calls included).
 - Unchanged prefix of the previous request, turns without a compaction: no compaction ${share(plain.prefixPlain)}; with compaction ${share(compact.prefixPlain)}. Turns right after a compaction: ${share(compact.prefixCompacted)}.
-- Turns that did not complete: ${plain.failed} without compaction, ${compact.failed} with it (a teammate's later requests are then numbered one turn early).
+- Turns that did not complete: ${plain.failed} without compaction, ${compact.failed} with it${plain.failed === 'none' && compact.failed === 'none' ? '' : " (a teammate's requests after one are numbered one turn early)"}.
 - Cached input tokens in the outcomes (\`cachedTokensIn\` / \`tokensIn\`): ${fmt(plain.cachedShare * 100, 1)} % without compaction, ${fmt(compact.cachedShare * 100, 1)} % with.
 
 Targets: with compaction, turn ${turns} ≤ 1.2 × turn ${t10}: ${verdict(ratio <= 1.2)} (${fmt(ratio, 2)}; mean of turns ${Math.max(1, turns - 9)}–${turns} over turns ${t10}–${Math.min(turns, t10 + 9)}: ${fmt(lateMean / earlyMean, 2)}; the highest turn after turn ${t10} over turn ${t10}: ${fmt(peak / compact.tokens[t10]!, 2)} — the turn-${turns} figure depends on where turn ${turns} falls between two compactions); unchanged prefix ≥ 90 % on turns without a compaction: ${verdict(prefixMin >= 0.9)} (min ${fmt(prefixMin * 100, 1)} %).
