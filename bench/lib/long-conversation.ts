@@ -68,7 +68,7 @@ async function runOne(options: LongConversationOptions, label: 'plain' | 'compac
   const started = performance.now();
   const pad = 'p'.repeat(options.messageChars);
   for (let turn = 1; turn <= turns; turn++) {
-    await Promise.all(sessions.map((_, i) => api('POST', `/teammates/long-${label}-${i}/messages`, { content: `long-${label}-${i} turn ${turn}: ${pad}` })));
+    await Promise.all(sessions.map((_, i) => postOnce(options, `/teammates/long-${label}-${i}/messages`, { content: `long-${label}-${i} turn ${turn}: ${pad}` })));
     const deadline = Date.now() + 120_000;
     for (;;) {
       const done = Number(
@@ -128,6 +128,24 @@ async function runOne(options: LongConversationOptions, label: 'plain' | 'compac
   };
 }
 
+/**
+ * A person's message, posted again after a `503` (the gateway's "nothing was
+ * delivered", decision 0035: a loaded machine's pool can time out), up to
+ * three times; counted so the report can say so.
+ */
+async function postOnce(options: LongConversationOptions, route: string, body: unknown): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await options.api('POST', route, body);
+      return;
+    } catch (error) {
+      if (attempt >= 3 || !/answered 503/.test(String((error as Error).message))) throw error;
+      retried += 1;
+    }
+  }
+}
+let retried = 0;
+
 /** Runs the scenario without, then with compaction; returns its section of BENCHMARKS.md. */
 export async function longConversation(options: LongConversationOptions, loadLine: () => string): Promise<string> {
   const loads = [loadLine()];
@@ -159,6 +177,7 @@ ${rows}
 - Summary calls with compaction: ${fmt(compact.compactions.count)} (${fmt(compact.compactions.count / options.teammates, 1)} a teammate; the first teammate's at turns ${compact.compactions.atTurns.join(', ') || 'none'}), ${fmt(compact.compactions.tokensIn)} input tokens each on average (counted in their turns' outcomes).
 - Input tokens of all ${turns} turns, per teammate: ${fmt(sum(plain.tokens))} without compaction, ${fmt(sum(compact.tokens) + (compact.compactions.count * compact.compactions.tokensIn) / options.teammates)} with it (summary calls included).
 - Unchanged prefix of the previous request, turns without a compaction: no compaction ${share(plain.prefixPlain)}; with compaction ${share(compact.prefixPlain)}. Turns right after a compaction: ${share(compact.prefixCompacted)}.
+- Posts answered \`503\` (nothing delivered) and posted again: ${fmt(retried)}.
 - Turns that did not complete: ${plain.failed} without compaction, ${compact.failed} with it${plain.failed === 'none' && compact.failed === 'none' ? '' : " (a teammate's requests after one are numbered one turn early)"}.
 - Cached input tokens in the outcomes (\`cachedTokensIn\` / \`tokensIn\`): ${fmt(plain.cachedShare * 100, 1)} % without compaction, ${fmt(compact.cachedShare * 100, 1)} % with.
 
