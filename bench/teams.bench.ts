@@ -21,7 +21,13 @@
  * the same streams); and a one-row INSERT's commit on the same PostgreSQL
  * (a wake commits one transaction). Before the idle phase, the bare wake
  * (bare-wake.ts): the wake's hops without the platform's code, the floor of
- * its path on this machine. Writes its section of BENCHMARKS.md.
+ * its path on this machine.
+ *
+ * Then the long-conversation scenario (bench/lib/long-conversation.ts, issue
+ * 31): BENCH_LONG_TEAMMATES × BENCH_LONG_TURNS turns, without and with
+ * compaction. BENCH_SCENARIO=wake or =long runs one of the two alone (a
+ * bounded run: BENCH_LONG_TEAMMATES=10 BENCH_LONG_TURNS=20). Writes its
+ * sections of BENCHMARKS.md.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -35,6 +41,7 @@ import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from 
 import { closeRedis, createRedis, SessionMailbox, toKey } from '@switchyard/redis';
 import { spawnService, startLocalOpenAiServer, startTestMcpServer, type LocalOpenAiReply, type LocalOpenAiRequest, type ServiceProcess } from '@switchyard/testing';
 import { bareWake } from './lib/bare-wake';
+import { longConversation, longConversationReply } from './lib/long-conversation';
 import { benchServices } from './lib/bench-services';
 import { CpuWindow } from './lib/process-cpu';
 import { enableRoundTrips, RoundTripWindow, roundTripRows } from './lib/round-trips';
@@ -52,6 +59,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const STEP_MS = Number(process.env.BENCH_STEP_MS ?? 1000);
 /** BENCH_ROUND_TRIPS=1: each service's requests to Redis and PostgreSQL per message of the idle phase (a hook in every service). */
 const ROUND_TRIPS_DIR = enableRoundTrips();
+/** `all` (default), `wake` (issue 17's phases) or `long` (issue 31's long conversation). */
+const SCENARIO = process.env.BENCH_SCENARIO ?? 'all';
+const LONG_TEAMMATES = Number(process.env.BENCH_LONG_TEAMMATES ?? 50);
+const LONG_TURNS = Number(process.env.BENCH_LONG_TURNS ?? 40);
+/** The compacting run's memory and message size: a budget a conversation passes after about eight turns. */
+const LONG_MEMORY = { maxContextTokens: Number(process.env.BENCH_LONG_MAX_CONTEXT ?? 1500), keepRecentTurns: Number(process.env.BENCH_LONG_KEEP ?? 4) };
+const LONG_MESSAGE_CHARS = Number(process.env.BENCH_LONG_MESSAGE_CHARS ?? 400);
 /** Issue 17's targets for the idle wake. */
 const TARGET_P50_MS = 10;
 const TARGET_P99_MS = 50;
@@ -169,9 +183,13 @@ async function main(): Promise<void> {
   /** Each teammate's model steps in the busy phase: [request arrived, answer due]. */
   const steps: Array<Array<[number, number]>> = Array.from({ length: TEAMMATES }, () => []);
   const respond = (request: LocalOpenAiRequest): LocalOpenAiReply => {
+    const long = longConversationReply(request);
+    if (long) return long;
     const at = now();
     const body = request.body!;
-    const first = !body.messages.some((message) => message.role === 'assistant');
+    // A turn continues its teammate's conversation (decision 0052): its first request follows a final answer (or none), not a tool call.
+    const lastAnswer = body.messages.findLast((message) => message.role === 'assistant');
+    const first = !lastAnswer || !Array.isArray(lastAnswer.tool_calls);
     for (const match of JSON.stringify(body.messages).matchAll(/bench-msg-(\d+)/g)) {
       const message = sent[Number(match[1])];
       if (message && message.seenAt === undefined) Object.assign(message, { seenAt: at, seenFirst: first });
@@ -180,7 +198,7 @@ async function main(): Promise<void> {
     steps[Number(body.model.slice('mate-'.length))]!.push([at, at + STEP_MS]);
     return { type: 'message', toolCalls: [{ name: 'web__echo', arguments: { text: 'working' } }], delayMs: STEP_MS };
   };
-  const model = await startLocalOpenAiServer({ respond });
+  const model = await startLocalOpenAiServer({ respond, countTokens: true });
   const mcp = await startTestMcpServer();
 
   const env = {
@@ -216,6 +234,26 @@ async function main(): Promise<void> {
       if (response.status >= 300) throw new Error(`answered ${response.status}: ${text.slice(0, 120)}`);
       return JSON.parse(text) as Record<string, unknown>;
     };
+
+    if (SCENARIO === 'long' || SCENARIO === 'all') {
+      const section = await longConversation(
+        { teammates: LONG_TEAMMATES, turns: LONG_TURNS, memory: LONG_MEMORY, messageChars: LONG_MESSAGE_CHARS, api, pg, requests: () => model.requests, progress },
+        loadLine,
+      );
+      const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
+      const pgVersion = (await pg.query('SHOW server_version')).rows[0].server_version;
+      const body = `
+## Teams: long conversation (\`npm run bench:teams\`)
+
+- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC
+- Machine: ${machineLine(`Redis ${redisVersion}, PostgreSQL ${pgVersion}`)}
+- Command: \`BENCH_SCENARIO=long BENCH_LONG_TEAMMATES=${LONG_TEAMMATES} BENCH_LONG_TURNS=${LONG_TURNS} BENCH_LONG_MAX_CONTEXT=${LONG_MEMORY.maxContextTokens} BENCH_LONG_KEEP=${LONG_MEMORY.keepRecentTurns} BENCH_LONG_MESSAGE_CHARS=${LONG_MESSAGE_CHARS} npm run bench:teams\` (gateway, event-log and one runner as processes on the same cores as the load generator)
+${section}`;
+      process.stdout.write(body);
+      writeSection('bench:teams-long', body);
+      model.requests.length = 0;
+      if (SCENARIO === 'long') return;
+    }
 
     const sessions: string[] = [];
     for (let i = 0; i < TEAMMATES; i++) {

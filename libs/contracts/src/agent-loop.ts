@@ -96,6 +96,8 @@ export const TranscriptEntryTypeSchema = z.enum([
   'tool',
   /** Something the platform tells the reader (a server that failed to connect, a budget stop). */
   'notice',
+  /** A teammate's earlier turns summarized (decision 0052): the summary and the range of entries it replaces in what the model is sent. */
+  'compaction',
 ]);
 export type TranscriptEntryType = z.infer<typeof TranscriptEntryTypeSchema>;
 

@@ -294,6 +294,7 @@ export { DeadLetterSchema, NewDeadLetterSchema } from './dead-letters';
 export type { DeadLetter, NewDeadLetter } from './dead-letters';
 export {
   AssistantEntryContentSchema,
+  CompactionEntryContentSchema,
   NoticeEntryContentSchema,
   parseRunState,
   RecordedEntrySchema,
@@ -477,8 +478,13 @@ export {
   TEAMMATE_FACT_KINDS,
   TeammateSchema,
   TeammateStatusSchema,
+  DEFAULT_TEAMMATE_MEMORY,
+  MAX_CONTEXT_TOKENS,
+  MAX_KEEP_RECENT_TURNS,
+  MIN_CONTEXT_TOKENS,
+  TeammateMemorySchema,
 } from './teammates';
-export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateStatus, TeammateWatch } from './teammates';
+export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateMemory, TeammateStatus, TeammateWatch } from './teammates';
 export {
   DeadLettersGrowingPayloadSchema,
   MAX_OPS_RUNS_LISTED,

@@ -40,6 +40,10 @@ export const RunStateTallySchema = z.strictObject({
   summary: z.string(),
   /** Running time of the run's earlier executions, in ms, as their `execution_ran` notices say (decision 0050); absent: none recorded. */
   ranMs: z.number().int().min(0).optional(),
+  /** Input tokens the provider reported as served from its prompt cache (part of `tokensIn`); absent: none reported. */
+  tokensCached: z.number().int().min(0).optional(),
+  /** The compactions this turn made of its teammate's conversation (decision 0052), their tokens also in `tokensIn`/`tokensOut`. */
+  compactions: z.strictObject({ count: z.number().int().min(0), tokensIn: z.number().int().min(0), tokensOut: z.number().int().min(0) }).optional(),
   /** Peer-note digests (an agent with `awareness: digest`, decision 0047); absent for every other run. */
   awareness: z
     .strictObject({
@@ -132,16 +136,37 @@ export const UserEntryContentSchema = z.looseObject({
   /** A peer-note digest (decision 0047): the observation seq it reads through, its notes, and its estimated tokens. */
   awareness: z.looseObject({ through: z.number().int().min(0), notes: z.number().int().min(0), tokens: z.number().int().min(0) }).optional(),
 });
+/** A model call's tokens; `cachedInputTokens` (part of `inputTokens`) when the provider reported it (`prompt_tokens_details.cached_tokens`). */
+const EntryUsageSchema = z.looseObject({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0), cachedInputTokens: z.number().int().min(0).optional() });
 /** `assistant`: a model answer with its usage; `final` absent (older entries): final when it asked for no tool call. */
 export const AssistantEntryContentSchema = z.looseObject({
   text: z.string().nullable(),
   toolCalls: z.array(RunStateToolCallSchema),
-  usage: z.looseObject({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0) }),
+  usage: EntryUsageSchema,
   costUsd: z.number().min(0),
   unpriced: z.literal(true).optional(),
   final: z.boolean().optional(),
   /** How long the model call took, ms (a run's trace, decision 0057); absent in older entries. */
   durationMs: z.number().min(0).optional(),
+});
+/**
+ * `compaction` (decision 0052): a summary that replaces the session's entries
+ * `fromSeq`..`throughSeq` (the earlier turns, system prompt aside) in what the
+ * model is sent; those entries stay in the transcript. Written by the turn
+ * that compacted, with the summary call's usage and cost (counted in its outcome).
+ */
+export const CompactionEntryContentSchema = z.looseObject({
+  summary: z.string(),
+  fromSeq: z.number().int().min(1),
+  throughSeq: z.number().int().min(1),
+  /** Earlier turns (runs) the range covers. */
+  turns: z.number().int().min(1),
+  /** Estimated tokens of the history before and after. */
+  tokensBefore: z.number().int().min(0),
+  tokensAfter: z.number().int().min(0),
+  usage: EntryUsageSchema,
+  costUsd: z.number().min(0),
+  unpriced: z.literal(true).optional(),
 });
 /** `tool`: one call's result (`ok`) or error; `refused`: it never reached the tool; `wouldHave`: a shadow run captured it. */
 export const ToolEntryContentSchema = z.looseObject({
@@ -172,5 +197,6 @@ export const RecordedEntrySchema = z.discriminatedUnion('type', [
   z.strictObject({ seq: z.number().int().min(1), type: z.literal('assistant'), content: AssistantEntryContentSchema }),
   z.strictObject({ seq: z.number().int().min(1), type: z.literal('tool'), content: ToolEntryContentSchema }),
   z.strictObject({ seq: z.number().int().min(1), type: z.literal('notice'), content: NoticeEntryContentSchema }),
+  z.strictObject({ seq: z.number().int().min(1), type: z.literal('compaction'), content: CompactionEntryContentSchema }),
 ]);
 export type RecordedEntry = z.infer<typeof RecordedEntrySchema>;

@@ -101,6 +101,10 @@ export const RunOutcomeSchema = z.strictObject({
    * characters a token, summed over every model call that carried them; included in `tokensIn`).
    */
   awareness: z.strictObject({ digests: z.number().int().min(0), notes: z.number().int().min(0), addedTokens: z.number().int().min(0) }).optional(),
+  /** Input tokens the provider served from its prompt cache (`usage.prompt_tokens_details.cached_tokens`, part of `tokensIn`); absent when none reported. */
+  cachedTokensIn: z.number().int().min(0).optional(),
+  /** A teammate turn that compacted its conversation (decision 0052): how often and the summary calls' tokens (included in `tokensIn`/`tokensOut`). */
+  compaction: z.strictObject({ count: z.number().int().min(0), tokensIn: z.number().int().min(0), tokensOut: z.number().int().min(0) }).optional(),
 });
 export type RunOutcome = z.infer<typeof RunOutcomeSchema>;
 

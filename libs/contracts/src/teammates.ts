@@ -28,6 +28,25 @@ export type TeammateWatch = z.infer<typeof TeammateWatchSchema>;
 export const TeammateStatusSchema = z.enum(['idle', 'working', 'stopped']);
 export type TeammateStatus = z.infer<typeof TeammateStatusSchema>;
 
+/** Defaults of a teammate's memory (decision 0052): a session compacts once its history passes this estimate. */
+export const DEFAULT_TEAMMATE_MEMORY = { maxContextTokens: 16_000, keepRecentTurns: 4 } as const;
+/** Bounds of `memory`: a budget below this cannot hold a summary and a turn; above, no model's window. */
+export const MIN_CONTEXT_TOKENS = 1_000;
+export const MAX_CONTEXT_TOKENS = 1_000_000;
+export const MAX_KEEP_RECENT_TURNS = 100;
+
+/**
+ * A teammate's memory (decision 0052): its turns continue one conversation;
+ * once the earlier turns' messages are estimated past `maxContextTokens`
+ * (four characters a token), all but the `keepRecentTurns` latest turns are
+ * replaced by a summary the model writes (a `compaction` transcript entry).
+ */
+export const TeammateMemorySchema = z.strictObject({
+  maxContextTokens: z.number().int().min(MIN_CONTEXT_TOKENS).max(MAX_CONTEXT_TOKENS).default(DEFAULT_TEAMMATE_MEMORY.maxContextTokens),
+  keepRecentTurns: z.number().int().min(1).max(MAX_KEEP_RECENT_TURNS).default(DEFAULT_TEAMMATE_MEMORY.keepRecentTurns),
+});
+export type TeammateMemory = z.infer<typeof TeammateMemorySchema>;
+
 /** `POST /v1/workspaces/{ws}/teammates` body (and the `spawn_teammate` tool's input). */
 export const SpawnTeammateRequestSchema = z.strictObject({
   name: TeammateNameSchema,
@@ -35,6 +54,8 @@ export const SpawnTeammateRequestSchema = z.strictObject({
   /** Facts the matcher delivers to its mailbox as event messages (each wakes it when idle): kind globs, optional filter and cooldown. */
   watch: z.array(TeammateWatchSchema).max(MAX_TEAMMATE_WATCH).default([]),
   team: z.string().min(1).max(64).optional(),
+  /** Compaction of its conversation; absent: DEFAULT_TEAMMATE_MEMORY. */
+  memory: TeammateMemorySchema.optional(),
 });
 export type SpawnTeammateRequest = z.infer<typeof SpawnTeammateRequestSchema>;
 
@@ -48,6 +69,8 @@ export const TeammateSchema = z.strictObject({
   status: TeammateStatusSchema,
   watch: z.array(TeammateWatchSchema),
   team: z.string().nullable(),
+  /** Its memory settings, defaults filled in (decision 0052). */
+  memory: TeammateMemorySchema,
   /** The latest turn (a run), if any. */
   lastTurn: z.strictObject({ runId: z.uuid(), status: z.string(), queuedAt: z.iso.datetime() }).nullable(),
   /** Turns taken and their summed cost. */

@@ -6,7 +6,8 @@ export type { TestSql } from './test-sql';
 export { createTestRedis, deleteKeys } from './test-redis';
 export type { TestRedis } from './test-redis';
 export { GiveUp, waitFor } from './wait-for';
-export { waitForTeammateAtRest } from './teammate-at-rest';
+export { waitForTeammateAtRest, waitForTurnsEnded } from './teammate-at-rest';
+export type { SessionTurnRow } from './teammate-at-rest';
 export { freePort } from './free-port';
 export { RedisServer } from './redis-server';
 export type { RedisServerOptions } from './redis-server';
@@ -15,7 +16,7 @@ export { spawnScript, spawnService } from './spawn-service';
 export { nodeArgsFor } from './test-bundles';
 export { buildUi } from './ui-build';
 export type { ServiceProcess, SpawnOptions } from './spawn-service';
-export { startTestPlatform } from './platform';
+export { startAnotherGateway, startTestPlatform } from './platform';
 export type { TestPlatform, TestPlatformOptions } from './platform';
 export { apiClient } from './http-client';
 export type { ApiResponse } from './http-client';
@@ -24,7 +25,7 @@ export type { SseConnection, SseEvent } from './sse-client';
 export { postFactsConcurrently } from './load';
 export type { LoadResult } from './load';
 export { pick, prng } from './random';
-export { startLocalOpenAiServer } from './local-openai-server';
+export { longestSharedPrefix, startLocalOpenAiServer } from './local-openai-server';
 export type {
   ChatCompletionRequestBody,
   LocalDisconnectReply,

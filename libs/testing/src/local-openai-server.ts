@@ -68,6 +68,8 @@ export interface LocalOpenAiRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The parsed JSON body (`model`, `messages`, `tools`, `stream`, …); null when it was not JSON. */
   body: ChatCompletionRequestBody | null;
+  /** The body exactly as sent (to compare requests byte for byte). */
+  raw: string;
 }
 
 /** The fields of a Chat Completions request body tests usually look at. */
@@ -88,7 +90,18 @@ export interface LocalOpenAiServerOptions {
   respond?: (request: LocalOpenAiRequest) => LocalOpenAiReply | Promise<LocalOpenAiReply>;
   /** The `model` field of answers. @defaultValue the request's model */
   model?: string;
+  /**
+   * Reports usage like a provider with automatic prompt caching, for replies
+   * that give none: `prompt_tokens` the body's bytes / 4, `completion_tokens`
+   * the answer's, and `prompt_tokens_details.cached_tokens` the longest
+   * prefix (bytes / 4) the body shares with one of the last
+   * CACHE_WINDOW requests. @defaultValue false: 0 tokens
+   */
+  countTokens?: boolean;
 }
+
+/** How many earlier request bodies the stand-in's prompt cache compares with. */
+const CACHE_WINDOW = 128;
 
 /** A running local server. */
 export interface LocalOpenAiServer {
@@ -121,7 +134,9 @@ export async function startLocalOpenAiServer(options: LocalOpenAiServerOptions =
       authorization: req.headers.authorization,
       headers: { ...req.headers },
       body: parseBody(raw),
+      raw,
     };
+    const cachedBytes = options.countTokens ? longestSharedPrefix(raw, requests.slice(-CACHE_WINDOW)) : 0;
     requests.push(request);
     if (request.path !== COMPLETIONS_PATH) return sendError(res, { type: 'error', status: 404, body: errorBody(`unknown path ${request.path}`, 'invalid_request_error', 'not_found') });
     if (request.method !== 'POST') return sendError(res, { type: 'error', status: 405, body: errorBody('use POST', 'invalid_request_error', 'method_not_allowed') });
@@ -133,7 +148,8 @@ export async function startLocalOpenAiServer(options: LocalOpenAiServerOptions =
       return;
     }
     if (reply.type === 'error') return sendError(res, reply);
-    const completion = toCompletion(reply, options.model ?? request.body.model, ids);
+    const counted = options.countTokens && !reply.usage ? countedUsage(raw, reply, cachedBytes) : undefined;
+    const completion = toCompletion(counted ? { ...reply, usage: counted.usage } : reply, options.model ?? request.body.model, ids, counted?.cached ?? 0);
     if (request.body.stream === true) return sendStream(res, completion, request.body.stream_options?.include_usage === true);
     sendJson(res, 200, completion);
   }
@@ -167,6 +183,26 @@ export async function startLocalOpenAiServer(options: LocalOpenAiServerOptions =
   };
 }
 
+/** The longest prefix, in bytes (UTF-16 units), `raw` shares with any of `earlier`'s bodies. */
+export function longestSharedPrefix(raw: string, earlier: readonly { raw: string }[]): number {
+  let best = 0;
+  for (const request of earlier) {
+    const other = request.raw;
+    const max = Math.min(raw.length, other.length);
+    if (max <= best || raw.slice(0, best) !== other.slice(0, best)) continue;
+    let n = best;
+    while (n < max && raw.charCodeAt(n) === other.charCodeAt(n)) n++;
+    best = n;
+  }
+  return best;
+}
+
+/** Usage estimated at four bytes a token, with the cached share of the prompt. */
+function countedUsage(raw: string, reply: LocalMessageReply, cachedBytes: number): { usage: LocalUsage; cached: number } {
+  const answer = (reply.content ?? '').length + (reply.toolCalls ?? []).reduce((sum, call) => sum + JSON.stringify(call.arguments).length + call.name.length, 0);
+  return { usage: { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: Math.ceil(answer / 4) }, cached: Math.floor(cachedBytes / 4) };
+}
+
 /** Fails clearly (and without being retried: 400) when a test sends more requests than it scripted. */
 function exhausted(): LocalErrorReply {
   return { type: 'error', status: 400, body: errorBody('local OpenAI server: no scripted reply left', 'invalid_request_error', 'script_exhausted') };
@@ -196,7 +232,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 /** The non-streaming `chat.completion` object for a message reply. */
-function toCompletion(reply: LocalMessageReply, model: string, ids: { call: number; completion: number }) {
+function toCompletion(reply: LocalMessageReply, model: string, ids: { call: number; completion: number }, cachedTokens = 0) {
   const toolCalls = (reply.toolCalls ?? []).map((call) => ({
     id: call.id ?? `call_${++ids.call}`,
     type: 'function' as const,
@@ -220,7 +256,7 @@ function toCompletion(reply: LocalMessageReply, model: string, ids: { call: numb
     usage: {
       ...usage,
       total_tokens: usage.prompt_tokens + usage.completion_tokens,
-      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+      prompt_tokens_details: { cached_tokens: cachedTokens, audio_tokens: 0 },
       completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
     },
   };

@@ -214,3 +214,14 @@ export async function startTestPlatform(options: TestPlatformOptions = {}): Prom
   started.platform = platform;
   return platform;
 }
+
+/**
+ * A new gateway process on the platform's environment (after its first was
+ * stopped: a restart), and its base URL. The caller stops it.
+ */
+export async function startAnotherGateway(platform: Pick<TestPlatform, 'env'>): Promise<{ gateway: ServiceProcess; url: string }> {
+  const gateway = await spawnService('gateway', platform.env, { readyPattern: /gateway listening/ });
+  const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1];
+  if (!port) throw new Error(`gateway did not report its port:\n${gateway.output()}`);
+  return { gateway, url: `http://127.0.0.1:${port}` };
+}

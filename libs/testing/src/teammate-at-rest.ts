@@ -29,3 +29,27 @@ export async function waitForTeammateAtRest(
     { timeoutMs, intervalMs: 50, what: `session ${sessionId} at rest` },
   );
 }
+
+/** A teammate's turn as waitForTurnsEnded returns it (the columns asked for, raw). */
+export type SessionTurnRow = Record<string, unknown> & { status: string };
+
+/**
+ * Waits until a session has at least `count` turns and every one has ended
+ * (a mailbox may still be open: see waitForTeammateAtRest for "nothing more
+ * comes"). Returns the turns, oldest first, with `columns` of `runs`.
+ */
+export async function waitForTurnsEnded<Row extends SessionTurnRow = SessionTurnRow>(
+  query: (sql: string, values: unknown[]) => Promise<{ rows: Row[] }>,
+  sessionId: string,
+  count: number,
+  options: { columns?: string; timeoutMs?: number } = {},
+): Promise<Row[]> {
+  const columns = options.columns ?? 'id::text, status::text';
+  return waitFor(
+    async () => {
+      const turns = (await query(`SELECT ${columns} FROM runs WHERE session_id = $1 ORDER BY queued_at, id`, [sessionId])).rows;
+      return turns.length >= count && turns.every((turn) => ENDED.includes(turn.status)) ? turns : null;
+    },
+    { timeoutMs: options.timeoutMs ?? 90_000, what: `${count} turns ended` },
+  );
+}

@@ -38,6 +38,24 @@ describe('local OpenAI-compatible server', () => {
     expect(server.requests[0]!.body).toMatchObject({ model: 'gpt-test', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }], tools });
   });
 
+  it('countTokens: usage is bytes / 4, and cached_tokens the prefix shared with an earlier request (a prompt cache)', async () => {
+    await server.close();
+    server = await startLocalOpenAiServer({ countTokens: true, respond: () => ({ type: 'message', content: 'twelve chars' }) });
+    client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'sk-test-key', maxRetries: 0, timeout: 5_000 });
+    const history = [
+      { role: 'system' as const, content: 'be brief '.repeat(40) },
+      { role: 'user' as const, content: 'first' },
+    ];
+    const first = await client.chat.completions.create({ model: 'gpt-test', messages: history });
+    const second = await client.chat.completions.create({ model: 'gpt-test', messages: [...history, { role: 'assistant', content: 'twelve chars' }, { role: 'user', content: 'second' }] });
+    const [a, b] = server.requests.map((request) => request.raw);
+    expect(first.usage).toMatchObject({ prompt_tokens: Math.ceil(a!.length / 4), completion_tokens: 3, prompt_tokens_details: { cached_tokens: 0 } });
+    // The second body repeats the first up to the end of its messages (`…"first"}`), then goes on.
+    const shared = a!.indexOf('"first"}') + '"first"}'.length;
+    expect(b!.slice(0, shared)).toBe(a!.slice(0, shared));
+    expect(second.usage).toMatchObject({ prompt_tokens: Math.ceil(b!.length / 4), prompt_tokens_details: { cached_tokens: Math.floor(shared / 4) } });
+  });
+
   it('answers with tool calls, passing arguments through as given (even invalid JSON)', async () => {
     server.enqueue({
       type: 'message',

@@ -1,4 +1,4 @@
-import type { IngestItem, Teammate } from '@switchyard/contracts';
+import type { IngestItem, Teammate, TeammateMemory } from '@switchyard/contracts';
 import type { DeliveryCommitPort } from '@switchyard/core';
 
 /** A teammate as a delivery needs it: its roster row, without what its turns say. */
@@ -19,7 +19,7 @@ export interface TeammateStore extends DeliveryCommitPort {
   bySession(workspaceId: string, sessionId: string): Promise<Teammate | null>;
   /** Inserts it with its facts, in one transaction; `name_taken` writes nothing. */
   create(
-    input: { id: string; workspaceId: string; name: string; agentId: string; sessionId: string; watch: unknown; team: string | null; createdBy: string },
+    input: { id: string; workspaceId: string; name: string; agentId: string; sessionId: string; watch: unknown; team: string | null; memory: TeammateMemory | null; createdBy: string },
     facts: IngestItem[],
   ): Promise<'created' | 'name_taken'>;
   /** Marks it stopped, cancels its queued turn and flags its running one, with its facts. */

@@ -38,10 +38,13 @@ describe('issue 17: two busy teammates exchange 100 messages each', () => {
   const ws = '/v1/workspaces/acme';
   const sent: Record<Mate, number> = { tia: 0, tib: 0 };
 
-  /** The scripted model: the teammate is the request's model name (`talk-<name>`); this run's sends are its assistant tool calls so far. */
+  /** The scripted model: the teammate is the request's model name (`talk-<name>`); this run's sends are its assistant tool calls since its previous turn's final answer. */
   const respond = (request: LocalOpenAiRequest): LocalOpenAiReply => {
     const me = request.body!.model.replace('talk-', '') as Mate;
-    const thisTurn = request.body!.messages.filter((message) => message.role === 'assistant' && Array.isArray(message.tool_calls)).length;
+    // A turn continues its teammate's conversation (decision 0052): this turn's messages follow the last final answer (one without calls).
+    const { messages } = request.body!;
+    const turnStart = messages.findLastIndex((message) => message.role === 'assistant' && !Array.isArray(message.tool_calls)) + 1;
+    const thisTurn = messages.slice(turnStart).filter((message) => message.role === 'assistant' && Array.isArray(message.tool_calls)).length;
     if (thisTurn >= PER_TURN || sent[me] >= MESSAGES) return { type: 'message', content: 'done' };
     sent[me] += 1;
     return { type: 'message', delayMs: THINK_MS[me], toolCalls: [{ name: 'platform__send_message', arguments: { to: peerOf(me), content: `${me} #${sent[me]}` } }] };

@@ -51,9 +51,11 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
   const listings = new ToolListCache({ ttlMs: config.RUNNER_MCP_TOOL_LIST_TTL_MS });
   // An agent's own model endpoint is checked with the models' settings (the operator's is trusted).
   const checkBaseUrl = modelEndpointCheck(config);
+  const transcripts = new SqlTranscriptStore(sql);
   return new AgentLoop({
     contexts: new SqlRunContextStore(sql),
-    transcripts: new SqlTranscriptStore(sql),
+    transcripts,
+    memory: transcripts,
     mailbox: new RedisMailbox(redis, config.REDIS_PREFIX),
     spend: new SqlSpendLedger(sql),
     secrets: new SqlSecretReader(sql, secretBoxOf(config)),

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { mailboxStream, type MailboxEnvelope } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { SessionMailbox, toKey } from '@switchyard/redis';
-import { apiClient, spawnService, startTestPlatform, waitFor, waitForTeammateAtRest, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
+import { apiClient, startAnotherGateway, startTestPlatform, waitFor, waitForTeammateAtRest, waitForTurnsEnded, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
 
 jest.setTimeout(240_000);
 
@@ -68,13 +68,9 @@ describe('issue 17: teammate turns that fail, lose their poster or their runner'
   const atRest = (sessionId: string) => waitForTeammateAtRest({ redis: platform.redis.redis, prefix: platform.redis.prefix, query: (sql, values) => pg.query(sql, values) }, sessionId);
   const mailboxSize = (sessionId: string) => platform.redis.redis.xlen(toKey(platform.redis.prefix, ...mailboxStream(sessionId)));
   const allEnded = (sessionId: string, count: number) =>
-    waitFor(
-      async () => {
-        const turns = await turnsOf(sessionId);
-        return turns.length >= count && turns.every((turn) => ['completed', 'failed', 'cancelled'].includes(turn.status)) ? turns : null;
-      },
-      { timeoutMs: 90_000, what: `${count} turns ended` },
-    );
+    waitForTurnsEnded<{ id: string; status: string; reason: string | null; origin: { type: string } }>((sql, values) => pg.query(sql, values), sessionId, count, {
+      columns: 'id::text, status::text, reason, origin',
+    });
   const post = async (name: string, content: string, client = api) => {
     const posted = await client('POST', `${ws}/teammates/${name}/messages`, { content });
     expect(posted.status).toBe(202);
@@ -160,13 +156,12 @@ describe('issue 17: teammate turns that fail, lose their poster or their runner'
     await platform.runners[0]!.stop('SIGKILL');
     await Promise.all([platform.gateway, ...platform.eventLogs].map((proc) => proc.stop('SIGTERM')));
 
-    const gateway = await spawnService('gateway', platform.env, { readyPattern: /gateway listening/ });
+    const { gateway, url } = await startAnotherGateway(platform);
     restarted.push(gateway);
     await platform.startEventLog();
     await platform.startRunner();
-    const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1];
     // The same token on the new gateway: the roster and the tokens live in PostgreSQL.
-    const after = apiClient(`http://127.0.0.1:${port}`, token);
+    const after = apiClient(url, token);
     const roster = await after('GET', `${ws}/teammates`);
     expect(roster.body.teammates.map((m: { name: string }) => m.name)).toEqual(expect.arrayContaining(['ann', 'bea', 'cal']));
     const turns = await allEnded(mate.sessionId, 1);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TeammateWatchSchema, type IngestItem, type Teammate } from '@switchyard/contracts';
+import { TeammateMemorySchema, TeammateWatchSchema, type IngestItem, type Teammate, type TeammateMemory } from '@switchyard/contracts';
 import type { DeliveryCommit } from '@switchyard/core';
 import { recordFacts, type PrismaClient, type SqlRunner } from '@switchyard/db';
 import { commitTeammateDelivery, stopTeammateTurns } from '@switchyard/runs';
@@ -12,6 +12,7 @@ interface TeammateRow {
   session_id: string;
   watch: unknown;
   team: string | null;
+  memory: unknown;
   created_at: Date;
   stopped_at: Date | null;
   working: boolean;
@@ -26,7 +27,7 @@ const WatchSchema = z.array(TeammateWatchSchema);
 
 /** The roster with what its turns (the runs of its session, all in its session's lane) say: status, last turn, spend. */
 const SELECT_SQL = `
-SELECT t.id::text, t.name, t.agent_id::text, t.session_id::text, t.watch, t.team, t.created_at, t.stopped_at,
+SELECT t.id::text, t.name, t.agent_id::text, t.session_id::text, t.watch, t.team, t.memory, t.created_at, t.stopped_at,
        EXISTS (SELECT 1 FROM runs r WHERE r.workspace_id = t.workspace_id AND r.session_id = t.session_id AND r.status IN ('queued', 'running', 'awaiting_approval')) AS working,
        l.id::text AS last_run, l.status::text AS last_status, l.queued_at AS last_queued,
        (SELECT count(*)::int FROM runs r WHERE r.workspace_id = t.workspace_id AND r.session_id = t.session_id) AS turns,
@@ -44,6 +45,8 @@ function toTeammate(row: TeammateRow): Teammate {
     status: row.stopped_at ? 'stopped' : row.working ? 'working' : 'idle',
     watch: WatchSchema.parse(row.watch),
     team: row.team,
+    // Null (spawned without, or before memory existed): the defaults.
+    memory: TeammateMemorySchema.parse(row.memory ?? {}),
     lastTurn: row.last_run ? { runId: row.last_run, status: row.last_status!, queuedAt: row.last_queued!.toISOString() } : null,
     turns: row.turns,
     spendUsd: row.spend,
@@ -90,13 +93,13 @@ export class PrismaTeammateStore implements TeammateStore {
   }
 
   async create(
-    input: { id: string; workspaceId: string; name: string; agentId: string; sessionId: string; watch: unknown; team: string | null; createdBy: string },
+    input: { id: string; workspaceId: string; name: string; agentId: string; sessionId: string; watch: unknown; team: string | null; memory: TeammateMemory | null; createdBy: string },
     facts: IngestItem[],
   ): Promise<'created' | 'name_taken'> {
     return this.prisma.$transaction(async (tx) => {
       const inserted = await tx.$executeRawUnsafe(
-        `INSERT INTO teammates (id, workspace_id, name, agent_id, session_id, watch, team, created_by)
-         VALUES ($1::uuid, $2::uuid, $3, $4::uuid, $5::uuid, $6::jsonb, $7, $8::uuid) ON CONFLICT (workspace_id, name) DO NOTHING`,
+        `INSERT INTO teammates (id, workspace_id, name, agent_id, session_id, watch, team, created_by, memory)
+         VALUES ($1::uuid, $2::uuid, $3, $4::uuid, $5::uuid, $6::jsonb, $7, $8::uuid, $9::jsonb) ON CONFLICT (workspace_id, name) DO NOTHING`,
         input.id,
         input.workspaceId,
         input.name,
@@ -105,6 +108,7 @@ export class PrismaTeammateStore implements TeammateStore {
         JSON.stringify(input.watch),
         input.team,
         input.createdBy,
+        input.memory === null ? null : JSON.stringify(input.memory),
       );
       if (inserted === 0) return 'name_taken';
       await recordFacts(tx, facts);

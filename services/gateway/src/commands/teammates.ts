@@ -50,7 +50,7 @@ export async function spawnTeammate(deps: TeammateDeps, ctx: TeammateCommandCont
   await deps.mailbox.makeResident(mate.sessionId);
   const fact = teammateFact(changeAuthorOf(principal), 'teammate.spawned', mate);
   const created = await deps.teammates.create(
-    { ...mate, workspaceId: principal.workspaceId, watch: request.watch, createdBy: principal.userId },
+    { ...mate, workspaceId: principal.workspaceId, watch: request.watch, memory: request.memory ?? null, createdBy: principal.userId },
     [{ fact, correlationId: ctx.correlationId }],
   );
   if (created === 'name_taken') throw new AppError(ErrorCode.TEAMMATE_NAME_TAKEN, 'a teammate of this workspace already has that name', { name: request.name });

@@ -143,6 +143,33 @@ describe('issue 17: the Team page (headless Chromium, real processes)', () => {
       await page.unroute(reads);
     }
   });
+
+  it("marks a teammate's compaction in its turn's transcript; the raw entries it replaced stay listed (issue 31)", async () => {
+    const mate = 'keeper-1';
+    expect((await admin('POST', `${base}/teammates`, { name: mate, agentId, memory: { maxContextTokens: 1000, keepRecentTurns: 1 } })).status).toBe(201);
+    // Three turns of ~600 tokens each: the third starts past the budget and summarizes the first.
+    for (let n = 1; n <= 3; n++) {
+      expect((await admin('POST', `${base}/teammates/${mate}/messages`, { content: `remember: fact ${n} ${'z'.repeat(2400)}` })).status).toBe(202);
+      await waitFor(
+        async () => {
+          const got = (await admin('GET', `${base}/teammates/${mate}`)).body;
+          return got.turns === n && got.status === 'idle' ? got : null;
+        },
+        { timeoutMs: 30_000, what: `turn ${n} of ${mate} ended` },
+      );
+    }
+    const { lastTurn } = (await admin('GET', `${base}/teammates/${mate}`)).body;
+    await page.goto(`${platform.gatewayUrl}/runs/${lastTurn.runId}`);
+    const marked = page.locator('[data-testid="transcript"] li.e-compaction');
+    await marked.getByTestId('compaction').filter({ hasText: '(1 turn) summarized' }).waitFor();
+    await marked.getByText('remember: fact 1').waitFor();
+    await screenshot(page, 'teammate-compaction');
+    type Turn = { id: string; queuedAt: string; origin: { type: string; name?: string } };
+    const turns = ((await admin('GET', `${base}/runs?limit=50`)).body.runs as Turn[]).filter((run) => run.origin.type === 'teammate' && run.origin.name === mate);
+    const first = turns.sort((a, b) => a.queuedAt.localeCompare(b.queuedAt))[0]!;
+    await page.goto(`${platform.gatewayUrl}/runs/${first.id}`);
+    await page.getByTestId('transcript').getByText(/remember: fact 1 z+/).waitFor();
+  });
 });
 
 async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {

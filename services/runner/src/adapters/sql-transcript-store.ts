@@ -1,6 +1,27 @@
 import type { TranscriptEntryType } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
 import type { StoredEntry, TranscriptStore, TranscriptWriter } from '../loop/loop-ports';
+import type { SessionEntry, SessionHistoryRead, SessionHistoryStore } from '../loop/session-memory';
+
+/**
+ * A teammate turn's history in one statement (decision 0052): the
+ * teammate's `memory` (a row of seq 0), the latest compaction of the
+ * session, the latest system prompt another turn recorded and the message
+ * after it, and the other turns' conversation entries after the
+ * compaction's range. Older entries are not read. Every row is of the run's
+ * workspace.
+ */
+const HISTORY_SQL = `
+WITH s AS (SELECT seq, run_id, type, content FROM transcript_entries WHERE session_id = $1::uuid AND workspace_id = $2::uuid),
+     c AS (SELECT seq, (content->>'throughSeq')::int AS through FROM s WHERE type = 'compaction' ORDER BY seq DESC LIMIT 1),
+     h AS (SELECT max(seq) AS seq FROM s WHERE type = 'system' AND run_id <> $3::uuid)
+SELECT 0 AS seq, NULL::text AS "runId", 'memory' AS type, t.memory AS content FROM teammates t WHERE t.id = $4::uuid AND t.workspace_id = $2::uuid
+UNION ALL
+SELECT s.seq, s.run_id::text, s.type, s.content FROM s
+ WHERE s.seq = (SELECT seq FROM c)
+    OR (s.run_id <> $3::uuid AND (s.seq IN ((SELECT seq FROM h), (SELECT seq FROM h) + 1)
+        OR (s.type IN ('user', 'assistant', 'tool') AND s.seq > COALESCE((SELECT through FROM c), 0))))
+ ORDER BY seq`;
 
 /**
  * The transcript in `transcript_entries`, append-only (a trigger refuses
@@ -10,7 +31,7 @@ import type { StoredEntry, TranscriptStore, TranscriptWriter } from '../loop/loo
  * the same session (never expected: one run per session at a time) fails
  * loudly rather than interleaving.
  */
-export class SqlTranscriptStore implements TranscriptStore {
+export class SqlTranscriptStore implements TranscriptStore, SessionHistoryStore {
   constructor(
     private readonly sql: SqlRunner,
     /** Applied to every entry before it is stored (secret redaction). */
@@ -28,6 +49,13 @@ export class SqlTranscriptStore implements TranscriptStore {
       run.runId,
       run.workspaceId,
     );
+  }
+
+  /** A teammate turn's history and the teammate's memory settings (HISTORY_SQL). */
+  async history(run: { runId: string; workspaceId: string; sessionId: string; teammateId: string }): Promise<SessionHistoryRead> {
+    const rows = await this.sql.$queryRawUnsafe<SessionEntry[]>(HISTORY_SQL, run.sessionId, run.workspaceId, run.runId, run.teammateId);
+    const memory = rows[0]?.type === 'memory' ? rows.shift()!.content : null;
+    return { entries: rows, memory };
   }
 }
 

@@ -6,6 +6,7 @@ import { failedResult, outcomeOf } from './run-tally';
 import { takeStep } from './steps';
 import { takeDigest } from './awareness-digest';
 import { retryingRedisBlips } from './redis-blips';
+import { compactionStep } from './compaction';
 
 export { LOOP_ERRORS } from './loop-options';
 export type { AgentLoopOptions, ResolveSecret } from './loop-options';
@@ -36,6 +37,8 @@ export class AgentLoop implements Executor {
     const session = await openSession(this.options, run, context, runContext);
     try {
       await prepareSession(this.options, session);
+      const compaction = await compactionStep(session, this.options);
+      if (compaction?.type === 'failed') return this.fail(session, compaction.code, compaction.message);
       return await this.drive(session);
     } catch (error) {
       if (error instanceof ModelError) return this.fail(session, error.code, session.redact(error.message));

@@ -6,6 +6,7 @@ import type { Model } from '../model/model';
 import type { PriceTable } from '../model/prices';
 import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
 import type { ApprovalRecords, LoopMetrics, Mailbox, PeerNoteReader, RunContextStore, SecretReader, SpendLedger, TeammateWakes, TranscriptStore } from './loop-ports';
+import type { SessionHistoryStore } from './session-memory';
 import type { StepOutcome } from './step-outcome';
 
 /** What the loop needs to reach a run's secrets. */
@@ -37,6 +38,8 @@ export interface AgentLoopOptions {
   platform?: { url: string; tokens: AgentTokens; tokenTtlMs: number };
   /** Queues a teammate's next turn for what a turn left unread (decision 0035). Absent: nothing queues it but the next post. @defaultValue none */
   teammates?: TeammateWakes;
+  /** A teammate's earlier turns (decision 0052); absent: every turn starts a fresh conversation. @defaultValue none */
+  memory?: SessionHistoryStore;
   /** The run's approvals (decision 0026); absent: calls that ask fail with approval_unavailable. @defaultValue none */
   approvals?: ApprovalRecords;
   /** The operator's guarded tool globs (RUNNER_GUARDED_TOOLS). @defaultValue [] */

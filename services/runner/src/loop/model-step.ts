@@ -3,6 +3,7 @@ import { ModelError, type ModelResponse } from '../model/model';
 import { overBudget } from './budget';
 import { LOOP_ERRORS, type AgentLoopOptions } from './loop-options';
 import type { RunSession } from './run-session';
+import { contextMessages } from './session-memory';
 import { boundedSignal, overDuration } from './run-duration';
 import { costOf } from './run-tally';
 import type { StepOutcome } from './step-outcome';
@@ -34,7 +35,7 @@ export async function modelStep(session: RunSession, options: AgentLoopOptions):
     throw error;
   }
   const cost = costOf(options.prices, model, response.usage);
-  const { inputTokens, outputTokens } = response.usage;
+  const { inputTokens, outputTokens, cachedInputTokens } = response.usage;
   options.metrics?.modelCall({ ...modelLabels(model), tokensIn: inputTokens, tokensOut: outputTokens, costUsd: cost.usd, durationMs: response.durationMs });
   if (cost.usd > 0) session.spend = await options.spend.add({ runId: run.id, agentId: run.agentId, workspaceId: run.workspaceId, usd: cost.usd });
   const final = response.final ?? response.toolCalls.length === 0;
@@ -42,7 +43,7 @@ export async function modelStep(session: RunSession, options: AgentLoopOptions):
   recorder.add('assistant', {
     text: response.message,
     toolCalls,
-    usage: { inputTokens, outputTokens },
+    usage: { inputTokens, outputTokens, ...(cachedInputTokens ? { cachedInputTokens } : {}) },
     costUsd: cost.usd,
     ...(cost.priced ? {} : { unpriced: true as const }),
     final,
@@ -60,7 +61,7 @@ async function complete(session: RunSession, options: AgentLoopOptions): Promise
   const started = performance.now();
   const bounded = boundedSignal(session, options);
   try {
-    const response = await model.complete({ messages: session.recorder.state.conversation, tools: session.modelTools, signal: bounded.signal });
+    const response = await model.complete({ messages: contextMessages(session), tools: session.modelTools, signal: bounded.signal });
     return { ...response, durationMs: performance.now() - started };
   } catch (error) {
     if (error instanceof ModelError) options.metrics?.modelError({ ...modelLabels(session.run.spec.model), code: error.code });

@@ -12,6 +12,7 @@ import { firstMessage, systemPrompt, type RunTrigger } from './render';
 import { RunRecorder } from './run-recorder';
 import { emptyRunState, rebuildRunState } from './run-state';
 import { offeredTools } from './tool-policy';
+import { buildHistory, needsHead, type SessionHistory } from './session-memory';
 
 /** Everything one execution of a run holds between its steps; built by openSession and prepareSession. */
 export interface RunSession {
@@ -41,6 +42,8 @@ export interface RunSession {
   ranSince: number;
   /** The run parked on approvals: teardown leaves its mailbox open (it goes on later). */
   parked?: boolean;
+  /** A teammate turn's earlier conversation (decision 0052): sent before the run's own messages. */
+  history?: SessionHistory;
 }
 
 /**
@@ -57,7 +60,24 @@ export async function openSession(options: AgentLoopOptions, run: ExecutableRun,
   const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq });
   const recorder = new RunRecorder(writer, state, redactContent);
   const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
-  return { run, context, runContext, recorder, mailbox, redact, secretValues, tools: [], callable: [], modelTools: [], tokenMinted: false, spend: NO_SPEND, steps: 0, ranSince: performance.now() };
+  const history = await historyOf(options, run, runContext);
+  return {
+    run,
+    context,
+    runContext,
+    recorder,
+    mailbox,
+    redact,
+    secretValues,
+    tools: [],
+    callable: [],
+    modelTools: [],
+    tokenMinted: false,
+    spend: NO_SPEND,
+    steps: 0,
+    ranSince: performance.now(),
+    ...(history ? { history } : {}),
+  };
 }
 
 /**
@@ -82,9 +102,12 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
   session.host = runContext.origin.type === 'try' ? new ShadowToolHost(connected.host) : connected.host;
   for (const notice of connected.notices) recorder.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
   offerTools(session);
-  if (recorder.state.conversation.length === 0) {
-    recorder.add('system', { text: systemPrompt(run.spec.instructions) });
-    recorder.add('user', { text: firstMessage(run.spec.task, trigger), from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
+  const system = systemPrompt(run.spec.instructions);
+  const first = firstMessage(run.spec.task, trigger);
+  // A teammate's later turn goes on after its history's head (decision 0052), unless its prompt changed.
+  if (recorder.state.conversation.length === 0 && needsHead(session.history, system, first)) {
+    recorder.add('system', { text: system });
+    recorder.add('user', { text: first, from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
   }
   // A model without a price costs nothing: its runs need not read the spend (a delegated run's parents' included).
   if (options.prices.priceOf(run.spec.model.name)) session.spend = await options.spend.standing({ runId: run.id, agentId: run.agentId });
@@ -175,6 +198,14 @@ export async function abandonSession(options: AgentLoopOptions, run: Pick<RunRef
 /** The run's state: rebuilt from its entries when it has any (it executed before), else empty — a new run, a teammate's next turn too, reads nothing. */
 async function runStateOf(options: AgentLoopOptions, run: Pick<RunRef, 'id' | 'workspaceId'>, context: RunContext): Promise<RunState> {
   return context.continued ? rebuildRunState(run.id, await options.transcripts.entries({ runId: run.id, workspaceId: run.workspaceId })) : emptyRunState(run.id);
+}
+
+/** A teammate turn's earlier conversation (decision 0052); undefined for every other run, or without a history store. */
+async function historyOf(options: AgentLoopOptions, run: Pick<RunRef, 'id' | 'workspaceId'>, context: RunContext): Promise<SessionHistory | undefined> {
+  const { origin } = context;
+  if (!options.memory || origin.type !== 'teammate') return undefined;
+  const read = await options.memory.history({ runId: run.id, workspaceId: run.workspaceId, sessionId: context.sessionId, teammateId: origin.teammateId });
+  return buildHistory(read);
 }
 
 /** The teammate's next turn for what a turn left unread; a failure is left to the runner's sweep of open mailboxes. */

@@ -60,6 +60,8 @@ export function foldEntry(state: RunState, entry: RecordedEntry): void {
       return;
     case 'assistant':
       return foldAnswer(state, entry.content);
+    case 'compaction':
+      return foldCompaction(state, entry.content);
     case 'tool':
       return foldToolResult(state, entry.content);
     case 'notice':
@@ -85,11 +87,27 @@ function foldAnswer(state: RunState, answer: Extract<RecordedEntry, { type: 'ass
   tally.tokensOut += answer.usage.outputTokens;
   tally.costUsd += answer.costUsd;
   if (answer.unpriced) tally.unpriced = true;
+  if (answer.usage.cachedInputTokens) tally.tokensCached = (tally.tokensCached ?? 0) + answer.usage.cachedInputTokens;
   // Every call sent the digests in the conversation again: their tokens were added to this one's input.
   if (tally.awareness) tally.awareness.addedTokens += tally.awareness.contextTokens;
   if (answer.text) tally.summary = answer.text;
   const final = answer.final ?? toolCalls.length === 0;
   state.next = toolCalls.length > 0 ? { type: 'tools', calls: toolCalls, final } : final ? { type: 'finish' } : { type: 'model' };
+}
+
+/** A compaction of the teammate's conversation (decision 0052): a step of its own, its tokens and cost the turn's. */
+function foldCompaction(state: RunState, compaction: Extract<RecordedEntry, { type: 'compaction' }>['content']): void {
+  const { tally } = state;
+  const { inputTokens, outputTokens, cachedInputTokens } = compaction.usage;
+  tally.tokensIn += inputTokens;
+  tally.tokensOut += outputTokens;
+  tally.costUsd += compaction.costUsd;
+  if (compaction.unpriced) tally.unpriced = true;
+  if (cachedInputTokens) tally.tokensCached = (tally.tokensCached ?? 0) + cachedInputTokens;
+  const done = (tally.compactions ??= { count: 0, tokensIn: 0, tokensOut: 0 });
+  done.count += 1;
+  done.tokensIn += inputTokens;
+  done.tokensOut += outputTokens;
 }
 
 /** A peer-note digest (decision 0047): the cursor moves, and its tokens ride along with every later call. */

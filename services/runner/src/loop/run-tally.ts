@@ -24,6 +24,8 @@ export function outcomeOf(tally: RunStateTally): RunOutcome {
     // Sums of float prices: six decimals is what the spend table keeps.
     costUsd: Math.round(tally.costUsd * 1e6) / 1e6,
     ...(tally.unpriced ? { unpriced: true as const } : {}),
+    ...(tally.tokensCached ? { cachedTokensIn: tally.tokensCached } : {}),
+    ...(tally.compactions ? { compaction: { ...tally.compactions } } : {}),
     ...(tally.awareness ? { awareness: { digests: tally.awareness.digests, notes: tally.awareness.notes, addedTokens: tally.awareness.addedTokens } } : {}),
   };
 }

@@ -34,6 +34,8 @@ export interface ModelTool {
 export interface ModelUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens served from the provider's prompt cache (part of `inputTokens`), when it says (`prompt_tokens_details.cached_tokens`). */
+  cachedInputTokens?: number;
 }
 
 /** What one model call returns. */
@@ -62,6 +64,12 @@ export interface ModelInput {
 /** A model the loop talks to: the OpenAI-compatible adapter or the scripted model. */
 export interface Model {
   complete(input: ModelInput): Promise<ModelResponse>;
+  /**
+   * Writes the summary of a teammate's earlier turns (decision 0052) without
+   * asking a model; absent, the summary is a `complete` call. The scripted
+   * model has one: its summary is deterministic.
+   */
+  summarize?(input: ModelInput): Promise<ModelResponse>;
   /** Releases what the model holds (its connections), at the run's teardown. */
   close?(): void;
 }

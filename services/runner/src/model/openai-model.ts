@@ -105,13 +105,15 @@ export class OpenAiModel implements Model {
     const params = Object.fromEntries(Object.entries(this.options.params ?? {}).filter(([key]) => !RESERVED_PARAMS.has(key)));
     // The API refuses parallel_tool_calls without tools.
     if (tools.length === 0) delete params.parallel_tool_calls;
+    // Laid out for providers' prefix caching (decision 0052): what stays the same from call to call
+    // (parameters, model, tools) before the messages, which only grow at their end.
     return {
       ...(tools.length > 0 ? { parallel_tool_calls: true } : {}),
       ...params,
       model: this.options.model,
-      messages: messages.map(toOpenAiMessage),
-      ...(tools.length > 0 ? { tools: tools.map(toOpenAiTool) } : {}),
       stream: false,
+      ...(tools.length > 0 ? { tools: tools.map(toOpenAiTool) } : {}),
+      messages: messages.map(toOpenAiMessage),
     } as ChatCompletionCreateParamsNonStreaming;
   }
 
@@ -160,6 +162,12 @@ function toOpenAiTool(tool: ModelTool): ChatCompletionTool {
   return { type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.parameters } };
 }
 
+/** The call's tokens; the cached share only where the provider reports it. */
+function usageOf(usage: ChatCompletion['usage']): ModelResponse['usage'] {
+  const cached = usage?.prompt_tokens_details?.cached_tokens;
+  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0, ...(typeof cached === 'number' && cached > 0 ? { cachedInputTokens: cached } : {}) };
+}
+
 /** Reads the first choice; arguments stay raw text (the loop parses and reports invalid JSON). */
 function toModelResponse(completion: ChatCompletion): ModelResponse {
   // A compatible server may answer 2xx with something else than a completion object.
@@ -175,6 +183,6 @@ function toModelResponse(completion: ChatCompletion): ModelResponse {
     // A refusal is the model's final word when it gives no content.
     message: choice.message.content ?? choice.message.refusal ?? null,
     toolCalls,
-    usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+    usage: usageOf(completion.usage),
   };
 }

@@ -22,6 +22,22 @@ export interface ScriptedModelOptions {
 }
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 } as const;
+/** Longest deterministic summary (characters). */
+const MAX_SUMMARY_CHARS = 4_000;
+
+/**
+ * `{{recall}}`: what the messages sent say after `remember:` (to the end of
+ * the line), joined by `; ` — an answer computed from the conversation, so a
+ * script shows whether a teammate's history reached the model (decision 0052).
+ */
+export function recall(messages: ModelInput['messages']): string {
+  const found: string[] = [];
+  for (const message of messages) {
+    if (message.role !== 'user' || !message.content) continue;
+    for (const match of message.content.matchAll(/remember:\s*([^\n]+)/gi)) found.push(match[1]!.trim());
+  }
+  return found.join('; ');
+}
 
 /**
  * The `scripted` provider as a Model: each `complete()` answers with the next
@@ -36,7 +52,8 @@ const NO_USAGE = { inputTokens: 0, outputTokens: 0 } as const;
  * - Once the script is exhausted, every call answers with the last message
  *   said (or the empty string) and no tool calls.
  *
- * It ignores what it is sent (messages and tools) and reports 0 tokens. A
+ * It ignores what it is sent (messages and tools), but for `{{recall}}` in a
+ * `say`, and reports 0 tokens. A
  * run continued after its last step resumes the script where it was
  * (`answered`): which step answers depends on the fact only, so it is the same.
  */
@@ -55,11 +72,11 @@ export class ScriptedModel implements Model {
     }
   }
 
-  async complete({ signal }: ModelInput): Promise<ModelResponse> {
+  async complete({ messages, signal }: ModelInput): Promise<ModelResponse> {
     await sleep(this.options.stepMs ?? 0, signal);
     const next = this.nextStep();
     if (!next) return { message: this.lastSaid, toolCalls: [], usage: { ...NO_USAGE }, final: true };
-    const message = this.say(next.step);
+    const message = this.say(next.step, messages);
     return { message, toolCalls: next.step.tool ? [this.toolCall(next.step, next.index)] : [], usage: { ...NO_USAGE }, final: !this.stepsRemain() };
   }
 
@@ -74,9 +91,27 @@ export class ScriptedModel implements Model {
     return undefined;
   }
 
-  /** The step's message, rendered (null when it says nothing); remembered as the last thing said. */
-  private say(step: ScriptStep): string | null {
-    const message = step.say === undefined ? null : renderText(step.say, this.options.fact, this.options.input ?? null);
+  /**
+   * A deterministic summary of a teammate's earlier turns (decision 0052):
+   * the first line of every message it was given, up to MAX_SUMMARY_CHARS,
+   * newest kept — so what a person told it (`remember: …`) survives. Its
+   * usage is estimated at four characters a token, so that a compaction's
+   * cost shows in the outcome even for the free scripted provider.
+   */
+  async summarize({ messages, signal }: ModelInput): Promise<ModelResponse> {
+    await sleep(this.options.stepMs ?? 0, signal);
+    const text = messages.at(-1)?.content ?? '';
+    const lines = text.split('\n').filter((line) => /^(user|assistant|tool): /.test(line) || /remember:/i.test(line));
+    let summary = lines.map((line) => line.slice(0, 200)).join('\n');
+    if (summary.length > MAX_SUMMARY_CHARS) summary = summary.slice(summary.length - MAX_SUMMARY_CHARS);
+    const input = messages.reduce((sum, message) => sum + (message.content ?? '').length, 0);
+    return { message: summary, toolCalls: [], usage: { inputTokens: Math.ceil(input / 4), outputTokens: Math.ceil(summary.length / 4) }, final: true };
+  }
+
+  /** The step's message, rendered (null when it says nothing; `{{recall}}` over the messages sent); remembered as the last thing said. */
+  private say(step: ScriptStep, messages: ModelInput['messages'] = []): string | null {
+    const said = step.say?.includes('{{recall}}') ? step.say.replaceAll('{{recall}}', recall(messages)) : step.say;
+    const message = said === undefined ? null : renderText(said, this.options.fact, this.options.input ?? null);
     if (message !== null) this.lastSaid = message;
     return message;
   }

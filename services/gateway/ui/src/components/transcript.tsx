@@ -72,6 +72,23 @@ function Entry({ entry }: { entry: TranscriptEntry }) {
           <pre className="text">{String(c.message ?? '')}</pre>
         </>
       );
+    case 'compaction': {
+      // Decision 0052: the raw entries it replaces stay listed; this marks where the model's view was summarized.
+      const usage = (c.usage ?? {}) as { inputTokens?: number; outputTokens?: number };
+      return (
+        <>
+          <div className="who-line" data-testid="compaction">
+            compaction <span className="muted">
+              · entries {String(c.fromSeq)}–{String(c.throughSeq)} ({c.turns === 1 ? '1 turn' : `${String(c.turns)} turns`}) summarized · ~{String(c.tokensBefore)} → ~{String(c.tokensAfter)} tokens · {usage.inputTokens ?? 0} in / {usage.outputTokens ?? 0} out
+            </span>
+          </div>
+          <details open>
+            <summary>summary the model is sent instead</summary>
+            <pre className="text">{String(c.summary ?? '')}</pre>
+          </details>
+        </>
+      );
+    }
   }
 }
 

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "teammates" ADD COLUMN     "memory" JSONB;
