@@ -33,6 +33,8 @@ export interface RunnerOptions {
   log: Logger;
   /** Runs this process executes at once (RUNNER_CONCURRENCY). */
   concurrency: number;
+  /** Told when the process becomes full and when a slot frees again (back-pressure on activation jobs). @defaultValue none */
+  onFull?: (full: boolean) => void;
   /** The queue's lease length: renewed every third of it while runs execute. */
   leaseMs: number;
   /** Age from which the sweep claims a lane's queued runs (their job may be lost). @defaultValue 5000 */
@@ -73,7 +75,7 @@ export class Runner {
 
   constructor(private readonly options: RunnerOptions) {
     this.specs = new SpecCache((agentId, version) => options.reads.specOf(agentId, version));
-    this.capacity = new ProcessCapacity(options.concurrency);
+    this.capacity = new ProcessCapacity(options.concurrency, options.onFull);
     this.renewal = setInterval(() => void this.renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
     this.renewal.unref();
   }
@@ -123,6 +125,11 @@ export class Runner {
   /** Aborts every run in progress (the process is stopping): they end runner_lost. */
   abortAll(reason: string): void {
     for (const controller of this.executing.values()) controller.abort(reason);
+  }
+
+  /** Runs this process executes now. */
+  inFlight(): number {
+    return this.executing.size;
   }
 
   /** Resolves once no run executes and no ending is in flight. */
