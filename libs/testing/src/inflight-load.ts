@@ -1,0 +1,103 @@
+import { Client } from 'pg';
+import { apiClient } from './http-client';
+import type { TestPlatform } from './platform';
+import { processFootprint, type ProcessFootprint } from './process-footprint';
+import type { ServiceProcess } from './spawn-service';
+import { waitFor } from './wait-for';
+
+/** Options of runInflightLoad. */
+export interface InflightLoadOptions {
+  /** A platform with its matcher running and OPENAI_BASE_URL set to a local server that answers every call. */
+  platform: TestPlatform;
+  /** The one runner process that executes the runs (its footprint is sampled). */
+  runner: ServiceProcess;
+  /** Agents made, each an OpenAI-model agent of its own lane. */
+  agents: number;
+  /** Facts posted: each activates every agent, so `agents × facts` runs. */
+  facts: number;
+  /** Each agent's `flow.concurrency` (its runs in flight at once). */
+  concurrency: number;
+  /** How often the footprint, the runs in flight and the ended runs are sampled. @defaultValue 250 */
+  sampleEveryMs?: number;
+  /** Longest wait for every run to end. @defaultValue 170000 */
+  timeoutMs?: number;
+}
+
+/** One sample of the runner and the run queue. */
+export interface InflightSample {
+  /** ms since the facts were posted. */
+  atMs: number;
+  running: number;
+  ended: number;
+  footprint: ProcessFootprint | null;
+}
+
+/** What runInflightLoad saw. */
+export interface InflightLoadResult {
+  runs: number;
+  /** The runner's footprint after it started, before any run. */
+  idle: ProcessFootprint;
+  samples: InflightSample[];
+  /** Runs by final status. */
+  statuses: Record<string, number>;
+  /** ms from the facts posted to the last run ended. */
+  elapsedMs: number;
+}
+
+const TERMINAL = "('completed','failed','cancelled','dropped')";
+
+/**
+ * Why this exists: issue 37's in-flight test and `bench:inflight` drive the
+ * same load — many agents of `concurrency` lanes whose runs all wait on a
+ * slow model at once — and read the same things while it runs: the runs
+ * `running` and ended (PostgreSQL) and the runner's RSS and descriptors
+ * (/proc). The model's latency and turns are the local server's business.
+ */
+export async function runInflightLoad(options: InflightLoadOptions): Promise<InflightLoadResult> {
+  const { platform, runner } = options;
+  const pid = runner.child.pid!;
+  const slug = `inflight-${Date.now().toString(36)}`;
+  const api = apiClient(platform.gatewayUrl, await platform.createWorkspace(slug));
+  for (let i = 0; i < options.agents; i += 25) {
+    await Promise.all(
+      Array.from({ length: Math.min(25, options.agents - i) }, async (_, j) => {
+        const spec = {
+          name: `inflight-${i + j}`,
+          instructions: 'Answer the fact.',
+          model: { provider: 'openai', name: 'stand-in' },
+          triggers: [{ kind: 'inflight.burst' }],
+          flow: { concurrency: options.concurrency, queueCap: 10_000 },
+        };
+        const created = await api('POST', `/v1/workspaces/${slug}/agents`, spec);
+        if (created.status !== 201) throw new Error(`agent not created: ${created.status} ${JSON.stringify(created.body)}`);
+      }),
+    );
+  }
+  const runs = options.agents * options.facts;
+  const pg = new Client({ connectionString: platform.db.url });
+  await pg.connect();
+  try {
+    const idle = processFootprint(pid);
+    if (!idle) throw new Error('no /proc footprint of the runner');
+    const began = performance.now();
+    const events = Array.from({ length: options.facts }, (_, n) => ({ kind: 'inflight.burst', subject: { type: 'burst', id: String(n) }, payload: { n } }));
+    const posted = await api('POST', `/v1/workspaces/${slug}/events:batch`, { events });
+    if (posted.status !== 202 && posted.status !== 200) throw new Error(`facts not posted: ${posted.status} ${JSON.stringify(posted.body)}`);
+    const samples: InflightSample[] = [];
+    await waitFor(
+      async () => {
+        const { rows } = await pg.query<{ running: number; ended: number }>(
+          `SELECT count(*) FILTER (WHERE status = 'running')::int AS running, count(*) FILTER (WHERE status::text IN ${TERMINAL})::int AS ended FROM runs`,
+        );
+        samples.push({ atMs: performance.now() - began, running: rows[0]!.running, ended: rows[0]!.ended, footprint: processFootprint(pid) });
+        return rows[0]!.ended >= runs;
+      },
+      { timeoutMs: options.timeoutMs ?? 170_000, intervalMs: options.sampleEveryMs ?? 250, what: `${runs} runs ended` },
+    );
+    const elapsedMs = performance.now() - began;
+    const { rows } = await pg.query<{ status: string; n: number }>('SELECT status::text, count(*)::int AS n FROM runs GROUP BY status');
+    return { runs, idle, samples, statuses: Object.fromEntries(rows.map((row) => [row.status, row.n])), elapsedMs };
+  } finally {
+    await pg.end();
+  }
+}
