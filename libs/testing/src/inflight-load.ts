@@ -21,6 +21,8 @@ export interface InflightLoadOptions {
   sampleEveryMs?: number;
   /** Longest wait for every run to end. @defaultValue 170000 */
   timeoutMs?: number;
+  /** Called with each sample as it is taken (a benchmark reads the runner's counters beside it). */
+  onSample?: (sample: InflightSample) => Promise<void> | void;
 }
 
 /** One sample of the runner and the run queue. */
@@ -38,7 +40,7 @@ export interface InflightLoadResult {
   /** The runner's footprint after it started, before any run. */
   idle: ProcessFootprint;
   samples: InflightSample[];
-  /** Runs by final status. */
+  /** Runs by final status, a failure's with its reason (`failed:model_timeout`). */
   statuses: Record<string, number>;
   /** ms from the facts posted to the last run ended. */
   elapsedMs: number;
@@ -87,15 +89,23 @@ export async function runInflightLoad(options: InflightLoadOptions): Promise<Inf
     await waitFor(
       async () => {
         const { rows } = await pg.query<{ running: number; ended: number }>(
-          `SELECT count(*) FILTER (WHERE status = 'running')::int AS running, count(*) FILTER (WHERE status::text IN ${TERMINAL})::int AS ended FROM runs`,
+          `SELECT count(*) FILTER (WHERE status = 'running')::int AS running, count(*) FILTER (WHERE status::text IN ${TERMINAL})::int AS ended
+             FROM runs WHERE workspace_id = (SELECT id FROM workspaces WHERE slug = $1)`,
+          [slug],
         );
-        samples.push({ atMs: performance.now() - began, running: rows[0]!.running, ended: rows[0]!.ended, footprint: processFootprint(pid) });
+        const sample = { atMs: performance.now() - began, running: rows[0]!.running, ended: rows[0]!.ended, footprint: processFootprint(pid) };
+        samples.push(sample);
+        await options.onSample?.(sample);
         return rows[0]!.ended >= runs;
       },
       { timeoutMs: options.timeoutMs ?? 170_000, intervalMs: options.sampleEveryMs ?? 250, what: `${runs} runs ended` },
     );
     const elapsedMs = performance.now() - began;
-    const { rows } = await pg.query<{ status: string; n: number }>('SELECT status::text, count(*)::int AS n FROM runs GROUP BY status');
+    const { rows } = await pg.query<{ status: string; n: number }>(
+      `SELECT status::text || coalesce(':' || reason, '') AS status, count(*)::int AS n FROM runs
+        WHERE workspace_id = (SELECT id FROM workspaces WHERE slug = $1) GROUP BY 1`,
+      [slug],
+    );
     return { runs, idle, samples, statuses: Object.fromEntries(rows.map((row) => [row.status, row.n])), elapsedMs };
   } finally {
     await pg.end();
