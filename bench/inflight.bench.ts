@@ -84,17 +84,21 @@ async function modelCalls(healthPort: string): Promise<number> {
 }
 
 async function platformPhase(platform: TestPlatform, n: number, bare: Phase['bare']): Promise<Phase> {
-  const runner = await platform.startRunner({ RUNNER_CONCURRENCY: String(n), RUNNER_MODEL_CONNECTIONS: String(n), DATABASE_POOL_MAX: '20' });
-  const healthPort = /"healthPort":(\d+)[^\n]*runner started/.exec(runner.output())?.[1];
-  if (!healthPort) throw new Error('the runner did not log its health port');
-  const pids = () => [platform.gateway, ...platform.eventLogs, platform.matcher!, runner].map((proc) => proc.child.pid!);
+  let runner: ServiceProcess | undefined;
+  let healthPort: string | undefined;
+  const startRunner = async () => {
+    runner = await platform.startRunner({ RUNNER_CONCURRENCY: String(n), RUNNER_MODEL_CONNECTIONS: String(n), DATABASE_POOL_MAX: '20' });
+    healthPort = /"healthPort":(\d+)[^\n]*runner started/.exec(runner.output())?.[1];
+    if (!healthPort) throw new Error('the runner did not log its health port');
+    return runner;
+  };
   const points: Array<{ sample: InflightSample; calls: number; runnerCpu: number; platformCpu: number }> = [];
   const onSample = async (sample: InflightSample) => {
-    const cpus = pids().map((pid) => processCpuMs(pid) ?? 0);
-    points.push({ sample, calls: await modelCalls(healthPort), runnerCpu: processCpuMs(runner.child.pid!) ?? 0, platformCpu: cpus.reduce((a, b) => a + b, 0) });
+    const cpus = [platform.gateway, ...platform.eventLogs, platform.matcher!, runner!].map((proc) => processCpuMs(proc.child.pid!) ?? 0);
+    points.push({ sample, calls: await modelCalls(healthPort!), runnerCpu: processCpuMs(runner!.child.pid!) ?? 0, platformCpu: cpus.reduce((a, b) => a + b, 0) });
   };
-  const result = await runInflightLoad({ platform, runner, agents: n / 10, facts: 10 * WAVES, concurrency: 10, timeoutMs: 900_000, sampleEveryMs: 500, onSample });
-  await runner.stop('SIGTERM');
+  const result = await runInflightLoad({ platform, startRunner, agents: n / 10, facts: 10 * WAVES, concurrency: 10, timeoutMs: 900_000, sampleEveryMs: 500, onSample });
+  await result.runner.stop('SIGTERM');
   if (result.statuses.completed !== result.runs) throw new Error(`not every run completed: ${JSON.stringify(result.statuses)}`);
   const peakInFlight = Math.max(...points.map((p) => p.sample.running));
   const steady = points.filter((p) => p.sample.running >= peakInFlight / 2);

@@ -9,8 +9,8 @@ import { waitFor } from './wait-for';
 export interface InflightLoadOptions {
   /** A platform with its matcher running and OPENAI_BASE_URL set to a local server that answers every call. */
   platform: TestPlatform;
-  /** The one runner process that executes the runs (its footprint is sampled). */
-  runner: ServiceProcess;
+  /** Starts the one runner process that executes the runs (its footprint is sampled), once every run is queued. */
+  startRunner: () => Promise<ServiceProcess>;
   /** Agents made, each an OpenAI-model agent of its own lane. */
   agents: number;
   /** Facts posted: each activates every agent, so `agents × facts` runs. */
@@ -27,7 +27,7 @@ export interface InflightLoadOptions {
 
 /** One sample of the runner and the run queue. */
 export interface InflightSample {
-  /** ms since the facts were posted. */
+  /** ms since the runner started. */
   atMs: number;
   running: number;
   ended: number;
@@ -42,7 +42,9 @@ export interface InflightLoadResult {
   samples: InflightSample[];
   /** Runs by final status, a failure's with its reason (`failed:model_timeout`). */
   statuses: Record<string, number>;
-  /** ms from the facts posted to the last run ended. */
+  /** The runner process (stopped by the caller). */
+  runner: ServiceProcess;
+  /** ms from the runner started to the last run ended. */
   elapsedMs: number;
 }
 
@@ -56,8 +58,7 @@ const TERMINAL = "('completed','failed','cancelled','dropped')";
  * (/proc). The model's latency and turns are the local server's business.
  */
 export async function runInflightLoad(options: InflightLoadOptions): Promise<InflightLoadResult> {
-  const { platform, runner } = options;
-  const pid = runner.child.pid!;
+  const { platform } = options;
   const slug = `inflight-${Date.now().toString(36)}`;
   const api = apiClient(platform.gatewayUrl, await platform.createWorkspace(slug));
   for (let i = 0; i < options.agents; i += 25) {
@@ -79,24 +80,24 @@ export async function runInflightLoad(options: InflightLoadOptions): Promise<Inf
   const pg = new Client({ connectionString: platform.db.url });
   await pg.connect();
   try {
-    const idle = processFootprint(pid);
-    if (!idle) throw new Error('no /proc footprint of the runner');
-    const began = performance.now();
     const events = Array.from({ length: options.facts }, (_, n) => ({ kind: 'inflight.burst', subject: { type: 'burst', id: String(n) }, payload: { n } }));
     const posted = await api('POST', `/v1/workspaces/${slug}/events:batch`, { events });
     if (posted.status !== 202 && posted.status !== 200) throw new Error(`facts not posted: ${posted.status} ${JSON.stringify(posted.body)}`);
+    // Every run queued before the runner starts: it then holds as many at once as it can start.
+    await waitFor(async () => (await counts(pg, slug)).queued >= runs, { timeoutMs: 120_000, intervalMs: 200, what: `${runs} runs queued` });
+    const runner = await options.startRunner();
+    const pid = runner.child.pid!;
+    const idle = processFootprint(pid);
+    if (!idle) throw new Error('no /proc footprint of the runner');
+    const began = performance.now();
     const samples: InflightSample[] = [];
     await waitFor(
       async () => {
-        const { rows } = await pg.query<{ running: number; ended: number }>(
-          `SELECT count(*) FILTER (WHERE status = 'running')::int AS running, count(*) FILTER (WHERE status::text IN ${TERMINAL})::int AS ended
-             FROM runs WHERE workspace_id = (SELECT id FROM workspaces WHERE slug = $1)`,
-          [slug],
-        );
-        const sample = { atMs: performance.now() - began, running: rows[0]!.running, ended: rows[0]!.ended, footprint: processFootprint(pid) };
+        const { running, ended } = await counts(pg, slug);
+        const sample = { atMs: performance.now() - began, running, ended, footprint: processFootprint(pid) };
         samples.push(sample);
         await options.onSample?.(sample);
-        return rows[0]!.ended >= runs;
+        return ended >= runs;
       },
       { timeoutMs: options.timeoutMs ?? 170_000, intervalMs: options.sampleEveryMs ?? 250, what: `${runs} runs ended` },
     );
@@ -106,8 +107,19 @@ export async function runInflightLoad(options: InflightLoadOptions): Promise<Inf
         WHERE workspace_id = (SELECT id FROM workspaces WHERE slug = $1) GROUP BY 1`,
       [slug],
     );
-    return { runs, idle, samples, statuses: Object.fromEntries(rows.map((row) => [row.status, row.n])), elapsedMs };
+    return { runs, runner, idle, samples, statuses: Object.fromEntries(rows.map((row) => [row.status, row.n])), elapsedMs };
   } finally {
     await pg.end();
   }
+}
+
+/** The workspace's runs queued, running and ended. */
+async function counts(pg: Client, slug: string): Promise<{ queued: number; running: number; ended: number }> {
+  const { rows } = await pg.query<{ queued: number; running: number; ended: number }>(
+    `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'running')::int AS running,
+            count(*) FILTER (WHERE status::text IN ${TERMINAL})::int AS ended
+       FROM runs WHERE workspace_id = (SELECT id FROM workspaces WHERE slug = $1)`,
+    [slug],
+  );
+  return rows[0]!;
 }

@@ -27,6 +27,12 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
    * @defaultValue the run capacity (RUNNER_CONCURRENCY)
    */
   RUNNER_MODEL_CONNECTIONS: z.coerce.number().int().min(1).max(MAX_RUNNER_CONCURRENCY).optional(),
+  /**
+   * How long a statement waits for a connection of the runner's pool before it fails: with thousands
+   * of runs in flight, a burst of their statements queues for DATABASE_POOL_MAX connections, and a
+   * wait is not a failure. @defaultValue 60000
+   */
+  RUNNER_DATABASE_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   /** How long a run's lease lasts without renewal; renewed every third of it while the run executes, runner_lost once it lapsed. @defaultValue 30000 */
   RUNNER_LEASE_MS: z.coerce.number().int().min(300).default(30_000),
   /** BullMQ job lock (a job lasts one claim); a job whose runner died is moved back to wait after this. @defaultValue 30000 */

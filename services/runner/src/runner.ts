@@ -66,6 +66,8 @@ export class Runner {
   /** The runs this process executes, by id. */
   private readonly executing = new Map<string, AbortController>();
   private readonly tasks = new Set<Promise<void>>();
+  /** The runs whose lease this process renews: from their start until their ending is written (an ending waiting for the database keeps its lease). */
+  private readonly leased = new Set<string>();
   /** Runs that parked during their execution: their slots are given already. */
   private readonly parked = new Set<string>();
   /** Per agent, the concurrency of the latest spec seen: what a job's claim reserves (a wider lane is filled by its other jobs). */
@@ -82,6 +84,8 @@ export class Runner {
 
   /** Handles an activation job: claims its run's lane (once a slot of this process is free) and executes what it got. */
   async handle(job: ActivationJob): Promise<void> {
+    // Its run started already here, by the claim of another job of its lane: nothing to wake.
+    if (this.leased.has(job.runId)) return;
     // Paused: the run stays queued; the sweep claims its lane once starts resume.
     if (await this.paused()) return;
     // Reserving only what the lane can take leaves the rest to the claims of other lanes' jobs.
@@ -192,9 +196,13 @@ export class Runner {
     this.executing.set(run.id, controller);
     this.options.log.info({ runId: run.id, agentId: run.agentId }, 'run started');
     this.counted('running', null);
+    this.leased.add(run.id);
     const task: Promise<void> = this.run(run, controller)
       .catch((error: unknown) => this.options.log.error({ err: error, runId: run.id }, 'run not ended; left to its lease'))
-      .finally(() => this.tasks.delete(task));
+      .finally(() => {
+        this.leased.delete(run.id);
+        this.tasks.delete(task);
+      });
     this.tasks.add(task);
   }
 
@@ -274,9 +282,9 @@ export class Runner {
     this.widths.set(agentId, concurrency);
   }
 
-  /** Extends the leases of the runs executing here; aborts those whose lease is gone. */
+  /** Extends the leases of the runs held here, in one statement; aborts those whose lease is gone. */
   private async renew(): Promise<void> {
-    const ids = [...this.executing.keys()];
+    const ids = [...this.leased];
     if (ids.length === 0) return;
     try {
       const held = await this.options.queue.renew(ids);

@@ -80,7 +80,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
   return startService({ name: 'runner', healthPort: config.RUNNER_HEALTH_PORT, host: config.HOST, log }, async (service) => {
     const redis = createRedis(config.REDIS_URL, { connectionName: `runner:${config.RUNNER_NAME}` });
     service.onClose(() => closeRedis(redis));
-    const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
+    const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
     service.onClose(() => sql.$disconnect());
     const leases = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 1, applicationName: 'runner:leases' });
     service.onClose(() => leases.$disconnect());
@@ -103,7 +103,10 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     const pool = createModelHttpPool({ connectionsPerHost: config.RUNNER_MODEL_CONNECTIONS ?? capacity });
     service.onClose(() => pool.close());
     const backPressure = new ActivationBackPressure(log);
-    const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS, leases };
+    // Claims admit runs: on connections of their own, never behind the statements of the runs in flight (decision 0053).
+    const claims = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 2, applicationName: 'runner:claims', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
+    service.onClose(() => claims.$disconnect());
+    const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS, leases, claims };
     // A mailbox open this long with no turn lost its wake: as long as a queued run waits for its job.
     const teammates = new SqlTeammateWakes(sql, new SessionMailbox(redis, config.REDIS_PREFIX), SWEEP_QUEUED_AFTER_MS);
     // Read only for its pause flag: the operator's dashboard pause stops run starts by every path (decision 0043).

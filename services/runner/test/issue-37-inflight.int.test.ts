@@ -28,8 +28,8 @@ describe('issue 37: runs in flight', () => {
   it(`one runner process holds ${RUNS} runs waiting on a 5 s model at once and completes them all; its RSS and sockets stay bounded`, async () => {
     model = await startLocalOpenAiServer({ respond: () => ({ type: 'message', content: 'done', delayMs: LATENCY_MS, usage: { prompt_tokens: 20, completion_tokens: 2 } }) });
     platform = await startTestPlatform({ matcher: true, env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-local-stand-in', RATE_LIMIT_PER_SECOND: '1000000' } });
-    const runner = await platform.startRunner({ RUNNER_CONCURRENCY: String(RUNS), RUNNER_MODEL_CONNECTIONS: String(MODEL_CONNECTIONS) });
-    const result = await runInflightLoad({ platform, runner, agents: RUNS / 10, facts: 10, concurrency: 10 });
+    const startRunner = () => platform!.startRunner({ RUNNER_CONCURRENCY: String(RUNS), RUNNER_MODEL_CONNECTIONS: String(MODEL_CONNECTIONS), DATABASE_POOL_MAX: '20' });
+    const result = await runInflightLoad({ platform, startRunner, agents: RUNS / 10, facts: 10, concurrency: 10 });
     report(result);
 
     expect(result.statuses).toEqual({ completed: RUNS });
@@ -52,6 +52,7 @@ function report(result: InflightLoadResult): void {
   process.stdout.write(
     `${result.runs} runs in ${(result.elapsedMs / 1000).toFixed(1)} s; peak running ${peak((s) => s.running)}; ` +
       `RSS idle ${mib(result.idle.rssBytes)} MiB, peak ${mib(rss)} MiB (${((rss - result.idle.rssBytes) / result.runs / 1024).toFixed(0)} KiB a run); ` +
-      `sockets idle ${result.idle.sockets}, peak ${peak((s) => s.footprint?.sockets ?? 0)}; fds peak ${peak((s) => s.footprint?.openFds ?? 0)}\n`,
+      `sockets idle ${result.idle.sockets}, peak ${peak((s) => s.footprint?.sockets ?? 0)}; fds peak ${peak((s) => s.footprint?.openFds ?? 0)}\n` +
+      `running/ended by time: ${result.samples.filter((_, i) => i % 4 === 0).map((s) => `${(s.atMs / 1000).toFixed(1)}s ${s.running}/${s.ended}`).join(', ')}\n`,
   );
 }
