@@ -104,7 +104,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     service.onClose(() => pool.close());
     const backPressure = new ActivationBackPressure(log);
     // Claims admit runs: on connections of their own, never behind the statements of the runs in flight (decision 0053).
-    const claims = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 2, applicationName: 'runner:claims', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
+    const claims = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 4, applicationName: 'runner:claims', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
     service.onClose(() => claims.$disconnect());
     const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS, leases, claims };
     // A mailbox open this long with no turn lost its wake: as long as a queued run waits for its job.
