@@ -18,7 +18,8 @@
  */
 import os from 'node:os';
 import OpenAI from 'openai';
-import { runInflightLoad, spawnScript, startTestPlatform, type InflightSample, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
+import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
+import { databaseServerUrl, runInflightLoad, spawnScript, startTestPlatform, type InflightSample, type ServiceProcess, type TestPlatform } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
 import { processCpuMs } from './lib/process-cpu';
 import { machineLine, writeSection } from './lib/report';
@@ -140,13 +141,18 @@ ${rows.join('\n')}
 }
 
 async function main(): Promise<void> {
-  const procs = benchServices('the bench database and Redis keys of startTestPlatform');
+  const procs = benchServices('databases sy_test_* and sy_bench_template_*, Redis keys of their prefixes');
   const loadAtStart = load();
+  // The migrated template each TestPlatform's database is cloned from (jest's global setup makes it for tests).
+  const template = withDatabaseName(databaseServerUrl(), `sy_bench_template_${Date.now()}`);
+  await ensureDatabase(template);
+  await applyMigrations(template);
+  process.env.SY_TEST_TEMPLATE = new URL(template).pathname.slice(1);
   const standIn: ServiceProcess = await spawnScript('bench/lib/openai-stand-in.ts', { STAND_IN_LATENCY_MS: String(LATENCY_MS), STAND_IN_TURNS: String(TURNS) });
   procs.push(standIn);
   const baseUrl = /"baseUrl":"([^"]+)"/.exec(standIn.output())?.[1];
   if (!baseUrl) throw new Error('the stand-in did not log its base URL');
-  const platform = await startTestPlatform({ matcher: true, env: { OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: 'sk-bench', RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'warn' } });
+  const platform = await startTestPlatform({ matcher: true, env: { OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: 'sk-bench', RATE_LIMIT_PER_SECOND: '1000000' } });
   procs.push(platform.gateway, ...platform.eventLogs, platform.matcher!);
   const phases: Phase[] = [];
   try {
@@ -158,6 +164,7 @@ async function main(): Promise<void> {
   } finally {
     await platform.stop();
     await standIn.stop('SIGTERM');
+    await dropDatabase(template);
   }
   const body = report(phases, loadAtStart);
   process.stdout.write(body);
