@@ -71,7 +71,9 @@ export async function runInflightLoad(options: InflightLoadOptions): Promise<Inf
           triggers: [{ kind: 'inflight.burst' }],
           flow: { concurrency: options.concurrency, queueCap: 10_000 },
         };
-        const created = await api('POST', `/v1/workspaces/${slug}/agents`, spec);
+        let created = await api('POST', `/v1/workspaces/${slug}/agents`, spec);
+        // A loaded machine's database may be slow to hand the gateway a connection: 503, try again.
+        for (let tries = 1; created.status === 503 && tries < 5; tries++) created = await api('POST', `/v1/workspaces/${slug}/agents`, spec);
         if (created.status !== 201) throw new Error(`agent not created: ${created.status} ${JSON.stringify(created.body)}`);
       }),
     );
