@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { BaseEnvSchema, loadConfig, SecretsEnvSchema } from '@switchyard/config';
 import { MAX_RUN_DURATION_MS, MIN_RUN_DURATION_MS } from '@switchyard/contracts';
 import { ModelEnvSchema } from './model/model-config';
+import { MAX_RUNNER_CONCURRENCY } from './runner-capacity';
 import { ToolsEnvSchema } from './tools/tools-config';
 
 /** Environment of the runner. */
@@ -11,8 +12,27 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
   RUNNER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(9103),
   /** This process's name in logs and on its Redis connections. */
   RUNNER_NAME: z.string().min(1).default(`${hostname()}-${process.pid}`),
-  /** Runs one process executes at once (and activation jobs it handles at once). @defaultValue 10 */
-  RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * Runs one process holds in flight at once (executing, most of them waiting on a model or a tool).
+   * At this many it claims nothing more and fetches no activation job: another runner takes the work
+   * (decision 0053). @defaultValue sized from the machine (runnerCapacity: the heap and memory at
+   * 256 KiB a run, 100 to 10,000)
+   */
+  RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(MAX_RUNNER_CONCURRENCY).optional(),
+  /** Activation jobs one process handles at once (each is one claim, not a run). @defaultValue 32 */
+  RUNNER_CLAIM_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  /**
+   * Connections this process opens to one model host at most (an undici pool per host, shared by every
+   * run; HTTP/2 where the provider offers it): a call beyond them waits for a free one.
+   * @defaultValue the run capacity (RUNNER_CONCURRENCY)
+   */
+  RUNNER_MODEL_CONNECTIONS: z.coerce.number().int().min(1).max(MAX_RUNNER_CONCURRENCY).optional(),
+  /**
+   * How long a statement waits for a connection of the runner's pool before it fails: with thousands
+   * of runs in flight, a burst of their statements queues for DATABASE_POOL_MAX connections, and a
+   * wait is not a failure. @defaultValue 60000
+   */
+  RUNNER_DATABASE_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   /** How long a run's lease lasts without renewal; renewed every third of it while the run executes; once it lapsed the run goes back in line and another runner continues it (decision 0051). @defaultValue 30000 */
   RUNNER_LEASE_MS: z.coerce.number().int().min(300).default(30_000),
   /** BullMQ job lock (a job lasts one claim); a job whose runner died is moved back to wait after this. @defaultValue 30000 */

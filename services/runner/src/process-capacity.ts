@@ -9,8 +9,17 @@ export class ProcessCapacity {
   private reserved = 0;
   private waiters: Array<() => void> = [];
   private closed = false;
+  private full = false;
 
-  constructor(private readonly size: number) {}
+  /**
+   * @param onFull told when the process becomes full (no free slot) and when
+   * a slot frees again: the service stops fetching activation jobs meanwhile,
+   * so that another runner takes them (back-pressure, decision 0053).
+   */
+  constructor(
+    private readonly size: number,
+    private readonly onFull: (full: boolean) => void = () => {},
+  ) {}
 
   /** Slots neither executing nor reserved. */
   free(): number {
@@ -21,6 +30,7 @@ export class ProcessCapacity {
   reserve(most: number): number {
     const n = Math.min(most, this.free());
     this.reserved += n;
+    if (n > 0) this.noteFull();
     return n;
   }
 
@@ -54,7 +64,16 @@ export class ProcessCapacity {
     this.wake();
   }
 
+  /** Tells onFull when the process became full or has a free slot again. */
+  private noteFull(): void {
+    const full = this.free() === 0;
+    if (full === this.full) return;
+    this.full = full;
+    this.onFull(full);
+  }
+
   private wake(): void {
+    this.noteFull();
     const waiters = this.waiters;
     this.waiters = [];
     for (const resolve of waiters) resolve();

@@ -33,6 +33,8 @@ export interface RunnerOptions {
   log: Logger;
   /** Runs this process executes at once (RUNNER_CONCURRENCY). */
   concurrency: number;
+  /** Told when the process becomes full and when a slot frees again (back-pressure on activation jobs). @defaultValue none */
+  onFull?: (full: boolean) => void;
   /** The queue's lease length: renewed every third of it while runs execute. */
   leaseMs: number;
   /** Age from which the sweep claims a lane's queued runs (their job may be lost). @defaultValue 5000 */
@@ -66,6 +68,8 @@ export class Runner {
   /** The runs this process executes, by id. */
   private readonly executing = new Map<string, AbortController>();
   private readonly tasks = new Set<Promise<void>>();
+  /** The runs whose lease this process renews: from their start until their ending is written (an ending waiting for the database keeps its lease). */
+  private readonly leased = new Set<string>();
   /** Runs that parked during their execution: their slots are given already. */
   private readonly parked = new Set<string>();
   /** Per agent, the concurrency of the latest spec seen: what a job's claim reserves (a wider lane is filled by its other jobs). */
@@ -75,13 +79,15 @@ export class Runner {
 
   constructor(private readonly options: RunnerOptions) {
     this.specs = new SpecCache((agentId, version) => options.reads.specOf(agentId, version));
-    this.capacity = new ProcessCapacity(options.concurrency);
+    this.capacity = new ProcessCapacity(options.concurrency, options.onFull);
     this.renewal = setInterval(() => void this.renew(), Math.max(50, Math.floor(options.leaseMs / 3)));
     this.renewal.unref();
   }
 
   /** Handles an activation job: claims its run's lane (once a slot of this process is free) and executes what it got. */
   async handle(job: ActivationJob): Promise<void> {
+    // Its run started already here, by the claim of another job of its lane: nothing to wake.
+    if (this.leased.has(job.runId)) return;
     // Paused: the run stays queued; the sweep claims its lane once starts resume.
     if (await this.paused()) return;
     // Reserving only what the lane can take leaves the rest to the claims of other lanes' jobs.
@@ -126,6 +132,11 @@ export class Runner {
   /** Aborts every run in progress (the process is stopping): they end runner_lost. */
   abortAll(reason: string): void {
     for (const controller of this.executing.values()) controller.abort(reason);
+  }
+
+  /** Runs this process executes now. */
+  inFlight(): number {
+    return this.executing.size;
   }
 
   /** Resolves once no run executes and no ending is in flight. */
@@ -188,9 +199,13 @@ export class Runner {
     this.executing.set(run.id, controller);
     this.options.log.info({ runId: run.id, agentId: run.agentId }, 'run started');
     this.counted('running', null);
+    this.leased.add(run.id);
     const task: Promise<void> = this.run(run, controller)
       .catch((error: unknown) => this.options.log.error({ err: error, runId: run.id }, 'run not ended; left to its lease'))
-      .finally(() => this.tasks.delete(task));
+      .finally(() => {
+        this.leased.delete(run.id);
+        this.tasks.delete(task);
+      });
     this.tasks.add(task);
   }
 
@@ -271,9 +286,9 @@ export class Runner {
     this.widths.set(agentId, concurrency);
   }
 
-  /** Extends the leases of the runs executing here; aborts those whose lease is gone. */
+  /** Extends the leases of the runs held here, in one statement; aborts those whose lease is gone. */
   private async renew(): Promise<void> {
-    const ids = [...this.executing.keys()];
+    const ids = [...this.leased];
     if (ids.length === 0) return;
     try {
       const held = await this.options.queue.renew(ids);

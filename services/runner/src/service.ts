@@ -2,8 +2,8 @@ import { AgentMessageStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
-import { Counter } from 'prom-client';
-import { createActivationWorker } from './adapters/bullmq-activation-worker';
+import { Counter, Gauge } from 'prom-client';
+import { ActivationBackPressure, createActivationWorker } from './adapters/bullmq-activation-worker';
 import { BullmqStartGate } from './adapters/bullmq-start-gate';
 import { SqlApprovalRecords } from './adapters/sql-approval-records';
 import { SqlApprovalParking, SqlRunQueue, SqlSpendLedger } from '@switchyard/runs';
@@ -21,6 +21,8 @@ import { AgentLoop } from './loop/agent-loop';
 import type { LoopMetrics } from './loop/loop-ports';
 import { loopMetrics } from './metrics';
 import { createModel } from './model/create-model';
+import { createModelHttpPool, type ModelHttpPool } from './model/model-http-pool';
+import { runnerCapacity } from './runner-capacity';
 import { modelEndpointCheck } from './model/model-endpoint';
 import { createPriceTable } from './model/prices';
 import { connectTools, ToolListCache, toolHostOptions } from './tools';
@@ -45,7 +47,7 @@ function deadline(ms: number): Promise<void> {
 }
 
 /** The agent loop with the runner's stores, model settings and tool policy bound. */
-function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes): AgentLoop {
+function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes, pool: ModelHttpPool): AgentLoop {
   const tools = toolHostOptions(config);
   // One per runner: the tool lists its runs are offered (a run connects a server at its first call).
   const listings = new ToolListCache({ ttlMs: config.RUNNER_MCP_TOOL_LIST_TTL_MS });
@@ -60,7 +62,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     spend: new SqlSpendLedger(sql),
     secrets: new SqlSecretReader(sql, secretBoxOf(config)),
     prices: createPriceTable(config.MODEL_PRICES),
-    model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl }),
+    model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl, pool }),
     tools: (input) => connectTools({ ...input, options: tools, listings, log }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     approvals: new SqlApprovalRecords(sql),
@@ -82,7 +84,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
   return startService({ name: 'runner', healthPort: config.RUNNER_HEALTH_PORT, host: config.HOST, log }, async (service) => {
     const redis = createRedis(config.REDIS_URL, { connectionName: `runner:${config.RUNNER_NAME}` });
     service.onClose(() => closeRedis(redis));
-    const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner' });
+    const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
     service.onClose(() => sql.$disconnect());
     const leases = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 1, applicationName: 'runner:leases' });
     service.onClose(() => leases.$disconnect());
@@ -100,7 +102,15 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       labelNames: ['status', 'reason'],
       registers: [service.registry],
     });
-    const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS, leases };
+    const capacity = runnerCapacity(config.RUNNER_CONCURRENCY);
+    // One pool of model connections per host for every run of the process (decision 0053).
+    const pool = createModelHttpPool({ connectionsPerHost: config.RUNNER_MODEL_CONNECTIONS ?? capacity });
+    service.onClose(() => pool.close());
+    const backPressure = new ActivationBackPressure(log);
+    // Claims admit runs: on connections of their own, never behind the statements of the runs in flight (decision 0053).
+    const claims = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 4, applicationName: 'runner:claims', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
+    service.onClose(() => claims.$disconnect());
+    const queueOptions = { owner: config.RUNNER_NAME, leaseMs: config.RUNNER_LEASE_MS, leases, claims };
     // A mailbox open this long with no turn lost its wake: as long as a queued run waits for its job.
     const teammates = new SqlTeammateWakes(sql, new SessionMailbox(redis, config.REDIS_PREFIX), SWEEP_QUEUED_AFTER_MS);
     // Read only for its pause flag: the operator's dashboard pause stops run starts by every path (decision 0043).
@@ -111,11 +121,12 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       queue: new SqlRunQueue(sql, queueOptions),
       parking: new SqlApprovalParking(sql, queueOptions),
       reads: new SqlRunReads(sql),
-      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates),
+      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates, pool),
       orphans: teammates,
       sweepQueuedAfterMs: SWEEP_QUEUED_AFTER_MS,
       log,
-      concurrency: config.RUNNER_CONCURRENCY,
+      concurrency: capacity,
+      onFull: (full) => backPressure.set(full),
       leaseMs: config.RUNNER_LEASE_MS,
       metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }) },
       afterEnding: hooks.afterEnding,
@@ -124,13 +135,18 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     const worker = createActivationWorker({
       connection: workerConnection,
       prefix: config.REDIS_PREFIX,
-      concurrency: config.RUNNER_CONCURRENCY,
+      concurrency: config.RUNNER_CLAIM_CONCURRENCY,
       lockDuration: config.RUNNER_LOCK_DURATION_MS,
       stalledInterval: config.RUNNER_STALLED_INTERVAL_MS,
       maxStalledCount: config.RUNNER_MAX_STALLED_COUNT,
       handle: (job) => runner.handle(job),
       log,
     });
+    backPressure.attach(worker);
+    new Gauge({ name: 'switchyard_runner_runs_in_flight', help: 'Runs this process executes now (most wait on a model or a tool)', registers: [service.registry], collect() {
+      this.set(runner.inFlight());
+    } });
+    new Gauge({ name: 'switchyard_runner_capacity', help: 'Runs this process holds in flight at most (RUNNER_CONCURRENCY or sized from the machine)', registers: [service.registry] }).set(capacity);
     const sweeper = setInterval(() => {
       runner.sweep().catch((error: unknown) => log.warn({ err: error }, 'run sweep failed'));
     }, config.RUNNER_SWEEP_INTERVAL_MS);
@@ -148,6 +164,6 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       runner.close();
     });
     await worker.waitUntilReady();
-    return { runner: config.RUNNER_NAME, concurrency: config.RUNNER_CONCURRENCY };
+    return { runner: config.RUNNER_NAME, concurrency: capacity };
   });
 }

@@ -37,7 +37,8 @@ describe('OpenAiModel against a local OpenAI-compatible server', () => {
     expect(sent.body).toEqual({
       model: 'gpt-test',
       temperature: 0.2,
-      stream: false,
+      stream: true,
+      stream_options: { include_usage: true },
       parallel_tool_calls: true,
       messages: [
         { role: 'system', content: 'You are terse.' },
@@ -130,6 +131,16 @@ describe('OpenAiModel against a local OpenAI-compatible server', () => {
     expect(error.message).toContain('bad model for key [redacted]');
     expect(error.message).not.toContain(KEY);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('issue 37: assembles a streamed answer with tool calls and usage; stream false asks for one body', async () => {
+    const reply = { type: 'message' as const, content: 'calling', toolCalls: [{ id: 'c1', name: 'get_build', arguments: { id: 42 } }, { name: 'list', arguments: '{}' }], usage: { prompt_tokens: 9, completion_tokens: 4 } };
+    server.enqueue(reply, reply);
+    const tools: ModelTool[] = [{ name: 'get_build', parameters: { type: 'object' } }, { name: 'list', parameters: { type: 'object' } }];
+    const expected = { message: 'calling', toolCalls: [{ id: 'c1', name: 'get_build', arguments: '{"id":42}' }, { id: expect.any(String), name: 'list', arguments: '{}' }], usage: { inputTokens: 9, outputTokens: 4 } };
+    expect(await model().complete({ messages: user('go'), tools, signal: never })).toEqual(expected);
+    expect(await model({ stream: false }).complete({ messages: user('go'), tools, signal: never })).toEqual(expected);
+    expect(server.requests.map((request) => request.body?.stream)).toEqual([true, false]);
   });
 
   it('times out a slow answer with model_timeout, within bounds and without retrying', async () => {

@@ -47,3 +47,43 @@ export function createActivationWorker(options: ActivationWorkerOptions): Worker
   worker.on('failed', (job, error) => log.warn({ err: error, jobId: job?.id }, 'activation job failed'));
   return worker;
 }
+
+/**
+ * Back-pressure on activation jobs (decision 0053): while the process holds
+ * as many runs as it can, its worker fetches no job (a local pause), so the
+ * jobs go to runners with room; it fetches again once a slot frees. The
+ * pauses and resumes are applied one after another, the latest state last.
+ */
+export class ActivationBackPressure {
+  private worker: Worker<ActivationJob> | undefined;
+  private wanted = false;
+  private applied = false;
+  private applying: Promise<void> = Promise.resolve();
+
+  constructor(private readonly log: Logger) {}
+
+  /** The worker to pause; the state set before is applied to it now. */
+  attach(worker: Worker<ActivationJob>): void {
+    this.worker = worker;
+    this.apply();
+  }
+
+  /** Whether the process is full. */
+  set(full: boolean): void {
+    this.wanted = full;
+    this.apply();
+  }
+
+  private apply(): void {
+    this.applying = this.applying
+      .then(async () => {
+        const worker = this.worker;
+        if (!worker || this.wanted === this.applied || worker.closing) return;
+        this.applied = this.wanted;
+        // Jobs already fetched go on: their claims wait for a slot (ProcessCapacity).
+        if (this.applied) await worker.pause(true);
+        else await worker.resume();
+      })
+      .catch((error: unknown) => this.log.warn({ err: error }, 'activation back-pressure not applied'));
+  }
+}

@@ -1,6 +1,7 @@
 import { type AgentSpec, type Fact, MODEL_ERROR_CODES } from '@switchyard/contracts';
 import { createPinnedFetch, type PinnedHost } from '@switchyard/core';
 import { ModelError, type Model } from './model';
+import type { ModelHttpPool } from './model-http-pool';
 import type { ModelEnv } from './model-config';
 import { OpenAiModel } from './openai-model';
 import type { RetryOptions } from './retry';
@@ -16,7 +17,7 @@ export interface CreateModelOptions {
   answered?: number;
   /** Reads a workspace secret's value by name (the run's workspace); rejects when there is none. */
   resolveSecret: (name: string) => Promise<string>;
-  env: Pick<ModelEnv, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'MODEL_TIMEOUT_MS' | 'MODEL_MAX_ATTEMPTS'>;
+  env: Pick<ModelEnv, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'MODEL_TIMEOUT_MS' | 'MODEL_MAX_ATTEMPTS'> & Partial<Pick<ModelEnv, 'MODEL_STREAM'>>;
   /**
    * Vets an agent's own `model.baseUrl` (private, loopback, link-local and
    * metadata ranges) before any request; rejects to refuse it, or returns
@@ -24,6 +25,8 @@ export interface CreateModelOptions {
    * operator's OPENAI_BASE_URL is trusted. @defaultValue none (every URL allowed)
    */
   checkBaseUrl?: (url: string) => Promise<PinnedHost | void>;
+  /** The process's connections to model hosts (the operator's endpoint). @defaultValue defaultModelHttpPool() */
+  pool?: ModelHttpPool;
   /** Backoff tuning (tests); attempts come from MODEL_MAX_ATTEMPTS. @defaultValue DEFAULT_RETRY_OPTIONS */
   retry?: Partial<Omit<RetryOptions, 'maxAttempts'>>;
 }
@@ -54,7 +57,8 @@ export async function createModel(spec: Pick<AgentSpec, 'model' | 'script'>, opt
         params: model.params,
         timeoutMs: env.MODEL_TIMEOUT_MS,
         retry: { ...options.retry, maxAttempts: env.MODEL_MAX_ATTEMPTS },
-        ...(pin ? { fetch: createPinnedFetch(pin) } : {}),
+        ...(env.MODEL_STREAM === undefined ? {} : { stream: env.MODEL_STREAM }),
+        ...(pin ? { fetch: createPinnedFetch(pin) } : options.pool ? { pool: options.pool } : {}),
       });
     }
   }

@@ -31,6 +31,11 @@ export const ModelEnvSchema = z.object({
   MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Attempts per model call on 429, 5xx and connection errors, the first included. @defaultValue 4 */
   MODEL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  /**
+   * Ask models for streamed answers (`stream: true`, usage in the last chunk); false for a
+   * compatible server that cannot stream. @defaultValue true
+   */
+  MODEL_STREAM: envBoolean.default(true),
   /** JSON price table merged over the defaults (see prices.ts). @defaultValue unset (the defaults) */
   MODEL_PRICES: z
     .string()

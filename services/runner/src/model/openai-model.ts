@@ -1,6 +1,6 @@
 import { MODEL_ERROR_CODES } from '@switchyard/contracts';
-import { createNodeFetch, type FetchLike, type NodeFetch } from '@switchyard/core';
-import OpenAI, { type ClientOptions } from 'openai';
+import type { NodeFetch } from '@switchyard/core';
+import OpenAI, { APIUserAbortError, type ClientOptions } from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -8,7 +8,9 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { ModelError, type ChatMessage, type Model, type ModelInput, type ModelResponse, type ModelTool } from './model';
+import { defaultModelHttpPool, type ModelHttpPool } from './model-http-pool';
 import { AttemptFailure, classifyOpenAiError } from './openai-errors';
+import { StreamedAnswer } from './openai-stream';
 import { DEFAULT_RETRY_OPTIONS, withRetry, type RetryOptions } from './retry';
 
 /** Options of OpenAiModel. */
@@ -27,17 +29,16 @@ export interface OpenAiModelOptions {
   retry?: Partial<RetryOptions>;
   /**
    * How requests go out: a fetch pinned to the checked address of an agent's
-   * own endpoint (closed with the model). @defaultValue the process's node:http fetch
+   * own endpoint (closed with the model). @defaultValue through `pool`
    */
   fetch?: NodeFetch;
-}
-
-let processFetch: NodeFetch | undefined;
-
-/** One node:http fetch for the process: its kept-alive sockets serve every run's requests to the operator's endpoint. */
-function sharedFetch(): FetchLike {
-  processFetch ??= createNodeFetch();
-  return processFetch.fetch;
+  /** The process's connections per host, shared by every run (decision 0053). @defaultValue defaultModelHttpPool() */
+  pool?: ModelHttpPool;
+  /**
+   * Ask for the answer as a stream (`stream: true`, usage in the last chunk): nothing waits for a
+   * whole body to parse it at once. @defaultValue true
+   */
+  stream?: boolean;
 }
 
 /**
@@ -69,8 +70,10 @@ export class OpenAiModel implements Model {
       baseURL: options.baseUrl,
       maxRetries: 0,
       timeout: this.timeoutMs,
-      // The client passes a URL string and an init, never a Request.
-      fetch: (options.fetch?.fetch ?? sharedFetch()) as ClientOptions['fetch'],
+      // The client passes a URL string and an init, never a Request; the pool's fetch is undici's own, the one its dispatcher fits.
+      ...(options.fetch
+        ? { fetch: options.fetch.fetch as ClientOptions['fetch'] }
+        : { fetch: (options.pool ?? defaultModelHttpPool()).fetch as ClientOptions['fetch'], fetchOptions: { dispatcher: (options.pool ?? defaultModelHttpPool()).dispatcher } as ClientOptions['fetchOptions'] }),
       // Explicit nulls, so the client does not pick these up from the runner's environment.
       organization: null,
       project: null,
@@ -89,13 +92,12 @@ export class OpenAiModel implements Model {
   async complete({ messages, tools, signal }: ModelInput): Promise<ModelResponse> {
     const body = this.requestBody(messages, tools);
     try {
-      const completion = await withRetry(
+      return await withRetry(
         () => this.attempt(body, signal),
         (failure) => (failure instanceof AttemptFailure ? failure.retry : { retry: false }),
         this.retry,
         signal,
       );
-      return toModelResponse(completion);
     } catch (failure) {
       throw failure instanceof AttemptFailure ? failure.error : failure;
     }
@@ -118,7 +120,7 @@ export class OpenAiModel implements Model {
   }
 
   /** One request with its own timeout; a failure is thrown classified (AttemptFailure). */
-  private async attempt(body: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal): Promise<ChatCompletion> {
+  private async attempt(body: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal): Promise<ModelResponse> {
     // The client's timeout covers the wait for the headers only; this one also covers reading the body.
     const controller = new AbortController();
     let timedOut = false;
@@ -129,8 +131,15 @@ export class OpenAiModel implements Model {
     const onAbort = () => controller.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      return await this.client.chat.completions.create(body, { signal: controller.signal });
+      if (this.options.stream === false) return toModelResponse(await this.client.chat.completions.create(body, { signal: controller.signal }));
+      const stream = await this.client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: controller.signal });
+      const answer = new StreamedAnswer();
+      for await (const chunk of stream) answer.add(chunk);
+      // The client's stream ends quietly when aborted: the cut is classified like any abort.
+      if (controller.signal.aborted) throw new APIUserAbortError();
+      return answer.response();
     } catch (error) {
+      if (error instanceof ModelError) throw new AttemptFailure(error, { retry: false });
       throw classifyOpenAiError(error, { apiKey: this.options.apiKey, signal, timedOut, timeoutMs: this.timeoutMs });
     } finally {
       clearTimeout(timer);
