@@ -690,3 +690,5 @@ export {
   templateSecretNames,
 } from './templates';
 export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateSummary } from './templates';
+export { RunWaitResolveRowSchema, WAIT_STATUSES, WAIT_TIMEOUT_MS, WaitForEventResultSchema, WaitForEventToolInputSchema } from './waits';
+export type { RunWaitResolveRow, WaitForEventResult, WaitForEventToolInput, WaitStatus } from './waits';

@@ -82,6 +82,7 @@ export const RUN_FACT_KINDS = {
   queued: 'agent.run.queued',
   running: 'agent.run.started',
   awaiting_approval: 'agent.run.awaiting_approval',
+  awaiting_event: 'agent.run.awaiting_event',
   completed: 'agent.run.completed',
   failed: 'agent.run.failed',
   cancelled: 'agent.run.cancelled',

@@ -4,7 +4,7 @@ import { PutRetentionSettingsSchema, RETENTION_DEFAULTS, RetentionSettingsSchema
 import { CausedBySchema, KindSchema, SubjectSchema } from './facts';
 
 /** Run statuses; `completed | failed | cancelled | dropped` are terminal. */
-export const RunStatusSchema = z.enum(['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped']);
+export const RunStatusSchema = z.enum(['queued', 'running', 'awaiting_approval', 'awaiting_event', 'completed', 'failed', 'cancelled', 'dropped']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** What started a run. */

@@ -42,3 +42,7 @@ export { createQueuedRun, insertTriggerRuns, laneOfNewRun, type NewRun, type New
 export { activeDescendants, failQueuedRun, stopRun, stopTeammateTurns, type RunRow, type StopRunOutcome } from './stop-runs';
 export { SqlSpendLedger } from './spend-ledger';
 export { RunWaker, type ActivationTransport, type Wake, type WakeLog } from './wake';
+export { SqlWaitParking, type WaitParkOutcome, type WaitRequest } from './waits/wait-parking';
+export { SqlWaitBook, type WorkspaceFact } from './waits/wait-book';
+export { closeRunWaits } from './waits/close-waits';
+export { waitPredicate, type WaitSpec } from './waits/wait-match';
