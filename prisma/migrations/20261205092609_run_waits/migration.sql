@@ -75,7 +75,8 @@ BEGIN
   IF applied THEN
     INSERT INTO run_waits (id, run_id, workspace_id, tool_call_id, kind, filter, after_seq, status, deadline)
     SELECT (p_wait->>'id')::uuid, p_run, r.workspace_id, p_wait->>'toolCallId', p_wait->>'kind', p_wait->'filter',
-           (p_wait->>'afterSeq')::bigint, 'pending', (p_wait->>'deadline')::timestamptz
+           (p_wait->>'afterSeq')::bigint, 'pending',
+           clock_timestamp() + (p_wait->>'timeoutMs')::bigint * interval '1 millisecond'
       FROM runs r WHERE r.id = p_run
     ON CONFLICT (run_id, tool_call_id) DO NOTHING;
   END IF;
