@@ -43,6 +43,6 @@ export { activeDescendants, failQueuedRun, stopRun, stopTeammateTurns, type RunR
 export { SqlSpendLedger } from './spend-ledger';
 export { RunWaker, type ActivationTransport, type Wake, type WakeLog } from './wake';
 export { SqlWaitParking, type WaitParkOutcome, type WaitRequest } from './waits/wait-parking';
-export { SqlWaitBook, type WorkspaceFact } from './waits/wait-book';
+export { SqlWaitBook, type ResumedWait, type WorkspaceFact } from './waits/wait-book';
 export { closeRunWaits } from './waits/close-waits';
 export { waitPredicate, type WaitSpec } from './waits/wait-match';

@@ -13,7 +13,7 @@ import { SqlWaitBook, SqlWaitParking, type RunRef, type WaitParkOutcome } from '
  * the park committed first and the resolver resumed the run — once.
  */
 const TRIALS = 10_000;
-const WORKSPACES = 4;
+const WORKSPACES = 2;
 const WORKERS_PER_WORKSPACE = 4;
 const OWNER = 'race-runner';
 

@@ -1,6 +1,7 @@
 import { FactsMessageSchema, GROUPS, STREAMS, type ActivationJob } from '@switchyard/contracts';
 import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
-import { RunWaker } from '@switchyard/runs';
+import { RunWaker, SqlWaitBook } from '@switchyard/runs';
+import { WaitResumer } from './wait-resumer';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,
@@ -67,7 +68,9 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
     const mailbox = new SessionMailbox(redis, config.REDIS_PREFIX);
     const bridge = new EventBridge({ store: new SqlBridgeStore(prisma), mailbox, guards, activations, log, metrics: counted(deliveries) });
     const returns = new DelegationReturns({ sql: prisma, mailbox, log });
-    const matcher = new Matcher({ store, index: new AgentIndex(), guards, activations, bridge, returns, log, metrics: counted(decisions) });
+    const waits = new WaitResumer({ book: new SqlWaitBook(prisma), wake: (runs, key) => waker.wakeOrLeaveToSweep(runs, key), log });
+    service.onClose(async () => waits.close());
+    const matcher = new Matcher({ store, index: new AgentIndex(), guards, activations, bridge, returns, waits, log, metrics: counted(decisions) });
     service.onClose(() => matcher.saveUnsaved());
     const reconciler = new Reconciler(matcher, store, activations, log);
     const consumer = new StreamConsumer({
@@ -94,6 +97,7 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
     await reconciler.start();
     service.onClose(consumer);
     await consumer.start();
+    waits.start();
     return { consumer: config.MATCHER_CONSUMER };
   });
 }

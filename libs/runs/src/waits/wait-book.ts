@@ -10,6 +10,11 @@ export interface WorkspaceFact {
   fact: Fact;
 }
 
+/** A run a resolved wait put back in line, with the wait: its wake's key (one job per resume). */
+export interface ResumedWait extends ResumedRun {
+  waitId: string;
+}
+
 /** A pending wait as stored. */
 interface PendingWaitRow {
   id: string;
@@ -35,7 +40,7 @@ export class SqlWaitBook {
   constructor(private readonly sql: SqlRunner) {}
 
   /** Resolves the pending waits of these facts' workspaces that one of them matches (the lowest seq first). */
-  async matchFacts(facts: readonly WorkspaceFact[]): Promise<ResumedRun[]> {
+  async matchFacts(facts: readonly WorkspaceFact[]): Promise<ResumedWait[]> {
     if (facts.length === 0) return [];
     const workspaces = [...new Set(facts.map((item) => item.workspaceId))];
     const pending = await this.sql.$queryRawUnsafe<PendingWaitRow[]>(
@@ -45,7 +50,7 @@ export class SqlWaitBook {
     );
     if (pending.length === 0) return [];
     const ordered = [...facts].sort((a, b) => a.fact.seq - b.fact.seq);
-    const resumed: ResumedRun[] = [];
+    const resumed: ResumedWait[] = [];
     for (const wait of pending) {
       const matches = waitPredicate(specOf(wait));
       const hit = ordered.find((item) => item.workspaceId === wait.workspace_id && matches(item.fact));
@@ -59,13 +64,13 @@ export class SqlWaitBook {
    * waits, oldest first): what resolves a wait whose fact the matcher never
    * saw on the stream (Redis lost it, or every matcher was down).
    */
-  async sweep(limit: number, factsPerWait = 1_000): Promise<ResumedRun[]> {
+  async sweep(limit: number, factsPerWait = 1_000): Promise<ResumedWait[]> {
     const pending = await this.sql.$queryRawUnsafe<PendingWaitRow[]>(
       `SELECT ${PENDING_COLUMNS} FROM run_waits w JOIN workspaces ws ON ws.id = w.workspace_id
         WHERE w.status = 'pending' ORDER BY w.created_at LIMIT $1::int`,
       limit,
     );
-    const resumed: ResumedRun[] = [];
+    const resumed: ResumedWait[] = [];
     for (const wait of pending) {
       const rows = await this.sql.$queryRawUnsafe<FactRow[]>(
         `SELECT id::text AS id, workspace_id::text AS workspace_id, seq, kind, subject_type, subject_id, actor, stated_actor, payload, caused_by, idempotency_key, ts
@@ -81,12 +86,12 @@ export class SqlWaitBook {
   }
 
   /** Closes the pending waits past their deadline (the database's clock) `timed_out`, oldest deadline first. */
-  async expireDue(limit: number): Promise<ResumedRun[]> {
+  async expireDue(limit: number): Promise<ResumedWait[]> {
     const due = await this.sql.$queryRawUnsafe<Array<{ id: string }>>(
       `SELECT id::text AS id FROM run_waits WHERE status = 'pending' AND deadline <= clock_timestamp() ORDER BY deadline LIMIT $1::int`,
       limit,
     );
-    const resumed: ResumedRun[] = [];
+    const resumed: ResumedWait[] = [];
     for (const { id } of due) await this.resolve(id, WAIT_STATUSES.timedOut, null, resumed);
     return resumed;
   }
@@ -105,7 +110,7 @@ export class SqlWaitBook {
     return { type: 'cancelled' };
   }
 
-  private async resolve(waitId: string, status: string, fact: Fact | null, resumed: ResumedRun[]): Promise<void> {
+  private async resolve(waitId: string, status: string, fact: Fact | null, resumed: ResumedWait[]): Promise<void> {
     const [result] = await this.sql.$queryRawUnsafe<Array<{ r: unknown }>>(
       'SELECT run_wait_resolve($1::uuid, $2, $3::jsonb) AS r',
       waitId,
@@ -113,7 +118,7 @@ export class SqlWaitBook {
       fact === null ? null : JSON.stringify(fact),
     );
     const row = parseRow(RunWaitResolveRowSchema, result?.r, 'run_wait_resolve');
-    if (row.resolved && row.resumed && row.workspaceId && row.agentId) resumed.push({ runId: row.runId, workspaceId: row.workspaceId, agentId: row.agentId });
+    if (row.resolved && row.resumed && row.workspaceId && row.agentId) resumed.push({ runId: row.runId, workspaceId: row.workspaceId, agentId: row.agentId, waitId });
   }
 }
 

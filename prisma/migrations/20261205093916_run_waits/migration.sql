@@ -58,7 +58,8 @@ $$;
 -- cleared (it holds no slot), the wait row written pending, then the lane's next runs claimed —
 -- in the transaction that ran run_wait_check first. Like a park on approvals, `ended_at` stays
 -- null and the lane's lock is taken before the run's row. `ended` is false when the run was no
--- longer the caller's; then no wait is written.
+-- longer the caller's; then no wait is written. The deadline counts from the transaction's start,
+-- as `created_at` does, so that the timeout a resolved wait reports is exactly the one asked.
 CREATE OR REPLACE FUNCTION "run_wait_park"(p_run uuid, p_owner text, p_wait jsonb, p_lease_ms int, p_limit int)
   RETURNS jsonb LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -76,7 +77,7 @@ BEGIN
     INSERT INTO run_waits (id, run_id, workspace_id, tool_call_id, kind, filter, after_seq, status, deadline)
     SELECT (p_wait->>'id')::uuid, p_run, r.workspace_id, p_wait->>'toolCallId', p_wait->>'kind', p_wait->'filter',
            (p_wait->>'afterSeq')::bigint, 'pending',
-           clock_timestamp() + (p_wait->>'timeoutMs')::bigint * interval '1 millisecond'
+           now() + (p_wait->>'timeoutMs')::bigint * interval '1 millisecond'
       FROM runs r WHERE r.id = p_run
     ON CONFLICT (run_id, tool_call_id) DO NOTHING;
   END IF;
