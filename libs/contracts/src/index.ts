@@ -692,3 +692,5 @@ export {
 export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateSummary } from './templates';
 export { RunWaitResolveRowSchema, WAIT_STATUSES, WAIT_TIMEOUT_MS, WaitForEventResultSchema, WaitForEventToolInputSchema } from './waits';
 export type { RunWaitResolveRow, WaitForEventResult, WaitForEventToolInput, WaitStatus } from './waits';
+export { BACKFILL_MAX_RUNS, BackfillBatchIdSchema, BackfillRequestSchema, BackfillResponseSchema, BackfillStopResponseSchema } from './backfill';
+export type { BackfillRequest, BackfillResponse, BackfillStopResponse } from './backfill';

@@ -33,6 +33,9 @@ import type { SettingsStore } from './settings-ports';
 import type { TeammateStore } from './teammate-ports';
 import type { TryStore } from './try-ports';
 import { agentsRoutes } from './routes/agents';
+import { backfillRoutes } from './routes/backfills';
+import { AgentBackfills } from './commands/backfill';
+import type { BackfillStore } from './backfill-ports';
 import { agentVersionsRoutes } from './routes/agent-versions';
 import { agentBundlesRoutes } from './routes/agent-bundles';
 import { AgentVersions } from './commands/agent-versions';
@@ -178,6 +181,8 @@ export interface GatewayAppDeps {
   agentMessageStreamPollMs: number;
   /** Schedules (decision 0048): their definitions and fires. */
   schedules: ScheduleStore;
+  /** Backfill batches (decision 0055). */
+  backfills: BackfillStore;
   /** The first-party templates (decision 0049). @defaultValue the repo's templates/ */
   templates?: TemplateManifest[];
 }
@@ -251,6 +256,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(agentsRoutes(deps));
+  workspace.use(backfillRoutes({ backfills: new AgentBackfills({ ...deps, ledger }) }));
   workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName }) }));
   workspace.use(agentBundlesRoutes({ agentBundles: new AgentBundles({ ...deps, userName }) }));
   workspace.use(templatesRoutes({ templates: new Templates({ ...deps, templates: deps.templates ?? loadTemplateCatalog(), userName }) }));

@@ -1,6 +1,7 @@
 import { FactsMessageSchema, GROUPS, STREAMS, type ActivationJob } from '@switchyard/contracts';
 import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
-import { RunWaker, SqlWaitBook } from '@switchyard/runs';
+import { BackfillBatches, RunWaker, SqlWaitBook } from '@switchyard/runs';
+import { BackfillFeeder } from './backfill-feeder';
 import { WaitResumer } from './wait-resumer';
 import type { Logger } from '@switchyard/logging';
 import {
@@ -70,6 +71,8 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
     const returns = new DelegationReturns({ sql: prisma, mailbox, log });
     const waits = new WaitResumer({ book: new SqlWaitBook(prisma), wake: (runs, key) => waker.wakeOrLeaveToSweep(runs, key), log });
     service.onClose(async () => waits.close());
+    const feeder = new BackfillFeeder(new BackfillBatches(prisma, prisma), (runs) => waker.wakeOrLeaveToSweep(runs), log);
+    service.onClose(async () => feeder.close());
     const matcher = new Matcher({ store, index: new AgentIndex(), guards, activations, bridge, returns, waits, log, metrics: counted(decisions) });
     service.onClose(() => matcher.saveUnsaved());
     const reconciler = new Reconciler(matcher, store, activations, log);
@@ -98,6 +101,7 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
     service.onClose(consumer);
     await consumer.start();
     waits.start();
+    feeder.start();
     return { consumer: config.MATCHER_CONSUMER };
   });
 }
