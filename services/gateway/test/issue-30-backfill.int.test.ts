@@ -82,6 +82,13 @@ describe('issue 30: backfill', () => {
     // The feeder has nothing left: no 1,001st run after a few more of its ticks.
     await waitFor(async () => (await count(pool, `SELECT count(*)::int AS n FROM backfill_batches WHERE status = 'done'`)) === 1, { timeoutMs: 10_000, what: 'the batch done' });
     expect(await count(pool, `SELECT count(*)::int AS n FROM runs WHERE agent_id = $1::uuid`, agent.body.id)).toBe(1_000);
+    // The fleet sees the batch as one: its runs by batch id.
+    const listed = await acme('GET', `/v1/workspaces/acme/runs?batchId=${real.body.batchId}&limit=100`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.runs).toHaveLength(100);
+    expect(new Set(listed.body.runs.map((run: { agentId: string; origin: { type: string; batchId: string } }) => `${run.agentId} ${run.origin.type} ${run.origin.batchId}`))).toEqual(
+      new Set([`${agent.body.id} backfill ${real.body.batchId}`]),
+    );
 
     // A slow agent's batch, stopped as one.
     const slow = await acme('POST', '/v1/workspaces/acme/agents', {
@@ -123,6 +130,44 @@ describe('issue 30: backfill', () => {
       expect({ what, status: answer.status, code: answer.body.error?.code }).toEqual({ what, status, code });
     }
     expect(await count(pool, `SELECT (SELECT count(*) FROM backfill_batches) + (SELECT count(*) FROM runs)::int AS n`)).toBe(before);
+  });
+});
+
+
+describe('issue 30: why-not explains a schedule\'s fire', () => {
+  let platform: TestPlatform;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform({});
+  });
+  afterAll(async () => {
+    await platform?.stop();
+  });
+
+  it('GET /events/{id}/activations names the schedule whose fire recorded the fact', async () => {
+    const acme = apiClient(platform.gatewayUrl, await platform.createWorkspace('acme'));
+    const schedule = await acme('POST', '/v1/workspaces/acme/schedules', { name: 'nightly', cron: '0 3 * * *', timezone: 'Europe/Paris' });
+    expect(schedule.status).toBe(201);
+    const fire = await acme('POST', `/v1/workspaces/acme/schedules/${schedule.body.id}/fire`);
+    expect(fire.status).toBe(201);
+    const explained = await waitFor(
+      async () => {
+        const answer = await acme('GET', `/v1/workspaces/acme/events/${fire.body.factId}/activations`);
+        return answer.status === 200 ? answer.body : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the fired fact stored' },
+    );
+    expect(explained.firedBy).toMatchObject({ scheduleId: schedule.body.id, name: 'nightly', manual: true, late: false });
+    const posted = await acme('POST', '/v1/workspaces/acme/events', { kind: 'schedule.fired', subject: { type: 'schedule', id: schedule.body.id }, payload: { schedule: { id: schedule.body.id } } });
+    const forged = await waitFor(
+      async () => {
+        const answer = await acme('GET', `/v1/workspaces/acme/events/${posted.body.id}/activations`);
+        return answer.status === 200 ? answer.body : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the posted fact stored' },
+    );
+    // A fact that only says so in its payload was fired by no schedule.
+    expect(forged.firedBy).toBeUndefined();
   });
 });
 
