@@ -9,7 +9,8 @@ jest.setTimeout(300_000);
  * service is stopped and started again, and then the awaited fact resumes
  * one run with the fact as the tool's result, while a wait that fell due
  * during the downtime and one that falls due after the restart end with the
- * typed timeout, on time. A fact that does not pass the filter resumes nothing.
+ * typed timeout, on time. A fact that does not pass the filter resumes nothing,
+ * and a run parked longer than its `maxDurationMs` still completes.
  */
 describe('issue 30: wait_for_event through the services', () => {
   let platform: TestPlatform;
@@ -30,7 +31,7 @@ describe('issue 30: wait_for_event through the services', () => {
   it('a wait survives a restart of every service and resumes with the fact; timeouts fire on time after a restart', async () => {
     const token = await platform.createWorkspace('acme');
     const api = apiClient(platform.gatewayUrl, token);
-    const waiter = async (name: string, wait: Record<string, unknown>) => {
+    const waiter = async (name: string, wait: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
       const created = await api('POST', '/v1/workspaces/acme/agents', {
         name,
         instructions: 'Wait for CI.',
@@ -38,6 +39,7 @@ describe('issue 30: wait_for_event through the services', () => {
         script: [{ say: 'waiting', tool: 'platform.wait_for_event', arguments: wait }, { say: 'done' }],
         triggers: [{ kind: `${name}.go` }],
         tools: { platform: ['wait_for_event'] },
+        ...extra,
       });
       if (created.status !== 201) throw new Error(`agent refused: ${JSON.stringify(created.body)}`);
       const posted = await api('POST', '/v1/workspaces/acme/events', { kind: `${name}.go`, subject: { type: 't', id: name } });
@@ -49,7 +51,8 @@ describe('issue 30: wait_for_event through the services', () => {
     };
     const runs = {
       fact: await waiter('fact_wait', { kind: 'ci.*', filter: { path: 'payload.branch', op: 'eq', value: 'main' }, timeoutMs: 600_000 }),
-      dueWhileDown: await waiter('down_wait', { kind: 'never.happens', timeoutMs: 3_000 }),
+      // Parked far longer than its 2 s wall-clock limit: parked time does not count (decision 0050), so it completes.
+      dueWhileDown: await waiter('down_wait', { kind: 'never.happens', timeoutMs: 3_000 }, { budget: { maxDurationMs: 2_000 } }),
       dueAfter: await waiter('after_wait', { kind: 'never.happens', timeoutMs: 30_000 }),
     };
     for (const runId of Object.values(runs)) {
