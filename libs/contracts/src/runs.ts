@@ -4,7 +4,7 @@ import { PutRetentionSettingsSchema, RETENTION_DEFAULTS, RetentionSettingsSchema
 import { CausedBySchema, KindSchema, SubjectSchema } from './facts';
 
 /** Run statuses; `completed | failed | cancelled | dropped` are terminal. */
-export const RunStatusSchema = z.enum(['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped']);
+export const RunStatusSchema = z.enum(['queued', 'running', 'awaiting_approval', 'awaiting_event', 'completed', 'failed', 'cancelled', 'dropped']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** What started a run. */
@@ -43,11 +43,13 @@ export const RunOriginSchema = z.discriminatedUnion('type', [
   }),
   /** A teammate's turn (lane `session:<sessionId>`): it reads its mailbox, which woke it. */
   z.strictObject({ type: z.literal('teammate'), teammateId: z.uuid(), name: z.string().max(64) }),
+  /** A backfill (decision 0055): the agent activated on a recorded fact, one run per fact of batch `batchId`, started by `userId`. */
+  z.strictObject({ type: z.literal('backfill'), batchId: z.uuid(), eventId: z.uuid(), agentVersion: z.number().int().positive(), userId: z.uuid() }),
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
 
 /** The type of a run's origin alone (`runs.origin_type`; the status facts carry it). */
-export const RunOriginTypeSchema = z.enum(['trigger', 'manual', 'retry', 'try', 'delegation', 'teammate']);
+export const RunOriginTypeSchema = z.enum(['trigger', 'manual', 'retry', 'try', 'delegation', 'teammate', 'backfill']);
 export type RunOriginType = z.infer<typeof RunOriginTypeSchema>;
 // Both ways: every origin's type is listed, and nothing else.
 const _originTypesListed: [RunOrigin['type'], RunOriginType] extends [RunOriginType, RunOrigin['type']] ? true : never = true;
