@@ -15,7 +15,8 @@ DECLARE
 BEGIN
   IF p_limit <= 0 THEN RETURN '{}'; END IF;
   IF p_lane NOT LIKE 'agent:%' AND NOT run_lane_try_lock(p_lane) THEN RETURN '{}'; END IF;
-  SELECT count(*) INTO v_want FROM (SELECT 1 FROM runs q WHERE q.lane = p_lane AND q.status = 'queued' LIMIT p_limit) q;
+  -- Ordered as the lane's index is, so that even a generic plan reads the lane's first runs only.
+  SELECT count(*) INTO v_want FROM (SELECT 1 FROM runs q WHERE q.lane = p_lane AND q.status = 'queued' ORDER BY q.queued_at, q.id LIMIT p_limit) q;
   IF v_want = 0 THEN RETURN '{}'; END IF;
   cap := run_lane_concurrency(p_lane);
   IF NOT EXISTS (SELECT 1 FROM run_lane_slots s WHERE s.lane = p_lane AND s.slot = cap) THEN
