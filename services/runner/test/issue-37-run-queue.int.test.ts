@@ -40,12 +40,13 @@ describe('issue 37: the run queue under load and between workspaces', () => {
     const api = apiClient(platform.gatewayUrl, token);
     const agent = (await api('POST', '/v1/workspaces/load/agents', scripted('fifty', 'load.go', 1, 20, { concurrency: 50 }))).body.id as string;
     const slow = await startSlowCommits(platform.db.url);
-    const samples: number[] = [];
+    const samples: Array<{ running: number; queued: number }> = [];
     let loading = true;
     const sampler = (async () => {
       while (loading) {
-        const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM runs WHERE agent_id = $1 AND status = 'running'`, [agent]);
-        samples.push(rows[0]!.n);
+        const { rows } = await pg.query<{ running: number; queued: number }>(
+          `SELECT count(*) FILTER (WHERE status = 'running')::int AS running, count(*) FILTER (WHERE status = 'queued')::int AS queued FROM runs WHERE agent_id = $1`, [agent]);
+        samples.push(rows[0]!);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
@@ -77,16 +78,31 @@ describe('issue 37: the run queue under load and between workspaces', () => {
     const queueWait = rows.map((r) => r.started.getTime() - r.queued.getTime());
     const matchWait = rows.map((r) => r.queued.getTime() - r.published.getTime());
     const duration = rows.map((r) => r.ended.getTime() - r.started.getTime());
-    process.stdout.write(`posted ${posted} in ${loadEnded - began} ms with ${commits} slow commits beside; peak running ${Math.max(...samples)}; ` +
+    const peak = Math.max(...samples.map((sample) => sample.running));
+    // The queue's part: while runs wait, the lane is kept full (a claim behind a lock would leave slots empty).
+    const waiting = samples.filter((sample) => sample.queued >= 50);
+    const full = waiting.filter((sample) => sample.running >= 45).length / Math.max(1, waiting.length);
+    // What this machine can execute at concurrency 50, whatever the queue does.
+    const capacity = (50 * 1000) / Math.max(1, percentile(duration, 50));
+    process.stdout.write(`posted ${posted} in ${loadEnded - began} ms with ${commits} slow commits beside; peak running ${peak}; lane full in ${(100 * full).toFixed(0)} % of ${waiting.length} samples with runs waiting; ` +
       `published→started p50/p99 first third ${percentile(first, 50)}/${percentile(first, 99)} ms, last third ${percentile(last, 50)}/${percentile(last, 99)} ms; ` +
       `published→queued p50/p99 ${percentile(matchWait, 50)}/${percentile(matchWait, 99)} ms, queued→started ${percentile(queueWait, 50)}/${percentile(queueWait, 99)} ms, ` +
       `run started→ended ${percentile(duration, 50)}/${percentile(duration, 99)} ms\n`);
     expect(rows.filter((r) => r.reason === 'runner_lost')).toEqual([]);
     expect(rows.every((r) => r.status === 'completed')).toBe(true);
-    expect(Math.max(...samples)).toBeLessThanOrEqual(50);
-    // No growing backlog: the last third's runs wait about as long as the first third's.
-    expect(percentile(last, 50)).toBeLessThan(Math.max(3 * percentile(first, 50), 1_000));
-    expect(percentile(last, 99)).toBeLessThan(5_000);
+    expect(peak).toBeLessThanOrEqual(50);
+    expect(full).toBeGreaterThanOrEqual(0.9);
+    // No growing backlog: the last third's runs wait about as long as the first third's. Asserted
+    // where the runs themselves can keep up (50 / their duration ≥ the rate), and always with
+    // ISSUE_37_FULL=1; on a machine that cannot execute 300 runs/s at concurrency 50 the backlog
+    // grows whatever the queue does, and the test says so.
+    const offeredRate = (posted * 1000) / (loadEnded - began);
+    if (process.env.ISSUE_37_FULL === '1' || capacity >= offeredRate) {
+      expect(percentile(last, 50)).toBeLessThan(Math.max(3 * percentile(first, 50), 1_000));
+      expect(percentile(last, 99)).toBeLessThan(5_000);
+    } else {
+      process.stdout.write(`backlog bound not asserted: runs took ${percentile(duration, 50)} ms (p50) here, so concurrency 50 executes at most ${capacity.toFixed(0)} runs/s < ${offeredRate.toFixed(0)} offered\n`);
+    }
   });
 
   it("workspace A records 10,000 facts for an agent, then workspace B one: B's run starts within the bound while A drains", async () => {
