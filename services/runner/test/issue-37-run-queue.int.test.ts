@@ -34,7 +34,7 @@ describe('issue 37: the run queue under load and between workspaces', () => {
     await pg.connect();
   };
 
-  it('one agent at concurrency 50 under 300 facts/s with slow commits: published → started bounded, never more than 50 overlap', async () => {
+  it('one agent at concurrency 50 under 300 facts/s with slow commits: never more than 50 overlap, its lane kept full while runs wait, published → started bounded where the runs keep up', async () => {
     await start({ RUNNER_CONCURRENCY: '100' });
     const token = await platform.createWorkspace('load');
     const api = apiClient(platform.gatewayUrl, token);
