@@ -39,7 +39,7 @@ export interface Pair {
   slow: boolean;
   load: number[];
   sy: { p50: number; p99: number; cpuPerRunMs: number | null; started: number; published: number };
-  peer: { p50: number; p99: number; commitP50: number; commitP99: number; cpuPerRunMs: number | null; started: number; offered: number };
+  peer: { refused: number; p50: number; p99: number; commitP50: number; commitP99: number; cpuPerRunMs: number | null; started: number; offered: number };
 }
 
 /** The result of the max sustained rate steps: the highest rate that held, per contender. */
@@ -68,7 +68,7 @@ export async function runPeerPairs(options: PeerPairsOptions): Promise<{ pairs: 
       pairs.push({
         round, rate, slow, load,
         sy: { p50: quantile(sy.toStart, 0.5), p99: quantile(sy.toStart, 0.99), cpuPerRunMs: sy.cpuPerRunMs, started: sy.started, published: sy.published },
-        peer: { p50: quantile(peer.toStart, 0.5), p99: quantile(peer.toStart, 0.99), commitP50: quantile(peer.fromCommit, 0.5), commitP99: quantile(peer.fromCommit, 0.99), cpuPerRunMs: peer.cpuPerRunMs, started: peer.started, offered: peer.offered },
+        peer: { refused: peer.refused, p50: quantile(peer.toStart, 0.5), p99: quantile(peer.toStart, 0.99), commitP50: quantile(peer.fromCommit, 0.5), commitP99: quantile(peer.fromCommit, 0.99), cpuPerRunMs: peer.cpuPerRunMs, started: peer.started, offered: peer.offered },
       });
       console.log(`pair ${round} ${rate}/s${slow ? ' slow commits' : ''}: ${JSON.stringify(pairs.at(-1))}`);
     } finally {
@@ -96,7 +96,7 @@ export async function runPeerPairs(options: PeerPairsOptions): Promise<{ pairs: 
       const load = loadAverage();
       const peer = await options.peer.measure(rate, options.maxRateSeconds, 1, 3_000);
       const p99 = quantile(peer.toStart, 0.99);
-      const ok = peer.started >= peer.offered && p99 <= 1000;
+      const ok = peer.refused === 0 && peer.started >= peer.offered && p99 <= 1000;
       max.steps.push({ who: 'pipe-bullmq', rate, ok, p99, started: `${peer.started}/${peer.offered}`, load });
       if (ok) max.peer = rate;
       peerGoes = ok;
@@ -110,7 +110,7 @@ const ratio = (a: number | null, b: number | null) => (a === null || b === null 
 
 /** The markdown of the pairs: the issue's four ratios, with the load average of each pair. */
 export function peerPairsSection(result: { pairs: Pair[]; max: MaxRates }, maxRateSeconds: number): string {
-  const rows = result.pairs.map((p) => `| ${p.round} | ${p.rate}/s${p.slow ? ', slow commits' : ''} | ${p.load.map((v) => v.toFixed(1)).join(' ')} | ${p.sy.cpuPerRunMs === null ? 'n/a' : p.sy.cpuPerRunMs.toFixed(2)} ms | ${p.peer.cpuPerRunMs === null ? 'n/a' : p.peer.cpuPerRunMs.toFixed(2)} ms | **${ratio(p.sy.cpuPerRunMs, p.peer.cpuPerRunMs)}** | ${fmt(p.sy.p50, 1)} / ${fmt(p.sy.p99)} ms (${fmt(p.sy.started)}/${fmt(p.sy.published)}) | ${fmt(p.peer.commitP50, 1)} / ${fmt(p.peer.commitP99)} ms | **${ratio(p.sy.p50, p.peer.commitP50)}** | ${fmt(p.peer.p50, 1)} / ${fmt(p.peer.p99)} ms (${fmt(p.peer.started)}/${fmt(p.peer.offered)}) |`);
+  const rows = result.pairs.map((p) => `| ${p.round} | ${p.rate}/s${p.slow ? ', slow commits' : ''} | ${p.load.map((v) => v.toFixed(1)).join(' ')} | ${p.sy.cpuPerRunMs === null ? 'n/a' : p.sy.cpuPerRunMs.toFixed(2)} ms | ${p.peer.cpuPerRunMs === null ? 'n/a' : p.peer.cpuPerRunMs.toFixed(2)} ms | **${ratio(p.sy.cpuPerRunMs, p.peer.cpuPerRunMs)}** | ${fmt(p.sy.p50, 1)} / ${fmt(p.sy.p99)} ms (${fmt(p.sy.started)}/${fmt(p.sy.published)}) | ${fmt(p.peer.commitP50, 1)} / ${fmt(p.peer.commitP99)} ms | **${ratio(p.sy.p50, p.peer.commitP50)}** | ${fmt(p.peer.p50, 1)} / ${fmt(p.peer.p99)} ms (${fmt(p.peer.started)}/${fmt(p.peer.offered)}${p.peer.refused ? `, ${fmt(p.peer.refused)} refused` : ''}) |`);
   const steps = result.max.steps.map((s) => `${s.who} ${s.rate}/s ${s.ok ? 'held' : 'failed'} (p99 ${fmt(s.p99)} ms, started ${s.started}, load ${s.load[0]!.toFixed(1)})`).join('; ');
   return `Against the peer of issue 37, **pipe-bullmq** (bench/lib/pipe-bullmq: \`node:http\`, one \`UPDATE … RETURNING\` seq + \`INSERT\` of the event, a BullMQ job per match, a worker of concurrency 10 that inserts and completes a run row — the glue of ../shared/peer-bench), in its own two processes and database on the same Redis and PostgreSQL server, measured in interleaved pairs (Switchyard's window, then the peer's, at each rate, each round). CPU per run: Switchyard's platform processes (as above) and the peer's front, worker, its PostgreSQL backends and Redis, each over the runs completed in its window. Switchyard's latency is fact published on \`facts\` (after its commit) → run started; the peer's second column is its event committed → run started, the third request sent → run started. "Slow commits": a second PostgreSQL client inserting 2,000 rows of 1 KiB per statement in a loop with \`synchronous_commit\` on (libs/testing \`startSlowCommits\`) during both windows of the pair. Targets (issue 37): CPU per run ≤ 1.5×, published → started p50 ≤ 2× the peer's commit → started p50, max sustained rate ≥ 1×.
 

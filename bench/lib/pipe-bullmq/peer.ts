@@ -12,6 +12,8 @@ export interface PeerMeasure {
   offered: number;
   /** Jobs started within the wait after the load. */
   started: number;
+  /** Requests the front did not answer 202 (they made no job). */
+  refused: number;
   /** HTTP request sent → run started, ms (a job not started counts as started when the wait ended). */
   toStart: number[];
   /** Event committed → run started, ms (the peer's "published → started"). */
@@ -79,6 +81,8 @@ export class PipeBullmqPeer {
   private load?: HttpLoad;
   private pg?: Client;
   private offered = 0;
+  /** Requests not answered 202 (the shared server refused a connection, say): counted, never thrown mid-load. */
+  private refused = 0;
 
   constructor(private readonly databaseUrl: string, private readonly redisUrl: string, private readonly prefix: string, private readonly redisPid: number) {}
 
@@ -109,6 +113,7 @@ export class PipeBullmqPeer {
     })).start();
     const windowStart = new Date();
     const doneBefore = ((await this.worker!.call({ cmd: 'counts', tag })).done as number) ?? 0;
+    const refusedBefore = this.refused;
     await this.sendAll(rate, total, tag);
     const cpu = await window.end();
     const windowMs = Date.now() - windowStart.getTime();
@@ -120,7 +125,7 @@ export class PipeBullmqPeer {
     const pct = Object.values(cpu).reduce((a, b) => a + b, 0);
     await this.drain(30_000);
     return {
-      rate, offered: total, started: allStarted ? total : lat.length,
+      rate, offered: total, started: allStarted ? total : lat.length, refused: this.refused - refusedBefore,
       toStart: [...lat, ...Array<number>(missing).fill(measuredAt - windowStart.getTime())],
       fromCommit: latEv, cpu, ended,
       cpuPerRunMs: ended > 0 ? ((pct / 100) * windowMs) / ended : null,
@@ -144,7 +149,7 @@ export class PipeBullmqPeer {
   private async sendAll(rate: number, count: number, tag: string): Promise<void> {
     this.offered += count;
     await this.load!.openLoop(rate, count, '/events', () => JSON.stringify({ kind: 'lat.fact', t: wallNow(), tag }), (status) => {
-      if (status !== 202) throw new Error(`pipe-bullmq answered ${status}`);
+      if (status !== 202) this.refused += 1;
     });
   }
 
