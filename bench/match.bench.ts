@@ -58,7 +58,7 @@ const rates = (name: string, fallback: string) => (process.env[name] ?? fallback
 const PEER = process.env.BENCH_PEER !== '0';
 const PEER_RATES = rates('BENCH_PEER_RATES', '10,40,100,200');
 const PEER_SLOW_RATES = rates('BENCH_PEER_SLOW_RATES', '40,100');
-const PEER_MAXRATES = rates('BENCH_PEER_MAXRATES', '150,200,300,400,600');
+const PEER_MAXRATES = rates('BENCH_PEER_MAXRATES', '40,70,100,150,200,300,400,600');
 const PEER_MAXRATE_SECONDS = Number(process.env.BENCH_PEER_MAXRATE_SECONDS ?? 5);
 const PEER_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 2);
 
