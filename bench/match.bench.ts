@@ -366,9 +366,10 @@ async function main(): Promise<void> {
     const measured = [];
     for (const [n, spec] of LOADS.entries()) measured.push(await measureAt(spec, n));
     // 2b. Issue 37: interleaved pairs against the pipe-bullmq peer, then the max sustained rate of each.
+    // Its BullMQ keys are under the bench's prefix, so the cleanup at the end removes them too.
     let peerSection = '';
     if (PEER) {
-      const peer = new PipeBullmqPeer(withDatabaseName(SERVER_URL, `sy_bench_peer_${Date.now()}`), REDIS_URL, `${prefix}peer`, redisPid);
+      const peer = new PipeBullmqPeer(withDatabaseName(SERVER_URL, `sy_bench_peer_${Date.now()}`), REDIS_URL, `${prefix}:peer`, redisPid);
       await peer.start();
       try {
         let n = LOADS.length;
