@@ -178,6 +178,7 @@ export {
   ToolCallResultSchema,
   PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
+  MAX_WORKSPACE_CONCURRENT_RUNS,
 } from './runs';
 export type { PutSettingsRequest } from './runs';
 export type { ActivationJob, Run, RunOrigin, RunOriginType, RunOutcome, RunStatus, RunTrigger, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';

@@ -121,7 +121,7 @@ export const WORKSPACE_FACT_KINDS = {
 } as const;
 
 /** A workspace setting a save may change. */
-export const WorkspaceSettingNameSchema = z.enum(['agentsPaused', 'approvals', 'retention']);
+export const WorkspaceSettingNameSchema = z.enum(['agentsPaused', 'approvals', 'retention', 'maxConcurrentRuns']);
 export type WorkspaceSettingName = z.infer<typeof WorkspaceSettingNameSchema>;
 
 /**
