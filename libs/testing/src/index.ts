@@ -10,6 +10,8 @@ export { waitForTeammateAtRest, waitForTurnsEnded } from './teammate-at-rest';
 export type { SessionTurnRow } from './teammate-at-rest';
 export { freePort } from './free-port';
 export { RedisServer } from './redis-server';
+export { RedisCluster } from './redis-cluster';
+export type { RedisClusterOptions } from './redis-cluster';
 export type { RedisServerOptions } from './redis-server';
 export { processWakeups } from './process-wakeups';
 export { processFootprint } from './process-footprint';
