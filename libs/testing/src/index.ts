@@ -11,6 +11,7 @@ export type { SessionTurnRow } from './teammate-at-rest';
 export { freePort } from './free-port';
 export { RedisServer } from './redis-server';
 export { RedisCluster } from './redis-cluster';
+export { PgBouncer } from './pgbouncer';
 export type { RedisClusterOptions } from './redis-cluster';
 export type { RedisServerOptions } from './redis-server';
 export { processWakeups } from './process-wakeups';
