@@ -67,10 +67,10 @@ describe('behind PgBouncer in transaction mode', () => {
     direct.on('notification', () => (heard.direct += 1));
     await pooled.query('LISTEN pgbouncer_probe');
     await direct.query('LISTEN pgbouncer_probe');
-    // Other sessions keep the server connections busy, as the services' pools would.
+    // Notified from another client session, which the pooler runs on the very server session that LISTENed.
     const other = await connect(viaSingle());
     for (let i = 0; i < 5; i++) await other.query("SELECT pg_notify('pgbouncer_probe', 'x')");
-    await waitFor(() => heard.direct === 5, { timeoutMs: 10_000, what: 'the direct LISTEN' });
+    await waitFor(async () => heard.direct === 5, { timeoutMs: 10_000, what: 'the direct LISTEN' });
     expect(heard.pooled).toBe(0);
 
     const [first, second] = [await connect(viaSingle()), await connect(viaSingle())];
