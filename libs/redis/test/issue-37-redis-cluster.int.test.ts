@@ -71,7 +71,7 @@ describe('libs/redis on a Redis Cluster', () => {
     const done: string[] = [];
     const worker = new Worker(QUEUES.activations, async (job) => void done.push(job.id!), { connection: workerConnection, prefix });
     try {
-      await queue.add('wake', { runId: randomUUID() } as never, { jobId: 'job-1' });
+      await queue.add('wake', { schemaVersion: 1, runId: randomUUID(), workspaceId: randomUUID(), agentId: randomUUID() }, { jobId: 'job-1' });
       await waitFor(async () => done.includes('job-1'), { timeoutMs: 20_000, what: 'the job processed' });
     } finally {
       await worker.close();
