@@ -3,6 +3,8 @@ export { JsonValueSchema } from './json-value';
 export type { ErrorBody } from './errors';
 export { GROUPS, MAILBOX_FIELD, mailboxStream, STREAMS } from './streams';
 export type { GroupName, StreamName } from './streams';
+export { isHashTagged, RedisPrefixSchema, RedisTargetSchema } from './redis-target';
+export type { RedisClusterNode, RedisTarget } from './redis-target';
 export {
   AcceptedFactSchema,
   ActorSchema,

@@ -1,6 +1,6 @@
 import { AgentMessageStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, SessionMailbox, type Redis } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, duplicateRedis, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import { Counter, Gauge } from 'prom-client';
 import { ActivationBackPressure, createActivationWorker } from './adapters/bullmq-activation-worker';
@@ -95,7 +95,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     await sql.$queryRawUnsafe('SELECT 1');
     service.check(storeChecks(redis, sql));
     // BullMQ blocks on its connection (maxRetriesPerRequest null) and does not close one it was given.
-    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
+    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null });
     service.onClose(() => closeRedis(workerConnection));
     const transitions = new Counter({
       name: 'switchyard_runner_runs_total',
