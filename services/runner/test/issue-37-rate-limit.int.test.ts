@@ -1,6 +1,8 @@
 import { Client } from 'pg';
-import { WAITING_ON_RATE_LIMIT } from '@switchyard/contracts';
+import { RUN_FAILURE_CODES, WAITING_ON_RATE_LIMIT } from '@switchyard/contracts';
+import { ProviderRateLimits } from '@switchyard/redis';
 import { apiClient, startLocalOpenAiServer, startTestPlatform, waitFor, type LocalOpenAiReply, type LocalOpenAiServer, type TestPlatform } from '@switchyard/testing';
+import { bucketOf } from '../src/model/rate-gate';
 
 /**
  * Issue 37, shared provider rate limits (decision 0060), over real processes: eight runner
@@ -104,7 +106,39 @@ describe('issue 37: provider rate limits shared by every runner', () => {
     process.stdout.write(`${waited} of ${RUNS} runs recorded a ${WAITING_ON_RATE_LIMIT} notice\n`);
     expect(waited).toBeGreaterThanOrEqual(RUNS - RUNNERS);
   });
+
+  it('a run waiting on the limit fails only at its own deadline (duration_exceeded), its wait on the transcript, nothing sent', async () => {
+    model = await startLocalOpenAiServer({ respond: () => ({ type: 'message', content: 'done' }) });
+    platform = await startTestPlatform({ matcher: true, runners: 1, env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: KEY } });
+    // Another runner's 429 paused the operator key's bucket for 30 s.
+    await new ProviderRateLimits(platform.redis.redis, platform.env.REDIS_PREFIX!).pause(bucketOf(model.baseUrl, KEY), 30_000);
+    const slug = `ratelimit-deadline-${Date.now().toString(36)}`;
+    const api = apiClient(platform.gatewayUrl, await platform.createWorkspace(slug));
+    const created = await api('POST', `/v1/workspaces/${slug}/agents`, {
+      name: 'impatient',
+      instructions: 'Answer the fact.',
+      model: { provider: 'openai', name: 'stand-in', rateLimit: { requestsPerMinute: 60 } },
+      triggers: [{ kind: 'ratelimit.deadline' }],
+      budget: { maxDurationMs: 2_000 },
+    });
+    expect(created.status).toBe(201);
+    expect([200, 202]).toContain((await api('POST', `/v1/workspaces/${slug}/events`, { kind: 'ratelimit.deadline', subject: { type: 'x', id: '1' }, payload: {} })).status);
+    const run = await waitFor(
+      async () => {
+        const runs = (await api('GET', `/v1/workspaces/${slug}/runs`)).body.runs as Array<{ id: string; status: string; reason?: string | null }> | undefined;
+        return runs?.find((r) => r.status === 'failed' || r.status === 'completed');
+      },
+      { timeoutMs: 60_000, intervalMs: 250, what: 'the run ended' },
+    );
+    expect([run.status, run.reason]).toEqual(['failed', RUN_FAILURE_CODES.durationExceeded]);
+    const entries = (await api('GET', `/v1/workspaces/${slug}/runs/${run.id}/transcript`)).body.entries as Array<{ type: string; content: { code?: string; waitMs?: number } }>;
+    const wait = entries.find((entry) => entry.type === 'notice' && entry.content.code === WAITING_ON_RATE_LIMIT);
+    expect(wait?.content.waitMs).toBeGreaterThan(20_000);
+    expect(model.requests).toHaveLength(0);
+  });
 });
+
+const KEY = 'sk-local-stand-in';
 
 /** The most requests that arrived in any `windowMs` (a window starting at each arrival). */
 function busiestWindow(arrivals: readonly number[], windowMs: number): number {
