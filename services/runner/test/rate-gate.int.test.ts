@@ -79,6 +79,13 @@ describe('RateGate on the shared bucket (real Redis)', () => {
     expect(otherWaits[0]).toBeGreaterThan(400);
   });
 
+  it('a 429 without a wait to honour (retry-after 0) spends attempts as before: no free loop against the provider', async () => {
+    for (let i = 0; i < 2; i++) server.enqueue({ type: 'error', status: 429, headers: { 'retry-after-ms': '0' } });
+    const error = await model(gate({ requestsPerMinute: 6000 }), 2).complete({ messages: user, tools: [], signal: never }).then(() => null, (e: unknown) => e);
+    expect((error as ModelError).code).toBe(MODEL_ERROR_CODES.rateLimited);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("a wait ends with the run's signal: the call rejects model_aborted and sends nothing", async () => {
     await buckets.pause(bucketOf(server.baseUrl, KEY), 5_000);
     const controller = new AbortController();

@@ -165,8 +165,9 @@ export class OpenAiModel implements Model {
   private async sharedPause(failure: AttemptFailure): Promise<AttemptFailure> {
     const gate = this.options.rateGate;
     const { retry } = failure;
-    if (!gate || failure.error.status !== 429 || !retry.retry || retry.retryAfterMs === undefined) return failure;
-    await gate.pause(Math.min(retry.retryAfterMs, this.retry.retryAfterCapMs));
+    // A `retry-after: 0` would make free retries a tight loop against the provider: it counts attempts as before.
+    if (!gate || failure.error.status !== 429 || !retry.retry || (retry.retryAfterMs ?? 0) <= 0) return failure;
+    await gate.pause(Math.min(retry.retryAfterMs!, this.retry.retryAfterCapMs));
     return new AttemptFailure(failure.error, { retry: true, free: true });
   }
 }
