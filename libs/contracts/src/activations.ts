@@ -79,5 +79,7 @@ export const EventActivationsResponseSchema = z.strictObject({
   seq: z.number().int().positive(),
   /** Every live agent of the workspace (and deleted ones the fact activated), by name. */
   agents: z.array(AgentActivationSchema),
+  /** The schedule whose fire recorded the fact (decision 0055: why-not explains a fire), from its fire history; absent for any other fact. */
+  firedBy: z.strictObject({ scheduleId: z.uuid(), name: z.string(), slotAt: z.iso.datetime(), late: z.boolean(), manual: z.boolean() }).optional(),
 });
 export type EventActivationsResponse = z.infer<typeof EventActivationsResponseSchema>;

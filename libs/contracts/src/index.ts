@@ -181,6 +181,7 @@ export {
   ToolCallResultSchema,
   PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
+  MAX_WORKSPACE_CONCURRENT_RUNS,
 } from './runs';
 export type { PutSettingsRequest } from './runs';
 export type { ActivationJob, Run, RunOrigin, RunOriginType, RunOutcome, RunStatus, RunTrigger, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
@@ -717,3 +718,7 @@ export {
 export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateSummary } from './templates';
 export { MAX_TRACE_SPANS, RunTraceSchema, TRACE_TEXT_CHARS, TraceAttributesSchema, TraceSpanKindSchema, TraceSpanSchema, TraceSpanStatusSchema } from './run-trace';
 export type { RunTrace, TraceAttributes, TraceSpan, TraceSpanKind } from './run-trace';
+export { RunWaitResolveRowSchema, WAIT_STATUSES, WAIT_TIMEOUT_MS, WaitForEventResultSchema, WaitForEventToolInputSchema } from './waits';
+export type { RunWaitResolveRow, WaitForEventResult, WaitForEventToolInput, WaitStatus } from './waits';
+export { BACKFILL_MAX_RUNS, BackfillBatchIdSchema, BackfillRequestSchema, BackfillResponseSchema, BackfillStopResponseSchema } from './backfill';
+export type { BackfillRequest, BackfillResponse, BackfillStopResponse } from './backfill';

@@ -27,6 +27,8 @@ export type { ApiResponse } from './http-client';
 export { openSse } from './sse-client';
 export type { SseConnection, SseEvent } from './sse-client';
 export { postFactsConcurrently } from './load';
+export { startSlowCommits } from './slow-commits';
+export type { SlowCommits } from './slow-commits';
 export type { LoadResult } from './load';
 export { pick, prng } from './random';
 export { longestSharedPrefix, startLocalOpenAiServer } from './local-openai-server';

@@ -16,4 +16,15 @@ export interface AgentFactState {
 export interface ActivationReads {
   /** Every live agent of the workspace (and deleted ones the fact activated), and the matcher's cursor there. */
   activationsOf(workspaceId: string, fact: { id: string; seq: number }): Promise<{ matcherSeq: number; agents: AgentFactState[] }>;
+  /** The schedule fire that recorded the fact (its schedule's fire history); null for any other fact or a deleted schedule. */
+  fireOf(workspaceId: string, factId: string): Promise<ScheduleFireCause | null>;
+}
+
+/** A schedule fire as why-not shows it. */
+export interface ScheduleFireCause {
+  scheduleId: string;
+  name: string;
+  slotAt: string;
+  late: boolean;
+  manual: boolean;
 }

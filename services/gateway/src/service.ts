@@ -1,3 +1,4 @@
+import { SqlBackfillStore } from './adapters/sql-backfill-store';
 import type { Server } from 'node:http';
 import { OpenAiCraftModel } from './adapters/openai-craft-model';
 import type { AddressInfo } from 'node:net';
@@ -204,6 +205,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     contentRetentionMs: config.AGENT_MESSAGE_CONTENT_RETENTION_MS,
     agentMessageStreamPollMs: config.AGENT_MESSAGE_STREAM_POLL_MS,
     schedules: new PrismaScheduleStore(prisma),
+    backfills: new SqlBackfillStore(sql),
     webhooks: { store: new PrismaWebhookStore(prisma), allowUnsigned: config.WEBHOOK_ALLOW_UNSIGNED, rateLimiter: webhookRateLimiter, ratePerSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND },
   });
   return {

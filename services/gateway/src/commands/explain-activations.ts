@@ -19,8 +19,12 @@ export interface ExplainActivationsDeps {
 export async function explainActivations(deps: ExplainActivationsDeps, principal: Principal, eventId: string): Promise<EventActivationsResponse> {
   const fact = await deps.reader.get({ id: principal.workspaceId, slug: principal.workspaceSlug }, eventId);
   if (!fact) throw new AppError(ErrorCode.EVENT_NOT_FOUND, 'no such event in this workspace', { id: eventId });
-  const { matcherSeq, agents } = await deps.activationReads.activationsOf(principal.workspaceId, fact);
-  return { eventId: fact.id, kind: fact.kind, seq: fact.seq, agents: agents.map((agent) => explainOne(agent, fact, matcherSeq)) };
+  const [{ matcherSeq, agents }, firedBy] = await Promise.all([
+    deps.activationReads.activationsOf(principal.workspaceId, fact),
+    deps.activationReads.fireOf(principal.workspaceId, fact.id),
+  ]);
+  const explained = { eventId: fact.id, kind: fact.kind, seq: fact.seq, agents: agents.map((agent) => explainOne(agent, fact, matcherSeq)) };
+  return firedBy ? { ...explained, firedBy } : explained;
 }
 
 function explainOne(agent: AgentFactState, fact: Fact, matcherSeq: number): AgentActivation {
