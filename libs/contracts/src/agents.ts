@@ -49,6 +49,24 @@ const boundedJsonRecord = (maxBytes: number) =>
       message: `larger than ${maxBytes} bytes serialized`,
     });
 
+/** Highest `model.rateLimit` value a spec may set (per minute); beyond any provider's published tier. */
+export const MAX_MODEL_RATE_PER_MINUTE = 100_000_000;
+
+/**
+ * The provider's limits for this model's key (decision 0060): the runners share one token bucket per
+ * provider key in Redis and space the calls to stay under them. Each field replaces the runner's
+ * MODEL_REQUESTS_PER_MINUTE / MODEL_TOKENS_PER_MINUTE; unset, the runner's applies (or none).
+ */
+export const ModelRateLimitSchema = z
+  .strictObject({
+    /** Model calls a minute, all runners together. */
+    requestsPerMinute: z.number().int().min(1).max(MAX_MODEL_RATE_PER_MINUTE).optional(),
+    /** Tokens (prompt and completion) a minute, all runners together. */
+    tokensPerMinute: z.number().int().min(1).max(MAX_MODEL_RATE_PER_MINUTE).optional(),
+  })
+  .refine((limit) => limit.requestsPerMinute !== undefined || limit.tokensPerMinute !== undefined, { message: 'a rate limit sets requestsPerMinute or tokensPerMinute' });
+export type ModelRateLimit = z.infer<typeof ModelRateLimitSchema>;
+
 /** Which model drives the agent. `scripted` replays `script` (tests, demos). */
 export const AgentModelSchema = z.strictObject({
   provider: z.enum(['openai', 'scripted']),
@@ -60,6 +78,8 @@ export const AgentModelSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
   /** The workspace secret holding the API key; defaults to the runner's OPENAI_API_KEY. */
   apiKeySecret: SecretNameSchema.optional(),
+  /** The provider's rate limit for this model's key, shared by every runner (decision 0060). */
+  rateLimit: ModelRateLimitSchema.optional(),
 });
 
 /**

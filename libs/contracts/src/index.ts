@@ -75,6 +75,8 @@ export {
   AgentFlowSchema,
   AgentIdSchema,
   AgentModelSchema,
+  MAX_MODEL_RATE_PER_MINUTE,
+  ModelRateLimitSchema,
   AgentNameSchema,
   AgentResponseSchema,
   AgentRulesSchema,
@@ -110,6 +112,7 @@ export type {
   ListAgentsQuery,
   ListAgentVersionsQuery,
   McpServer,
+  ModelRateLimit,
   UpdateAgentRequest,
 } from './agents';
 export {
@@ -204,6 +207,7 @@ export {
   TOOL_REFUSAL_CODES,
   ToolErrorCodeSchema,
   ToolRefusalCodeSchema,
+  WAITING_ON_RATE_LIMIT,
 } from './run-vocabulary';
 export type {
   ActivationDropReason,

@@ -159,3 +159,9 @@ export type ActivationDropReason = z.infer<typeof ActivationDropReasonSchema>;
 /** Every reason a run's row may carry once it ended `failed`, `cancelled` or `dropped`. */
 export const RunReasonSchema = z.union([RunFailureCodeSchema, ModelErrorCodeSchema, RunCancelReasonSchema, ActivationDropReasonSchema]);
 export type RunReason = z.infer<typeof RunReasonSchema>;
+
+/**
+ * The transcript notice a run records, before it waits, when its model call waits for the provider
+ * key's shared rate limit or a 429's pause (decision 0060): `waitMs` says how long. A wait, not a failure.
+ */
+export const WAITING_ON_RATE_LIMIT = 'waiting_on_rate_limit';

@@ -18,6 +18,8 @@ export { RedisIdempotencyClaims } from './idempotency-claims';
 export type { AcceptOptions, IngestResult, ReusedKey } from './ingest-writer';
 export { factContentHash } from './fact-content';
 export type { FactContent } from './fact-content';
+export { ProviderRateLimits } from './provider-rate-limits';
+export type { RateReservation } from './provider-rate-limits';
 export { SessionMailbox } from './session-mailbox';
 export type { ForcedClose, MailboxPostResult, MailboxRead, SessionMailboxOptions } from './session-mailbox';
 export { createApprovalExpiryQueue, createApprovalExpiryWorker, scheduleApprovalExpiries } from './approval-expiry';

@@ -1,6 +1,6 @@
 import { AgentMessageStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, duplicateRedis, SessionMailbox, type Redis } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, duplicateRedis, ProviderRateLimits, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import { Counter, Gauge } from 'prom-client';
 import { ActivationBackPressure, createActivationWorker } from './adapters/bullmq-activation-worker';
@@ -54,6 +54,8 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
   // An agent's own model endpoint is checked with the models' settings (the operator's is trusted).
   const checkBaseUrl = modelEndpointCheck(config);
   const transcripts = new SqlTranscriptStore(sql);
+  // The provider keys' rate limits, shared with every other runner (decision 0060).
+  const rateBuckets = new ProviderRateLimits(redis, config.REDIS_PREFIX);
   return new AgentLoop({
     contexts: new SqlRunContextStore(sql),
     transcripts,
@@ -62,7 +64,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     spend: new SqlSpendLedger(sql),
     secrets: new SqlSecretReader(sql, secretBoxOf(config)),
     prices: createPriceTable(config.MODEL_PRICES),
-    model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl, pool }),
+    model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl, pool, rateBuckets, rateLimits: config }),
     tools: (input) => connectTools({ ...input, options: tools, listings, log }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     approvals: new SqlApprovalRecords(sql),

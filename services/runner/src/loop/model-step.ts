@@ -1,4 +1,4 @@
-import { MODEL_ERROR_CODES, type AgentSpec } from '@switchyard/contracts';
+import { MODEL_ERROR_CODES, WAITING_ON_RATE_LIMIT, type AgentSpec } from '@switchyard/contracts';
 import { ModelError, type ModelResponse } from '../model/model';
 import { overBudget } from './budget';
 import { LOOP_ERRORS, type AgentLoopOptions } from './loop-options';
@@ -61,7 +61,7 @@ async function complete(session: RunSession, options: AgentLoopOptions): Promise
   const started = performance.now();
   const bounded = boundedSignal(session, options);
   try {
-    const response = await model.complete({ messages: contextMessages(session), tools: session.modelTools, signal: bounded.signal });
+    const response = await model.complete({ messages: contextMessages(session), tools: session.modelTools, signal: bounded.signal, onRateLimitWait: (waitMs) => noteRateLimitWait(session, waitMs) });
     return { ...response, durationMs: performance.now() - started };
   } catch (error) {
     if (error instanceof ModelError) options.metrics?.modelError({ ...modelLabels(session.run.spec.model), code: error.code });
@@ -69,6 +69,12 @@ async function complete(session: RunSession, options: AgentLoopOptions): Promise
   } finally {
     bounded.release();
   }
+}
+
+/** The wait goes on the run's transcript, stored before it starts, so the API and UI show it while it lasts (decision 0060). */
+async function noteRateLimitWait(session: RunSession, waitMs: number): Promise<void> {
+  session.recorder.add('notice', { code: WAITING_ON_RATE_LIMIT, message: `waiting ${waitMs} ms for the provider's rate limit`, waitMs });
+  await session.recorder.flush();
 }
 
 /** The metric labels of the run's model. */

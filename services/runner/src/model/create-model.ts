@@ -4,6 +4,7 @@ import { ModelError, type Model } from './model';
 import type { ModelHttpPool } from './model-http-pool';
 import type { ModelEnv } from './model-config';
 import { OpenAiModel } from './openai-model';
+import { bucketOf, RateGate, type RateBuckets, type RateLimitDefaults } from './rate-gate';
 import type { RetryOptions } from './retry';
 import { ScriptedModel, scriptStepDelayMs } from './scripted-model';
 
@@ -27,6 +28,10 @@ export interface CreateModelOptions {
   checkBaseUrl?: (url: string) => Promise<PinnedHost | void>;
   /** The process's connections to model hosts (the operator's endpoint). @defaultValue defaultModelHttpPool() */
   pool?: ModelHttpPool;
+  /** The provider keys' shared rate-limit buckets (decision 0060); absent: calls are not gated. */
+  rateBuckets?: RateBuckets;
+  /** The runner's default limits and window. @defaultValue no limits, a 60 s window */
+  rateLimits?: RateLimitDefaults;
   /** Backoff tuning (tests); attempts come from MODEL_MAX_ATTEMPTS. @defaultValue DEFAULT_RETRY_OPTIONS */
   retry?: Partial<Omit<RetryOptions, 'maxAttempts'>>;
 }
@@ -50,9 +55,12 @@ export async function createModel(spec: Pick<AgentSpec, 'model' | 'script'>, opt
       const ownEndpoint = model.baseUrl !== undefined && !sameEndpoint(model.baseUrl, env.OPENAI_BASE_URL);
       const pin = ownEndpoint ? await options.checkBaseUrl?.(model.baseUrl!) : undefined;
       const key = await apiKey(model.apiKeySecret, ownEndpoint, options);
+      const baseUrl = model.baseUrl ?? env.OPENAI_BASE_URL;
+      const rateGate = options.rateBuckets && new RateGate(options.rateBuckets, bucketOf(baseUrl, key), model.rateLimit, options.rateLimits ?? NO_RATE_LIMITS);
       return new OpenAiModel({
         model: model.name,
-        baseUrl: model.baseUrl ?? env.OPENAI_BASE_URL,
+        baseUrl,
+        ...(rateGate ? { rateGate } : {}),
         apiKey: key,
         params: model.params,
         timeoutMs: env.MODEL_TIMEOUT_MS,
@@ -63,6 +71,8 @@ export async function createModel(spec: Pick<AgentSpec, 'model' | 'script'>, opt
     }
   }
 }
+
+const NO_RATE_LIMITS: RateLimitDefaults = { MODEL_RATE_LIMIT_WINDOW_MS: 60_000, MODEL_RATE_LIMIT_MARGIN_MS: 500 };
 
 async function apiKey(secretName: string | undefined, ownEndpoint: boolean, options: CreateModelOptions): Promise<string> {
   if (secretName !== undefined) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envBoolean, envList } from '@switchyard/config';
+import { MAX_MODEL_RATE_PER_MINUTE } from '@switchyard/contracts';
 import { ModelPricesSchema } from './prices';
 
 /**
@@ -36,6 +37,23 @@ export const ModelEnvSchema = z.object({
    * compatible server that cannot stream. @defaultValue true
    */
   MODEL_STREAM: envBoolean.default(true),
+  /**
+   * The provider key's model calls a minute, shared by every runner through Redis (decision 0060), for
+   * models whose spec sets no `model.rateLimit.requestsPerMinute`. @defaultValue unset (not limited)
+   */
+  MODEL_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(MAX_MODEL_RATE_PER_MINUTE).optional(),
+  /** The same for tokens (prompt and completion) a minute. @defaultValue unset (not limited) */
+  MODEL_TOKENS_PER_MINUTE: z.coerce.number().int().min(1).max(MAX_MODEL_RATE_PER_MINUTE).optional(),
+  /**
+   * The window the per-minute limits are counted over, in ms: 60000 everywhere but in tests, which
+   * shrink it to see many windows in seconds. @defaultValue 60000
+   */
+  MODEL_RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  /**
+   * Added to each window's worth of request spacing: a send its process delays by up to this much
+   * cannot push a window over the limit. @defaultValue 500
+   */
+  MODEL_RATE_LIMIT_MARGIN_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** JSON price table merged over the defaults (see prices.ts). @defaultValue unset (the defaults) */
   MODEL_PRICES: z
     .string()

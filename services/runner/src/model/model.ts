@@ -59,6 +59,8 @@ export interface ModelInput {
   tools: readonly ModelTool[];
   /** Aborts the call (and any wait between retries): it then rejects with `model_aborted`. */
   signal: AbortSignal;
+  /** Told before the call waits for its provider key's shared rate limit (decision 0060), with the wait in ms. */
+  onRateLimitWait?: (waitMs: number) => Promise<void> | void;
 }
 
 /** A model the loop talks to: the OpenAI-compatible adapter or the scripted model. */

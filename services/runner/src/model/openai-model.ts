@@ -11,6 +11,7 @@ import { ModelError, type ChatMessage, type Model, type ModelInput, type ModelRe
 import { defaultModelHttpPool, type ModelHttpPool } from './model-http-pool';
 import { AttemptFailure, classifyOpenAiError } from './openai-errors';
 import { StreamedAnswer, usageOf } from './openai-stream';
+import type { RateGate } from './rate-gate';
 import { DEFAULT_RETRY_OPTIONS, withRetry, type RetryOptions } from './retry';
 
 /** Options of OpenAiModel. */
@@ -39,6 +40,12 @@ export interface OpenAiModelOptions {
    * whole body to parse it at once. @defaultValue true
    */
   stream?: boolean;
+  /**
+   * The provider key's shared rate limit (decision 0060): each attempt waits its turn, and a 429
+   * with `retry-after` pauses the bucket for every runner and is retried without counting an attempt.
+   * @defaultValue none (only the provider's 429s slow calls down)
+   */
+  rateGate?: RateGate;
 }
 
 /**
@@ -89,15 +96,22 @@ export class OpenAiModel implements Model {
     this.options.fetch?.close();
   }
 
-  async complete({ messages, tools, signal }: ModelInput): Promise<ModelResponse> {
+  async complete({ messages, tools, signal, onRateLimitWait }: ModelInput): Promise<ModelResponse> {
     const body = this.requestBody(messages, tools);
+    const gate = this.options.rateGate;
+    const estimate = gate ? estimatedTokens(body) : 0;
     try {
-      return await withRetry(
-        () => this.attempt(body, signal),
+      const response = await withRetry(
+        async () => {
+          await gate?.acquire(estimate, signal, onRateLimitWait);
+          return this.attempt(body, signal);
+        },
         (failure) => (failure instanceof AttemptFailure ? failure.retry : { retry: false }),
         this.retry,
         signal,
       );
+      await gate?.settle(estimate, response.usage.inputTokens + response.usage.outputTokens);
+      return response;
     } catch (failure) {
       throw failure instanceof AttemptFailure ? failure.error : failure;
     }
@@ -140,12 +154,31 @@ export class OpenAiModel implements Model {
       return answer.response();
     } catch (error) {
       if (error instanceof ModelError) throw new AttemptFailure(error, { retry: false });
-      throw classifyOpenAiError(error, { apiKey: this.options.apiKey, signal, timedOut, timeoutMs: this.timeoutMs });
+      throw await this.sharedPause(classifyOpenAiError(error, { apiKey: this.options.apiKey, signal, timedOut, timeoutMs: this.timeoutMs }));
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
     }
   }
+
+  /** A 429 with `retry-after`: the shared bucket pauses for every runner, and this call waits its turn again (no attempt counted). */
+  private async sharedPause(failure: AttemptFailure): Promise<AttemptFailure> {
+    const gate = this.options.rateGate;
+    const { retry } = failure;
+    // A `retry-after: 0` would make free retries a tight loop against the provider: it counts attempts as before.
+    if (!gate || failure.error.status !== 429 || !retry.retry || (retry.retryAfterMs ?? 0) <= 0) return failure;
+    await gate.pause(Math.min(retry.retryAfterMs!, this.retry.retryAfterCapMs));
+    return new AttemptFailure(failure.error, { retry: true, free: true });
+  }
+}
+
+/**
+ * Tokens a request is reserved for before it goes: its body at four bytes a token, and the
+ * completion cap when the params set one; corrected by the usage the answer reports.
+ */
+function estimatedTokens(body: ChatCompletionCreateParamsNonStreaming): number {
+  const cap = body.max_completion_tokens ?? body.max_tokens ?? 0;
+  return Math.ceil(Buffer.byteLength(JSON.stringify(body), 'utf8') / 4) + (typeof cap === 'number' ? cap : 0);
 }
 
 function toOpenAiMessage(message: ChatMessage): ChatCompletionMessageParam {

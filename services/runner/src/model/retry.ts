@@ -24,11 +24,12 @@ export const DEFAULT_RETRY_OPTIONS: RetryOptions = {
 };
 
 /** What to do after a failed attempt. */
-export type RetryDecision = { retry: false } | { retry: true; retryAfterMs?: number };
+export type RetryDecision = { retry: false } | { retry: true; retryAfterMs?: number; free?: boolean };
 
 /**
  * Runs `attempt` until it succeeds, `decide` says the failure is final, or
- * `maxAttempts` ran; then rethrows the last failure. Between attempts it waits
+ * `maxAttempts` ran; then rethrows the last failure. A `free` retry (a 429 the
+ * shared rate-limit bucket took over, decision 0060) counts no attempt. Between attempts it waits
  * the server's `retry-after` (capped) or an exponential backoff with jitter.
  * The wait ends early when `signal` aborts, and the call then rejects with
  * `model_aborted`.
@@ -45,6 +46,10 @@ export async function withRetry<T>(
       return await attempt(n);
     } catch (error) {
       const decision = decide(error);
+      if (decision.retry && decision.free) {
+        n--;
+        continue;
+      }
       if (!decision.retry || n >= options.maxAttempts) throw error;
       await sleep(retryDelayMs(n, decision.retryAfterMs, options), signal);
     }
