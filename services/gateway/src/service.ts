@@ -33,6 +33,7 @@ import { PrismaSecretStore } from './adapters/prisma-secret-store';
 import { PrismaSettingsStore } from './adapters/prisma-settings-store';
 import { PrismaSteeringStore } from './adapters/prisma-steering-store';
 import { PrismaTryStore } from './adapters/prisma-try-store';
+import { PrismaEvalStore } from './adapters/prisma-eval-store';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
 import { SqlTraceReader } from '@switchyard/traces';
 import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
@@ -147,6 +148,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     traces: new SqlTraceReader(sql),
     steering: new PrismaSteeringStore(prisma),
     tries: new PrismaTryStore(prisma),
+    evals: new PrismaEvalStore(prisma),
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
     activations: waker,
     approvals,
