@@ -167,3 +167,9 @@ export const EVAL_GATE_OVERRIDDEN_KIND = 'agent.eval_gate_overridden';
 /** `POST /agents/{id}/enable` body (optional): an admin's override of the eval gate. */
 export const EnableAgentRequestSchema = z.strictObject({ overrideEvalGate: EvalGateOverrideSchema.optional() });
 export type EnableAgentRequest = z.infer<typeof EnableAgentRequestSchema>;
+
+/** `GET /eval-suites/{id}?version=`: a version other than the latest. */
+export const GetEvalSuiteQuerySchema = z.strictObject({ version: z.coerce.number().int().positive().max(2_147_483_647).optional() });
+
+/** Eval suite and eval run ids in paths. */
+export const EvalIdSchema = z.uuid();

@@ -361,6 +361,8 @@ export {
   EnableAgentRequestSchema,
   EvalCaseSchema,
   EvalDiffSchema,
+  EvalIdSchema,
+  GetEvalSuiteQuerySchema,
   EvalExpectSchema,
   EvalResultSchema,
   EvalRunSchema,

@@ -1,6 +1,5 @@
 import { Router, type Response } from 'express';
-import { AgentIdSchema, SaveEvalSuiteRequestSchema, StartEvalRequestSchema } from '@switchyard/contracts';
-import { z } from 'zod';
+import { AgentIdSchema, EvalIdSchema as IdSchema, GetEvalSuiteQuerySchema, SaveEvalSuiteRequestSchema, StartEvalRequestSchema } from '@switchyard/contracts';
 import type { EvalRuns } from '../commands/eval-runs';
 import type { EvalSuites } from '../commands/eval-suites';
 import type { TryCommandContext } from '../commands/try-agent';
@@ -8,8 +7,6 @@ import type { EvalSuiteRecord } from '../eval-ports';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
 
-const IdSchema = z.uuid();
-const SuiteQuerySchema = z.strictObject({ version: z.coerce.number().int().positive().max(2_147_483_647).optional() });
 
 const contextOf = (res: Response): TryCommandContext => ({ principal: principalOf(res), correlationId: String(res.locals.requestId) });
 const suiteView = (suite: EvalSuiteRecord) => ({ ...suite, createdAt: suite.createdAt.toISOString() });
@@ -34,7 +31,7 @@ export function evalsRoutes(deps: { evalSuites: EvalSuites; evalRuns: EvalRuns }
   });
 
   router.get('/eval-suites/:id', read, async (req, res) => {
-    const { version } = parseQuery(SuiteQuerySchema, req);
+    const { version } = parseQuery(GetEvalSuiteQuerySchema, req);
     res.json(suiteView(await deps.evalSuites.get(principalOf(res), parseInput(IdSchema, req.params.id, 'suite id'), version)));
   });
 
