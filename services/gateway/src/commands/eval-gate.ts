@@ -3,7 +3,7 @@ import { evalGateOverriddenFact } from '@switchyard/core';
 import type { AgentRecord } from '../agent-ports';
 import { changeAuthorOf } from '../change-author';
 import type { EvalStore } from '../eval-ports';
-import type { AgentCommandContext } from './agent-registry';
+import type { Principal } from '../auth-ports';
 
 /** How many of an agent's newest eval runs the gate looks through for one of the version. */
 const RECENT_EVALS = 100;
@@ -20,7 +20,7 @@ const RECENT_EVALS = 100;
 export class EvalGateCheck {
   constructor(private readonly evals: Pick<EvalStore, 'listRuns'>) {}
 
-  async check(ctx: AgentCommandContext, agent: AgentRecord, version: number, override: EvalGateOverride | undefined): Promise<AcceptedFact | null> {
+  async check(ctx: { principal: Principal }, agent: AgentRecord, version: number, override: EvalGateOverride | undefined): Promise<AcceptedFact | null> {
     const gate = agent.spec.evalGate;
     if (!gate) return null;
     const runs = await this.evals.listRuns(ctx.principal.workspaceId, agent.id, RECENT_EVALS);
