@@ -226,6 +226,8 @@ export enum ErrorCode {
    * passing eval run of it. `data`: `{ id, version, suite, evalId, failingCases }` (evalId null: no eval run).
    */
   EVAL_GATE = 'EVAL_GATE',
+  /** A suite case has a judge but the gateway has no EVAL_JUDGE_BASE_URL; nothing was started. `data`: `{ caseIndex }`. */
+  EVAL_JUDGE_NOT_CONFIGURED = 'EVAL_JUDGE_NOT_CONFIGURED',
   /**
    * A schedule's cron expression does not parse or can never fire, or its time
    * zone is unknown to the cron library; nothing was written. `data`: `{ field, reason }`.

@@ -42,12 +42,29 @@ export const EvalExpectSchema = z.strictObject({
 });
 export type EvalExpect = z.infer<typeof EvalExpectSchema>;
 
+/** A judge (decision 0058): a model by name, at the operator's OpenAI-compatible endpoint, that reads the trial's transcript and answers pass or fail with a reason against the rubric. */
+export const EvalJudgeSchema = z.strictObject({
+  model: z.string().min(1).max(200),
+  rubric: z.string().min(1).max(8_000),
+});
+export type EvalJudge = z.infer<typeof EvalJudgeSchema>;
+
+/** A judge's verdict on one trial, with what the judging cost. */
+export const EvalJudgeVerdictSchema = z.strictObject({
+  passed: z.boolean(),
+  reason: z.string().max(4_000),
+  tokens: z.number().int().min(0),
+  costUsd: z.number().min(0),
+});
+export type EvalJudgeVerdict = z.infer<typeof EvalJudgeVerdictSchema>;
+
 /** A case: a recorded fact of the workspace (`factId`) or a hand-built one (`fact`), and its expectations. */
 export const EvalCaseSchema = z
   .strictObject({
     factId: FactIdSchema.optional(),
     fact: TryFactSchema.optional(),
     expect: EvalExpectSchema,
+    judge: EvalJudgeSchema.optional(),
   })
   .refine((c) => (c.factId === undefined) !== (c.fact === undefined), { message: 'give exactly one of factId or fact', path: ['factId'] });
 export type EvalCase = z.infer<typeof EvalCaseSchema>;
@@ -99,6 +116,8 @@ export const EvalTrialResultSchema = z.strictObject({
   status: z.string(),
   passed: z.boolean(),
   failures: z.array(z.string()),
+  /** The judge's verdict, when the case has a judge (its fail is among `failures` too). */
+  judge: EvalJudgeVerdictSchema.optional(),
   tokens: z.number(),
   costUsd: z.number(),
   durationMs: z.number(),
@@ -139,7 +158,10 @@ export const EvalResultSchema = z.strictObject({
   passed: z.boolean(),
   failingCases: z.array(z.number().int()),
   tokens: z.number(),
+  /** The trials' runs' cost plus the judges'. */
   costUsd: z.number(),
+  /** What the judges cost (part of `costUsd`). */
+  judgeCostUsd: z.number(),
 });
 export type EvalResult = z.infer<typeof EvalResultSchema>;
 

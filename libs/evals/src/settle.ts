@@ -1,4 +1,4 @@
-import type { EvalCase, EvalDiff, EvalResult, EvalTrialResult } from '@switchyard/contracts';
+import type { EvalCase, EvalDiff, EvalJudgeVerdict, EvalResult, EvalTrialResult } from '@switchyard/contracts';
 import { failedExpectations, type TrialOutcome } from './expectations';
 import { compareVersions } from './significance';
 
@@ -10,6 +10,8 @@ export interface EndedTrial {
   trial: number;
   durationMs: number;
   outcome: TrialOutcome;
+  /** The judge's verdict, for a case with a judge. */
+  verdict?: EvalJudgeVerdict | null;
 }
 
 /** A lone version passes a case when a majority of its trials pass. */
@@ -31,7 +33,20 @@ export function settleEval(cases: readonly EvalCase[], targetCount: number, ende
       .sort((x, y) => x.target - y.target || x.trial - y.trial)
       .map((t): EvalTrialResult => {
         const failures = failedExpectations(c.expect, t.outcome);
-        return { runId: t.runId, target: t.target, trial: t.trial, status: t.outcome.status, passed: failures.length === 0, failures, tokens: t.outcome.tokens, costUsd: t.outcome.costUsd, durationMs: t.durationMs };
+        const judge = c.judge ? (t.verdict ?? { passed: false, reason: 'judge_failed: no verdict', tokens: 0, costUsd: 0 }) : undefined;
+        if (judge && !judge.passed) failures.push(`judge: ${judge.reason}`);
+        return {
+          runId: t.runId,
+          target: t.target,
+          trial: t.trial,
+          status: t.outcome.status,
+          passed: failures.length === 0,
+          failures,
+          ...(judge ? { judge } : {}),
+          tokens: t.outcome.tokens,
+          costUsd: t.outcome.costUsd,
+          durationMs: t.durationMs,
+        };
       });
     const passRates = Array.from({ length: targetCount }, (_, target) => rate(trials.filter((t) => t.target === target)));
     return { caseIndex, passRates, trials };
@@ -41,13 +56,15 @@ export function settleEval(cases: readonly EvalCase[], targetCount: number, ende
     ? diff.cases.filter((c) => c.direction === 'worse').map((c) => c.caseIndex)
     : results.filter((r) => r.passRates[0]! <= LONE_PASS_RATE).map((r) => r.caseIndex);
   const all = results.flatMap((r) => r.trials);
+  const judgeCostUsd = all.reduce((sum, t) => sum + (t.judge?.costUsd ?? 0), 0);
   return {
     cases: results,
     diff,
     passed: failingCases.length === 0,
     failingCases,
     tokens: all.reduce((sum, t) => sum + t.tokens, 0),
-    costUsd: all.reduce((sum, t) => sum + t.costUsd, 0),
+    costUsd: all.reduce((sum, t) => sum + t.costUsd, 0) + judgeCostUsd,
+    judgeCostUsd,
   };
 }
 

@@ -60,7 +60,7 @@ import { EvalGateCheck } from './commands/eval-gate';
 import { EvalRuns } from './commands/eval-runs';
 import { EvalSuites } from './commands/eval-suites';
 import { evalsRoutes } from './routes/evals';
-import type { EvalStore } from './eval-ports';
+import type { EvalJudgeModel, EvalStore } from './eval-ports';
 import { CraftAgent } from './commands/craft-agent';
 import { craftRoutes } from './routes/craft';
 import type { CraftModel } from './craft-ports';
@@ -119,6 +119,8 @@ export interface GatewayAppDeps {
   tries: TryStore;
   /** Eval suites, runs and trials (decision 0058). */
   evals: EvalStore;
+  /** Eval cases' judge model (EVAL_JUDGE_BASE_URL); null: unset. @defaultValue null */
+  evalJudge?: EvalJudgeModel | null;
   /** Sessions' mailboxes (steering writes to them). */
   mailbox: Mailbox;
   /** The teammates roster (decision 0035). */
@@ -274,7 +276,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tasksRoutes({ taskLedger }));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));
-  workspace.use(evalsRoutes({ evalSuites: new EvalSuites(deps), evalRuns: new EvalRuns({ ...deps, tryAgent }) }));
+  workspace.use(evalsRoutes({ evalSuites: new EvalSuites(deps), evalRuns: new EvalRuns({ ...deps, tryAgent, judge: deps.evalJudge ?? null }) }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
   workspace.use(teammatesRoutes(deps));

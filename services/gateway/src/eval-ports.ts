@@ -1,4 +1,4 @@
-import type { EvalCase, EvalResult, EvalTarget } from '@switchyard/contracts';
+import type { EvalCase, EvalJudgeVerdict, EvalResult, EvalTarget } from '@switchyard/contracts';
 import type { EndedTrial } from '@switchyard/evals';
 
 /** A suite's version as stored. */
@@ -49,8 +49,19 @@ export interface EvalStore {
   getRun(workspaceId: string, id: string): Promise<EvalRunRecord | null>;
   /** An agent's eval runs, newest first. */
   listRuns(workspaceId: string, agentId: string, limit: number): Promise<EvalRunRecord[]>;
-  /** Its trials, with what each run did once it ended (`outcome` null while it runs). */
-  trialsOf(workspaceId: string, evalId: string): Promise<(EvalTrialSlot & { ended: EndedTrial | null })[]>;
+  /** Its trials, with what each run did once it ended (null while it runs) and the judge's verdict (null: none yet). */
+  trialsOf(workspaceId: string, evalId: string): Promise<(EvalTrialSlot & { ended: EndedTrial | null; verdict: EvalJudgeVerdict | null })[]>;
+  /** The run's transcript as the judge reads it: one JSON line per entry (`{type, content}`), in order. */
+  transcriptOf(workspaceId: string, runId: string): Promise<string>;
+  /** Claims a trial for judging (unjudged, or claimed before `staleBefore`): true when this caller may ask the judge. */
+  claimJudging(runId: string, staleBefore: Date): Promise<boolean>;
+  /** Stores the judge's verdict on a trial. */
+  storeVerdict(runId: string, verdict: EvalJudgeVerdict): Promise<void>;
   /** Stores the result once (a run still `running` only): settling twice is harmless. */
   settle(workspaceId: string, id: string, result: EvalResult): Promise<void>;
+}
+
+/** A judge model (decision 0058): reads a trial's transcript against a rubric and answers pass or fail with a reason. */
+export interface EvalJudgeModel {
+  judge(input: { model: string; rubric: string; transcript: string }): Promise<EvalJudgeVerdict>;
 }

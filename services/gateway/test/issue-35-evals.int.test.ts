@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
-import { apiClient, startTestMcpServer, startTestPlatform, waitFor, type TestMcpHttpServer, type TestPlatform } from '@switchyard/testing';
+import { apiClient, startLocalOpenAiServer, startTestMcpServer, startTestPlatform, waitFor, type LocalOpenAiRequest, type LocalOpenAiServer, type TestMcpHttpServer, type TestPlatform } from '@switchyard/testing';
 
 type Api = ReturnType<typeof apiClient>;
 
@@ -22,6 +22,9 @@ const CASES = 10;
 describe('issue 35: agent evals', () => {
   let platform: TestPlatform;
   let mcp: TestMcpHttpServer;
+  let judge: LocalOpenAiServer;
+  /** What the judge was asked. */
+  const judged: LocalOpenAiRequest[] = [];
   let pg: Client;
   let admin: Api;
   let member: Api;
@@ -60,7 +63,16 @@ describe('issue 35: agent evals', () => {
 
   beforeAll(async () => {
     mcp = await startTestMcpServer();
-    platform = await startTestPlatform({ matcher: true, env: { RUNNER_MCP_ALLOW_PRIVATE: 'true', RUNNER_MCP_CONNECT_TIMEOUT_MS: '20000' } });
+    // The judge fails a run that paged on-call; 100 input tokens at 1,000 USD per million: 0.1 USD an answer.
+    judge = await startLocalOpenAiServer({
+      respond: (request) => {
+        judged.push(request);
+        const paged = JSON.stringify(request.body).includes('web.echo');
+        return { type: 'message', content: JSON.stringify({ pass: !paged, reason: paged ? 'it paged on-call' : 'quiet triage' }), toolCalls: [], usage: { prompt_tokens: 100, completion_tokens: 0 } };
+      },
+    });
+    const judgeEnv = { EVAL_JUDGE_BASE_URL: judge.baseUrl, EVAL_JUDGE_PRICES: JSON.stringify({ 'judge-1': { input: 1000, output: 0 } }) };
+    platform = await startTestPlatform({ matcher: true, env: { RUNNER_MCP_ALLOW_PRIVATE: 'true', RUNNER_MCP_CONNECT_TIMEOUT_MS: '20000', ...judgeEnv } });
     await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
     pg = new Client({ connectionString: platform.db.url });
     await pg.connect();
@@ -95,6 +107,7 @@ describe('issue 35: agent evals', () => {
     await pg?.end();
     await platform?.stop();
     await mcp?.close();
+    await judge?.close();
   });
 
   it('versions as suites: a change is a new version, both readable', async () => {
@@ -198,5 +211,33 @@ describe('issue 35: agent evals', () => {
     expect((await admin('GET', `/v1/workspaces/acme/evals/${randomUUID()}`)).body.error.code).toBe('EVAL_NOT_FOUND');
     expect((await member('POST', `/v1/workspaces/acme/agents/${randomUUID()}/evals`, { suite: suiteId, versions: [1], trials: 1, budgetUsd: 10 })).body.error.code).toBe('AGENT_NOT_FOUND');
     expect({ suites: await count('eval_suites'), evals: await count('eval_runs'), tries: await count('agent_tries') }).toEqual(before);
+  });
+
+  it('asks the judge once per trial with the rubric and the transcript, and counts its cost', async () => {
+    const rubric = 'A good run triages the ticket and does not page on-call.';
+    const suite = await admin('POST', '/v1/workspaces/acme/eval-suites', {
+      name: 'judged',
+      cases: [0, 1].map((i) => ({ factId: factIds[i], expect: { status: 'completed' }, judge: { model: 'judge-1', rubric } })),
+    });
+    expect(suite.status).toBe(201);
+    const started = await admin('POST', `/v1/workspaces/acme/agents/${agentId}/evals`, { suite: suite.body.id, versions: [2], trials: 2, budgetUsd: 10 });
+    expect(started.status).toBe(201);
+    const done = await evalDone(started.body.id);
+    expect(judged).toHaveLength(4);
+    for (const request of judged) {
+      const text = JSON.stringify(request.body);
+      expect(request.body.model).toBe('judge-1');
+      expect(text).toContain(rubric);
+      expect(text).toMatch(/triaged T-[01]/);
+    }
+    const [quiet, paged] = done.result.cases;
+    expect(quiet.trials.map((t: any) => [t.passed, t.judge.reason])).toEqual([[true, 'quiet triage'], [true, 'quiet triage']]);
+    expect(paged.trials.map((t: any) => [t.passed, t.failures])).toEqual([[false, ['judge: it paged on-call']], [false, ['judge: it paged on-call']]]);
+    expect(done.result.judgeCostUsd).toBeCloseTo(0.4, 6);
+    expect(done.result.costUsd).toBeCloseTo(0.4, 6);
+    expect(done.result.failingCases).toEqual([1]);
+    // Read again: settled once, the judge is not asked again.
+    await admin('GET', `/v1/workspaces/acme/evals/${started.body.id}`);
+    expect(judged).toHaveLength(4);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode, EvalCaseSchema, EvalResultSchema, EvalTargetSchema, RunOutcomeSchema } from '@switchyard/contracts';
+import { AppError, ErrorCode, EvalCaseSchema, EvalJudgeVerdictSchema, EvalResultSchema, EvalTargetSchema, RunOutcomeSchema, type EvalJudgeVerdict } from '@switchyard/contracts';
 import type { Prisma, PrismaClient } from '@switchyard/db';
 import type { EndedTrial, TrialCall } from '@switchyard/evals';
 import type { EvalRunRecord, EvalStore, EvalSuiteRecord, EvalTrialSlot } from '../eval-ports';
@@ -94,7 +94,7 @@ export class PrismaEvalStore implements EvalStore {
     return rows.map(runOf);
   }
 
-  async trialsOf(workspaceId: string, evalId: string): Promise<(EvalTrialSlot & { ended: EndedTrial | null })[]> {
+  async trialsOf(workspaceId: string, evalId: string): Promise<(EvalTrialSlot & { ended: EndedTrial | null; verdict: EvalJudgeVerdict | null })[]> {
     const slots = await this.prisma.evalTrial.findMany({ where: { evalId, evalRun: { workspaceId } } });
     const runIds = slots.map((s) => s.runId);
     const runs = await this.prisma.run.findMany({ where: { workspaceId, id: { in: runIds } }, select: { id: true, status: true, outcome: true, startedAt: true, queuedAt: true, endedAt: true } });
@@ -109,13 +109,15 @@ export class PrismaEvalStore implements EvalStore {
       calls.set(entry.runId, list);
     }
     const byId = new Map(runs.map((r) => [r.id, r]));
-    return slots.map(({ evalId: _evalId, ...slot }) => {
+    return slots.map(({ evalId: _evalId, judge, ...slot }) => {
+      const verdict = EvalJudgeVerdictSchema.safeParse(judge).data ?? null;
       const run = byId.get(slot.runId);
-      if (!run || !ENDED.has(run.status)) return { ...slot, ended: null };
+      if (!run || !ENDED.has(run.status)) return { ...slot, ended: null, verdict };
       const outcome = run.outcome === null ? null : RunOutcomeSchema.safeParse(run.outcome).data ?? null;
       const durationMs = run.endedAt ? run.endedAt.getTime() - (run.startedAt ?? run.queuedAt).getTime() : 0;
       return {
         ...slot,
+        verdict,
         ended: {
           ...slot,
           durationMs,
@@ -129,6 +131,23 @@ export class PrismaEvalStore implements EvalStore {
         },
       };
     });
+  }
+
+  async transcriptOf(workspaceId: string, runId: string): Promise<string> {
+    const entries = await this.prisma.transcriptEntry.findMany({ where: { workspaceId, runId }, orderBy: { seq: 'asc' }, select: { type: true, content: true } });
+    return entries.map((entry) => JSON.stringify(entry)).join('\n');
+  }
+
+  async claimJudging(runId: string, staleBefore: Date): Promise<boolean> {
+    // One reader asks the judge per trial; a claim left by a reader that died is taken over once stale.
+    const claimed = await this.prisma.$executeRaw`
+      UPDATE eval_trials SET judge = jsonb_build_object('claimedAt', now())
+      WHERE run_id = ${runId}::uuid AND (judge IS NULL OR (judge ? 'claimedAt' AND (judge->>'claimedAt')::timestamptz < ${staleBefore}))`;
+    return claimed === 1;
+  }
+
+  async storeVerdict(runId: string, verdict: EvalJudgeVerdict): Promise<void> {
+    await this.prisma.evalTrial.update({ where: { runId }, data: { judge: json(verdict) } });
   }
 
   async settle(workspaceId: string, id: string, result: EvalRunRecord['result']): Promise<void> {

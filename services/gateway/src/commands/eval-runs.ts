@@ -2,7 +2,7 @@ import { AppError, ErrorCode, MAX_EVAL_TRIAL_RUNS, type EvalCase, type EvalRun, 
 import { newId, runVersionOf } from '@switchyard/core';
 import { settleEval } from '@switchyard/evals';
 import type { AgentStore, StoredAgentSpec } from '../agent-ports';
-import type { EvalRunRecord, EvalStore } from '../eval-ports';
+import type { EvalJudgeModel, EvalRunRecord, EvalStore } from '../eval-ports';
 import type { SettingsStore } from '../settings-ports';
 import type { TryAgent, TryCommandContext } from './try-agent';
 import { checkCaseFacts, suiteNotFound } from './eval-suites';
@@ -13,7 +13,14 @@ export interface EvalRunsDeps {
   agents: Pick<AgentStore, 'get' | 'getVersion'>;
   settings: Pick<SettingsStore, 'get'>;
   tryAgent: Pick<TryAgent, 'try'>;
+  /** The judge model (EVAL_JUDGE_BASE_URL); null: suites with a judge cannot run. */
+  judge: EvalJudgeModel | null;
 }
+
+/** Judge calls one read makes at once. */
+const JUDGE_CONCURRENCY = 8;
+/** A judging claim older than this is taken over (its reader died). */
+const JUDGE_CLAIM_STALE_MS = 5 * 60_000;
 
 /** A side of the eval with the spec it runs (to estimate its cost). */
 interface PlannedTarget {
@@ -46,6 +53,8 @@ export class EvalRuns {
       ]);
     }
     await checkCaseFacts(this.deps.evals, principal.workspaceId, suite.cases);
+    const judged = suite.cases.findIndex((c) => c.judge !== undefined);
+    if (judged >= 0 && !this.deps.judge) throw new AppError(ErrorCode.EVAL_JUDGE_NOT_CONFIGURED, 'a case has a judge, and this gateway has no EVAL_JUDGE_BASE_URL', { caseIndex: judged });
     const estimateUsd = estimate(suite.cases, targets, body.trials);
     if (estimateUsd > body.budgetUsd) {
       throw new AppError(ErrorCode.EVAL_BUDGET_EXCEEDED, 'the eval could spend more than its budget: raise budgetUsd, lower trials, or cap cases with maxCostUsd', { estimateUsd, budgetUsd: body.budgetUsd });
@@ -73,11 +82,17 @@ export class EvalRuns {
     if (!run) throw new AppError(ErrorCode.EVAL_NOT_FOUND, 'no such eval run in this workspace', { id });
     const total = await this.totalOf(run);
     if (run.status === 'completed') return view(run, total, total);
-    const trials = await this.deps.evals.trialsOf(workspaceId, id);
-    const ended = trials.flatMap((t) => (t.ended ? [t.ended] : []));
-    if (trials.length < total || ended.length < total) return view(run, ended.length, total);
-    const suite = await this.deps.evals.getSuite(workspaceId, run.suiteId, run.suiteVersion);
-    await this.deps.evals.settle(workspaceId, id, settleEval(suite!.cases, run.targets.length, ended));
+    let trials = await this.deps.evals.trialsOf(workspaceId, id);
+    const endedCount = trials.filter((t) => t.ended).length;
+    if (trials.length < total || endedCount < total) return view(run, endedCount, total);
+    const suite = (await this.deps.evals.getSuite(workspaceId, run.suiteId, run.suiteVersion))!;
+    const unjudged = trials.filter((t) => suite.cases[t.caseIndex]!.judge && !t.verdict);
+    if (unjudged.length > 0) {
+      if (!(await this.judgeAll(workspaceId, suite.cases, unjudged))) return view(run, endedCount, total);
+      trials = await this.deps.evals.trialsOf(workspaceId, id);
+    }
+    const ended = trials.flatMap((t) => (t.ended ? [{ ...t.ended, verdict: t.verdict }] : []));
+    await this.deps.evals.settle(workspaceId, id, settleEval(suite.cases, run.targets.length, ended));
     run = (await this.deps.evals.getRun(workspaceId, id))!;
     return view(run, total, total);
   }
@@ -90,6 +105,27 @@ export class EvalRuns {
   private async totalOf(run: EvalRunRecord): Promise<number> {
     const suite = await this.deps.evals.getSuite(run.workspaceId, run.suiteId, run.suiteVersion);
     return (suite?.cases.length ?? 0) * run.targets.length * run.trials;
+  }
+
+  /** Asks the judge about each trial this reader claims; false when another reader still holds a claim. */
+  private async judgeAll(workspaceId: string, cases: readonly EvalCase[], trials: readonly { runId: string; caseIndex: number }[]): Promise<boolean> {
+    const judge = this.deps.judge;
+    if (!judge) return false;
+    let all = true;
+    const queue = [...trials];
+    const worker = async () => {
+      for (let trial = queue.shift(); trial; trial = queue.shift()) {
+        if (!(await this.deps.evals.claimJudging(trial.runId, new Date(Date.now() - JUDGE_CLAIM_STALE_MS)))) {
+          all = false;
+          continue;
+        }
+        const { model, rubric } = cases[trial.caseIndex]!.judge!;
+        const transcript = await this.deps.evals.transcriptOf(workspaceId, trial.runId);
+        await this.deps.evals.storeVerdict(trial.runId, await judge.judge({ model, rubric, transcript }));
+      }
+    };
+    await Promise.all(Array.from({ length: JUDGE_CONCURRENCY }, worker));
+    return all;
   }
 
   /** What runs: saved versions [A, B] or one, or the agent's current version against a draft. */

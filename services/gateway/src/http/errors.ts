@@ -81,6 +81,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.AGENT_DISABLED:
     case ErrorCode.AGENTS_PAUSED:
     case ErrorCode.EVAL_GATE:
+    case ErrorCode.EVAL_JUDGE_NOT_CONFIGURED:
     case ErrorCode.RUN_NOT_ACTIVE:
     case ErrorCode.RUN_NOT_FINISHED:
     case ErrorCode.RUN_NOT_RETRYABLE:

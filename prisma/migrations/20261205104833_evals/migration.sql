@@ -38,6 +38,7 @@ CREATE TABLE "eval_trials" (
     "case_index" INTEGER NOT NULL,
     "target" INTEGER NOT NULL,
     "trial" INTEGER NOT NULL,
+    "judge" JSONB,
 
     CONSTRAINT "eval_trials_pkey" PRIMARY KEY ("run_id")
 );
