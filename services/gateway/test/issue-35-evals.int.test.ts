@@ -226,7 +226,7 @@ describe('issue 35: agent evals', () => {
     expect(judged).toHaveLength(4);
     for (const request of judged) {
       const text = JSON.stringify(request.body);
-      expect(request.body.model).toBe('judge-1');
+      expect(request.body?.model).toBe('judge-1');
       expect(text).toContain(rubric);
       expect(text).toMatch(/triaged T-[01]/);
     }

@@ -17,6 +17,8 @@ export interface EvalRunsDeps {
   judge: EvalJudgeModel | null;
 }
 
+/** Trials one start creates at once. */
+const START_CONCURRENCY = 8;
 /** Judge calls one read makes at once. */
 const JUDGE_CONCURRENCY = 8;
 /** A judging claim older than this is taken over (its reader died). */
@@ -64,14 +66,15 @@ export class EvalRuns {
     }
     const id = newId();
     await this.deps.evals.createRun({ id, workspaceId: principal.workspaceId, agentId, suiteId: suite.id, suiteVersion: suite.version, targets: targets.map((t) => t.target), trials: body.trials, budgetUsd: body.budgetUsd, estimateUsd, userId: principal.userId });
-    for (const [caseIndex, c] of suite.cases.entries()) {
-      for (const [target, planned] of targets.entries()) {
-        for (let trial = 0; trial < body.trials; trial++) {
-          const tried = await this.deps.tryAgent.try(ctx, tryOf(agentId, planned, c));
-          await this.deps.evals.addTrial(id, { runId: tried.runId, caseIndex, target, trial });
-        }
+    const slots = suite.cases.flatMap((c, caseIndex) => targets.flatMap((planned, target) => Array.from({ length: body.trials }, (_, trial) => ({ c, caseIndex, planned, target, trial }))));
+    // A few tries at once: each is a few round trips to PostgreSQL and Redis, so starting them one by one waits on the network.
+    const startOne = async () => {
+      for (let slot = slots.shift(); slot; slot = slots.shift()) {
+        const tried = await this.deps.tryAgent.try(ctx, tryOf(agentId, slot.planned, slot.c));
+        await this.deps.evals.addTrial(id, { runId: tried.runId, caseIndex: slot.caseIndex, target: slot.target, trial: slot.trial });
       }
-    }
+    };
+    await Promise.all(Array.from({ length: START_CONCURRENCY }, startOne));
     return { id };
   }
 
