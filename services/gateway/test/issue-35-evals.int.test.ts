@@ -209,6 +209,8 @@ describe('issue 35: agent evals', () => {
       expect([body, answer.status, answer.body.error?.code]).toEqual([body, status, code]);
     }
     expect((await admin('GET', `/v1/workspaces/acme/evals/${randomUUID()}`)).body.error.code).toBe('EVAL_NOT_FOUND');
+    // Under a gate, a pin of a version that does not exist is still that.
+    expect((await admin('PUT', `/v1/workspaces/acme/agents/${agentId}/pin`, { version: 99 })).body.error.code).toBe('AGENT_VERSION_NOT_FOUND');
     expect((await member('POST', `/v1/workspaces/acme/agents/${randomUUID()}/evals`, { suite: suiteId, versions: [1], trials: 1, budgetUsd: 10 })).body.error.code).toBe('AGENT_NOT_FOUND');
     expect({ suites: await count('eval_suites'), evals: await count('eval_runs'), tries: await count('agent_tries') }).toEqual(before);
   });

@@ -54,7 +54,8 @@ export class AgentVersions {
     const agent = await this.deps.agents.get(ctx.principal.workspaceId, id);
     if (!agent) return null; // the pin itself answers AGENT_NOT_FOUND
     const runs = version ?? agent.version;
-    if (runs === runVersionOf(agent)) return null;
+    // Nothing changes what runs, or no such version (the pin answers AGENT_VERSION_NOT_FOUND).
+    if (runs === runVersionOf(agent) || runs > agent.version) return null;
     return this.deps.gate.check(ctx, agent, runs, override);
   }
 
