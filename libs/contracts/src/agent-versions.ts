@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentIdSchema, AgentNameSchema } from './agents';
+import { AgentIdSchema, AgentNameSchema, EvalGateOverrideSchema } from './agents';
 
 /*
  * Versions as things people name and choose (decision 0046): tags on versions,
@@ -21,6 +21,8 @@ export const MAX_TAGS_PER_AGENT = 100;
 /** `PUT /v1/workspaces/{ws}/agents/{id}/pin` body: the version new runs use. */
 export const PinAgentRequestSchema = z.strictObject({
   version: z.number().int().positive().max(2_147_483_647),
+  /** An admin's override of the agent's eval gate, with the reason recorded (decision 0058). */
+  overrideEvalGate: EvalGateOverrideSchema.optional(),
 });
 export type PinAgentRequest = z.infer<typeof PinAgentRequestSchema>;
 

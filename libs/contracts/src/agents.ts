@@ -202,6 +202,22 @@ export const AgentFlowSchema = z.strictObject({
 });
 
 /**
+ * The promotion gate (decision 0058): enabling the agent or pinning a version
+ * needs a passing eval run of that version on `suite` with at least `trials`
+ * trials per case; `allowRegression` lets a run whose verdict is `worse` pass.
+ */
+export const EvalGateSchema = z.strictObject({
+  suite: z.uuid(),
+  trials: z.number().int().min(1).max(50),
+  allowRegression: z.boolean().default(false),
+});
+export type EvalGate = z.infer<typeof EvalGateSchema>;
+
+/** Enabling or pinning past the eval gate: an admin's recorded reason (decision 0058). */
+export const EvalGateOverrideSchema = z.strictObject({ reason: z.string().trim().min(1).max(2_000) });
+export type EvalGateOverride = z.infer<typeof EvalGateOverrideSchema>;
+
+/**
  * A crafted agent, as a client writes it (`POST`/`PUT /agents`). Every save
  * becomes a new immutable version. `enabled` is agent state rather than
  * configuration: it sets the flag (on create; on update only when given) and
@@ -234,6 +250,8 @@ export const AgentSpecSchema = z
      * since the run began, as untrusted data, at completed step boundaries. @defaultValue absent
      */
     awareness: AwarenessModeSchema.optional(),
+    /** The promotion gate (decision 0058): enabling or pinning needs a passing eval run. @defaultValue absent (no gate) */
+    evalGate: EvalGateSchema.optional(),
     /** Create enabled (default true); on update, change the flag only when given. */
     enabled: z.boolean().optional(),
   })

@@ -56,6 +56,7 @@ export const AUDIT_FACT_KINDS: readonly string[] = [
   'agent.unpinned',
   'agent.tagged',
   'agent.untagged',
+  'agent.eval_gate_overridden',
 ];
 
 const AUDIT_KIND_SET = new Set(AUDIT_FACT_KINDS);

@@ -215,6 +215,19 @@ export enum ErrorCode {
   AGENT_MESSAGE_NOT_FOUND = 'AGENT_MESSAGE_NOT_FOUND',
   /** No schedule with that id in the workspace. `data`: `{ id }`. */
   SCHEDULE_NOT_FOUND = 'SCHEDULE_NOT_FOUND',
+  /** No eval suite (or no such version of it) in the workspace (decision 0058). `data`: `{ id, version? }`. */
+  EVAL_SUITE_NOT_FOUND = 'EVAL_SUITE_NOT_FOUND',
+  /** No eval run with that id in the workspace. `data`: `{ id }`. */
+  EVAL_NOT_FOUND = 'EVAL_NOT_FOUND',
+  /** An eval's estimated cost exceeds the budget it names; nothing was started. `data`: `{ estimateUsd, budgetUsd }`. */
+  EVAL_BUDGET_EXCEEDED = 'EVAL_BUDGET_EXCEEDED',
+  /**
+   * The agent's eval gate refuses enabling or pinning a version without a
+   * passing eval run of it. `data`: `{ id, version, suite, evalId, failingCases }` (evalId null: no eval run).
+   */
+  EVAL_GATE = 'EVAL_GATE',
+  /** A suite case has a judge but the gateway has no EVAL_JUDGE_BASE_URL; nothing was started. `data`: `{ caseIndex }`. */
+  EVAL_JUDGE_NOT_CONFIGURED = 'EVAL_JUDGE_NOT_CONFIGURED',
   /**
    * A schedule's cron expression does not parse or can never fire, or its time
    * zone is unknown to the cron library; nothing was written. `data`: `{ field, reason }`.

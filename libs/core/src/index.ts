@@ -4,7 +4,7 @@ export type { KindMatcher } from './kind-glob';
 export { ACCESS_LINK_PREFIX, accessLinkUrl, AGENT_TOKEN_PREFIX, hashToken, newAccessLinkSecret, isAgentToken, newAgentTokenSecret, newTokenSecret, TOKEN_PREFIX, tokenPrefix } from './tokens';
 export { compileFilter, explainFilter, FILTER_MISS_SEEN_MAX_CHARS } from './trigger-filter';
 export type { FactPredicate, FilterMiss } from './trigger-filter';
-export { agentFact, agentTagFact, approvalFact, collaboratorFact, delegationReturnedFact, messageSentFact, settingsChangedFact, taskFact, teammateFact, runVersionOf } from './platform-facts';
+export { agentFact, agentTagFact, approvalFact, collaboratorFact, delegationReturnedFact, messageSentFact, settingsChangedFact, evalGateOverriddenFact, taskFact, teammateFact, runVersionOf } from './platform-facts';
 export type { ApprovalFactKind, ChangeAuthor } from './platform-facts';
 export { opsFact } from './ops-facts';
 export type { OpsFactPayloads } from './ops-facts';

@@ -1,5 +1,6 @@
 import {
   APPROVAL_FACT_KINDS,
+  EVAL_GATE_OVERRIDDEN_KIND,
   COLLABORATOR_FACT_KINDS,
   DELEGATION_FACT_KINDS,
   type DelegationReturnedPayload,
@@ -140,4 +141,13 @@ export function webhookFact(
   change: { kind: 'configured'; payload: WebhookConfiguredPayload } | { kind: 'deleted'; payload: WebhookDeletedPayload },
 ): AcceptedFact {
   return changeFact(author, WEBHOOK_FACT_KINDS[change.kind], { type: 'webhook', id: change.payload.name }, { ...change.payload });
+}
+
+/** `agent.eval_gate_overridden` (decision 0058): subject the agent; payload the version let through, the reason and what failed. */
+export function evalGateOverriddenFact(
+  author: ChangeAuthor,
+  agentId: string,
+  payload: { name: string; version: number; suite: string; evalId: string | null; failingCases: number[]; reason: string },
+): AcceptedFact {
+  return changeFact(author, EVAL_GATE_OVERRIDDEN_KIND, { type: 'agent', id: agentId }, { ...payload });
 }

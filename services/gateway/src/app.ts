@@ -59,6 +59,11 @@ import type { SqlTraceReader } from '@switchyard/traces';
 import { uiSessionRoutes } from './routes/ui-session';
 import { triesRoutes } from './routes/tries';
 import { TryAgent } from './commands/try-agent';
+import { EvalGateCheck } from './commands/eval-gate';
+import { EvalRuns } from './commands/eval-runs';
+import { EvalSuites } from './commands/eval-suites';
+import { evalsRoutes } from './routes/evals';
+import type { EvalJudgeModel, EvalStore } from './eval-ports';
 import { CraftAgent } from './commands/craft-agent';
 import { craftRoutes } from './routes/craft';
 import type { CraftModel } from './craft-ports';
@@ -115,6 +120,10 @@ export interface GatewayAppDeps {
   steering: SteeringStore;
   /** Try runs and their records (try-drive, decision 0027). */
   tries: TryStore;
+  /** Eval suites, runs and trials (decision 0058). */
+  evals: EvalStore;
+  /** Eval cases' judge model (EVAL_JUDGE_BASE_URL); null: unset. @defaultValue null */
+  evalJudge?: EvalJudgeModel | null;
   /** Sessions' mailboxes (steering writes to them). */
   mailbox: Mailbox;
   /** The teammates roster (decision 0035). */
@@ -221,6 +230,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const authenticator = new Authenticator({ store: deps.authStore, cacheMs: deps.tokenCacheMs, agentTokens: deps.agentTokens, uiSessions: deps.uiSessions });
   const ledger = new RunLedger(deps);
   const tryAgent = new TryAgent(deps);
+  const evalGate = new EvalGateCheck(deps.evals);
   const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
   const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
   const scheduleBook = new ScheduleBook({ schedules: deps.schedules, outbox: deps.outbox });
@@ -264,14 +274,15 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(craftRoutes({ craftAgent: new CraftAgent({ ...deps, model: deps.craftModel ?? null, tryAgent }), heartbeatMs: deps.heartbeatMs }));
-  workspace.use(agentsRoutes(deps));
+  workspace.use(agentsRoutes({ ...deps, evalGate }));
   workspace.use(backfillRoutes({ backfills: new AgentBackfills({ ...deps, ledger }) }));
-  workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName }) }));
+  workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName, gate: evalGate }) }));
   workspace.use(agentBundlesRoutes({ agentBundles: new AgentBundles({ ...deps, userName }) }));
   workspace.use(templatesRoutes({ templates: new Templates({ ...deps, templates: deps.templates ?? loadTemplateCatalog(), userName }) }));
   workspace.use(tasksRoutes({ taskLedger }));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));
+  workspace.use(evalsRoutes({ evalSuites: new EvalSuites(deps), evalRuns: new EvalRuns({ ...deps, tryAgent, judge: deps.evalJudge ?? null }) }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
   workspace.use(teammatesRoutes(deps));

@@ -105,6 +105,24 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
     .transform((value) => (value === '' ? undefined : value)),
   /** Longest wait for one answer of the crafting model (not retried: the person can send again). @defaultValue 60000 */
   CRAFT_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /**
+   * Eval judges (decision 0058): the OpenAI-compatible endpoint (with `/v1`) a case's judge model
+   * answers at. Unset: an eval of a suite with a judge answers 409 EVAL_JUDGE_NOT_CONFIGURED. @defaultValue none
+   */
+  EVAL_JUDGE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The key sent to EVAL_JUDGE_BASE_URL as a bearer token; empty: none. @defaultValue none */
+  EVAL_JUDGE_API_KEY: z
+    .string()
+    .optional()
+    .transform((value) => (value === '' ? undefined : value)),
+  /** Longest wait for one judge answer. @defaultValue 60000 */
+  EVAL_JUDGE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** Judge models' prices, JSON `{model: {input, output}}` in USD per million tokens; a model absent costs 0 (unpriced). @defaultValue {} */
+  EVAL_JUDGE_PRICES: z
+    .string()
+    .default('{}')
+    .transform((value) => JSON.parse(value) as unknown)
+    .pipe(z.record(z.string(), z.strictObject({ input: z.number().min(0), output: z.number().min(0) }))),
   /** Deliveries per second accepted per inbound webhook (counted before verification, like a token's requests). @defaultValue 50 */
   WEBHOOK_RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(50),
 })

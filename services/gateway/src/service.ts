@@ -34,6 +34,8 @@ import { PrismaSecretStore } from './adapters/prisma-secret-store';
 import { PrismaSettingsStore } from './adapters/prisma-settings-store';
 import { PrismaSteeringStore } from './adapters/prisma-steering-store';
 import { PrismaTryStore } from './adapters/prisma-try-store';
+import { PrismaEvalStore } from './adapters/prisma-eval-store';
+import { OpenAiEvalJudge } from './adapters/openai-eval-judge';
 import { PrismaTranscriptReader } from './adapters/prisma-transcript-reader';
 import { SqlTraceReader } from '@switchyard/traces';
 import { PrismaUiSessionStore } from './adapters/prisma-ui-session-store';
@@ -148,6 +150,10 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     traces: new SqlTraceReader(sql),
     steering: new PrismaSteeringStore(prisma),
     tries: new PrismaTryStore(prisma),
+    evals: new PrismaEvalStore(prisma),
+    evalJudge: config.EVAL_JUDGE_BASE_URL
+      ? new OpenAiEvalJudge({ baseUrl: config.EVAL_JUDGE_BASE_URL, apiKey: config.EVAL_JUDGE_API_KEY, timeoutMs: config.EVAL_JUDGE_TIMEOUT_MS, prices: config.EVAL_JUDGE_PRICES })
+      : null,
     mailbox: new RedisMailbox({ redis, prefix: config.REDIS_PREFIX }),
     activations: waker,
     approvals,

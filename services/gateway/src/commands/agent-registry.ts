@@ -1,9 +1,10 @@
-import { AGENT_FACT_KINDS, AppError, ErrorCode, type AgentFactKind } from '@switchyard/contracts';
-import { agentFact } from '@switchyard/core';
+import { AGENT_FACT_KINDS, AppError, ErrorCode, type AgentFactKind, type EvalGateOverride } from '@switchyard/contracts';
+import { agentFact, runVersionOf } from '@switchyard/core';
 import { changeAuthorOf } from '../change-author';
 import type { AgentRecord, AgentStore, StoredAgentSpec } from '../agent-ports';
 import type { Principal } from '../auth-ports';
 import type { FactFlusher } from '../fact-ports';
+import type { EvalGateCheck } from './eval-gate';
 
 /** Who asks, and the id that ties the request to the facts it records. */
 export interface AgentCommandContext {
@@ -26,6 +27,8 @@ export class AgentRegistry {
   constructor(
     private readonly agents: AgentStore,
     private readonly outbox: FactFlusher,
+    /** The promotion gate enabling passes (decision 0058). */
+    private readonly gate: Pick<EvalGateCheck, 'check'>,
   ) {}
 
   /** A new agent at version 1 (`agent.created`). */
@@ -62,12 +65,20 @@ export class AgentRegistry {
     throw new AppError(ErrorCode.AGENT_VERSION_CONFLICT, 'the agent changed since that version: read it again and retry', { id, expected: ifMatch, current: result.current });
   }
 
-  /** Sets the flag; idempotent: only an actual flip records `agent.enabled|disabled`. */
-  async setEnabled(ctx: AgentCommandContext, id: string, enabled: boolean): Promise<AgentRecord> {
+  /**
+   * Sets the flag; idempotent: only an actual flip records `agent.enabled|disabled`.
+   * Enabling a disabled agent passes its eval gate first (its overridden fact, if any, goes with the flip).
+   */
+  async setEnabled(ctx: AgentCommandContext, id: string, enabled: boolean, override?: EvalGateOverride): Promise<AgentRecord> {
     const written: string[] = [];
-    const result = await this.agents.setEnabled(ctx.principal.workspaceId, id, enabled, ({ agent, changed }) =>
-      changed ? this.facts(ctx, written, [enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled], agent) : [],
-    );
+    const current = enabled ? await this.agents.get(ctx.principal.workspaceId, id) : null;
+    const overridden = current && !current.enabled ? await this.gate.check(ctx, current, runVersionOf(current), override) : null;
+    const result = await this.agents.setEnabled(ctx.principal.workspaceId, id, enabled, ({ agent, changed }) => {
+      if (!changed) return [];
+      const items = this.facts(ctx, written, [enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled], agent);
+      if (overridden) written.push(overridden.id);
+      return overridden ? [...items, { fact: overridden, correlationId: ctx.correlationId }] : items;
+    });
     if (!result) throw notFound(id);
     await this.outbox.flush(written);
     return result.agent;

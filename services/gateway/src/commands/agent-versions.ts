@@ -5,12 +5,14 @@ import {
   ErrorCode,
   MAX_TAGS_PER_AGENT,
   type AgentVersionDiffResponse,
+  type EvalGateOverride,
 } from '@switchyard/contracts';
-import { agentFact, agentTagFact, changedTopLevelFields, jsonDiff, specHash } from '@switchyard/core';
+import { agentFact, agentTagFact, changedTopLevelFields, jsonDiff, runVersionOf, specHash } from '@switchyard/core';
 import { namedAuthorOf, ChangeFacts, type UserNameLookup } from '../audited-change';
 import type { AgentRecord, AgentStore } from '../agent-ports';
 import type { FactFlusher } from '../fact-ports';
 import type { AgentVersionStore, TagRecord } from '../version-ports';
+import type { EvalGateCheck } from './eval-gate';
 import type { AgentCommandContext } from './agent-registry';
 
 const notFound = (id: string) => new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace', { id });
@@ -27,20 +29,34 @@ const versionNotFound = (id: string, version: number, latest?: number) =>
  */
 export class AgentVersions {
   constructor(
-    private readonly deps: { agents: AgentStore; agentVersions: AgentVersionStore; outbox: FactFlusher; userName: UserNameLookup },
+    private readonly deps: { agents: AgentStore; agentVersions: AgentVersionStore; outbox: FactFlusher; userName: UserNameLookup; gate: Pick<EvalGateCheck, 'check'> },
   ) {}
 
-  /** Pins `version` (null: unpins, runs use the latest again). */
-  async pin(ctx: AgentCommandContext, id: string, version: number | null): Promise<AgentRecord> {
+  /**
+   * Pins `version` (null: unpins, runs use the latest again). A pin that
+   * changes what runs passes the agent's eval gate first (decision 0058).
+   */
+  async pin(ctx: AgentCommandContext, id: string, version: number | null, override?: EvalGateOverride): Promise<AgentRecord> {
     const author = await namedAuthorOf(ctx.principal, this.deps.userName);
     const facts = new ChangeFacts(ctx.correlationId);
     const kind = version === null ? AGENT_FACT_KINDS.unpinned : AGENT_FACT_KINDS.pinned;
+    const overridden = await this.gateOf(ctx, id, version, override);
     const result = await this.deps.agentVersions.pin({ workspaceId: ctx.principal.workspaceId, id, version }, ({ agent, changed }) =>
-      changed ? facts.record(agentFact(author, kind, agent)) : [],
+      changed ? facts.record(agentFact(author, kind, agent), ...(overridden ? [overridden] : [])) : [],
     );
     if (!result.ok) throw result.reason === 'not_found' ? notFound(id) : versionNotFound(id, version!, result.latest);
     await this.deps.outbox.flush(facts.ids);
     return result.agent;
+  }
+
+  /** The gate's check of the version the pin makes run (the latest, for an unpin); null: nothing to check or record. */
+  private async gateOf(ctx: AgentCommandContext, id: string, version: number | null, override: EvalGateOverride | undefined) {
+    const agent = await this.deps.agents.get(ctx.principal.workspaceId, id);
+    if (!agent) return null; // the pin itself answers AGENT_NOT_FOUND
+    const runs = version ?? agent.version;
+    // Nothing changes what runs, or no such version (the pin answers AGENT_VERSION_NOT_FOUND).
+    if (runs === runVersionOf(agent) || runs > agent.version) return null;
+    return this.deps.gate.check(ctx, agent, runs, override);
   }
 
   async listTags(ctx: AgentCommandContext, id: string): Promise<TagRecord[]> {

@@ -23,6 +23,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.AGENT_MESSAGE_SENDER_REFUSED:
     case ErrorCode.SCHEDULE_INVALID:
     case ErrorCode.BACKFILL_TOO_LARGE:
+    case ErrorCode.EVAL_BUDGET_EXCEEDED:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
@@ -63,6 +64,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.WEBHOOK_NOT_FOUND:
     case ErrorCode.AGENT_MESSAGE_NOT_FOUND:
     case ErrorCode.SCHEDULE_NOT_FOUND:
+    case ErrorCode.EVAL_SUITE_NOT_FOUND:
+    case ErrorCode.EVAL_NOT_FOUND:
       return 404;
     case ErrorCode.METHOD_NOT_ALLOWED:
       return 405;
@@ -79,6 +82,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SCHEDULE_LIMIT_REACHED:
     case ErrorCode.AGENT_DISABLED:
     case ErrorCode.AGENTS_PAUSED:
+    case ErrorCode.EVAL_GATE:
+    case ErrorCode.EVAL_JUDGE_NOT_CONFIGURED:
     case ErrorCode.RUN_NOT_ACTIVE:
     case ErrorCode.RUN_NOT_FINISHED:
     case ErrorCode.RUN_NOT_RETRYABLE:

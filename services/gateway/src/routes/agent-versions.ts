@@ -31,8 +31,8 @@ export function agentVersionsRoutes(deps: { agentVersions: AgentVersions }): Rou
 
   router.put('/agents/:id/pin', write, async (req, res) => {
     const id = agentIdOf(req);
-    const { version } = parseBody(PinAgentRequestSchema, req);
-    sendAgent(res, await agentVersions.pin(contextOf(res), id, version));
+    const { version, overrideEvalGate } = parseBody(PinAgentRequestSchema, req);
+    sendAgent(res, await agentVersions.pin(contextOf(res), id, version, overrideEvalGate));
   });
 
   router.delete('/agents/:id/pin', write, async (req, res) => {

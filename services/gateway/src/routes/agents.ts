@@ -4,6 +4,7 @@ import {
   AgentVersionParamSchema,
   AppError,
   CreateAgentRequestSchema,
+  EnableAgentRequestSchema,
   ErrorCode,
   IfMatchSchema,
   ListAgentsQuerySchema,
@@ -12,6 +13,7 @@ import {
 } from '@switchyard/contracts';
 import { toAgentResponse } from '../api-views';
 import { AgentRegistry, type AgentCommandContext } from '../commands/agent-registry';
+import type { EvalGateCheck } from '../commands/eval-gate';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
 import type { AgentRecord, AgentStore, AgentUsageReader } from '../agent-ports';
@@ -24,6 +26,8 @@ export interface AgentsRoutesDeps {
   /** Today's spend and queued runs, shown with the agents on reads. */
   agentUsage: AgentUsageReader;
   outbox: FactFlusher;
+  /** The promotion gate enabling passes (decision 0058). */
+  evalGate: Pick<EvalGateCheck, 'check'>;
 }
 
 /** Sends an agent with its version as the entity tag, so `If-Match` can echo it. */
@@ -49,7 +53,7 @@ function ifMatchOf(req: Request): number | undefined {
  */
 export function agentsRoutes(deps: AgentsRoutesDeps): Router {
   const router = Router({ mergeParams: true });
-  const registry = new AgentRegistry(deps.agents, deps.outbox);
+  const registry = new AgentRegistry(deps.agents, deps.outbox, deps.evalGate);
   router.use('/agents', requireRole('viewer'));
   const write = requireRole('member');
 
@@ -75,11 +79,15 @@ export function agentsRoutes(deps: AgentsRoutesDeps): Router {
     sendAgent(res, 200, await registry.update(contextOf(res), id, spec, enabled, ifMatch));
   });
 
-  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
-    router.post(`/agents/:id/${action}`, write, async (req, res) => {
-      sendAgent(res, 200, await registry.setEnabled(contextOf(res), agentIdOf(req), enabled));
-    });
-  }
+  router.post('/agents/:id/enable', write, async (req, res) => {
+    // The body is optional: only an admin's eval-gate override (decision 0058) goes in it.
+    const body = parseBody(EnableAgentRequestSchema, req);
+    sendAgent(res, 200, await registry.setEnabled(contextOf(res), agentIdOf(req), true, body.overrideEvalGate));
+  });
+
+  router.post('/agents/:id/disable', write, async (req, res) => {
+    sendAgent(res, 200, await registry.setEnabled(contextOf(res), agentIdOf(req), false));
+  });
 
   router.delete('/agents/:id', write, async (req, res) => {
     await registry.delete(contextOf(res), agentIdOf(req));

@@ -44,7 +44,15 @@ export function agentPaths(): OpenApiPaths {
       },
       delete: { operationId: 'deleteAgent', summary: 'Disable and hide the agent (its versions and runs stay readable; the name is freed)', parameters: [ws, agentId], responses: { '204': { description: 'deleted' }, ...errors } },
     },
-    [`${base}/agents/{id}/enable`]: { post: { operationId: 'enableAgent', summary: 'Enable (idempotent)', parameters: [ws, agentId], responses: { '200': json('Agent', 'the agent'), ...errors } } },
+    [`${base}/agents/{id}/enable`]: {
+      post: {
+        operationId: 'enableAgent',
+        summary: 'Enable (idempotent). An agent with an evalGate needs a passing eval run of the version that runs: else 409 EVAL_GATE naming the failing cases, unless an admin overrides with a reason (records agent.eval_gate_overridden)',
+        parameters: [ws, agentId],
+        requestBody: { required: false, content: { 'application/json': { schema: schemaRef('EnableAgentRequest') } } },
+        responses: { '200': json('Agent', 'the agent'), ...errors, '409': json('Error', 'EVAL_GATE') },
+      },
+    },
     [`${base}/agents/{id}/disable`]: { post: { operationId: 'disableAgent', summary: 'Disable (idempotent)', parameters: [ws, agentId], responses: { '200': json('Agent', 'the agent'), ...errors } } },
     [`${base}/agents/{id}/versions`]: {
       get: {

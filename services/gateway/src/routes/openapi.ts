@@ -11,6 +11,7 @@ import {
 } from './openapi-components';
 import { approvalPaths } from './openapi-approval-paths';
 import { tryPaths } from './openapi-try-paths';
+import { evalPaths } from './openapi-eval-paths';
 import { agentLoopPaths, agentPaths, runPaths, WORKSPACE_BASE as base } from './openapi-workspace-paths';
 import { teamPaths } from './openapi-team-paths';
 import { notificationPaths } from './openapi-notification-paths';
@@ -165,7 +166,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths(), ...agentMessagePaths(), ...schedulePaths(), ...backfillPaths(), ...templatePaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...evalPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths(), ...agentMessagePaths(), ...schedulePaths(), ...backfillPaths(), ...templatePaths() };
 }
 
 /**

@@ -138,6 +138,8 @@ export function whatWasDone(fact: Fact, names: AuditNames): string {
       return `tagged version ${String(p.version ?? '?')} of agent ${agent} “${text(p.tag) ?? '?'}”${typeof p.previousVersion === 'number' ? ` (moved from version ${p.previousVersion})` : ''}`;
     case 'agent.untagged':
       return `removed tag “${text(p.tag) ?? '?'}” from version ${String(p.version ?? '?')} of agent ${agent}`;
+    case 'agent.eval_gate_overridden':
+      return `let version ${String(p.version ?? '?')} of agent ${agent} past its eval gate: “${text(p.reason) ?? '?'}”`;
     case 'agent.enabled':
     case 'agent.disabled':
     case 'agent.deleted':

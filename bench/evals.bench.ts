@@ -1,0 +1,133 @@
+/**
+ * `npm run bench:evals`: what an eval costs the platform (issue 35, decision 0058).
+ *
+ * All services as processes (gateway, event-log, matcher, one runner), a
+ * scripted model. BENCH_CASES recorded facts make a suite; an agent has two
+ * versions. Baseline, in the same run: one `POST /agents/try` of each case at
+ * version 1, all ended — the platform's CPU (every service process) per try.
+ * Then the eval: BENCH_CASES × 2 versions × BENCH_TRIALS trials, from its POST
+ * to its settled verdict — the wall time, and the platform's CPU per trial as
+ * a ratio to the CPU per try (target ≤ 1.2×: an eval is trials, not a second
+ * machinery). Writes its section of BENCHMARKS.md, with the load average.
+ */
+import os from 'node:os';
+import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
+import { apiClient, databaseServerUrl, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { processCpuMs } from './lib/process-cpu';
+import { machineLine, writeSection } from './lib/report';
+import { fmt } from './lib/stats';
+
+const CASES = Number(process.env.BENCH_CASES ?? 50);
+const TRIALS = Number(process.env.BENCH_TRIALS ?? 5);
+const load = () => os.loadavg().map((n) => n.toFixed(1)).join(' / ');
+
+/** CPU ms of every platform process so far. */
+function platformCpuMs(platform: TestPlatform): number {
+  const processes = [platform.gateway, ...platform.eventLogs, ...platform.runners, ...(platform.matcher ? [platform.matcher] : [])];
+  return processes.reduce((sum, p) => sum + (processCpuMs(p.child.pid!) ?? 0), 0);
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = load();
+  // The migrated template each TestPlatform's database is cloned from (jest's global setup makes it for tests).
+  const template = withDatabaseName(databaseServerUrl(), `sy_bench_template_${Date.now()}`);
+  await ensureDatabase(template);
+  await applyMigrations(template);
+  process.env.SY_TEST_TEMPLATE = new URL(template).pathname.slice(1);
+  const platform = await startTestPlatform({ matcher: true, env: { RATE_LIMIT_PER_SECOND: '1000000' } });
+  try {
+    await platform.startRunner();
+    const admin = apiClient(platform.gatewayUrl, await platform.createWorkspace('bench'));
+    const ws = '/v1/workspaces/bench';
+    const spec = (rule: boolean) => ({
+      name: 'triage',
+      instructions: 'Triage the ticket.',
+      model: { provider: 'scripted', name: 'script' },
+      script: [
+        { tool: 'platform.emit_event', arguments: { kind: 'ticket.triaged', subject: { type: 'ticket', id: '{{event.subject.id}}' } } },
+        ...(rule ? [{ tool: 'platform.emit_event', arguments: { kind: 'ticket.paged', subject: { type: 'ticket', id: '{{event.subject.id}}' } }, when: { path: 'payload.priority', op: 'eq', value: 'high' } }] : []),
+        { say: 'triaged {{event.subject.id}}' },
+      ],
+      tools: { platform: ['emit_event'] },
+      triggers: [{ kind: 'ticket.opened' }],
+      enabled: false,
+    });
+    const agentId = (await admin('POST', `${ws}/agents`, spec(false))).body.id as string;
+    await admin('PUT', `${ws}/agents/${agentId}`, spec(true));
+    const factIds: string[] = [];
+    for (let i = 0; i < CASES; i++) {
+      factIds.push((await admin('POST', `${ws}/events`, { kind: 'ticket.recorded', subject: { type: 'ticket', id: `T-${i}` }, payload: { priority: i % 5 === 0 ? 'high' : 'low' } })).body.id);
+    }
+    await waitFor(async () => (await admin('GET', `${ws}/events/${factIds.at(-1)}`)).status === 200, { what: 'the facts stored', timeoutMs: 60_000 });
+    const suite = (await admin('POST', `${ws}/eval-suites`, { name: 'bench', cases: factIds.map((factId) => ({ factId, expect: { wouldNotCall: ['platform.emit_event'] } })) })).body.id as string;
+    await platform.settled(60_000);
+
+    // Baseline: one try of each case.
+    const tryCpu0 = platformCpuMs(platform);
+    const tryStart = performance.now();
+    const runIds: string[] = [];
+    for (const eventId of factIds) runIds.push((await admin('POST', `${ws}/agents/try`, { agentId, version: 1, eventId })).body.runId);
+    const pending = new Set(runIds);
+    await waitFor(
+      async () => {
+        for (const runId of [...pending]) {
+          const run = (await admin('GET', `${ws}/runs/${runId}`)).body as { status: string };
+          if (['completed', 'failed', 'cancelled'].includes(run.status)) pending.delete(runId);
+          else break;
+        }
+        return pending.size === 0;
+      },
+      { what: 'the tries ended', timeoutMs: 600_000, intervalMs: 250 },
+    );
+    const tryWallMs = performance.now() - tryStart;
+    const cpuPerTry = (platformCpuMs(platform) - tryCpu0) / CASES;
+    await platform.settled(60_000);
+
+    const evalCpu0 = platformCpuMs(platform);
+    const evalStart = performance.now();
+    const started = await admin('POST', `${ws}/agents/${agentId}/evals`, { suite, versions: [1, 2], trials: TRIALS, budgetUsd: 100_000 });
+    if (started.status !== 201) throw new Error(`eval refused: ${JSON.stringify(started.body)}`);
+    const postedMs = performance.now() - evalStart;
+    let verdict = '';
+    await waitFor(
+      async () => {
+        const run = (await admin('GET', `${ws}/evals/${started.body.id}`)).body;
+        verdict = run.result?.diff?.verdict ?? '';
+        return run.status === 'completed';
+      },
+      { what: 'the eval settled', timeoutMs: 1_800_000, intervalMs: 500 },
+    );
+    const evalWallMs = performance.now() - evalStart;
+    const trials = CASES * 2 * TRIALS;
+    const cpuPerTrial = (platformCpuMs(platform) - evalCpu0) / trials;
+    const ratio = cpuPerTrial / cpuPerTry;
+
+    const body = `## Agent evals (\`npm run bench:evals\`)
+
+- Machine: ${machineLine('all services as processes (gateway, event-log, matcher, one runner), a scripted model')}, ${new Date().toISOString().slice(0, 10)}; load average (1 / 5 / 15 min) ${loadAtStart} at the start, ${load()} at the end (a machine shared with other engineers).
+- Command: \`npm run bench:evals\` (BENCH_CASES=${CASES}, BENCH_TRIALS=${TRIALS}).
+
+| measure | figure |
+|---|---|
+| baseline: ${CASES} tries, one a case, posted one by one, until all ended | ${fmt(tryWallMs / 1000, 1)} s; platform CPU ${fmt(cpuPerTry, 1)} ms a try |
+| eval: ${CASES} cases × 2 versions × ${TRIALS} trials = ${trials} trials, POST → settled verdict (“${verdict}”) | ${fmt(evalWallMs / 1000, 1)} s (the POST, which starts every trial: ${fmt(postedMs / 1000, 1)} s) |
+| platform CPU per trial (the POST, the trials, the reads that settle it) | ${fmt(cpuPerTrial, 1)} ms, **${fmt(ratio, 2)}×** one try (target ≤ 1.2×) |
+
+Platform CPU is every service process's user + system time (/proc) over the phase. Not measured yet:
+the throughput with the local OpenAI-compatible server at a fixed 500 ms latency against the ideal.
+`;
+    writeSection('evals', body);
+    process.stdout.write(body);
+  } finally {
+    await platform.stop();
+    await dropDatabase(template);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,67 @@
+import type { EvalCase, EvalJudgeVerdict, EvalResult, EvalTarget } from '@switchyard/contracts';
+import type { EndedTrial } from '@switchyard/evals';
+
+/** A suite's version as stored. */
+export interface EvalSuiteRecord {
+  id: string;
+  version: number;
+  name: string;
+  cases: EvalCase[];
+  createdAt: Date;
+}
+
+/** An eval run as stored; `result` null while running. */
+export interface EvalRunRecord {
+  id: string;
+  workspaceId: string;
+  agentId: string;
+  suiteId: string;
+  suiteVersion: number;
+  targets: EvalTarget[];
+  trials: number;
+  budgetUsd: number;
+  estimateUsd: number;
+  status: 'running' | 'completed';
+  result: EvalResult | null;
+  createdAt: Date;
+}
+
+/** Where a trial sits in its eval run. */
+export interface EvalTrialSlot {
+  runId: string;
+  caseIndex: number;
+  target: number;
+  trial: number;
+}
+
+/** Suites, eval runs and their trials (decision 0058). Every method is scoped by workspace id. */
+export interface EvalStore {
+  /** Saves a suite's next version (`id` new: its first); null when `id` names no suite of the workspace. */
+  saveSuite(input: { workspaceId: string; id: string; name: string; cases: EvalCase[]; userId: string; isNew: boolean }): Promise<EvalSuiteRecord | null>;
+  /** A suite at `version` (default: its latest). */
+  getSuite(workspaceId: string, id: string, version?: number): Promise<EvalSuiteRecord | null>;
+  /** The latest version of each suite, by name. */
+  listSuites(workspaceId: string): Promise<EvalSuiteRecord[]>;
+  /** Which of these fact ids are recorded facts of the workspace. */
+  knownFacts(workspaceId: string, ids: readonly string[]): Promise<Set<string>>;
+  createRun(input: Omit<EvalRunRecord, 'status' | 'result' | 'createdAt'> & { userId: string }): Promise<void>;
+  addTrial(evalId: string, slot: EvalTrialSlot): Promise<void>;
+  getRun(workspaceId: string, id: string): Promise<EvalRunRecord | null>;
+  /** An agent's eval runs, newest first. */
+  listRuns(workspaceId: string, agentId: string, limit: number): Promise<EvalRunRecord[]>;
+  /** Its trials, with what each run did once it ended (null while it runs) and the judge's verdict (null: none yet). */
+  trialsOf(workspaceId: string, evalId: string): Promise<(EvalTrialSlot & { ended: EndedTrial | null; verdict: EvalJudgeVerdict | null })[]>;
+  /** The run's transcript as the judge reads it: one JSON line per entry (`{type, content}`), in order. */
+  transcriptOf(workspaceId: string, runId: string): Promise<string>;
+  /** Claims a trial for judging (unjudged, or claimed before `staleBefore`): true when this caller may ask the judge. */
+  claimJudging(runId: string, staleBefore: Date): Promise<boolean>;
+  /** Stores the judge's verdict on a trial. */
+  storeVerdict(runId: string, verdict: EvalJudgeVerdict): Promise<void>;
+  /** Stores the result once (a run still `running` only): settling twice is harmless. */
+  settle(workspaceId: string, id: string, result: EvalResult): Promise<void>;
+}
+
+/** A judge model (decision 0058): reads a trial's transcript against a rubric and answers pass or fail with a reason. */
+export interface EvalJudgeModel {
+  judge(input: { model: string; rubric: string; transcript: string }): Promise<EvalJudgeVerdict>;
+}
