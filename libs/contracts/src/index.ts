@@ -68,6 +68,7 @@ export {
   AGENT_SPEC_SCHEMA_VERSION,
   AgentBudgetSchema,
   MAX_RUN_DURATION_MS,
+  MAX_CHILDREN_CAP,
   MIN_RUN_DURATION_MS,
   AgentFactPayloadSchema,
   AgentFlowSchema,
@@ -411,6 +412,7 @@ export {
   MAX_DELEGATION_CONTEXT_CHARS,
   MAX_DELEGATION_OBJECTIVE_CHARS,
   PutCollaboratorRequestSchema,
+  DEFAULT_MAX_CHILDREN,
 } from './collaborators';
 export type {
   Collaborator,
@@ -485,6 +487,17 @@ export {
   TeammateMemorySchema,
 } from './teammates';
 export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateMemory, TeammateStatus, TeammateWatch } from './teammates';
+export {
+  ListTeamsResponseSchema,
+  MESSAGE_UNREACHABLE_REASONS,
+  PARENT_ADDRESS,
+  TEAM_ADDRESS_PREFIX,
+  TeamDetailSchema,
+  TeamNameSchema,
+  TeamStatusSchema,
+  TeamSummarySchema,
+} from './teammates';
+export type { MessageUnreachableReason, TeamDetail, TeamSummary } from './teammates';
 export {
   DeadLettersGrowingPayloadSchema,
   MAX_OPS_RUNS_LISTED,

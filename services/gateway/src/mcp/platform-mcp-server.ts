@@ -11,6 +11,7 @@ import { AppError, ErrorCode, PLATFORM_TOOL_INPUT_SCHEMAS, type ErrorBody, type 
 import type { Logger } from '@switchyard/logging';
 import { z } from 'zod';
 import { assertPerson } from '../commands/decide-approval';
+import { assertInParentScope } from '../commands/parent-scope';
 import { assertRole, hasRole } from '../http/auth';
 import { statusOf } from '../http/errors';
 import { isPlatformToolName, PLATFORM_TOOLS, type PlatformToolContext, type PlatformToolDeps } from './platform-tools';
@@ -65,6 +66,7 @@ export function createPlatformMcpServer(deps: PlatformToolDeps, ctx: PlatformToo
       const parsed = PLATFORM_TOOL_INPUT_SCHEMAS[name].safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw new AppError(ErrorCode.VALIDATION_FAILED, `invalid arguments for ${name}`, parsed.error.issues);
       assertRole(ctx.principal, tool.role);
+      await assertInParentScope(deps, ctx.principal, name);
       return okResult(await tool.run(deps, ctx, parsed.data));
     } catch (error) {
       if (error instanceof AppError) return errorResult(error);
