@@ -459,9 +459,12 @@ export {
   AgentActivationSchema,
   EventActivationsResponseSchema,
   FilterMissSchema,
+  TEAMMATE_SKIP_REASONS,
+  TeammateActivationSchema,
+  TeammateSkipReasonSchema,
   TriggerMissSchema,
 } from './activations';
-export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';
+export type { AgentActivation, EventActivationsResponse, FilterMissShape, TeammateActivation, TeammateSkipReason } from './activations';
 export {
   ListTeammatesResponseSchema,
   ListTeammatesToolInputSchema,
