@@ -96,7 +96,7 @@ export const TeammateActivationSchema = z.discriminatedUnion('outcome', [
   z.strictObject({ ...teammateFields, outcome: z.literal('skipped'), reason: TeammateSkipReasonSchema }),
   /** No watch entry matched: each entry with why (its kind glob, or the filter clause that failed). */
   z.strictObject({ ...teammateFields, outcome: z.literal('no_match'), watch: z.array(TriggerMissSchema) }),
-  /** The teammate was spawned after the fact was recorded. */
+  /** The teammate's `teammate.spawned` fact comes after the fact (in the workspace's fact order the bridge follows). */
   z.strictObject({ ...teammateFields, outcome: z.literal('not_spawned_yet') }),
   /** The matcher has not reached the fact yet: ask again in a moment. */
   z.strictObject({ ...teammateFields, outcome: z.literal('pending') }),

@@ -18,7 +18,7 @@ export interface TeammateFactState {
   name: string;
   team: string | null;
   watch: unknown;
-  /** Spawned after the fact was recorded. */
+  /** Its `teammate.spawned` fact comes after the fact (the bridge's index did not hold it yet). */
   spawnedAfter: boolean;
   stopped: boolean;
   /** Its `teammate_deliveries` row for the fact, if any. */

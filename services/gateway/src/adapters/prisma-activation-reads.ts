@@ -65,10 +65,12 @@ export class PrismaActivationReads implements ActivationReads {
   }
 
   async teammatesOf(workspaceId: string, fact: { id: string; seq: number; kind: string; causedBy?: { runId: string } | undefined }): Promise<TeammateFactState[]> {
-    // The last delivery of the kind is of an earlier fact (the bridge decides in fact order), measured to this fact's recording.
+    // In fact order, as the bridge decides: spawned after = its teammate.spawned fact comes later (or is not relayed yet);
+    // the last delivery of the kind is of an earlier fact, measured to this fact's recording.
     const rows = await this.prisma.$queryRawUnsafe<Array<Omit<TeammateFactState, 'sinceLastOfKindMs'> & { sinceLastOfKindMs: number | string | null }>>(
       `WITH fact AS (SELECT recorded_at FROM platform_events WHERE workspace_id = $1::uuid AND id = $2::uuid)
-       SELECT t.id::text AS "teammateId", t.name, t.team, t.watch, t.created_at > fact.recorded_at AS "spawnedAfter", t.stopped_at IS NOT NULL AS stopped,
+       SELECT t.id::text AS "teammateId", t.name, t.team, t.watch, NOT EXISTS (SELECT 1 FROM platform_events e WHERE e.workspace_id = $1::uuid AND e.kind = 'teammate.spawned' AND e.subject_type = 'teammate'
+                                                    AND e.subject_id = t.id::text AND e.seq < $3) AS "spawnedAfter", t.stopped_at IS NOT NULL AS stopped,
               CASE WHEN d.message_id IS NULL THEN NULL
                    ELSE jsonb_build_object('messageId', d.message_id, 'runId', d.run_id, 'deliveredAt', to_char(d.delivered_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) END AS delivery,
               EXISTS (SELECT 1 FROM runs r WHERE r.workspace_id = $1::uuid AND r.session_id = t.session_id AND r.id = $5::uuid) AS "ownTurnCaused",
