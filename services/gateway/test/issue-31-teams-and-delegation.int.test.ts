@@ -194,7 +194,12 @@ describe('issue 31: teams, two-way delegation and the delegation limits', () => 
       const parent = await sessions.start(acmeId, parentAgent);
       const child = (await callTool(await mcpOf(parent), 'delegate_to_agent', { target: 'helper', objective: 'Emit it' })).body;
       const helper = await sessions.tokenFor(acmeId, { id: child.id, agentId: agents.helper, sessionId: child.sessionId, depth: 1 });
-      const emitted = await callTool(await mcpOf(helper), 'emit_event', { kind: 'bugs.counted', subject: { type: 'repo', id: 'r1' } });
+      const helperMcp = await mcpOf(helper);
+      // What its runner lists (and so offers its model) is narrowed alike: the parent's send_message is there only under lead.
+      const listed = (await helperMcp.listTools()).tools.map((tool) => tool.name);
+      expect(listed.includes('emit_event')).toBe(allowed);
+      expect(listed.includes('send_message')).toBe(!allowed);
+      const emitted = await callTool(helperMcp, 'emit_event', { kind: 'bugs.counted', subject: { type: 'repo', id: 'r1' } });
       if (allowed) {
         expect(emitted.isError).toBe(false);
       } else {
