@@ -8,9 +8,10 @@ const WS = 'watchers';
 const base = `/v1/workspaces/${WS}`;
 
 /**
- * Issue 31, item 7: the event page says, per teammate, whether its watch
- * delivered the fact or why not (headless Chromium; gateway, event-log and
- * matcher as processes).
+ * Issue 31, items 7 and 8: the event page says, per teammate, whether its watch
+ * delivered the fact or why not; a run's page shows the typed refusal its
+ * delegation got (headless Chromium; gateway, event-log, matcher and a runner
+ * as processes).
  */
 describe("issue 31: why didn't teammate X wake, on the event page", () => {
   let platform: TestPlatform;
@@ -21,6 +22,8 @@ describe("issue 31: why didn't teammate X wake, on the event page", () => {
   beforeAll(async () => {
     browser = await launchBrowser();
     platform = await startTestPlatform({ matcher: true });
+    // The runner reaches the platform's tools at this gateway.
+    await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
     const token = await platform.createWorkspace(WS);
     admin = apiClient(platform.gatewayUrl, token);
     const agent = await admin('POST', `${base}/agents`, {
@@ -61,5 +64,26 @@ describe("issue 31: why didn't teammate X wake, on the event page", () => {
     expect(await item('on-builds').getAttribute('data-outcome')).toBe('no_match');
     await item('on-builds').filter({ hasText: 'watch 0: kind build.* does not match' }).waitFor();
     await item('retired').filter({ hasText: 'not delivered: stopped' }).waitFor();
+  });
+
+  it("shows the typed refusal on the run that got one: a delegation past the agent's maxChildren is fan_out_cap", async () => {
+    const agent = await admin('POST', `${base}/agents`, {
+      name: 'fanner',
+      instructions: 'Delegate.',
+      model: { provider: 'scripted', name: 'demo' },
+      script: [{ tool: 'platform.delegate_to_agent', arguments: { target: 'fanner', objective: 'split the work' } }, { say: 'done' }],
+      triggers: [{ kind: 'never.fires' }],
+      permissionMode: 'bypass',
+      tools: { platform: ['delegate_to_agent'] },
+      budget: { maxChildren: 0 },
+    });
+    expect(agent.status).toBe(201);
+    const run = (await admin('POST', `${base}/agents/${agent.body.id}/runs`, { input: 'go' })).body;
+    await waitFor(async () => ['completed', 'failed'].includes((await admin('GET', `${base}/runs/${run.id}`)).body.status) || undefined, { what: 'the run ended', timeoutMs: 60_000 });
+    const transcript = (await admin('GET', `${base}/runs/${run.id}/transcript`)).body;
+    const tool = transcript.entries.find((entry: { type: string }) => entry.type === 'tool');
+    expect(JSON.stringify(tool)).toContain('fan_out_cap');
+    await page.goto(`${platform.gatewayUrl}/runs/${run.id}`);
+    await page.getByTestId('refusal').filter({ hasText: 'DELEGATION_REFUSED: fan_out_cap' }).first().waitFor({ timeout: 20_000 });
   });
 });
