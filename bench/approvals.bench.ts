@@ -24,7 +24,7 @@ import { Client } from 'pg';
 import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
-import { closeRedis, createActivationQueue, createRedis } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, duplicateRedis } from '@switchyard/redis';
 import { RunWaker } from '@switchyard/runs';
 import { insertApproval, spawnService, startTestMcpServer, type ServiceProcess } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
@@ -225,7 +225,7 @@ async function main(): Promise<void> {
     const queueName = `bare-${randomUUID().slice(0, 8)}`;
     const bareQueue = new Queue(queueName, { connection: redis, prefix });
     let resolvePickup: ((at: number) => void) | undefined;
-    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
+    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null });
     const worker = new Worker(queueName, async () => resolvePickup?.(Date.now()), { connection: workerConnection, prefix, concurrency: 1 });
     await worker.waitUntilReady();
     for (let i = 0; i < DECISIONS; i++) {

@@ -27,6 +27,8 @@ import { roundTripCost } from './lib/wakeup-probe';
 import { CpuWindow } from './lib/process-cpu';
 import { perRun, pgCounters, type PgCounters } from './lib/pg-activity';
 import { enableRoundTrips, RoundTripWindow, roundTripRows } from './lib/round-trips';
+import { PipeBullmqPeer } from './lib/pipe-bullmq/peer';
+import { peerPairsSection, runPeerPairs } from './lib/peer-pairs';
 
 const ROOT = path.resolve(__dirname, '..');
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -51,6 +53,14 @@ const MATCHING = 3;
 const RUNNERS = Number(process.env.BENCH_RUNNERS ?? 1);
 /** Longest wait for the latency runs to start after the load ends. */
 const WAIT_MS = Number(process.env.BENCH_WAIT_MS ?? 30_000);
+/** The pipe-bullmq peer of issue 37 (BENCH_PEER=0: none): its pairs' rates, rates with slow commits, max-rate steps, rounds. */
+const rates = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').filter(Boolean).map(Number);
+const PEER = process.env.BENCH_PEER !== '0';
+const PEER_RATES = rates('BENCH_PEER_RATES', '10,40,100,200');
+const PEER_SLOW_RATES = rates('BENCH_PEER_SLOW_RATES', '40,100');
+const PEER_MAXRATES = rates('BENCH_PEER_MAXRATES', '40,70,100,150,200,300,400,600');
+const PEER_MAXRATE_SECONDS = Number(process.env.BENCH_PEER_MAXRATE_SECONDS ?? 5);
+const PEER_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 2);
 
 /**
  * CPU priorities (nice values) of services, e.g. `runner=-8,matcher=-8` (negative ones need
@@ -276,7 +286,7 @@ async function main(): Promise<void> {
       'load generator': [process.pid],
     });
     /** Posts `rate` facts/s for SECONDS and measures published → queued → started for each. */
-    const measureAt = async ({ rate, perRequest, label }: (typeof LOADS)[number], n: number) => {
+    const measureAt = async ({ rate, perRequest, label }: (typeof LOADS)[number], n: number, waitMs = WAIT_MS, seconds = SECONDS) => {
       const warm = `lat.warm${n}`;
       const kind = `lat.fact${n}`;
       await offer(rate, perRequest, rate * WARM_SECONDS, warm);
@@ -286,7 +296,7 @@ async function main(): Promise<void> {
       // so the planner took the runs table for a few rows and scanned it whole (auto_explain).
       await pg.query('ANALYZE runs, platform_events, transcript_entries');
       const fromId = (await redis.xrevrange(factsKey, '+', '-', 'COUNT', 1))[0]?.[0] ?? '0-0';
-      const total = rate * SECONDS;
+      const total = rate * seconds;
       const countersBefore: PgCounters | undefined = PG_STATS ? await pgCounters(pg) : undefined;
       const roundTrips = ROUND_TRIPS_DIR
         ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, matcher: matcher!.child.pid!, ...Object.fromEntries(runners.map((r, i) => [`runner ${i + 1}`, r.child.pid!])) })
@@ -303,7 +313,7 @@ async function main(): Promise<void> {
       const ended = Number((await pg.query(`SELECT count(*) FROM runs WHERE event_kind = $1 AND status = 'completed' AND ended_at BETWEEN $2 AND $3`, [kind, windowStart, windowEnd])).rows[0].count);
       const platformPct = Object.entries(cpu).filter(([group]) => group !== 'load generator').reduce((sum, [, pct]) => sum + pct, 0);
       const cpuPerRunMs = ended > 0 ? ((platformPct / 100) * (windowEnd.getTime() - windowStart.getTime())) / ended : null;
-      await allStarted(kind, total, WAIT_MS);
+      await allStarted(kind, total, waitMs);
       const measuredAt = Date.now();
       let pgPerRun: Array<[string, number]> | undefined;
       if (countersBefore) {
@@ -355,6 +365,24 @@ async function main(): Promise<void> {
     };
     const measured = [];
     for (const [n, spec] of LOADS.entries()) measured.push(await measureAt(spec, n));
+    // 2b. Issue 37: interleaved pairs against the pipe-bullmq peer, then the max sustained rate of each.
+    // Its BullMQ keys are under the bench's prefix, so the cleanup at the end removes them too.
+    let peerSection = '';
+    if (PEER) {
+      const peer = new PipeBullmqPeer(withDatabaseName(SERVER_URL, `sy_bench_peer_${Date.now()}`), REDIS_URL, `${prefix}:peer`, redisPid);
+      await peer.start();
+      try {
+        let n = LOADS.length;
+        const result = await runPeerPairs({
+          switchyard: async (rate, waitMs) => measureAt({ rate, perRequest: 1, label: `${rate}/s` }, n++, waitMs, waitMs < WAIT_MS ? PEER_MAXRATE_SECONDS : SECONDS),
+          peer, slowCommitsUrl: dbUrl, rates: PEER_RATES, slowRates: PEER_SLOW_RATES, maxRates: PEER_MAXRATES, maxRateSeconds: PEER_MAXRATE_SECONDS,
+          seconds: SECONDS, warmSeconds: WARM_SECONDS, rounds: PEER_ROUNDS,
+        });
+        peerSection = peerPairsSection(result, PEER_MAXRATE_SECONDS);
+      } finally {
+        await peer.stop();
+      }
+    }
     load.close();
     load = undefined;
 
@@ -435,6 +463,7 @@ ${measured.map((m) => `- ${m.label}: ${(m.pgPerRun ?? []).filter(([, v]) => v >=
 |---:|---:|---:|
 ${wakeups.map((w) => `| ${w.gapMs === 0 ? 'none (back to back)' : `${w.gapMs} ms`} | ${fmt(w.clientUs)} µs | ${fmt(w.serverUs)} µs |`).join('\n')}
 
+${peerSection}
 Targets (issue 3): throughput nearly independent of the number of non-matching agents; fact → run started p50 ≤ 10 ms and p99 ≤ 100 ms at 200 facts/s. ${measured.map((m) => {
   const { p50, p99 } = q(m.toStart);
   return `At ${m.label}: p50 ${p50 <= 10 ? 'met' : 'not met'}, p99 ${p99 <= 100 ? 'met' : 'not met'}.`;

@@ -1,6 +1,7 @@
 /**
- * `npm run bench:time`: how late schedules fire (issue 30, decision 0048) — the fire half;
- * wait → resume belongs with `wait_for_event` (issue 30 §2) and is not measured here.
+ * `npm run bench:time`: how late schedules fire (issue 30, decision 0048), and wait → resume
+ * beside approval → resume at the command level (decision 0055, bench/lib/resume-paths.ts;
+ * `BENCH_RESUMES` samples of each, interleaved; target: wait p50 within 1.2× approval p50).
  *
  * Each round, `BENCH_SCHEDULES` schedules (1,000) are all due at the same whole second, with a
  * real event-log process (its scheduler on its defaults) running. Reported per fire, from the
@@ -19,6 +20,7 @@ import { spawnService } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
 import { fmt, quantile } from './lib/stats';
 import { machineLine, writeSection } from './lib/report';
+import { measureResumes } from './lib/resume-paths';
 
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -26,6 +28,9 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 1000);
 /** Rounds (and baseline rounds). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Wait → resume and approval → resume samples, each. */
+const RESUMES = Number(process.env.BENCH_RESUMES ?? 500);
+const TARGET_RESUME_RATIO = 1.2;
 /** The issue's target for the fact stored, p99. */
 const TARGET_P99_MS = 1000;
 /** How far ahead of now a round's slot is set: the inserts land well before it. */
@@ -99,6 +104,8 @@ async function main(): Promise<void> {
       console.log(`round ${round}: stored p99 ${fmt(quantile(result.stored, 0.99))} ms`);
     }
     const p99 = quantile(stored, 0.99);
+    const resumes = await measureResumes(dbUrl, pg, workspaceId, RESUMES);
+    const ratio = quantile(resumes.wait, 0.5) / quantile(resumes.approval, 0.5);
     const body = [
       '## Time (`npm run bench:time`)',
       '',
@@ -113,7 +120,15 @@ async function main(): Promise<void> {
       line(`baseline: bare setTimeout + one INSERT of ${fmt(SCHEDULES)} rows`, baseline),
       '',
       `Target fact stored p99 ≤ ${fmt(TARGET_P99_MS)} ms: ${p99 <= TARGET_P99_MS ? 'met' : 'NOT met'} (${fmt(p99)} ms). The scheduler's floor is its tick (a slot waits up to SCHEDULE_TICK_MS for the next look); the baseline has none.`,
-      'Wait → resume latency (issue 30 §2) is not measured: `wait_for_event` is not built yet.',
+      '',
+      `Resume latency, ${fmt(RESUMES)} samples of each, interleaved: the write that resumes a parked run until it is \`queued\` again (committed), in milliseconds; the Redis wake and the runner's claim after it are the same for both and not included.`,
+      '',
+      '| what | resumes | p50 ms | p99 ms | max ms |',
+      '| --- | ---: | ---: | ---: | ---: |',
+      line('approval → resume (ApprovalStore.decide)', resumes.approval),
+      line('wait → resume (the fact appended, then the matcher\'s matchFacts)', resumes.wait),
+      '',
+      `Target wait p50 ≤ ${TARGET_RESUME_RATIO}× approval p50: ${ratio <= TARGET_RESUME_RATIO ? 'met' : 'NOT met'} (${fmt(ratio, 2)}×).`,
     ].join('\n');
     writeSection('time', body);
     console.log(body);

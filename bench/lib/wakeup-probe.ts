@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from '@switchyard/redis';
 
 /** CPU per Redis round trip, in µs, of this process (the client) and of the Redis server. */
 export interface RoundTripCost {

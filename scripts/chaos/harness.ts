@@ -14,7 +14,7 @@ import { Mesh } from './mesh';
 import { meshEnv } from './mesh-env';
 import type { ChaosOptions } from './options';
 import { chaosDatabaseUrl, migrateDatabase, serverUrl } from './own-database';
-import { freePort, OwnRedis } from './own-redis';
+import { freePort, OwnRedis, PREFIX } from './own-redis';
 import { waitForQuiescence } from './quiescence';
 import { formatReport } from './report';
 import { MANUAL_RUN_AGENT, SCENARIO_AGENTS } from './scenario';
@@ -23,7 +23,6 @@ import { checkSchedules, createSchedules, disableSchedules, readScheduleOutcomes
 
 const ROOT = path.resolve(__dirname, '../..');
 const WORKSPACE = 'chaos';
-const PREFIX = 'chaos';
 
 /** How long a fact is still retried once the load has ended. */
 const RETRY_AFTER_LOAD_MS = 60_000;
@@ -65,14 +64,14 @@ interface StartedPlatform {
 }
 
 /** Starts Redis, the database, the mesh, the workspace and the agents, recording each in `resources`. */
-async function startPlatform(resources: ChaosResources, log: (line: string) => void): Promise<StartedPlatform> {
-  resources.redis = await OwnRedis.start();
+async function startPlatform(resources: ChaosResources, redisKind: ChaosOptions['redis'], log: (line: string) => void): Promise<StartedPlatform> {
+  resources.redis = await OwnRedis.start(redisKind);
   // Recorded before it exists: a migration that fails half-way still leaves it to drop.
   resources.databaseUrl = chaosDatabaseUrl(serverUrl());
   await migrateDatabase(resources.databaseUrl);
   const gatewayPort = await freePort();
   const env = meshEnv({ databaseUrl: resources.databaseUrl, redisUrl: resources.redis.url, redisPrefix: PREFIX, gatewayPort });
-  log(`chaos: redis-server on ${resources.redis.url}, database ${resources.databaseUrl}`);
+  log(`chaos: ${redisKind === 'cluster' ? 'Redis Cluster' : 'redis-server'} on ${resources.redis.url}, database ${resources.databaseUrl}`);
   resources.mesh = new Mesh(env);
   await resources.mesh.start();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
@@ -104,7 +103,7 @@ async function loadUnderKills(options: ChaosOptions, platform: StartedPlatform, 
  * and prints the report. Resolves true when every check passed.
  */
 export async function runChaos(options: ChaosOptions, resources: ChaosResources, log: (line: string) => void): Promise<boolean> {
-  const platform = await startPlatform(resources, log);
+  const platform = await startPlatform(resources, options.redis, log);
   const { mesh, redis: ownRedis, databaseUrl } = resources as Required<ChaosResources>;
   const loadId = randomUUID().slice(0, 8);
   log(`chaos: mesh up; offering ${options.rate} facts/s for ${options.duration} s, ${options.kills.length} kills`);

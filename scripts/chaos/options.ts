@@ -26,12 +26,19 @@ export const ChaosOptionsSchema = z.strictObject({
     .pipe(z.array(z.enum(KILL_TARGETS)).refine((targets) => new Set(targets).size === targets.length, { message: 'each target at most once' })),
   /** Most seconds to wait for quiescence once the load ended. @defaultValue 180 */
   quiesceTimeout: z.coerce.number().int().min(10).max(1800).default(180),
+  /**
+   * `single`: one redis-server of the harness's own. `cluster`: a Redis Cluster of three
+   * masters of its own (decision 0061); the `redis` kill SIGKILLs and restarts the master
+   * holding the platform's keys.
+   * @defaultValue single
+   */
+  redis: z.enum(['single', 'cluster']).default('single'),
   /** Keep the database (and print its URL) instead of dropping it. @defaultValue false */
   keep: z.boolean().default(false),
 });
 export type ChaosOptions = z.infer<typeof ChaosOptionsSchema>;
 
-/** Parses the command line (`--rate N --duration S --kills a,b --quiesce-timeout S --keep`). */
+/** Parses the command line (`--rate N --duration S --kills a,b --quiesce-timeout S --redis single|cluster --keep`). */
 export function parseChaosOptions(argv: string[]): ChaosOptions {
   const { values } = parseArgs({
     args: argv,
@@ -42,6 +49,7 @@ export function parseChaosOptions(argv: string[]): ChaosOptions {
       kills: { type: 'string' },
       'quiesce-timeout': { type: 'string' },
       keep: { type: 'boolean' },
+      redis: { type: 'string' },
     },
   });
   const { 'quiesce-timeout': quiesceTimeout, ...rest } = values;

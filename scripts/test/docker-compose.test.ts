@@ -28,6 +28,8 @@ interface ComposeService {
   healthcheck?: { test: string[] };
   ports?: string[];
   expose?: string[];
+  deploy?: { replicas?: string | number };
+  container_name?: string;
 }
 
 /** A value for each variable compose requires, as an operator would export them. */
@@ -266,5 +268,16 @@ describe('Dockerfile', () => {
   it('has a build context without host node_modules, local data or git', () => {
     const ignored = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim());
     expect(ignored).toEqual(expect.arrayContaining(['.git', '.data', '**/node_modules', 'libs/db/src/generated']));
+  });
+
+  it('scales every app service by <SERVICE>_REPLICAS (one by default), the gateway on a host port range', () => {
+    const replicasVar = (name: string) => `${name.toUpperCase().replace(/-/g, '_')}_REPLICAS`;
+    for (const name of appNames) {
+      // A fixed container name would stop a second replica from starting.
+      expect({ name, replicas: services[name]!.deploy?.replicas, containerName: services[name]!.container_name }).toEqual({ name, replicas: '1', containerName: undefined });
+    }
+    const scaled = composeWith({ ...REQUIRED, ...Object.fromEntries(appNames.map((name) => [replicasVar(name), '3'])), GATEWAY_PORT: '8080-8082' });
+    for (const name of appNames) expect({ name, replicas: Number(scaled[name]!.deploy?.replicas) }).toEqual({ name, replicas: 3 });
+    expect(scaled.gateway!.ports).toEqual(['8080-8082:8080']);
   });
 });

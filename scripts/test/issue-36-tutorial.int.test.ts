@@ -48,6 +48,7 @@ describe('the README tutorial', () => {
       '5. A task',
       '6. MCP from a desktop client',
       '7. The Mattermost bot',
+      '8. Time: a schedule, a wait for a fact, a backfill',
     ]);
   });
 
@@ -179,6 +180,18 @@ describe('the README tutorial', () => {
       );
       expect(posts).toHaveLength(2);
       expect(posts[0]).toMatch(/test/i);
+    });
+
+    it('8: a schedule fires and is turned off, a run waits for CI and resumes with it, a backfill dry run counts the scorecards', async () => {
+      const [schedule, wait, backfill] = await runStep(8);
+      expect(schedule!.stdout).toContain('{"name":"heartbeat","enabled":false}');
+      expect(JSON.parse(wait!.stdout)).toEqual({ status: 'completed', summary: 'CI is green: deploying.' });
+      const client = await api();
+      const entries = (await client('GET', `/v1/workspaces/${WS}/runs/${await shell.variable('DEPLOY')}/transcript`)).body.entries;
+      const waited = entries.find((entry: { type: string; content: { name?: string } }) => entry.type === 'tool' && entry.content.name === 'platform.wait_for_event');
+      expect(JSON.parse(waited.content.result)).toMatchObject({ type: 'fact', fact: { kind: 'ci.finished', payload: { branch: 'main' } } });
+      // Steps 1 and 7 recorded two scorecards today.
+      expect(JSON.parse(backfill!.stdout)).toEqual({ dryRun: true, runs: 2 });
     });
   });
 });

@@ -112,6 +112,8 @@ export const EventActivationsResponseSchema = z.strictObject({
   seq: z.number().int().positive(),
   /** Every live agent of the workspace (and deleted ones the fact activated), by name. */
   agents: z.array(AgentActivationSchema),
+  /** The schedule whose fire recorded the fact (decision 0055: why-not explains a fire), from its fire history; absent for any other fact. */
+  firedBy: z.strictObject({ scheduleId: z.uuid(), name: z.string(), slotAt: z.iso.datetime(), late: z.boolean(), manual: z.boolean() }).optional(),
   /** Every teammate of the workspace (stopped ones too), by name: what its watch made of the fact. */
   teammates: z.array(TeammateActivationSchema),
 });

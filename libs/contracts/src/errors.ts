@@ -228,6 +228,10 @@ export enum ErrorCode {
    * zone is unknown to the cron library; nothing was written. `data`: `{ field, reason }`.
    */
   SCHEDULE_INVALID = 'SCHEDULE_INVALID',
+  /** A backfill's range holds more matching facts than BACKFILL_MAX_RUNS; nothing was written. `data`: `{ max }`. */
+  BACKFILL_TOO_LARGE = 'BACKFILL_TOO_LARGE',
+  /** No backfill batch of that id for this agent in the workspace. `data`: `{ id }`. */
+  BACKFILL_NOT_FOUND = 'BACKFILL_NOT_FOUND',
   /** Another schedule of the workspace has that name. `data`: `{ name }`. */
   SCHEDULE_NAME_TAKEN = 'SCHEDULE_NAME_TAKEN',
   /** The workspace holds the most schedules it may (MAX_SCHEDULES_PER_WORKSPACE). `data`: `{ limit }`. */

@@ -3,6 +3,8 @@ export { JsonValueSchema } from './json-value';
 export type { ErrorBody } from './errors';
 export { GROUPS, MAILBOX_FIELD, mailboxStream, STREAMS } from './streams';
 export type { GroupName, StreamName } from './streams';
+export { isHashTagged, RedisPrefixSchema, RedisTargetSchema } from './redis-target';
+export type { RedisClusterNode, RedisTarget } from './redis-target';
 export {
   AcceptedFactSchema,
   ActorSchema,
@@ -179,6 +181,7 @@ export {
   ToolCallResultSchema,
   PutSettingsRequestSchema,
   WorkspaceSettingsSchema,
+  MAX_WORKSPACE_CONCURRENT_RUNS,
 } from './runs';
 export type { PutSettingsRequest } from './runs';
 export type { ActivationJob, Run, RunOrigin, RunOriginType, RunOutcome, RunStatus, RunTrigger, ToolCallCounts, ToolCallResult, WorkspaceSettings } from './runs';
@@ -729,3 +732,7 @@ export {
 export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateSummary } from './templates';
 export { MAX_TRACE_SPANS, RunTraceSchema, TRACE_TEXT_CHARS, TraceAttributesSchema, TraceSpanKindSchema, TraceSpanSchema, TraceSpanStatusSchema } from './run-trace';
 export type { RunTrace, TraceAttributes, TraceSpan, TraceSpanKind } from './run-trace';
+export { RunWaitResolveRowSchema, WAIT_STATUSES, WAIT_TIMEOUT_MS, WaitForEventResultSchema, WaitForEventToolInputSchema } from './waits';
+export type { RunWaitResolveRow, WaitForEventResult, WaitForEventToolInput, WaitStatus } from './waits';
+export { BACKFILL_MAX_RUNS, BackfillBatchIdSchema, BackfillRequestSchema, BackfillResponseSchema, BackfillStopResponseSchema } from './backfill';
+export type { BackfillRequest, BackfillResponse, BackfillStopResponse } from './backfill';

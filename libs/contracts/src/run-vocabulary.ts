@@ -21,7 +21,7 @@ export function isTerminalRunStatus(status: RunStatus): status is TerminalRunSta
 }
 
 /** Most runs of one agent executing at once: the upper bound of an agent's `flow.concurrency`. */
-export const MAX_AGENT_CONCURRENCY = 10;
+export const MAX_AGENT_CONCURRENCY = 1000;
 
 /** Codes of a run the platform failed (its `reason` and `error.code`), besides the model's. */
 export const RUN_FAILURE_CODES = {

@@ -21,6 +21,8 @@ export const ListRunsQuerySchema = z.strictObject({
   eventId: z.uuid().optional(),
   /** Only the runs this run caused directly (their `causedBy.runId`): a causation graph, one level at a time. */
   causedByRunId: z.uuid().optional(),
+  /** Only the runs of this backfill batch (decision 0055): a backfill seen as one in the fleet. */
+  batchId: z.uuid().optional(),
   /** Only runs with at least one tool call of this result (`refused`: runs whose calls were refused). */
   toolResult: ToolCallResultSchema.optional(),
   /** The last id of the previous page: the page holds runs older than it. */
@@ -82,6 +84,7 @@ export const RUN_FACT_KINDS = {
   queued: 'agent.run.queued',
   running: 'agent.run.started',
   awaiting_approval: 'agent.run.awaiting_approval',
+  awaiting_event: 'agent.run.awaiting_event',
   completed: 'agent.run.completed',
   failed: 'agent.run.failed',
   cancelled: 'agent.run.cancelled',
@@ -118,7 +121,7 @@ export const WORKSPACE_FACT_KINDS = {
 } as const;
 
 /** A workspace setting a save may change. */
-export const WorkspaceSettingNameSchema = z.enum(['agentsPaused', 'approvals', 'retention']);
+export const WorkspaceSettingNameSchema = z.enum(['agentsPaused', 'approvals', 'retention', 'maxConcurrentRuns']);
 export type WorkspaceSettingName = z.infer<typeof WorkspaceSettingNameSchema>;
 
 /**

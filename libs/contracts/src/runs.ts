@@ -4,7 +4,7 @@ import { PutRetentionSettingsSchema, RETENTION_DEFAULTS, RetentionSettingsSchema
 import { CausedBySchema, KindSchema, SubjectSchema } from './facts';
 
 /** Run statuses; `completed | failed | cancelled | dropped` are terminal. */
-export const RunStatusSchema = z.enum(['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped']);
+export const RunStatusSchema = z.enum(['queued', 'running', 'awaiting_approval', 'awaiting_event', 'completed', 'failed', 'cancelled', 'dropped']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** What started a run. */
@@ -43,11 +43,13 @@ export const RunOriginSchema = z.discriminatedUnion('type', [
   }),
   /** A teammate's turn (lane `session:<sessionId>`): it reads its mailbox, which woke it. */
   z.strictObject({ type: z.literal('teammate'), teammateId: z.uuid(), name: z.string().max(64) }),
+  /** A backfill (decision 0055): the agent activated on a recorded fact, one run per fact of batch `batchId`, started by `userId`. */
+  z.strictObject({ type: z.literal('backfill'), batchId: z.uuid(), eventId: z.uuid(), agentVersion: z.number().int().positive(), userId: z.uuid() }),
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
 
 /** The type of a run's origin alone (`runs.origin_type`; the status facts carry it). */
-export const RunOriginTypeSchema = z.enum(['trigger', 'manual', 'retry', 'try', 'delegation', 'teammate']);
+export const RunOriginTypeSchema = z.enum(['trigger', 'manual', 'retry', 'try', 'delegation', 'teammate', 'backfill']);
 export type RunOriginType = z.infer<typeof RunOriginTypeSchema>;
 // Both ways: every origin's type is listed, and nothing else.
 const _originTypesListed: [RunOrigin['type'], RunOriginType] extends [RunOriginType, RunOrigin['type']] ? true : never = true;
@@ -156,6 +158,12 @@ export const QUEUES = {
 } as const;
 
 /** `PUT /v1/workspaces/{ws}/settings` body and `GET` response. */
+/** Most runs a workspace's `maxConcurrentRuns` may allow (decision 0054). */
+export const MAX_WORKSPACE_CONCURRENT_RUNS = 1_000_000;
+
+/** A workspace's ceiling of runs executing at once, over all its agents (decision 0054). */
+const MaxConcurrentRunsSchema = z.number().int().min(1).max(MAX_WORKSPACE_CONCURRENT_RUNS);
+
 export const WorkspaceSettingsSchema = z.strictObject({
   /** The kill switch: nothing is activated, running runs are cancelled at their next step. */
   agentsPaused: z.boolean(),
@@ -163,6 +171,8 @@ export const WorkspaceSettingsSchema = z.strictObject({
   approvals: ApprovalsSettingSchema.default('enabled'),
   /** How long facts and transcripts are kept (decision 0041); absent on facts recorded before it, read as the defaults. */
   retention: RetentionSettingsSchema.default({ ...RETENTION_DEFAULTS }),
+  /** Most runs of the workspace executing at once, over all its agents: the run queue's fair claim starts no more (decision 0054). @defaultValue absent (no ceiling) */
+  maxConcurrentRuns: MaxConcurrentRunsSchema.optional(),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;
 
@@ -171,6 +181,12 @@ export type WorkspaceSettings = z.infer<typeof WorkspaceSettingsSchema>;
  * saved value (so turning the kill switch on or off never re-opens approvals).
  */
 export const PutSettingsRequestSchema = z
-  .strictObject({ agentsPaused: z.boolean().optional(), approvals: ApprovalsSettingSchema.optional(), retention: PutRetentionSettingsSchema.optional() })
+  .strictObject({
+    agentsPaused: z.boolean().optional(),
+    approvals: ApprovalsSettingSchema.optional(),
+    retention: PutRetentionSettingsSchema.optional(),
+    /** A ceiling of runs at once; null removes it. */
+    maxConcurrentRuns: MaxConcurrentRunsSchema.nullable().optional(),
+  })
   .refine((body) => Object.keys(body).length > 0, { message: 'name at least one setting' });
 export type PutSettingsRequest = z.infer<typeof PutSettingsRequestSchema>;

@@ -68,7 +68,7 @@ describe('the run vocabulary', () => {
 
   it('names as terminal exactly the statuses a run never leaves', () => {
     expect([...TERMINAL_RUN_STATUSES]).toEqual(['completed', 'failed', 'cancelled', 'dropped']);
-    expect(RunStatusSchema.options.filter((status) => !isTerminalRunStatus(status))).toEqual(['queued', 'running', 'awaiting_approval']);
+    expect(RunStatusSchema.options.filter((status) => !isTerminalRunStatus(status))).toEqual(['queued', 'running', 'awaiting_approval', 'awaiting_event']);
   });
 
   it('bounds an agent’s concurrency by MAX_AGENT_CONCURRENCY', () => {

@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { poolerUrl } from './pooler-url';
 import { PrismaClient } from './generated/client';
 
 /** Options of {@link createPrismaClient}. */
@@ -42,7 +43,8 @@ export function createPrismaClient(options: CreatePrismaClientOptions): PrismaCl
   const connectionTimeoutMillis = options.connectionTimeoutMillis ?? 5_000;
   const adapter = new PrismaPg(
     {
-      connectionString: options.databaseUrl,
+      // The adapter names no statement: only the `pgbouncer` flag itself must go.
+      connectionString: poolerUrl(options.databaseUrl).connectionString,
       max: options.poolMax ?? 10,
       connectionTimeoutMillis,
       idleTimeoutMillis: options.idleTimeoutMillis ?? 30_000,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Pool, type QueryConfig } from 'pg';
+import { poolerUrl } from './pooler-url';
 import type { CreatePrismaClientOptions } from './prisma-client';
 
 /**
@@ -43,16 +44,21 @@ export const MAX_PREPARED = 256;
 export class SqlPool implements SqlRunner, SqlTransactions {
   private readonly pool: Pool;
   private readonly names = new Map<string, string>();
+  /** Behind a transaction pooler (`?pgbouncer=true`): statements go unnamed, no startup options. */
+  private readonly pooled: boolean;
 
   constructor(options: CreatePrismaClientOptions) {
     if (!options.databaseUrl) throw new Error('SqlPool: databaseUrl is required');
+    const { connectionString, transactionPooler } = poolerUrl(options.databaseUrl);
+    this.pooled = transactionPooler;
     this.pool = new Pool({
-      connectionString: options.databaseUrl,
+      connectionString,
       max: options.poolMax ?? 10,
       connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
       idleTimeoutMillis: options.idleTimeoutMillis ?? 30_000,
       application_name: options.applicationName,
-      options: '-c plan_cache_mode=force_generic_plan',
+      // PgBouncer refuses startup options; behind it, set plan_cache_mode on the role instead.
+      ...(transactionPooler ? {} : { options: '-c plan_cache_mode=force_generic_plan' }),
     });
     // An idle client that fails (server restart) must not crash the process; the next query reconnects.
     this.pool.on('error', (error) => options.onPoolError?.(error));
@@ -104,6 +110,8 @@ export class SqlPool implements SqlRunner, SqlTransactions {
 
   /** The query as a named (prepared) statement while fewer than MAX_PREPARED texts are named. */
   private statement(text: string, values: unknown[]): QueryConfig {
+    // A name is prepared on one server session; behind a transaction pooler the next use may be on another.
+    if (this.pooled) return { text, values };
     let name = this.names.get(text);
     if (name === undefined && this.names.size < MAX_PREPARED) {
       name = `sy_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;

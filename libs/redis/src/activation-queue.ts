@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { QUEUES, type ActivationJob } from '@switchyard/contracts';
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 
 export type ActivationQueue = Queue<ActivationJob>;
 

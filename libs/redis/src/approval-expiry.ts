@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { ApprovalExpiryJobSchema, QUEUES, type ApprovalExpiryJob } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 
 export type ApprovalExpiryQueue = Queue<ApprovalExpiryJob>;
 

@@ -1,6 +1,12 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis as SingleRedis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { RedisTargetSchema } from '@switchyard/contracts';
 
-export type { Redis };
+/**
+ * A connection to Switchyard's Redis: one server, or a Redis Cluster
+ * (decision 0061). Both answer the same commands; every key carries the
+ * prefix's hash tag, so a multi-key command or script lands on one node.
+ */
+export type Redis = SingleRedis | Cluster;
 
 /** Options of createRedis. */
 export interface RedisConnectionOptions {
@@ -13,18 +19,64 @@ export interface RedisConnectionOptions {
    * @defaultValue 2
    */
   maxRetriesPerRequest?: number | null;
+  /**
+   * Queue commands while disconnected. Off, a command fails at once when Redis
+   * is down (the gateway's readiness probe wants that).
+   * @defaultValue true
+   */
+  enableOfflineQueue?: boolean;
 }
 
-/** A Redis connection from a URL with the settings Switchyard relies on. */
-export function createRedis(url: string, options: RedisConnectionOptions = {}): Redis {
-  const redisOptions: RedisOptions = {
+function nodeOptions(options: RedisConnectionOptions): RedisOptions {
+  return {
     connectionName: options.connectionName,
     maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 2 : options.maxRetriesPerRequest,
-    enableAutoPipelining: true,
+    ...(options.enableOfflineQueue === undefined ? {} : { enableOfflineQueue: options.enableOfflineQueue }),
     // Reconnect with a capped backoff; commands queue meanwhile (bounded by maxRetriesPerRequest).
     retryStrategy: (times) => Math.min(times * 100, 2000),
   };
-  return new Redis(url, redisOptions);
+}
+
+/**
+ * A connection from `REDIS_URL` with the settings Switchyard relies on:
+ * `redis://…` makes an ioredis `Redis`, `redis-cluster://host:port,…` an
+ * ioredis `Cluster` (masters only: a read from a replica could miss an
+ * acknowledged write).
+ */
+export function createRedis(url: string, options: RedisConnectionOptions = {}): Redis {
+  const target = RedisTargetSchema.parse(url);
+  if (target.kind === 'single') return new SingleRedis(url, { ...nodeOptions(options), enableAutoPipelining: true });
+  const clusterOptions: ClusterOptions = {
+    enableAutoPipelining: true,
+    ...(options.enableOfflineQueue === undefined ? {} : { enableOfflineQueue: options.enableOfflineQueue }),
+    scaleReads: 'master',
+    // While a master is down or failing over, keep retrying instead of failing commands at once.
+    clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+    retryDelayOnClusterDown: 200,
+    retryDelayOnFailover: 200,
+    redisOptions: {
+      ...nodeOptions(options),
+      ...(target.username ? { username: target.username } : {}),
+      ...(target.password ? { password: target.password } : {}),
+      ...(target.tls ? { tls: {} } : {}),
+    },
+  };
+  return new Cluster(target.nodes, clusterOptions);
+}
+
+/**
+ * A second connection like `redis` with other options, for a blocking read
+ * (`XREADGROUP BLOCK` holds its connection) — `duplicate` takes different
+ * arguments on a Cluster than on a single server.
+ */
+export function duplicateRedis(redis: Redis, options: RedisConnectionOptions): Redis {
+  // Only what the caller names changes; the rest is the original's.
+  const changed: RedisOptions = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  if (redis instanceof Cluster) {
+    const offline = options.enableOfflineQueue === undefined ? {} : { enableOfflineQueue: options.enableOfflineQueue };
+    return redis.duplicate(undefined, { ...offline, redisOptions: { ...redis.options.redisOptions, ...changed } });
+  }
+  return redis.duplicate(changed);
 }
 
 /**

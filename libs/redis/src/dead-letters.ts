@@ -1,5 +1,5 @@
 import type { DeadLetter, NewDeadLetter } from '@switchyard/contracts';
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 import { toKey } from './keys';
 import { MESSAGE_FIELD } from './stream-producer';
 

@@ -1,5 +1,5 @@
 import type { Fact, FactPublishedMessage } from '@switchyard/contracts';
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 import { appendMessages } from './stream-producer';
 
 /**

@@ -1,5 +1,5 @@
 import type { AcceptedFact } from '@switchyard/contracts';
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 import { idempotencyKeyOf } from './keys';
 
 /**

@@ -1,4 +1,4 @@
-export { closeRedis, createRedis } from './connection';
+export { closeRedis, createRedis, duplicateRedis } from './connection';
 export type { Redis, RedisConnectionOptions } from './connection';
 export { toKey } from './keys';
 export { once } from './once';

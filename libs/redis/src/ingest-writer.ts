@@ -1,5 +1,5 @@
 import type { FactAcceptedMessage, IngestItem } from '@switchyard/contracts';
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 import { factContentHash } from './fact-content';
 import { idempotencyKeyOf } from './keys';
 import { MESSAGE_FIELD } from './stream-producer';

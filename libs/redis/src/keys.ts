@@ -1,6 +1,6 @@
 /**
  * Builds a Redis key from the installation prefix and name parts:
- * `toKey('sy', 'dlq', 'ingest')` → `sy:dlq:ingest`. A part may not contain
+ * `toKey('{sy}', 'dlq', 'ingest')` → `{sy}:dlq:ingest` (the prefix's braces: decision 0061). A part may not contain
  * `:` (it would make two different part lists build the same key), nor be
  * empty.
  */

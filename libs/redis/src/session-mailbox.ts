@@ -1,5 +1,5 @@
 import { MAILBOX_FIELD, mailboxStream, MailboxEnvelopeSchema, type MailboxEnvelope } from '@switchyard/contracts';
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 import { toKey } from './keys';
 
 /** Options of SessionMailbox. */

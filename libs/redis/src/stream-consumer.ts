@@ -1,6 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 import type { Logger } from '@switchyard/logging';
 import { NonRetriableError } from '@switchyard/contracts';
+import { duplicateRedis } from './connection';
 import { once } from './once';
 import { entryMessage, type DeadLetterStore } from './dead-letters';
 import { MESSAGE_FIELD } from './stream-producer';
@@ -115,7 +116,7 @@ export class StreamConsumer<T> {
     // A lingering batch's ack waits for the next read: it must not look abandoned meanwhile.
     if (this.lingerMs * 2 >= this.claimIdleMs) throw new Error('lingerMs must be below half of claimIdleMs');
     // A dedicated connection: a blocking read holds its connection for up to blockMs.
-    this.blocking = options.redis.duplicate({ maxRetriesPerRequest: null, connectionName: `${options.group}:read` });
+    this.blocking = duplicateRedis(options.redis, { maxRetriesPerRequest: null, connectionName: `${options.group}:read` });
   }
 
   /** Creates the group if needed, then consumes in the background until close(). */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 
 /** A consumer group's position on a stream, for metrics and trimming. */
 export interface GroupStats {

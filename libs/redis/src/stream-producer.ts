@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Redis } from './connection';
 
 /** The one field of every stream entry: the JSON of the message. */
 export const MESSAGE_FIELD = 'm';

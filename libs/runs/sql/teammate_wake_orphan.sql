@@ -13,7 +13,7 @@ BEGIN
   SELECT workspace_id INTO v_workspace FROM teammates WHERE session_id = p_session AND stopped_at IS NULL;
   IF NOT FOUND THEN RETURN 'gone'; END IF;
   PERFORM run_lane_lock(v_lane);
-  IF EXISTS (SELECT 1 FROM runs WHERE lane = v_lane AND status IN ('queued', 'running', 'awaiting_approval')) THEN RETURN 'live'; END IF;
+  IF EXISTS (SELECT 1 FROM runs WHERE lane = v_lane AND status IN ('queued', 'running', 'awaiting_approval', 'awaiting_event')) THEN RETURN 'live'; END IF;
   v_run := teammate_wake(v_workspace, p_session, p_run, NULL, 0);
   RETURN COALESCE(v_run::text, 'gone');
 END;

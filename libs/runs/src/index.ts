@@ -38,7 +38,13 @@ export {
   type ResumedRun,
 } from './approvals/approval-store';
 export { SqlApprovalParking } from './approvals/approval-parking';
-export { createQueuedRun, insertTriggerRuns, laneOfNewRun, type NewRun, type NewTriggerRun } from './create-runs';
+export { createQueuedRun, insertBackfillRuns, insertTriggerRuns, laneOfNewRun, type NewRun, type NewTriggerRun } from './create-runs';
 export { activeDescendants, failQueuedRun, stopRun, stopTeammateTurns, type RunRow, type StopRunOutcome } from './stop-runs';
 export { SqlSpendLedger } from './spend-ledger';
 export { RunWaker, type ActivationTransport, type Wake, type WakeLog } from './wake';
+export { SqlWaitParking, type WaitParkOutcome, type WaitRequest } from './waits/wait-parking';
+export { SqlWaitBook, type ResumedWait, type WorkspaceFact } from './waits/wait-book';
+export { closeRunWaits } from './waits/close-waits';
+export { waitPredicate, type WaitSpec } from './waits/wait-match';
+export { BackfillBatches } from './backfill/backfill-batches';
+export { planBackfill, type BackfillPlan, type BackfillTarget } from './backfill/backfill-plan';

@@ -2,6 +2,7 @@ import { RUN_CANCEL_REASONS, type RunStatus } from '@switchyard/contracts';
 import type { Prisma, PrismaClient, SqlRunner } from '@switchyard/db';
 import { closeRunApprovals, lockRunLane } from './approvals/approval-store';
 import { sessionLane } from './lanes';
+import { closeRunWaits } from './waits/close-waits';
 
 /** A `runs` row as Prisma reads it. */
 export type RunRow = Prisma.RunGetPayload<true>;
@@ -38,6 +39,12 @@ export async function stopRun(prisma: PrismaClient, workspaceId: string, id: str
         const row = await tx.run.findFirstOrThrow({ where: { id, workspaceId } });
         return { ok: true, row, action: 'cancelled', approvalsClosed: closed.length };
       }
+      if (current.status === 'awaiting_event') {
+        // Parked on a wait (decision 0055): cancelled now, its wait closed, so a later fact resumes nothing.
+        await closeRunWaits(tx, [id]);
+        const row = await tx.run.findFirstOrThrow({ where: { id, workspaceId } });
+        return { ok: true, row, action: 'cancelled', approvalsClosed: 0 };
+      }
       if (current.status === 'running') {
         const [requested] = await tx.run.updateManyAndReturn({ where: { id, workspaceId, status: 'running' }, data: { stopRequested: true } });
         return { ok: true, row: requested!, action: 'stop_requested', approvalsClosed: 0 };
@@ -62,7 +69,7 @@ export async function activeDescendants(sql: SqlRunner, workspaceId: string, id:
        SELECT r.id, r.queued_at FROM tree t
        JOIN runs r ON r.workspace_id = $2::uuid AND r.queued_at >= t.queued_at AND r.caused_by->>'runId' = t.id::text)
      SELECT r.id::text AS id FROM tree JOIN runs r ON r.id = tree.id
-     WHERE r.id <> $1::uuid AND r.status IN ('queued', 'running', 'awaiting_approval')
+     WHERE r.id <> $1::uuid AND r.status IN ('queued', 'running', 'awaiting_approval', 'awaiting_event')
      ORDER BY r.queued_at, r.id`,
     id,
     workspaceId,

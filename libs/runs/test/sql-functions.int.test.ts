@@ -21,16 +21,16 @@ describe('libs/runs/sql and the migrated database', () => {
 
   it('holds every function file, each as its file defines it', async () => {
     const files = await readFunctionFiles();
-    expect(files.map((file) => file.name)).toEqual(expect.arrayContaining(['run_lane_lock', 'run_lane_of', 'run_queue_claim_lane']));
+    expect(files.map((file) => file.name)).toEqual(expect.arrayContaining(['run_lane_lock', 'run_lane_key', 'run_lane_start', 'run_queue_claim_next']));
     await expect(functionDrift(t.sql, files)).resolves.toEqual([]);
   });
 
   it('names a function whose definition in the database is not its file', async () => {
     const files = await readFunctionFiles();
-    const lock = files.find((file) => file.name === 'run_lane_lock')!;
+    const lock = files.find((file) => file.name === 'run_lane_key')!;
     await t.pg.query(lock.sql.replace("'run-lane:'", "'lane:'"));
     const drift = await functionDrift(t.sql, files);
-    expect(drift.map(({ name, problem }) => ({ name, problem }))).toEqual([{ name: 'run_lane_lock', problem: 'differs' }]);
+    expect(drift.map(({ name, problem }) => ({ name, problem }))).toEqual([{ name: 'run_lane_key', problem: 'differs' }]);
     expect(drift[0]!.database).toContain("'lane:'");
     await t.pg.query(lock.sql);
     await expect(functionDrift(t.sql, files)).resolves.toEqual([]);

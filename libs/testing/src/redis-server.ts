@@ -15,6 +15,11 @@ export interface RedisServerOptions {
    * @defaultValue false
    */
   durable?: boolean;
+  /**
+   * Starts it as a Redis Cluster node (`--cluster-enabled yes`) with its bus on
+   * this port; RedisCluster joins such nodes into a cluster.
+   */
+  clusterBusPort?: number;
 }
 
 /**
@@ -71,7 +76,9 @@ export class RedisServer {
   /** Starts the server on its port and waits until it answers PING. */
   async up(): Promise<void> {
     const persistence = this.options.durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, ...persistence, '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', path.join(this.dir, 'redis.log')];
+    const bus = this.options.clusterBusPort;
+    const cluster = bus === undefined ? [] : ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(bus), '--cluster-node-timeout', '2000'];
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, ...persistence, '--save', '', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', path.join(this.dir, 'redis.log'), ...cluster];
     const child = spawn('redis-server', args, { stdio: 'ignore' });
     this.child = child;
     await waitFor(async () => {

@@ -5,7 +5,7 @@ import { redisUrl } from './infra';
 /** A Redis connection and a key prefix of one test's own. */
 export interface TestRedis {
   redis: Redis;
-  /** Unique prefix: pass it as REDIS_PREFIX so the code under test writes only there. */
+  /** Unique prefix, a hash tag (`{t…}`) like the installation's: pass it as REDIS_PREFIX so the code under test writes only there. */
   prefix: string;
   url: string;
   /** Deletes every key under the prefix and closes the connection. */
@@ -18,7 +18,7 @@ export interface TestRedis {
  * cleanup removes them through the same prefix.
  */
 export async function createTestRedis(): Promise<TestRedis> {
-  const prefix = `t${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const prefix = `{t${randomUUID().replace(/-/g, '').slice(0, 12)}}`;
   const url = redisUrl();
   const redis = createRedis(url, { connectionName: 'test' });
   return {

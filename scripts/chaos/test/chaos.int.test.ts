@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+import { runChaosCommand } from './run-chaos-command';
 
 /**
  * The short chaos run CI affords (docs/chaos.md): what `npm run chaos` runs,
@@ -9,16 +8,10 @@ import path from 'node:path';
  */
 jest.setTimeout(300_000);
 
-const ROOT = path.resolve(__dirname, '../../..');
 const SHORT = ['--rate', '100', '--duration', '30', '--kills', 'gateway,event-log:0,matcher:1,runner:0,redis,postgres', '--quiesce-timeout', '120'];
 
 describe('npm run chaos (short)', () => {
   it('passes every check under kills of each kind', async () => {
-    const harness = spawn(process.execPath, ['--import', 'tsx', 'scripts/chaos/main.ts', ...SHORT], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let report = '';
-    harness.stdout.on('data', (chunk: Buffer) => (report += chunk.toString()));
-    harness.stderr.on('data', (chunk: Buffer) => (report += chunk.toString()));
-    const exit = await new Promise<number | null>((resolve) => harness.on('exit', (code) => resolve(code)));
-    expect({ exit, report }).toEqual({ exit: 0, report: expect.stringContaining('chaos: every check passed') });
+    expect(await runChaosCommand(SHORT)).toEqual({ exit: 0, report: expect.stringContaining('chaos: every check passed') });
   });
 });

@@ -8,6 +8,7 @@ import {
   createApprovalExpiryQueue,
   createApprovalExpiryWorker,
   createRedis,
+  duplicateRedis,
   lastErrorsKey,
   scheduleApprovalExpiries,
   StreamConsumer,
@@ -46,7 +47,7 @@ export function startApprovals(config: ApprovalsConfig, log: Logger): Promise<Ru
     await sql.$queryRawUnsafe('SELECT 1');
     service.check(storeChecks(redis, sql));
     // BullMQ blocks on a worker's connection (maxRetriesPerRequest null) and does not close one it was given.
-    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null, connectionName: 'approvals:expiry' });
+    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null, connectionName: 'approvals:expiry' });
     service.onClose(() => closeRedis(workerConnection));
     const expiryQueue = service.onClose(createApprovalExpiryQueue(redis, config.REDIS_PREFIX));
     const waker = new RunWaker(service.onClose(createActivationQueue(redis, config.REDIS_PREFIX)), log);

@@ -16,6 +16,13 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
    * 0 reads again at once.
    */
   EVENT_LOG_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
+  /**
+   * The outbox relay's own connection: it LISTENs for commits and holds the
+   * relay's session advisory lock, neither of which survives a pooler in
+   * transaction mode (PgBouncer). Set it to the server itself when DATABASE_URL
+   * names such a pooler (docs/scaling.md); unset, DATABASE_URL.
+   */
+  DATABASE_DIRECT_URL: z.url().optional(),
   /** This process's consumer name in the `event-log` group. */
   EVENT_LOG_CONSUMER: z.string().min(1).default(`${hostname()}-${process.pid}`),
   /** Pending entries idle this long are taken over from a dead consumer. */

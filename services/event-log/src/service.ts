@@ -65,7 +65,7 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
     // The platform's own facts, recorded in PostgreSQL with their changes, are stored and published from here.
     const relay = new OutboxRelay({
       sql,
-      databaseUrl: config.DATABASE_URL,
+      databaseUrl: config.DATABASE_DIRECT_URL ?? config.DATABASE_URL,
       sink: recorder,
       log,
       pollMs: config.OUTBOX_POLL_MS,

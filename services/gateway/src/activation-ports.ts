@@ -35,4 +35,15 @@ export interface ActivationReads {
   activationsOf(workspaceId: string, fact: { id: string; seq: number }): Promise<{ matcherSeq: number; agents: AgentFactState[] }>;
   /** Every teammate of the workspace, stopped ones too, with what the bridge recorded for the fact. */
   teammatesOf(workspaceId: string, fact: { id: string; seq: number; kind: string; causedBy?: { runId: string } | undefined }): Promise<TeammateFactState[]>;
+  /** The schedule fire that recorded the fact (its schedule's fire history); null for any other fact or a deleted schedule. */
+  fireOf(workspaceId: string, factId: string): Promise<ScheduleFireCause | null>;
+}
+
+/** A schedule fire as why-not shows it. */
+export interface ScheduleFireCause {
+  scheduleId: string;
+  name: string;
+  slotAt: string;
+  late: boolean;
+  manual: boolean;
 }

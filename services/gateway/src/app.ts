@@ -33,6 +33,9 @@ import type { SettingsStore } from './settings-ports';
 import type { TeammateStore } from './teammate-ports';
 import type { TryStore } from './try-ports';
 import { agentsRoutes } from './routes/agents';
+import { backfillRoutes } from './routes/backfills';
+import { AgentBackfills } from './commands/backfill';
+import type { BackfillStore } from './backfill-ports';
 import { agentVersionsRoutes } from './routes/agent-versions';
 import { agentBundlesRoutes } from './routes/agent-bundles';
 import { AgentVersions } from './commands/agent-versions';
@@ -186,6 +189,8 @@ export interface GatewayAppDeps {
   schedules: ScheduleStore;
   /** The crafting agent's model (decision 0056); null or absent: crafting answers 409 CRAFTING_NOT_CONFIGURED. */
   craftModel?: CraftModel | null;
+  /** Backfill batches (decision 0055). */
+  backfills: BackfillStore;
   /** The first-party templates (decision 0049). @defaultValue the repo's templates/ */
   templates?: TemplateManifest[];
 }
@@ -260,6 +265,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   workspace.use(craftRoutes({ craftAgent: new CraftAgent({ ...deps, model: deps.craftModel ?? null, tryAgent }), heartbeatMs: deps.heartbeatMs }));
   workspace.use(agentsRoutes(deps));
+  workspace.use(backfillRoutes({ backfills: new AgentBackfills({ ...deps, ledger }) }));
   workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName }) }));
   workspace.use(agentBundlesRoutes({ agentBundles: new AgentBundles({ ...deps, userName }) }));
   workspace.use(templatesRoutes({ templates: new Templates({ ...deps, templates: deps.templates ?? loadTemplateCatalog(), userName }) }));

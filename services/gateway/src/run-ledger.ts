@@ -106,7 +106,7 @@ export class RunLedger {
       ]);
     }
     const agent = await this.runnableAgent(ctx.principal, original.agentId);
-    const eventId = original.eventId ?? (original.origin.type === 'trigger' || original.origin.type === 'retry' ? original.origin.eventId : undefined);
+    const eventId = original.eventId ?? (original.origin.type === 'trigger' || original.origin.type === 'retry' || original.origin.type === 'backfill' ? original.origin.eventId : undefined);
     // A manual run's input goes with its retries (and theirs), so the retried run is told the same thing;
     // a delegated run's retry is told its objective as a manual input.
     const input = inputOf(original.origin);
@@ -186,7 +186,7 @@ export class RunLedger {
 
 /** What a retry of a run of this origin is told first; undefined for trigger runs (they get their fact). */
 function inputOf(origin: RunOrigin): string | undefined {
-  if (origin.type === 'trigger' || origin.type === 'teammate') return undefined;
+  if (origin.type === 'trigger' || origin.type === 'teammate' || origin.type === 'backfill') return undefined;
   if (origin.type === 'delegation') return delegationMessage(origin);
   return origin.input;
 }

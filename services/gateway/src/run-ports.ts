@@ -33,6 +33,8 @@ export interface RunListFilter {
   eventId?: string;
   /** The runs this run caused directly. */
   causedByRunId?: string;
+  /** The runs of this backfill batch. */
+  batchId?: string;
   toolResult?: ToolCallResult;
 }
 

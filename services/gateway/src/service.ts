@@ -1,3 +1,4 @@
+import { SqlBackfillStore } from './adapters/sql-backfill-store';
 import type { Server } from 'node:http';
 import { OpenAiCraftModel } from './adapters/openai-craft-model';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,7 @@ import { PrismaNotificationStore } from './adapters/prisma-notification-store';
 import { PrismaOverviewReader } from './adapters/prisma-overview-reader';
 import type { ApprovalDecisions } from './notification-ports';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, RedisFactPublisher, RedisIngestWriter, toKey } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, duplicateRedis, RedisFactPublisher, RedisIngestWriter, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
@@ -90,7 +91,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   // Queue only adds jobs, and BullMQ's advice for an HTTP API is to fail fast
   // while Redis is unreachable (`enableOfflineQueue: false`): the request then
   // answers 503 instead of hanging until Redis is back.
-  const queueConnection = redis.duplicate({ connectionName: 'gateway:activations', enableOfflineQueue: false });
+  const queueConnection = duplicateRedis(redis, { connectionName: 'gateway:activations', enableOfflineQueue: false });
   const activationQueue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
   activationQueue.on('error', (err) => log.warn({ err }, 'activations queue connection error'));
   const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }, registry);
@@ -204,6 +205,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     contentRetentionMs: config.AGENT_MESSAGE_CONTENT_RETENTION_MS,
     agentMessageStreamPollMs: config.AGENT_MESSAGE_STREAM_POLL_MS,
     schedules: new PrismaScheduleStore(prisma),
+    backfills: new SqlBackfillStore(sql),
     webhooks: { store: new PrismaWebhookStore(prisma), allowUnsigned: config.WEBHOOK_ALLOW_UNSIGNED, rateLimiter: webhookRateLimiter, ratePerSecond: config.WEBHOOK_RATE_LIMIT_PER_SECOND },
   });
   return {

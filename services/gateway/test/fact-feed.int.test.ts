@@ -1,6 +1,7 @@
 import type { Fact, FactPublishedMessage } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { createLogger } from '@switchyard/logging';
+import type { Redis as SingleRedis } from 'ioredis';
 import { appendMessages, type Redis } from '@switchyard/redis';
 import { createTestRedis, waitFor, type TestRedis } from '@switchyard/testing';
 import { FactFeed } from '../src/sse/fact-feed';
@@ -29,13 +30,15 @@ describe('FactFeed', () => {
   /** Idle looks at the stream the feed made (its XREVRANGE calls): the signal that it went past a point while idle. */
   let looks = 0;
   const countingLooks = (client: Redis): Redis => {
-    const counted = Object.create(client) as Redis;
-    counted.duplicate = ((...args: Parameters<Redis['duplicate']>) => {
-      const blocking = client.duplicate(...args);
+    // A test Redis is one server: its duplicate takes the options alone.
+    const single = client as SingleRedis;
+    const counted = Object.create(single) as SingleRedis;
+    counted.duplicate = ((...args: Parameters<SingleRedis['duplicate']>) => {
+      const blocking = single.duplicate(...args);
       const xrevrange = blocking.xrevrange.bind(blocking) as (...a: unknown[]) => unknown;
       (blocking as unknown as { xrevrange: (...a: unknown[]) => unknown }).xrevrange = (...a: unknown[]) => ((looks += 1), xrevrange(...a));
       return blocking;
-    }) as Redis['duplicate'];
+    }) as SingleRedis['duplicate'];
     return counted;
   };
   const publish = async (kind: string) => {

@@ -114,6 +114,9 @@ describe('issue 13: fuzzing the gateway door', () => {
     expect(operations).toContainEqual({ method: 'post', template: '/v1/workspaces/{ws}/agent-messages', query: [] });
     expect(operations).toContainEqual({ method: 'get', template: '/v1/workspaces/{ws}/agent-messages/{messageId}/content', query: [] });
     expect(operations).toContainEqual({ method: 'post', template: '/v1/workspaces/{ws}/schedules/{id}/fire', query: [] });
+    // Backfills (issue 30, decision 0055): a dry run or a batch, and its stop.
+    expect(operations).toContainEqual({ method: 'post', template: '/v1/workspaces/{ws}/agents/{id}/backfill', query: [] });
+    expect(operations).toContainEqual({ method: 'post', template: '/v1/workspaces/{ws}/agents/{id}/backfills/{batchId}/stop', query: [] });
     await fc.assert(
       fc.asyncProperty(requestArbitrary(operations, ids), async (request) => {
         const { status, url, text } = await send(request);

@@ -87,7 +87,7 @@ describe('issue 13: the OpenAPI document', () => {
     const paths = document.paths as Record<string, Record<string, { parameters: Array<{ name: string; in: string }> }>>;
     const query = (template: string) => paths[template]!.get!.parameters.filter((p) => p.in === 'query').map((p) => p.name);
     expect(query('/v1/workspaces/{ws}/events')).toEqual(['after', 'kind', 'limit', 'order', 'before']);
-    expect(query('/v1/workspaces/{ws}/runs')).toEqual(['agentId', 'status', 'agentVersion', 'eventId', 'causedByRunId', 'toolResult', 'after', 'limit']);
+    expect(query('/v1/workspaces/{ws}/runs')).toEqual(['agentId', 'status', 'agentVersion', 'eventId', 'causedByRunId', 'batchId', 'toolResult', 'after', 'limit']);
     expect(query('/v1/workspaces/{ws}/runs/{id}/transcript')).toEqual(['after', 'limit']);
     expect(query('/v1/workspaces/{ws}/agents/{id}/export')).toEqual(['versions', 'with']);
   });

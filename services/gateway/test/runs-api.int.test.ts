@@ -293,6 +293,17 @@ describe('runs and settings API', () => {
     expect((await api('PUT', `${ws}/settings`, { approvals: 'enabled' })).body).toEqual({ agentsPaused: false, approvals: 'enabled', retention: { factsDays: 90, transcriptsDays: 30 } });
   });
 
+  it('sets and removes the workspace ceiling of runs at once (maxConcurrentRuns); other saves keep it', async () => {
+    const retention = { factsDays: 90, transcriptsDays: 30 };
+    expect((await api('PUT', `${ws}/settings`, { maxConcurrentRuns: 5 })).body).toEqual({ agentsPaused: false, approvals: 'enabled', retention, maxConcurrentRuns: 5 });
+    expect((await api('PUT', `${ws}/settings`, { agentsPaused: false })).body).toEqual({ agentsPaused: false, approvals: 'enabled', retention, maxConcurrentRuns: 5 });
+    for (const bad of [{ maxConcurrentRuns: 0 }, { maxConcurrentRuns: 2.5 }, { maxConcurrentRuns: '5' }]) {
+      expect(await api('PUT', `${ws}/settings`, bad)).toMatchObject({ status: 400, body: { error: { code: 'VALIDATION_FAILED' } } });
+    }
+    expect((await api('GET', `${ws}/settings`)).body).toMatchObject({ maxConcurrentRuns: 5 });
+    expect((await api('PUT', `${ws}/settings`, { maxConcurrentRuns: null })).body).toEqual({ agentsPaused: false, approvals: 'enabled', retention });
+  });
+
   it('documents the routes in OpenAPI', async () => {
     const doc = (await apiClient(platform.gatewayUrl)('GET', '/v1/openapi.json')).body;
     expect(Object.keys(doc.paths)).toEqual(

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { createPrismaClient } from '@switchyard/db';
-import { createRedis } from '@switchyard/redis';
+import { createRedis, duplicateRedis } from '@switchyard/redis';
 import { isRedisUnavailable, isStoreUnavailable } from '@switchyard/core';
 
 /** A port nothing listens on right now. */
@@ -25,7 +25,7 @@ describe('isStoreUnavailable and isRedisUnavailable', () => {
   it('recognises ioredis with its retries exhausted and with its offline queue off', async () => {
     const port = await closedPort();
     const retrying = createRedis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 1 });
-    const offline = retrying.duplicate({ enableOfflineQueue: false });
+    const offline = duplicateRedis(retrying, { enableOfflineQueue: false });
     try {
       const [exhausted, refused] = [await errorOf(() => retrying.set('k', 'v')), await errorOf(() => offline.set('k', 'v'))];
       expect(isStoreUnavailable(exhausted)).toBe(true);

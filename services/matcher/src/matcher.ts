@@ -21,6 +21,8 @@ export interface MatcherOptions {
   bridge?: EventBridge;
   /** Folds delegated runs' results back to their parents (DelegationReturns); without it, they are not. */
   returns?: { handle(facts: readonly Fact[]): Promise<void> };
+  /** Resolves the runs' waits for facts the batch matches (decision 0055). @defaultValue none */
+  waits?: { handle(facts: readonly MatcherFact[]): Promise<void> };
   log: Logger;
   /** The consumer name cursors are saved under. @defaultValue 'matcher' */
   consumer?: string;
@@ -129,6 +131,7 @@ export class Matcher {
     const bridged = this.options.bridge ? await this.options.bridge.deliver(watched) : { skipped: 0 };
     // In the same batch, not a group of its own: one read of `facts` for both, and a reconcile replays returns too.
     await this.options.returns?.handle(batch.map(({ fact }) => fact));
+    await this.options.waits?.handle(batch);
     if (advanced.size === 0) return;
     // Every match either has its run recorded (a repeat finds it: nothing is decided again) or
     // was skipped (its skip recorded; a repeat decides it anew and overwrites that).

@@ -1,6 +1,8 @@
 import { FactsMessageSchema, GROUPS, STREAMS, type ActivationJob } from '@switchyard/contracts';
 import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
-import { RunWaker } from '@switchyard/runs';
+import { BackfillBatches, RunWaker, SqlWaitBook } from '@switchyard/runs';
+import { BackfillFeeder } from './backfill-feeder';
+import { WaitResumer } from './wait-resumer';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,
@@ -67,7 +69,11 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
     const mailbox = new SessionMailbox(redis, config.REDIS_PREFIX);
     const bridge = new EventBridge({ store: new SqlBridgeStore(prisma), mailbox, guards, activations, log, metrics: counted(deliveries) });
     const returns = new DelegationReturns({ sql: prisma, mailbox, log });
-    const matcher = new Matcher({ store, index: new AgentIndex(), guards, activations, bridge, returns, log, metrics: counted(decisions) });
+    const waits = new WaitResumer({ book: new SqlWaitBook(prisma), wake: (runs, key) => waker.wakeOrLeaveToSweep(runs, key), log });
+    service.onClose(async () => waits.close());
+    const feeder = new BackfillFeeder(new BackfillBatches(prisma, prisma), (runs) => waker.wakeOrLeaveToSweep(runs), log);
+    service.onClose(async () => feeder.close());
+    const matcher = new Matcher({ store, index: new AgentIndex(), guards, activations, bridge, returns, waits, log, metrics: counted(decisions) });
     service.onClose(() => matcher.saveUnsaved());
     const reconciler = new Reconciler(matcher, store, activations, log);
     const consumer = new StreamConsumer({
@@ -94,6 +100,8 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
     await reconciler.start();
     service.onClose(consumer);
     await consumer.start();
+    waits.start();
+    feeder.start();
     return { consumer: config.MATCHER_CONSUMER };
   });
 }

@@ -2,7 +2,7 @@ import type { Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { SqlRunner } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
-import { createActivationQueue, SessionMailbox } from '@switchyard/redis';
+import { createActivationQueue, SessionMailbox, duplicateRedis } from '@switchyard/redis';
 import { createTestRedis, createTestSql, type TestRedis, type TestSql } from '@switchyard/testing';
 import { DelegationReturns } from '../src/delegation-returns';
 import { sqlMatcher } from './sql-fixtures';
@@ -104,7 +104,7 @@ describe('DelegationReturns', () => {
   it("is folded in the matcher's own batches: the result reaches the parent once, however often the batch is handled", async () => {
     const parent = await insertRun('manual', { type: 'manual', input: 'x', userId: newId() }, 'running');
     const child = await insertRun('delegation', { type: 'delegation', parentRunId: parent.id, parentAgentId: agentId, objective: 'o', userId: newId() });
-    const connection = r.redis.duplicate({ maxRetriesPerRequest: null });
+    const connection = duplicateRedis(r.redis, { maxRetriesPerRequest: null });
     const queue = createActivationQueue(connection, r.prefix);
     try {
       const matcher = await sqlMatcher({ sql: t.sql, queue, consumer: `returns-${newId()}`, returns: returns() });

@@ -2,7 +2,7 @@ import type { Client } from 'pg';
 import type { Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { createLogger } from '@switchyard/logging';
-import { createActivationQueue, type ActivationQueue, type Redis } from '@switchyard/redis';
+import { createActivationQueue, type ActivationQueue, type Redis, duplicateRedis } from '@switchyard/redis';
 import { createTestRedis, createTestSql, type TestRedis, type TestSql } from '@switchyard/testing';
 import { SqlMatcherStore } from '../src/adapters/sql-matcher-store';
 import { insertScriptedAgent, sqlMatcher } from './sql-fixtures';
@@ -29,7 +29,7 @@ describe('matcher: changes in the fact order', () => {
     t = await createTestSql();
     redis = await createTestRedis();
     pg = t.pg;
-    queueConnection = redis.redis.duplicate({ maxRetriesPerRequest: null });
+    queueConnection = duplicateRedis(redis.redis, { maxRetriesPerRequest: null });
     queue = createActivationQueue(queueConnection, redis.prefix);
     await pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, 'changes')`, [workspaceId]);
     await pg.query(`INSERT INTO workspace_event_seq (workspace_id) VALUES ($1)`, [workspaceId]);

@@ -1,7 +1,7 @@
 import type { Client } from 'pg';
 import type { Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import { createActivationQueue, type ActivationQueue, type Redis } from '@switchyard/redis';
+import { createActivationQueue, type ActivationQueue, type Redis, duplicateRedis } from '@switchyard/redis';
 import { createTestRedis, createTestSql, waitFor, type TestRedis, type TestSql } from '@switchyard/testing';
 import { insertScriptedAgent, sqlMatcher } from './sql-fixtures';
 
@@ -25,7 +25,7 @@ describe('matcher cursor saves', () => {
     t = await createTestSql();
     redis = await createTestRedis();
     pg = t.pg;
-    queueConnection = redis.redis.duplicate({ maxRetriesPerRequest: null });
+    queueConnection = duplicateRedis(redis.redis, { maxRetriesPerRequest: null });
     queue = createActivationQueue(queueConnection, redis.prefix);
     await pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, 'cursors')`, [workspaceId]);
     await insertScriptedAgent(pg, workspaceId, agentId, [{ kind: 'hit.*' }]);

@@ -4,7 +4,7 @@ import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
 import { RunTraceExporter, SqlTraceReader } from '@switchyard/traces';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createRedis, lastErrorsKey, StreamConsumer, toKey } from '@switchyard/redis';
+import { closeRedis, createRedis, duplicateRedis, lastErrorsKey, StreamConsumer, toKey } from '@switchyard/redis';
 import { registerDeadLetterGauge, startService, storeChecks, type RunningService } from '@switchyard/runtime';
 import { createNotificationQueue, queueSink, startDeliveryWorker } from './adapters/notification-queue';
 import { SqlNotifierStore } from './adapters/sql-notifier-store';
@@ -41,7 +41,7 @@ export function startNotifier(config: NotifierConfig, log: Logger): Promise<Runn
     const queue = createNotificationQueue(redis, config.REDIS_PREFIX, { attempts: config.NOTIFIER_MAX_ATTEMPTS });
     service.onClose(queue);
     // BullMQ workers block: a connection of their own that retries for ever.
-    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null, connectionName: 'notifier:deliveries' });
+    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null, connectionName: 'notifier:deliveries' });
     service.onClose(() => closeRedis(workerConnection));
     const worker = startDeliveryWorker({
       connection: workerConnection,

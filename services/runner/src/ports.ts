@@ -1,5 +1,6 @@
 import type { AgentSpec, RunOutcome } from '@switchyard/contracts';
-import type { ApprovalRequest, ParkOutcome, RunContext, RunRef, StopReason } from '@switchyard/runs';
+import type { ApprovalRequest, ParkOutcome, RunContext, RunRef, StopReason, WaitRequest } from '@switchyard/runs';
+import type { Fact } from '@switchyard/contracts';
 
 // The run queue's port and its values live with the queue, in libs/runs (decision 0044).
 export type { ApprovalParking, ApprovalRequest, Claimed, Ended, ParkOutcome, RunContext, RunEnding, RunQueue, RunRef, StartedRun, StopReason } from '@switchyard/runs';
@@ -37,6 +38,12 @@ export interface ExecutionContext {
    * then returns `parked`. Absent (a runner without approvals): every ask fails.
    */
   park?(requests: readonly ApprovalRequest[], timeoutMs: number): Promise<ParkOutcome>;
+  /**
+   * Parks the run on a wait for a fact (decision 0055), unless a fact recorded
+   * since the call matches already (`matched`: the run goes on with it). The
+   * executor returns `parked` after `parked`. Absent (a try run): waits fail.
+   */
+  parkOnWait?(wait: WaitRequest): Promise<{ type: 'parked' } | { type: 'matched'; fact: Fact } | { type: 'not_held' }>;
 }
 
 /**
@@ -45,7 +52,7 @@ export interface ExecutionContext {
  */
 export type ExecutionResult =
   | { status: 'completed'; outcome: RunOutcome }
-  /** Parked on approvals (ExecutionContext.park): the run is `awaiting_approval`, nothing to end. */
+  /** Parked on approvals or a wait (ExecutionContext.park, parkOnWait): the run is `awaiting_approval` or `awaiting_event`, nothing to end. */
   | { status: 'parked' }
   | { status: 'cancelled'; reason: StopReason; outcome: RunOutcome }
   | { status: 'failed'; error: { code: string; message: string }; outcome?: RunOutcome };

@@ -26,6 +26,7 @@ export async function executeRun(
   spec: AgentSpec,
   signal: AbortSignal,
   park?: ExecutionContext['park'],
+  parkOnWait?: ExecutionContext['parkOnWait'],
 ): Promise<RunEnding | { status: 'parked' }> {
   const { reads, executor, log } = deps;
   let result: ExecutionResult;
@@ -39,7 +40,7 @@ export async function executeRun(
       firstCheck = undefined;
       return reason;
     };
-    result = await executor.execute({ ...startedRun, spec }, { signal, shouldStop, ...(park ? { park } : {}) });
+    result = await executor.execute({ ...startedRun, spec }, { signal, shouldStop, ...(park ? { park } : {}), ...(parkOnWait ? { parkOnWait } : {}) });
   } catch (error) {
     log.error({ err: error, runId: run.id }, 'executor threw');
     result = { status: 'failed', error: { code: RUN_FAILURE_CODES.executorError, message: error instanceof Error ? error.message : String(error) } };

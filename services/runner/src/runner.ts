@@ -1,6 +1,7 @@
 import { MAX_AGENT_CONCURRENCY, RUN_FAILURE_CODES } from '@switchyard/contracts';
 import type { ActivationJob, AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
+import type { SqlWaitParking } from '@switchyard/runs';
 import { ProcessCapacity } from './process-capacity';
 import { executeRun, RUNNER_LOST } from './run-execution';
 import { SpecCache } from './spec-cache';
@@ -42,6 +43,8 @@ export interface RunnerOptions {
   metrics?: RunnerMetrics;
   /** Parks runs on approvals (decision 0026). Absent: a call a person must approve fails. @defaultValue none */
   parking?: ApprovalParking;
+  /** Parks runs on waits for a fact (decision 0055). Absent: `wait_for_event` calls fail. @defaultValue none */
+  waitParking?: Pick<SqlWaitParking, 'park'>;
   /** Queues the turns of teammates' mailboxes left open with no turn; run by the sweep. @defaultValue none */
   orphans?: OrphanWakes;
   /** Called right after an ending was committed (a test fixture's fault injection); nothing else uses it. */
@@ -217,7 +220,7 @@ export class Runner {
       const shadow = isTryRun(run);
       const prepared = shadow ? await prepareTryRun(reads, run) : await this.versionRun(run);
       ending = prepared
-        ? await executeRun({ reads, executor, log }, prepared.run, prepared.spec, controller.signal, shadow ? undefined : this.parkFor(run))
+        ? await executeRun({ reads, executor, log }, prepared.run, prepared.spec, controller.signal, shadow ? undefined : this.parkFor(run), shadow ? undefined : this.parkOnWaitFor(run))
         : { status: 'failed', reason: RUN_FAILURE_CODES.specInvalid, outcome: null, error: { code: RUN_FAILURE_CODES.specInvalid, message: 'the stored agent spec does not parse' } };
     } finally {
       this.executing.delete(run.id);
@@ -255,6 +258,31 @@ export class Runner {
       this.capacity.settle(reserved, claim.started.length + goesOn);
       this.take(claim);
       return parked.outcome;
+    };
+  }
+
+  /** The run's way to park on a wait for a fact (decision 0055): as parkFor, its claim taking the run's slot when it parked. */
+  private parkOnWaitFor(run: StartedRun): ExecutionContext['parkOnWait'] {
+    const { waitParking } = this.options;
+    if (!waitParking) return undefined;
+    return async (wait) => {
+      const reserved = this.capacity.ending(MAX_AGENT_CONCURRENCY);
+      let outcome: Awaited<ReturnType<typeof waitParking.park>>;
+      try {
+        outcome = await waitParking.park(run, wait, await this.startable(reserved));
+      } catch (error) {
+        this.capacity.settle(reserved, 1);
+        throw error;
+      }
+      if (outcome.type !== 'parked') {
+        this.capacity.settle(reserved, 1);
+        return outcome;
+      }
+      this.parked.add(run.id);
+      this.counted('awaiting_event', null);
+      this.capacity.settle(reserved, outcome.claim.started.length);
+      this.take(outcome.claim);
+      return { type: 'parked' };
     };
   }
 

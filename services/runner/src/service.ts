@@ -1,12 +1,12 @@
 import { AgentMessageStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, SessionMailbox, type Redis } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, duplicateRedis, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import { Counter, Gauge } from 'prom-client';
 import { ActivationBackPressure, createActivationWorker } from './adapters/bullmq-activation-worker';
 import { BullmqStartGate } from './adapters/bullmq-start-gate';
 import { SqlApprovalRecords } from './adapters/sql-approval-records';
-import { SqlApprovalParking, SqlRunQueue, SqlSpendLedger } from '@switchyard/runs';
+import { SqlApprovalParking, SqlRunQueue, SqlSpendLedger, SqlWaitBook, SqlWaitParking } from '@switchyard/runs';
 import { SqlRunReads } from './adapters/sql-run-reads';
 import type { RunnerConfig } from './config';
 import { Runner } from './runner';
@@ -18,7 +18,7 @@ import { SqlSecretReader } from './adapters/sql-secret-reader';
 import { SqlTeammateWakes } from './adapters/sql-teammate-wakes';
 import { SqlTranscriptStore } from './adapters/sql-transcript-store';
 import { AgentLoop } from './loop/agent-loop';
-import type { LoopMetrics } from './loop/loop-ports';
+import type { LoopMetrics, WaitRecords } from './loop/loop-ports';
 import { loopMetrics } from './metrics';
 import { createModel } from './model/create-model';
 import { createModelHttpPool, type ModelHttpPool } from './model/model-http-pool';
@@ -66,6 +66,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     tools: (input) => connectTools({ ...input, options: tools, listings, log }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     approvals: new SqlApprovalRecords(sql),
+    waits: waitRecords(sql),
     peerNotes: new AgentMessageStore(sql),
     teammates,
     guardedTools: config.RUNNER_GUARDED_TOOLS,
@@ -94,7 +95,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     await sql.$queryRawUnsafe('SELECT 1');
     service.check(storeChecks(redis, sql));
     // BullMQ blocks on its connection (maxRetriesPerRequest null) and does not close one it was given.
-    const workerConnection = redis.duplicate({ maxRetriesPerRequest: null });
+    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null });
     service.onClose(() => closeRedis(workerConnection));
     const transitions = new Counter({
       name: 'switchyard_runner_runs_total',
@@ -120,6 +121,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       gate: new BullmqStartGate(activations, log),
       queue: new SqlRunQueue(sql, queueOptions),
       parking: new SqlApprovalParking(sql, queueOptions),
+      waitParking: new SqlWaitParking(sql, queueOptions),
       reads: new SqlRunReads(sql),
       executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates, pool),
       orphans: teammates,
@@ -166,4 +168,11 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     await worker.waitUntilReady();
     return { runner: config.RUNNER_NAME, concurrency: capacity };
   });
+}
+
+/** What the loop reads of its waits (decision 0055): the workspace's seq at the call, a wait's outcome after the resume. */
+function waitRecords(sql: SqlPool): WaitRecords {
+  const parking = new SqlWaitParking(sql, { owner: 'reads', leaseMs: 0 });
+  const book = new SqlWaitBook(sql);
+  return { currentSeq: (workspaceId) => parking.currentSeq(workspaceId), outcome: (runId, toolCallId) => book.outcome(runId, toolCallId) };
 }

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { duplicateRedis } from '@switchyard/redis';
 import { Client } from 'pg';
 import { QUEUES } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
@@ -184,7 +185,7 @@ describe('runner (real processes)', () => {
     // the second has a job that failed (its data does not parse), added first so that the
     // sweep cannot give it a good one before.
     const copies = [newId(), newId()];
-    const connection = platform.redis.redis.duplicate({ maxRetriesPerRequest: null });
+    const connection = duplicateRedis(platform.redis.redis, { maxRetriesPerRequest: null });
     const queue = new Queue(QUEUES.activations, { connection, prefix: platform.redis.prefix });
     try {
       await queue.add('run', { broken: true }, { jobId: copies[1] });

@@ -25,7 +25,7 @@ export interface FakeQueuedRun {
   endedAt: number | null;
 }
 
-const MAX_CONCURRENCY = 10;
+const MAX_CONCURRENCY = 1000;
 
 /**
  * Why this exists: the runner's unit tests need a run queue with the real

@@ -1,6 +1,6 @@
 import { AGENT_FACT_KINDS } from '@switchyard/contracts';
 import type { PrismaClient } from '@switchyard/db';
-import type { ActivationReads, AgentFactState, TeammateFactState } from '../activation-ports';
+import type { ActivationReads, AgentFactState, ScheduleFireCause, TeammateFactState } from '../activation-ports';
 
 const CHANGE_KINDS = [AGENT_FACT_KINDS.created, AGENT_FACT_KINDS.updated, AGENT_FACT_KINDS.enabled, AGENT_FACT_KINDS.disabled, AGENT_FACT_KINDS.pinned, AGENT_FACT_KINDS.unpinned];
 
@@ -88,5 +88,15 @@ export class PrismaActivationReads implements ActivationReads {
       fact.causedBy?.runId ?? null,
     );
     return rows.map((row) => ({ ...row, sinceLastOfKindMs: row.sinceLastOfKindMs === null ? null : Number(row.sinceLastOfKindMs) }));
+  }
+
+  async fireOf(workspaceId: string, factId: string): Promise<ScheduleFireCause | null> {
+    const [row] = await this.prisma.$queryRawUnsafe<Array<{ schedule_id: string; name: string; slot_at: Date; late: boolean; manual: boolean }>>(
+      `SELECT f.schedule_id::text AS schedule_id, s.name, f.slot_at, f.late, f.manual
+         FROM schedule_fires f JOIN schedules s ON s.id = f.schedule_id WHERE f.fact_id = $1::uuid AND f.workspace_id = $2::uuid`,
+      factId,
+      workspaceId,
+    );
+    return row ? { scheduleId: row.schedule_id, name: row.name, slotAt: row.slot_at.toISOString(), late: row.late, manual: row.manual } : null;
   }
 }

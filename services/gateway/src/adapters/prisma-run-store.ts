@@ -55,6 +55,7 @@ export class PrismaRunStore implements RunStore {
         ...(options.agentVersion === undefined ? {} : { agentVersion: options.agentVersion }),
         ...(options.eventId === undefined ? {} : { eventId: options.eventId }),
         ...(options.causedByRunId === undefined ? {} : { causedBy: { path: ['runId'], equals: options.causedByRunId } }),
+        ...(options.batchId === undefined ? {} : { originType: 'backfill', origin: { path: ['batchId'], equals: options.batchId } }),
         // Outcomes stored before calls were counted by result have no such path: they do not match.
         ...(options.toolResult === undefined ? {} : { outcome: { path: ['toolCallsByResult', options.toolResult], gt: 0 } }),
         ...(options.after === undefined ? {} : { id: { lt: options.after } }),

@@ -28,7 +28,7 @@ const WatchSchema = z.array(TeammateWatchSchema);
 /** The roster with what its turns (the runs of its session, all in its session's lane) say: status, last turn, spend. */
 const SELECT_SQL = `
 SELECT t.id::text, t.name, t.agent_id::text, t.session_id::text, t.watch, t.team, t.memory, t.created_at, t.stopped_at,
-       EXISTS (SELECT 1 FROM runs r WHERE r.workspace_id = t.workspace_id AND r.session_id = t.session_id AND r.status IN ('queued', 'running', 'awaiting_approval')) AS working,
+       EXISTS (SELECT 1 FROM runs r WHERE r.workspace_id = t.workspace_id AND r.session_id = t.session_id AND r.status IN ('queued', 'running', 'awaiting_approval', 'awaiting_event')) AS working,
        l.id::text AS last_run, l.status::text AS last_status, l.queued_at AS last_queued,
        (SELECT count(*)::int FROM runs r WHERE r.workspace_id = t.workspace_id AND r.session_id = t.session_id) AS turns,
        (SELECT COALESCE(sum((r.outcome->>'costUsd')::float8), 0)::float8 FROM runs r WHERE r.workspace_id = t.workspace_id AND r.session_id = t.session_id) AS spend

@@ -21,17 +21,19 @@ export interface ExplainActivationsDeps {
 export async function explainActivations(deps: ExplainActivationsDeps, principal: Principal, eventId: string): Promise<EventActivationsResponse> {
   const fact = await deps.reader.get({ id: principal.workspaceId, slug: principal.workspaceSlug }, eventId);
   if (!fact) throw new AppError(ErrorCode.EVENT_NOT_FOUND, 'no such event in this workspace', { id: eventId });
-  const [{ matcherSeq, agents }, teammates] = await Promise.all([
+  const [{ matcherSeq, agents }, teammates, firedBy] = await Promise.all([
     deps.activationReads.activationsOf(principal.workspaceId, fact),
     deps.activationReads.teammatesOf(principal.workspaceId, fact),
+    deps.activationReads.fireOf(principal.workspaceId, fact.id),
   ]);
-  return {
+  const explained = {
     eventId: fact.id,
     kind: fact.kind,
     seq: fact.seq,
     agents: agents.map((agent) => explainOne(agent, fact, matcherSeq)),
     teammates: teammates.map((mate) => explainTeammate(mate, fact, matcherSeq, deps.maxCausationDepth)),
   };
+  return firedBy ? { ...explained, firedBy } : explained;
 }
 
 /** Each trigger-shaped entry and why the fact missed it (its kind glob, or the failing filter clause). */

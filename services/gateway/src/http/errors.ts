@@ -22,6 +22,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.WEBHOOK_DELIVERY_INVALID:
     case ErrorCode.AGENT_MESSAGE_SENDER_REFUSED:
     case ErrorCode.SCHEDULE_INVALID:
+    case ErrorCode.BACKFILL_TOO_LARGE:
       return 400;
     case ErrorCode.UNAUTHENTICATED:
     case ErrorCode.STREAM_TICKET_INVALID:
@@ -49,6 +50,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.INVITATION_NOT_FOUND:
     case ErrorCode.SSO_NOT_CONFIGURED:
     case ErrorCode.AGENT_NOT_FOUND:
+    case ErrorCode.BACKFILL_NOT_FOUND:
     case ErrorCode.AGENT_VERSION_NOT_FOUND:
     case ErrorCode.AGENT_TAG_NOT_FOUND:
     case ErrorCode.TEMPLATE_NOT_FOUND:

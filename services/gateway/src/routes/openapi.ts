@@ -17,6 +17,7 @@ import { notificationPaths } from './openapi-notification-paths';
 import { teammatePaths } from './openapi-teammate-paths';
 import { webhookPaths } from './openapi-webhook-paths';
 import { schedulePaths } from './openapi-schedule-paths';
+import { backfillPaths } from './openapi-backfill-paths';
 import { auditPaths } from './openapi-audit-paths';
 import { overviewPaths } from './openapi-overview-paths';
 import { templatePaths } from './openapi-template-paths';
@@ -164,7 +165,7 @@ function factAndTokenPaths(): OpenApiPaths {
  * checks it against the routes express serves).
  */
 export function gatewayPaths(): OpenApiPaths {
-  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths(), ...agentMessagePaths(), ...schedulePaths(), ...templatePaths() };
+  return { ...platformPaths(), ...factAndTokenPaths(), ...agentPaths(), ...runPaths(), ...agentLoopPaths(), ...approvalPaths(), ...tryPaths(), ...teamPaths(), ...teammatePaths(), ...notificationPaths(), ...webhookPaths(), ...auditPaths(), ...overviewPaths(), ...versionPaths(), ...peoplePaths(), ...agentMessagePaths(), ...schedulePaths(), ...backfillPaths(), ...templatePaths() };
 }
 
 /**

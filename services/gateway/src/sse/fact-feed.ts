@@ -1,6 +1,6 @@
 import { FactsMessageSchema, type Fact } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
-import { MESSAGE_FIELD, once, type Redis } from '@switchyard/redis';
+import { duplicateRedis, MESSAGE_FIELD, once, type Redis } from '@switchyard/redis';
 
 /** Longest idle wait between two looks at the stream while nobody listens. */
 const IDLE_WAIT_MS = 1000;
@@ -31,7 +31,7 @@ export class FactFeed {
     private readonly factsKey: string,
     private readonly log: Logger,
   ) {
-    this.blocking = redis.duplicate({ maxRetriesPerRequest: null, connectionName: 'gateway:feed' });
+    this.blocking = duplicateRedis(redis, { maxRetriesPerRequest: null, connectionName: 'gateway:feed' });
   }
 
   start(): void {

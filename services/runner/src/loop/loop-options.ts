@@ -5,7 +5,7 @@ import type { AgentTokens } from '../agent-token-port';
 import type { Model } from '../model/model';
 import type { PriceTable } from '../model/prices';
 import type { PlatformToolServer, ToolHost, ToolServerNotice } from '../tools';
-import type { ApprovalRecords, LoopMetrics, Mailbox, PeerNoteReader, RunContextStore, SecretReader, SpendLedger, TeammateWakes, TranscriptStore } from './loop-ports';
+import type { ApprovalRecords, WaitRecords, LoopMetrics, Mailbox, PeerNoteReader, RunContextStore, SecretReader, SpendLedger, TeammateWakes, TranscriptStore } from './loop-ports';
 import type { SessionHistoryStore } from './session-memory';
 import type { StepOutcome } from './step-outcome';
 
@@ -42,6 +42,8 @@ export interface AgentLoopOptions {
   memory?: SessionHistoryStore;
   /** The run's approvals (decision 0026); absent: calls that ask fail with approval_unavailable. @defaultValue none */
   approvals?: ApprovalRecords;
+  /** The run's waits for facts (decision 0055); absent: `wait_for_event` calls fail with wait_unavailable. @defaultValue none */
+  waits?: WaitRecords;
   /** The operator's guarded tool globs (RUNNER_GUARDED_TOOLS). @defaultValue [] */
   guardedTools?: readonly string[];
   /** Peer notes for agents with `awareness: digest` (decision 0047); absent: no digest is ever taken. @defaultValue none */

@@ -1,4 +1,4 @@
-import type { AgentMessageSender, ApprovalDecider, MailboxEnvelope, TranscriptEntryType } from '@switchyard/contracts';
+import type { AgentMessageSender, ApprovalDecider, MailboxEnvelope, TranscriptEntryType, WaitForEventResult } from '@switchyard/contracts';
 
 export type { RunContext, RunContextStore } from '../ports';
 
@@ -118,6 +118,14 @@ export interface ApprovalRecords {
    * outcome is unknown, and it is never called again).
    */
   startExecution(approvalId: string): Promise<boolean>;
+}
+
+/** A run's waits for facts (decision 0055), as the loop reads them (SqlWaitBook and SqlWaitParking in libs/runs). */
+export interface WaitRecords {
+  /** The workspace's last seq: facts after it resolve a wait called now. */
+  currentSeq(workspaceId: string): Promise<number>;
+  /** A wait's outcome once resolved (the tool's result); null while pending or when none was recorded. */
+  outcome(runId: string, toolCallId: string): Promise<WaitForEventResult | { type: 'cancelled' } | null>;
 }
 
 /** What a digest reads: where the plane's cursor ends, how many notes are new, and the newest of them (oldest first). */

@@ -8,6 +8,7 @@ import type { AgentLoopOptions, ResolveSecret } from './loop-options';
 import type { SpendStanding } from './loop-ports';
 import { MailboxIntake } from './mailbox-intake';
 import { PLAN_TOOL } from './plan-tool';
+import { offersWaitTool, WAIT_TOOL } from './wait-tool';
 import { firstMessage, systemPrompt, type RunTrigger } from './render';
 import { RunRecorder } from './run-recorder';
 import { emptyRunState, rebuildRunState } from './run-state';
@@ -40,7 +41,7 @@ export interface RunSession {
   steps: number;
   /** When this execution's running time starts (performance.now()), or restarts after a park that failed (run-duration.ts). */
   ranSince: number;
-  /** The run parked on approvals: teardown leaves its mailbox open (it goes on later). */
+  /** The run parked on approvals or a wait: teardown leaves its mailbox open (it goes on later). */
   parked?: boolean;
   /** A teammate turn's earlier conversation (decision 0052): sent before the run's own messages. */
   history?: SessionHistory;
@@ -121,6 +122,8 @@ export function effectiveMode(session: RunSession): AgentSpec['permissionMode'] 
 /** The tools offered to the model: the host's but those a deny rule names, and in plan mode the plan tool (plan-tool.ts). */
 export function offerTools(session: RunSession): void {
   const plan = effectiveMode(session) === 'plan' ? [PLAN_TOOL] : [];
+  // The wait tool parks the run: offered where the spec names it and the run can park (not a try).
+  if (offersWaitTool(session.run.spec.tools.platform) && session.context.parkOnWait) plan.push(WAIT_TOOL);
   session.callable = [...(session.host?.tools() ?? []), ...plan];
   session.tools = [...offeredTools(session.host?.tools() ?? [], session.run.spec), ...plan];
   session.modelTools = session.tools.map((tool) => ({ name: tool.modelName, description: tool.description, parameters: tool.inputSchema }));

@@ -4,6 +4,8 @@ import { recordRanTime } from './run-duration';
 import { effectiveMode, offerTools, type RunSession } from './run-session';
 import type { StepOutcome } from './step-outcome';
 import { answerAsks, callTools, type AskingCall } from './tool-calls';
+import { waitStep } from './wait-step';
+import { isWaitCall, WAIT_TOOL } from './wait-tool';
 
 /**
  * Runs the calls of the last answer that have no result yet; a final
@@ -20,8 +22,10 @@ export async function toolsStep(session: RunSession, next: Extract<RunStateNext,
   const { run, host, recorder, context } = session;
   if (!host) throw new Error('the run has no tool host: tools step before set-up');
   const mode = effectiveMode(session);
+  // Wait calls are the loop's own (wait-step.ts), answered after the others: a wait parks the run.
+  const waits = session.callable.includes(WAIT_TOOL) ? next.calls.filter((call) => isWaitCall(call.name)) : [];
   const asks = await callTools({
-    calls: next.calls,
+    calls: waits.length === 0 ? next.calls : next.calls.filter((call) => !isWaitCall(call.name)),
     host,
     tools: session.callable,
     policy: { permissionMode: mode, rules: run.spec.rules, guardedGlobs: options.guardedTools },
@@ -38,6 +42,8 @@ export async function toolsStep(session: RunSession, next: Extract<RunStateNext,
   });
   if (effectiveMode(session) !== mode) offerTools(session);
   if (asks.length > 0 && (await park(session, asks, options))) return { type: 'interrupted', pending: asks.map((ask) => ask.call) };
+  const waitedOn = waits.length > 0 ? await waitStep(session, waits, options) : null;
+  if (waitedOn) return { type: 'interrupted', pending: [waitedOn] };
   if (recorder.state.next.type === 'finish') return { type: 'finished' };
   return next.final ? { type: 'finished' } : { type: 'tools_ran', calls: next.calls.length };
 }

@@ -10,7 +10,7 @@ import type {
 import { ModelError, type ChatMessage, type Model, type ModelInput, type ModelResponse, type ModelTool } from './model';
 import { defaultModelHttpPool, type ModelHttpPool } from './model-http-pool';
 import { AttemptFailure, classifyOpenAiError } from './openai-errors';
-import { StreamedAnswer } from './openai-stream';
+import { StreamedAnswer, usageOf } from './openai-stream';
 import { DEFAULT_RETRY_OPTIONS, withRetry, type RetryOptions } from './retry';
 
 /** Options of OpenAiModel. */
@@ -169,12 +169,6 @@ function toOpenAiMessage(message: ChatMessage): ChatCompletionMessageParam {
 
 function toOpenAiTool(tool: ModelTool): ChatCompletionTool {
   return { type: 'function', function: { name: tool.name, ...(tool.description ? { description: tool.description } : {}), parameters: tool.parameters } };
-}
-
-/** The call's tokens; the cached share only where the provider reports it. */
-function usageOf(usage: ChatCompletion['usage']): ModelResponse['usage'] {
-  const cached = usage?.prompt_tokens_details?.cached_tokens;
-  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0, ...(typeof cached === 'number' && cached > 0 ? { cachedInputTokens: cached } : {}) };
 }
 
 /** Reads the first choice; arguments stay raw text (the loop parses and reports invalid JSON). */

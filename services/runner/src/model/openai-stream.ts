@@ -1,5 +1,5 @@
 import { MODEL_ERROR_CODES } from '@switchyard/contracts';
-import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { ModelError, type ModelResponse } from './model';
 
 /** A tool call being assembled from its deltas. */
@@ -20,11 +20,11 @@ export class StreamedAnswer {
   private readonly content: string[] = [];
   private readonly refusal: string[] = [];
   private readonly calls: PartialToolCall[] = [];
-  private usage = { inputTokens: 0, outputTokens: 0 };
+  private usage: ModelResponse['usage'] = { inputTokens: 0, outputTokens: 0 };
   private chose = false;
 
   add(chunk: ChatCompletionChunk): void {
-    if (chunk.usage) this.usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+    if (chunk.usage) this.usage = usageOf(chunk.usage);
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     if (!choice) return;
     this.chose = true;
@@ -54,4 +54,10 @@ export class StreamedAnswer {
     const text = this.content.join('') || this.refusal.join('') || null;
     return { message: text, toolCalls, usage: this.usage };
   }
+}
+
+/** The call's tokens, streamed or not; the cached share only where the provider reports it. */
+export function usageOf(usage: ChatCompletion['usage'] | null | undefined): ModelResponse['usage'] {
+  const cached = usage?.prompt_tokens_details?.cached_tokens;
+  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0, ...(typeof cached === 'number' && cached > 0 ? { cachedInputTokens: cached } : {}) };
 }

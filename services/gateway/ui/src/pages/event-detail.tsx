@@ -93,6 +93,13 @@ export function EventDetailPage() {
       </ul>
       {runs.data?.length === 0 && <p className="muted">No run was activated by this fact.</p>}
       <h2>Why (not)</h2>
+      {activations.data?.firedBy && (
+        <p data-testid="fired-by">
+          Recorded by a {activations.data.firedBy.manual ? 'manual fire' : 'fire'} of schedule <Link href="/schedules">{activations.data.firedBy.name}</Link>
+          {activations.data.firedBy.manual ? '' : ` for its slot ${activations.data.firedBy.slotAt}`}
+          {activations.data.firedBy.late ? ' (late: a missed slot caught up)' : ''}.
+        </p>
+      )}
       <ul data-testid="activations">
         {activations.data?.agents.map((activation) => (
           <li key={activation.agentId} data-outcome={activation.outcome}>

@@ -10,9 +10,9 @@ import { eventIdOf, useAgents, usePendingApprovals } from '../queries';
 import { useWorkspace } from '../session';
 import type { AgentResponse, Fact, Run, RunFactPayload, RunStatus } from '../types';
 
-const STATUSES: RunStatus[] = ['queued', 'running', 'awaiting_approval', 'completed', 'failed', 'cancelled', 'dropped'];
+const STATUSES: RunStatus[] = ['queued', 'running', 'awaiting_approval', 'awaiting_event', 'completed', 'failed', 'cancelled', 'dropped'];
 /** How far along a status is: a late answer about an earlier status never overwrites a later one. */
-const RANK: Record<RunStatus, number> = { queued: 0, running: 1, awaiting_approval: 2, completed: 3, failed: 3, cancelled: 3, dropped: 3 };
+const RANK: Record<RunStatus, number> = { queued: 0, running: 1, awaiting_approval: 2, awaiting_event: 2, completed: 3, failed: 3, cancelled: 3, dropped: 3 };
 
 /** Keeps the further-along of two views of a run. */
 function newer(a: Run | undefined, b: Run): Run {
