@@ -72,6 +72,39 @@ export const AgentActivationSchema = z.discriminatedUnion('outcome', [
 ]);
 export type AgentActivation = z.infer<typeof AgentActivationSchema>;
 
+/**
+ * Why the matcher's event bridge did not deliver a fact to a teammate its watch
+ * matched (decision 0059): stopped, caused by one of its own turns, at the
+ * causation depth cap, within its watch entry's cooldown, or the bridge's own
+ * delivery record (`message.sent` of an event message, never delivered again).
+ */
+export const TEAMMATE_SKIP_REASONS = ['stopped', 'self_caused', 'depth_exceeded', 'cooldown', 'event_echo'] as const;
+export const TeammateSkipReasonSchema = z.enum(TEAMMATE_SKIP_REASONS);
+export type TeammateSkipReason = z.infer<typeof TeammateSkipReasonSchema>;
+
+const teammateFields = {
+  teammateId: z.uuid(),
+  name: z.string(),
+  team: z.string().nullable(),
+};
+
+/** What one teammate's watch made of the fact ("why didn't teammate X wake?"). */
+export const TeammateActivationSchema = z.discriminatedUnion('outcome', [
+  /** Delivered to its mailbox; `runId` the turn it woke (null: a turn was there to read it). */
+  z.strictObject({ ...teammateFields, outcome: z.literal('delivered'), messageId: z.uuid(), runId: z.uuid().nullable(), deliveredAt: z.iso.datetime() }),
+  /** A watch entry matched and the bridge's guards refused it. */
+  z.strictObject({ ...teammateFields, outcome: z.literal('skipped'), reason: TeammateSkipReasonSchema }),
+  /** No watch entry matched: each entry with why (its kind glob, or the filter clause that failed). */
+  z.strictObject({ ...teammateFields, outcome: z.literal('no_match'), watch: z.array(TriggerMissSchema) }),
+  /** The teammate's `teammate.spawned` fact comes after the fact (in the workspace's fact order the bridge follows). */
+  z.strictObject({ ...teammateFields, outcome: z.literal('not_spawned_yet') }),
+  /** The matcher has not reached the fact yet: ask again in a moment. */
+  z.strictObject({ ...teammateFields, outcome: z.literal('pending') }),
+  /** A watch entry matched, nothing was delivered and no guard explains it (the kill switch was on, or the fact predates the bridge). */
+  z.strictObject({ ...teammateFields, outcome: z.literal('unrecorded') }),
+]);
+export type TeammateActivation = z.infer<typeof TeammateActivationSchema>;
+
 /** `GET /v1/workspaces/{ws}/events/{id}/activations`. */
 export const EventActivationsResponseSchema = z.strictObject({
   eventId: z.uuid(),
@@ -81,5 +114,7 @@ export const EventActivationsResponseSchema = z.strictObject({
   agents: z.array(AgentActivationSchema),
   /** The schedule whose fire recorded the fact (decision 0055: why-not explains a fire), from its fire history; absent for any other fact. */
   firedBy: z.strictObject({ scheduleId: z.uuid(), name: z.string(), slotAt: z.iso.datetime(), late: z.boolean(), manual: z.boolean() }).optional(),
+  /** Every teammate of the workspace (stopped ones too), by name: what its watch made of the fact. */
+  teammates: z.array(TeammateActivationSchema),
 });
 export type EventActivationsResponse = z.infer<typeof EventActivationsResponseSchema>;

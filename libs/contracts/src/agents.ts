@@ -157,6 +157,9 @@ export const AgentRulesSchema = z.strictObject({
 export const MIN_RUN_DURATION_MS = 1_000;
 export const MAX_RUN_DURATION_MS = 86_400_000;
 
+/** The highest `budget.maxChildren` an agent may set. */
+export const MAX_CHILDREN_CAP = 50;
+
 /** Spending limits; a run stops when one is reached. */
 export const AgentBudgetSchema = z
   .strictObject({
@@ -177,6 +180,11 @@ export const AgentBudgetSchema = z
      * @defaultValue unset (the runner's RUNNER_MAX_RUN_DURATION_MS, if set; else no limit)
      */
     maxDurationMs: z.number().int().min(MIN_RUN_DURATION_MS).max(MAX_RUN_DURATION_MS).optional(),
+    /**
+     * Most runs one run of this agent may delegate to (`delegate_to_agent`); past it the call is
+     * refused `fan_out_cap` (decision 0059). @defaultValue unset (DEFAULT_MAX_CHILDREN, 5)
+     */
+    maxChildren: z.number().int().min(0).max(MAX_CHILDREN_CAP).optional(),
   })
   .refine((budget) => budget.perRunUsd <= budget.perDayUsd, { message: 'perRunUsd exceeds perDayUsd', path: ['perRunUsd'] });
 

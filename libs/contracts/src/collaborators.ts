@@ -73,7 +73,12 @@ export const DELEGATION_REFUSALS = {
   targetNotFound: 'target_not_found',
   /** The target agent itself is disabled. */
   targetDisabled: 'target_disabled',
+  /** The calling run has started as many children as its agent's `budget.maxChildren` allows (decision 0059). */
+  fanOutCap: 'fan_out_cap',
 } as const;
+
+/** Most children one run delegates to when its agent's `budget.maxChildren` is unset. */
+export const DEFAULT_MAX_CHILDREN = 5;
 export type DelegationRefusal = (typeof DELEGATION_REFUSALS)[keyof typeof DELEGATION_REFUSALS];
 
 /** The `details` of DELEGATION_REFUSED. */
@@ -82,6 +87,8 @@ export const DelegationRefusedDetailsSchema = z.strictObject({
   target: z.string(),
   /** The agents this one may delegate to now: itself and its enabled collaborators that are enabled. */
   roster: z.array(z.strictObject({ agentId: AgentIdSchema, name: z.string(), self: z.boolean() })),
+  /** With `fan_out_cap`: the cap in force. */
+  max: z.number().int().min(0).optional(),
 });
 export type DelegationRefusedDetails = z.infer<typeof DelegationRefusedDetailsSchema>;
 

@@ -114,15 +114,23 @@ export enum ErrorCode {
   SESSION_NOT_ACTIVE = 'SESSION_NOT_ACTIVE',
   /** No teammate with that name in the workspace. `data`: `{ name }`. */
   TEAMMATE_NOT_FOUND = 'TEAMMATE_NOT_FOUND',
+  /** No teammate of the workspace has that team. `data`: `{ name }`. */
+  TEAM_NOT_FOUND = 'TEAM_NOT_FOUND',
   /** A teammate (stopped ones too: names are not reused) already has that name in the workspace. `data`: `{ name }`. */
   TEAMMATE_NAME_TAKEN = 'TEAMMATE_NAME_TAKEN',
   /** The teammate is stopped: nothing would read the message. `data`: `{ name }`. */
   TEAMMATE_STOPPED = 'TEAMMATE_STOPPED',
   /**
-   * `send_message` named a recipient it cannot reach (unknown, stopped, another workspace's, itself);
-   * nothing was delivered to anyone. `data`: `{ to, reason, reachable }` (the teammates it can message).
+   * `send_message` named a recipient it cannot reach (unknown, stopped, another workspace's, itself, an empty
+   * team, too many, a delegated run that ended); nothing was delivered to anyone. `data`: `{ to, reason,
+   * reachable }` (the teammates it can message), and `finalState` (the run's status) when `reason` is `ended`.
    */
   MESSAGE_RECIPIENT_UNREACHABLE = 'MESSAGE_RECIPIENT_UNREACHABLE',
+  /**
+   * A delegated run called a platform tool that a run it was delegated from may not call: a child's
+   * tools are its own and its parents' in common (`parentScope`, decision 0059). `data`: `{ tool, runId }` (the parent whose scope lacks it).
+   */
+  TOOL_OUT_OF_SCOPE = 'TOOL_OUT_OF_SCOPE',
   /** The run has sent as many messages as one run may. `data`: `{ max }`. */
   MESSAGE_LIMIT_EXCEEDED = 'MESSAGE_LIMIT_EXCEEDED',
   /** An agent token tried to start a run of its own agent, which its spec does not allow (`allowSelfCause`). `data`: `{ id }`. */

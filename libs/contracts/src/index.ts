@@ -74,6 +74,7 @@ export {
   type EvalGate,
   type EvalGateOverride,
   MAX_RUN_DURATION_MS,
+  MAX_CHILDREN_CAP,
   MIN_RUN_DURATION_MS,
   AgentFactPayloadSchema,
   AgentFlowSchema,
@@ -457,6 +458,7 @@ export {
   MAX_DELEGATION_CONTEXT_CHARS,
   MAX_DELEGATION_OBJECTIVE_CHARS,
   PutCollaboratorRequestSchema,
+  DEFAULT_MAX_CHILDREN,
 } from './collaborators';
 export type {
   Collaborator,
@@ -503,9 +505,12 @@ export {
   AgentActivationSchema,
   EventActivationsResponseSchema,
   FilterMissSchema,
+  TEAMMATE_SKIP_REASONS,
+  TeammateActivationSchema,
+  TeammateSkipReasonSchema,
   TriggerMissSchema,
 } from './activations';
-export type { AgentActivation, EventActivationsResponse, FilterMissShape } from './activations';
+export type { AgentActivation, EventActivationsResponse, FilterMissShape, TeammateActivation, TeammateSkipReason } from './activations';
 export {
   ListTeammatesResponseSchema,
   ListTeammatesToolInputSchema,
@@ -531,6 +536,17 @@ export {
   TeammateMemorySchema,
 } from './teammates';
 export type { MessageSentPayload, PostTeammateMessageResponse, SendMessageToolInput, SpawnTeammateRequest, Teammate, TeammateMemory, TeammateStatus, TeammateWatch } from './teammates';
+export {
+  ListTeamsResponseSchema,
+  MESSAGE_UNREACHABLE_REASONS,
+  PARENT_ADDRESS,
+  TEAM_ADDRESS_PREFIX,
+  TeamDetailSchema,
+  TeamNameSchema,
+  TeamStatusSchema,
+  TeamSummarySchema,
+} from './teammates';
+export type { MessageUnreachableReason, TeamDetail, TeamSummary } from './teammates';
 export {
   DeadLettersGrowingPayloadSchema,
   MAX_OPS_RUNS_LISTED,

@@ -13,6 +13,8 @@ export const MAX_ACTIVE_TEAMMATES = 200;
 
 /** A teammate's name: how others address it (unique per workspace, the agent-name alphabet). */
 export const TeammateNameSchema = AgentNameSchema;
+/** A team's name (the `team` of its teammates). */
+export const TeamNameSchema = z.string().min(1).max(64);
 
 /**
  * One watch entry: a kind glob with an optional filter (an agent trigger's
@@ -53,7 +55,7 @@ export const SpawnTeammateRequestSchema = z.strictObject({
   agentId: z.uuid(),
   /** Facts the matcher delivers to its mailbox as event messages (each wakes it when idle): kind globs, optional filter and cooldown. */
   watch: z.array(TeammateWatchSchema).max(MAX_TEAMMATE_WATCH).default([]),
-  team: z.string().min(1).max(64).optional(),
+  team: TeamNameSchema.optional(),
   /** Compaction of its conversation; absent: DEFAULT_TEAMMATE_MEMORY. */
   memory: TeammateMemorySchema.optional(),
 });
@@ -109,9 +111,19 @@ export const MAX_MESSAGES_PER_RUN = 50;
 /** Most recipients of one `send_message` (no unbounded broadcast). */
 export const MAX_MESSAGE_RECIPIENTS = 5;
 
-/** `send_message` input: `to` is a teammate name, an agent id (its teammate) or a session id (a teammate's), of this workspace. */
+/** `send_message {to: "team:<name>"}` addresses every live teammate of the team (decision 0059). */
+export const TEAM_ADDRESS_PREFIX = 'team:';
+/** `send_message {to: "parent"}`: the run that delegated to the caller (decision 0059). */
+export const PARENT_ADDRESS = 'parent';
+/** One `to`: a teammate name, session or agent id, `team:<name>`, a delegated child run's id, or `parent`. */
+const RecipientSchema = z.string().min(1).max(TEAM_ADDRESS_PREFIX.length + 64);
+
+/**
+ * `send_message` input: `to` is a teammate name, an agent id (its teammate) or a session id (a teammate's),
+ * `team:<name>` (its live members), a child run's id (a run the caller delegated) or `parent` — of this workspace.
+ */
 export const SendMessageToolInputSchema = z.strictObject({
-  to: z.union([z.string().min(1).max(64), z.array(z.string().min(1).max(64)).min(1).max(MAX_MESSAGE_RECIPIENTS)]),
+  to: z.union([RecipientSchema, z.array(RecipientSchema).min(1).max(MAX_MESSAGE_RECIPIENTS)]),
   content: z.string().min(1).max(MAX_SEND_MESSAGE_CHARS),
 });
 export type SendMessageToolInput = z.infer<typeof SendMessageToolInputSchema>;
@@ -122,3 +134,26 @@ export const ListTeammatesToolInputSchema = z.strictObject({});
 /** `stop_teammate` input: the teammate's name, like `POST /teammates/{name}/stop`. */
 export const StopTeammateToolInputSchema = z.strictObject({ name: TeammateNameSchema });
 export type StopTeammateToolInput = z.infer<typeof StopTeammateToolInputSchema>;
+
+/**
+ * Why `send_message` refused a recipient (the `reason` of MESSAGE_RECIPIENT_UNREACHABLE):
+ * `ended` names a delegated run (child or parent) that has ended, with its `finalState`.
+ */
+export const MESSAGE_UNREACHABLE_REASONS = ['unknown', 'stopped', 'self', 'ambiguous', 'team_empty', 'too_many', 'ended'] as const;
+export type MessageUnreachableReason = (typeof MESSAGE_UNREACHABLE_REASONS)[number];
+
+/** A team's status: `working` (a member's turn queued or running), `idle` (live members, none working), `stopped` (every member stopped). */
+export const TeamStatusSchema = z.enum(['working', 'idle', 'stopped']);
+/** A team as `GET /teams` lists it: the teammates sharing a `team`, counted. */
+export const TeamSummarySchema = z.strictObject({
+  name: TeamNameSchema,
+  status: TeamStatusSchema,
+  members: z.number().int().min(0),
+  live: z.number().int().min(0),
+  working: z.number().int().min(0),
+});
+export type TeamSummary = z.infer<typeof TeamSummarySchema>;
+export const ListTeamsResponseSchema = z.strictObject({ teams: z.array(TeamSummarySchema) });
+/** `GET /teams/{name}`: the team and its members (stopped ones too), by name. */
+export const TeamDetailSchema = TeamSummarySchema.extend({ teammates: z.array(TeammateSchema) });
+export type TeamDetail = z.infer<typeof TeamDetailSchema>;

@@ -256,6 +256,25 @@ export class SessionMailbox {
   }
 
   /**
+   * Takes one of the run's delegations (`budget.maxChildren`, decision 0059): true
+   * when the run has delegated fewer than `max` times, counted atomically so that
+   * concurrent calls of one run cannot both take the last one; a refused or
+   * failed take is given back (`releaseDelegation`). Kept a day, like countSent.
+   */
+  async takeDelegation(runId: string, max: number): Promise<boolean> {
+    const key = toKey(this.prefix, 'delegations', runId);
+    const [[, count] = [null, 0]] = (await this.redis.multi().incr(key).expire(key, 86_400).exec()) ?? [];
+    if (Number(count) <= max) return true;
+    await this.redis.decr(key);
+    return false;
+  }
+
+  /** Gives back a delegation taken for a child that was not started. */
+  async releaseDelegation(runId: string): Promise<void> {
+    await this.redis.decr(toKey(this.prefix, 'delegations', runId));
+  }
+
+  /**
    * Entries after `cursor` (from the start when undefined), oldest first, at
    * most 100 — after deleting `remove` (entries the run has recorded).
    */

@@ -24,4 +24,8 @@ export interface Mailbox {
   postResident(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'>;
   /** Counts one more message sent by the run (send_message's per-run cap); returns the count so far. */
   countSent(runId: string): Promise<number>;
+  /** Takes one of the run's `max` delegations (atomic per run); false past the cap (decision 0059). */
+  takeDelegation(runId: string, max: number): Promise<boolean>;
+  /** Gives back a delegation taken for a child that was not started. */
+  releaseDelegation(runId: string): Promise<void>;
 }

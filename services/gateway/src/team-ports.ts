@@ -94,4 +94,9 @@ export interface CollaboratorStore {
   rule(workspaceId: string, agentId: string, collaboratorId: string): Promise<boolean | null>;
   /** The live, enabled agents the agent has an enabled rule toward. */
   enabledRoster(workspaceId: string, agentId: string): Promise<PeerAgent[]>;
+  /**
+   * The `tools.platform` globs of each run the run was delegated from (its parent, the
+   * parent's parent, …; the version each ran), nearest first; empty for a run that was not delegated.
+   */
+  ancestorPlatformGlobs(workspaceId: string, runId: string): Promise<Array<{ runId: string; globs: string[] }>>;
 }

@@ -56,10 +56,9 @@ export class AgentSessions {
     return (await this.pg.query(`SELECT id::text FROM workspaces WHERE slug = $1`, [slug])).rows[0].id;
   }
 
-  /** A running run of `agentId` at `depth`, with its token. */
-  async start(workspaceId: string, agentId: string, depth = 0): Promise<AgentSession> {
+  /** A running run of `agentId` at `depth` (in `sessionId`, e.g. a teammate's, when given), with its token. */
+  async start(workspaceId: string, agentId: string, depth = 0, sessionId = newId()): Promise<AgentSession> {
     const runId = newId();
-    const sessionId = newId();
     await this.pg.query(
       // No lane: the runs trigger puts it in its agent's lane.
       `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, depth, session_id, started_at)
@@ -68,6 +67,12 @@ export class AgentSessions {
     );
     const { token } = await this.tokens.mint({ workspaceId, runId, agentId, depth, ttlMs: 600_000 });
     return { agentId, runId, sessionId, token, api: apiClient(this.platform.gatewayUrl, token) };
+  }
+
+  /** A token for a run that already exists (a delegated child the gateway created), as its runner would mint it. */
+  async tokenFor(workspaceId: string, run: { id: string; agentId: string; sessionId: string; depth: number }): Promise<AgentSession> {
+    const { token } = await this.tokens.mint({ workspaceId, runId: run.id, agentId: run.agentId, depth: run.depth, ttlMs: 600_000 });
+    return { agentId: run.agentId, runId: run.id, sessionId: run.sessionId, token, api: apiClient(this.platform.gatewayUrl, token) };
   }
 
   async close(): Promise<void> {

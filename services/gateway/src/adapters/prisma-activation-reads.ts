@@ -1,6 +1,6 @@
 import { AGENT_FACT_KINDS } from '@switchyard/contracts';
 import type { PrismaClient } from '@switchyard/db';
-import type { ActivationReads, AgentFactState, ScheduleFireCause } from '../activation-ports';
+import type { ActivationReads, AgentFactState, ScheduleFireCause, TeammateFactState } from '../activation-ports';
 
 const CHANGE_KINDS = [AGENT_FACT_KINDS.created, AGENT_FACT_KINDS.updated, AGENT_FACT_KINDS.enabled, AGENT_FACT_KINDS.disabled, AGENT_FACT_KINDS.pinned, AGENT_FACT_KINDS.unpinned];
 
@@ -62,6 +62,32 @@ export class PrismaActivationReads implements ActivationReads {
         inForce: row.version === null ? null : { version: Number(row.version), spec: row.spec, enabled: row.enabled !== false },
       })),
     };
+  }
+
+  async teammatesOf(workspaceId: string, fact: { id: string; seq: number; kind: string; causedBy?: { runId: string } | undefined }): Promise<TeammateFactState[]> {
+    // In fact order, as the bridge decides: spawned after = its teammate.spawned fact comes later (or is not relayed yet);
+    // the last delivery of the kind is of an earlier fact, measured to this fact's recording.
+    const rows = await this.prisma.$queryRawUnsafe<Array<Omit<TeammateFactState, 'sinceLastOfKindMs'> & { sinceLastOfKindMs: number | string | null }>>(
+      `WITH fact AS (SELECT recorded_at FROM platform_events WHERE workspace_id = $1::uuid AND id = $2::uuid)
+       SELECT t.id::text AS "teammateId", t.name, t.team, t.watch, NOT EXISTS (SELECT 1 FROM platform_events e WHERE e.workspace_id = $1::uuid AND e.kind = 'teammate.spawned' AND e.subject_type = 'teammate'
+                                                    AND e.subject_id = t.id::text AND e.seq < $3) AS "spawnedAfter", t.stopped_at IS NOT NULL AS stopped,
+              CASE WHEN d.message_id IS NULL THEN NULL
+                   ELSE jsonb_build_object('messageId', d.message_id, 'runId', d.run_id, 'deliveredAt', to_char(d.delivered_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) END AS delivery,
+              EXISTS (SELECT 1 FROM runs r WHERE r.workspace_id = $1::uuid AND r.session_id = t.session_id AND r.id = $5::uuid) AS "ownTurnCaused",
+              (SELECT EXTRACT(EPOCH FROM (fact.recorded_at - max(l.delivered_at))) * 1000
+                 FROM teammate_deliveries l JOIN platform_events e ON e.workspace_id = $1::uuid AND e.id = l.event_id
+                WHERE l.teammate_id = t.id AND l.event_kind = $4 AND e.seq < $3) AS "sinceLastOfKindMs"
+         FROM teammates t CROSS JOIN fact
+         LEFT JOIN teammate_deliveries d ON d.teammate_id = t.id AND d.event_id = $2::uuid
+        WHERE t.workspace_id = $1::uuid
+        ORDER BY t.name`,
+      workspaceId,
+      fact.id,
+      fact.seq,
+      fact.kind,
+      fact.causedBy?.runId ?? null,
+    );
+    return rows.map((row) => ({ ...row, sinceLastOfKindMs: row.sinceLastOfKindMs === null ? null : Number(row.sinceLastOfKindMs) }));
   }
 
   async fireOf(workspaceId: string, factId: string): Promise<ScheduleFireCause | null> {

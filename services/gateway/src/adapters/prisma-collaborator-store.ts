@@ -95,4 +95,21 @@ export class PrismaCollaboratorStore implements CollaboratorStore {
       agentId,
     );
   }
+
+  async ancestorPlatformGlobs(workspaceId: string, runId: string): Promise<Array<{ runId: string; globs: string[] }>> {
+    // Up the delegation chain by origin.parentRunId, in the caller's workspace only; bounded like the causation depth.
+    return this.prisma.$queryRawUnsafe<Array<{ runId: string; globs: string[] }>>(
+      `WITH RECURSIVE chain AS (
+         SELECT r.id, r.origin, r.agent_id, r.agent_version, 0 AS level FROM runs r WHERE r.workspace_id = $1::uuid AND r.id = $2::uuid
+         UNION ALL
+         SELECT p.id, p.origin, p.agent_id, p.agent_version, c.level + 1
+           FROM chain c JOIN runs p ON p.workspace_id = $1::uuid AND p.id = (c.origin->>'parentRunId')::uuid
+          WHERE c.origin->>'type' = 'delegation' AND c.level < 20)
+       SELECT c.id::text AS "runId", COALESCE(ARRAY(SELECT jsonb_array_elements_text(v.spec->'tools'->'platform')), '{}') AS globs
+         FROM chain c JOIN agent_versions v ON v.agent_id = c.agent_id AND v.version = c.agent_version
+        WHERE c.level > 0 ORDER BY c.level`,
+      workspaceId,
+      runId,
+    );
+  }
 }

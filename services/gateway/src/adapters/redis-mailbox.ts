@@ -36,6 +36,14 @@ export class RedisMailbox implements Mailbox {
     return this.mailbox.countSent(runId);
   }
 
+  takeDelegation(runId: string, max: number): Promise<boolean> {
+    return this.mailbox.takeDelegation(runId, max);
+  }
+
+  releaseDelegation(runId: string): Promise<void> {
+    return this.mailbox.releaseDelegation(runId);
+  }
+
   postResident(envelope: MailboxEnvelope): Promise<'woke' | 'delivered'> {
     return this.mailbox.postResident(envelope);
   }

@@ -1,4 +1,4 @@
-import { AppError, DELEGATION_REFUSALS, ErrorCode, type DelegateToAgentToolInput, type DelegationRefusal, type DelegationRefusedDetails } from '@switchyard/contracts';
+import { AppError, DEFAULT_MAX_CHILDREN, DELEGATION_REFUSALS, ErrorCode, type DelegateToAgentToolInput, type DelegationRefusal, type DelegationRefusedDetails } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import type { AgentStore } from '../agent-ports';
 import type { Mailbox } from '../mailbox-ports';
@@ -28,11 +28,11 @@ export async function delegateToAgent(deps: DelegationDeps, ctx: RunCommandConte
   const { principal } = ctx;
   const caller = principal.agent;
   if (!caller) throw new AppError(ErrorCode.FORBIDDEN, "delegate_to_agent needs a run's agent token", { required: 'agent token', actual: principal.role });
-  const refuse = async (reason: DelegationRefusal): Promise<never> => {
+  const refuse = async (reason: DelegationRefusal, extra: { max?: number } = {}): Promise<never> => {
     const self = await deps.agents.get(principal.workspaceId, caller.agentId);
     const roster = (await deps.collaborators.enabledRoster(principal.workspaceId, caller.agentId)).map((agent) => ({ agentId: agent.id, name: agent.name, self: false }));
     if (self?.enabled) roster.unshift({ agentId: self.id, name: self.name, self: true });
-    const details: DelegationRefusedDetails = { reason, target: input.target, roster };
+    const details: DelegationRefusedDetails = { reason, target: input.target, roster, ...extra };
     throw new AppError(ErrorCode.DELEGATION_REFUSED, `delegation refused: ${reason}`, details);
   };
   const target = await deps.collaborators.findAgent(principal.workspaceId, input.target);
@@ -44,6 +44,9 @@ export async function delegateToAgent(deps: DelegationDeps, ctx: RunCommandConte
   }
   if (!target.enabled) return refuse(DELEGATION_REFUSALS.targetDisabled);
   const parent = await deps.agents.get(principal.workspaceId, caller.agentId);
+  // The fan-out cap (decision 0059): counted per parent run, taken before the child exists and given back if it is not started.
+  const maxChildren = parent?.spec.budget.maxChildren ?? DEFAULT_MAX_CHILDREN;
+  if (!(await deps.mailbox.takeDelegation(caller.runId, maxChildren))) return refuse(DELEGATION_REFUSALS.fanOutCap, { max: maxChildren });
   const origin = {
     type: 'delegation' as const,
     parentRunId: caller.runId,
@@ -52,12 +55,23 @@ export async function delegateToAgent(deps: DelegationDeps, ctx: RunCommandConte
     ...(input.context === undefined ? {} : { context: input.context }),
     userId: principal.userId,
   };
-  return deps.ledger.startDelegated(ctx, target.id, origin, async (run) => {
+  try {
+    return await startChild(deps, ctx, target.id, origin, parent?.name ?? 'delegating agent');
+  } catch (error) {
+    await deps.mailbox.releaseDelegation(caller.runId).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The child run, told its objective by a message from the parent agent in its new session's mailbox. */
+function startChild(deps: DelegationDeps, ctx: RunCommandContext, targetId: string, origin: Extract<RunRecord['origin'], { type: 'delegation' }>, parentName: string): Promise<RunRecord> {
+  const caller = ctx.principal.agent!;
+  return deps.ledger.startDelegated(ctx, targetId, origin, async (run) => {
     const posted = await deps.mailbox.post({
       schemaVersion: 1,
       id: newId(),
       sessionId: run.sessionId,
-      from: { type: 'teammate', agentId: caller.agentId, name: parent?.name ?? 'delegating agent' },
+      from: { type: 'teammate', agentId: caller.agentId, name: parentName },
       content: delegationMessage(origin),
       sentAt: new Date().toISOString(),
     });

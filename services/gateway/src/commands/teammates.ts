@@ -1,12 +1,13 @@
-import { AppError, ErrorCode, type CausedBy, MAX_ACTIVE_TEAMMATES, MAX_MESSAGES_PER_RUN, type MailboxEnvelope, type MailboxSender, type PostTeammateMessageResponse, type SpawnTeammateRequest, type Teammate } from '@switchyard/contracts';
-import { deliverToTeammate as deliver, newId, teammateFact } from '@switchyard/core';
+import { AppError, ErrorCode, type CausedBy, MAX_ACTIVE_TEAMMATES, MAX_MESSAGES_PER_RUN, PARENT_ADDRESS, type MailboxEnvelope, type MailboxSender, type PostTeammateMessageResponse, type SpawnTeammateRequest, type Teammate } from '@switchyard/contracts';
+import { deliverToTeammate as deliver, messageSentFact, newId, teammateFact } from '@switchyard/core';
+import { resolveRecipients, unreachable } from './message-recipients';
 import type { Logger } from '@switchyard/logging';
 import { changeAuthorOf } from '../change-author';
 import type { AgentStore } from '../agent-ports';
 import type { Principal } from '../auth-ports';
 import type { IngestWriter } from '../fact-ports';
 import type { Mailbox, SteeringStore } from '../mailbox-ports';
-import type { ActivationSink, RunStore } from '../run-ports';
+import type { ActivationSink, RunRecord, RunStore } from '../run-ports';
 import type { DeliveryTarget, TeammateStore } from '../teammate-ports';
 
 /** What the teammate commands need. */
@@ -123,27 +124,13 @@ export async function postTeammateMessage(deps: TeammateDeps, ctx: TeammateComma
   return deliverToTeammate(deps, ctx, mate, from, content);
 }
 
-/** Why a recipient cannot be reached. */
-type Unreachable = 'unknown' | 'stopped' | 'self' | 'ambiguous';
-
-/** The teammate `to` names in this workspace: a name, a session id or an agent id (its one live teammate). */
-function resolveRecipient(roster: readonly Teammate[], to: string, ownSession: string | null): Teammate | Unreachable {
-  const byName = roster.find((mate) => mate.name === to || mate.sessionId === to);
-  const candidates = byName ? [byName] : roster.filter((mate) => mate.agentId === to && mate.status !== 'stopped');
-  if (candidates.length === 0) return roster.some((mate) => mate.agentId === to) ? 'stopped' : 'unknown';
-  if (candidates.length > 1) return 'ambiguous';
-  const mate = candidates[0]!;
-  if (mate.status === 'stopped') return 'stopped';
-  if (mate.sessionId === ownSession) return 'self';
-  return mate;
-}
-
 /**
- * `send_message {to, content}` (decision 0035): one envelope per recipient,
- * each delivered like a person's message (woken when idle), attributed to the
- * calling agent's run (or the person). Every recipient is resolved first: one
- * unreachable recipient (unknown, another workspace's, stopped, the caller's
- * own session) refuses the whole call with the teammates it can reach, and
+ * `send_message {to, content}` (decisions 0035, 0059): one envelope per recipient,
+ * attributed to the calling agent's run (or the person). A teammate is delivered
+ * to like a person's message (woken when idle); `team:<name>` is each of its live
+ * members once; a delegated child (its run id) or the caller's `parent` gets the
+ * envelope in its run's session mailbox, read at its next step. Every recipient is
+ * resolved first (resolveRecipients): one it cannot reach refuses the whole call and
  * nothing is delivered. An agent's run sends at most MAX_MESSAGES_PER_RUN.
  */
 export async function sendMessage(
@@ -158,15 +145,10 @@ export async function sendMessage(
   // The caller's own teammate, when its run is one of a teammate's turns (its session is the teammate's).
   const callerRun = caller ? await deps.runs.get(principal.workspaceId, caller.runId) : null;
   const own = callerRun ? roster.find((mate) => mate.sessionId === callerRun.sessionId) : undefined;
-  const reachable = roster.filter((mate) => mate.status !== 'stopped' && mate.sessionId !== own?.sessionId).map((mate) => mate.name);
-  const resolved: Teammate[] = [];
-  for (const to of targets) {
-    const mate = resolveRecipient(roster, to, own?.sessionId ?? null);
-    if (typeof mate === 'string') {
-      throw new AppError(ErrorCode.MESSAGE_RECIPIENT_UNREACHABLE, `cannot message ${to} (${mate}): nothing was sent`, { to, reason: mate, reachable });
-    }
-    resolved.push(mate);
-  }
+  const recipients = await resolveRecipients(
+    { roster, ownSession: own?.sessionId ?? null, callerRun, runById: (id) => deps.runs.get(principal.workspaceId, id) },
+    targets,
+  );
   let from: MailboxSender;
   let causedBy: CausedBy | undefined;
   if (caller) {
@@ -177,15 +159,46 @@ export async function sendMessage(
     from = { type: 'agent', agentId: caller.agentId, name: agent?.spec.name ?? caller.agentId, runId: caller.runId, ...(own ? { teammate: own.name } : {}) };
     causedBy = { runId: caller.runId, agentId: caller.agentId, depth: caller.depth + 1 };
     const count = await deps.mailbox.countSent(caller.runId);
-    if (count + resolved.length - 1 > MAX_MESSAGES_PER_RUN) {
+    if (count + recipients.length - 1 > MAX_MESSAGES_PER_RUN) {
       throw new AppError(ErrorCode.MESSAGE_LIMIT_EXCEEDED, `a run sends at most ${MAX_MESSAGES_PER_RUN} messages`, { max: MAX_MESSAGES_PER_RUN });
     }
-    for (let extra = 1; extra < resolved.length; extra++) await deps.mailbox.countSent(caller.runId);
+    for (let extra = 1; extra < recipients.length; extra++) await deps.mailbox.countSent(caller.runId);
   } else {
     const userName = (await deps.steering.userName(principal.userId))?.slice(0, 256);
     from = userName ? { type: 'user', userId: principal.userId, name: userName } : { type: 'user', userId: principal.userId };
   }
   const delivered: Array<{ to: string; id: string; woke: boolean }> = [];
-  for (const mate of resolved) delivered.push({ to: mate.name, ...(await deliverToTeammate(deps, ctx, { ...mate, stopped: mate.status === 'stopped' }, from, input.content, causedBy)) });
+  // Runs first: a run's mailbox can close under the post (it just ended), which refuses the call before any teammate is messaged.
+  for (const recipient of recipients) {
+    if (recipient.kind === 'run') delivered.push({ to: recipient.relation === 'parent' ? PARENT_ADDRESS : recipient.run.id, ...(await deliverToRun(deps, ctx, recipient.run, from, input.content, causedBy)) });
+  }
+  for (const recipient of recipients) {
+    if (recipient.kind === 'teammate') delivered.push({ to: recipient.mate.name, ...(await deliverToTeammate(deps, ctx, { ...recipient.mate, stopped: false }, from, input.content, causedBy)) });
+  }
   return { delivered };
+}
+
+/**
+ * A message to a delegated run (child or parent, decision 0059): posted to its
+ * session's mailbox, which its loop drains at its next step — no wake, the run
+ * is queued or running. A mailbox its run closed is the typed soft error naming
+ * the run's state. Its `message.sent` goes through the `ingest` stream, after the post.
+ */
+async function deliverToRun(deps: TeammateDeps, ctx: TeammateCommandContext, run: RunRecord, from: MailboxSender, content: string, causedBy?: CausedBy) {
+  const envelope: MailboxEnvelope = { schemaVersion: 1, id: newId(), sessionId: run.sessionId, from, content, sentAt: new Date().toISOString() };
+  let posted: 'delivered' | 'closed';
+  try {
+    posted = await deps.mailbox.post(envelope);
+  } catch (error) {
+    throw new AppError(ErrorCode.UNAVAILABLE, 'the message could not be delivered: try again', { to: run.id }, { cause: error });
+  }
+  if (posted === 'closed') {
+    const now = await deps.runs.get(ctx.principal.workspaceId, run.id);
+    throw unreachable(run.id, 'ended', [], { finalState: now?.status ?? run.status });
+  }
+  const payload = { messageId: envelope.id, sessionId: run.sessionId, from: from.type === 'teammate' ? 'agent' : from.type, senderId: from.type === 'user' ? from.userId : from.type === 'agent' || from.type === 'teammate' ? from.agentId : 'system', chars: content.length, woke: false } as const;
+  await deps.ingest
+    .accept([{ fact: messageSentFact(changeAuthorOf(ctx.principal), payload, causedBy), correlationId: ctx.correlationId }])
+    .catch((error: unknown) => deps.log.warn({ err: error, messageId: envelope.id, runId: run.id }, 'message delivered; its message.sent fact was not recorded'));
+  return { id: envelope.id, woke: false };
 }

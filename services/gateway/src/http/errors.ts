@@ -32,6 +32,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.SSO_REFUSED:
       return 401;
     case ErrorCode.FORBIDDEN:
+    case ErrorCode.TOOL_OUT_OF_SCOPE:
     case ErrorCode.WORKSPACE_FORBIDDEN:
     case ErrorCode.CSRF_TOKEN_INVALID:
     case ErrorCode.TRY_BY_AGENT_REFUSED:
@@ -60,6 +61,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.APPROVAL_NOT_FOUND:
     case ErrorCode.TASK_NOT_FOUND:
     case ErrorCode.TEAMMATE_NOT_FOUND:
+    case ErrorCode.TEAM_NOT_FOUND:
     case ErrorCode.MESSAGE_RECIPIENT_UNREACHABLE:
     case ErrorCode.WEBHOOK_NOT_FOUND:
     case ErrorCode.AGENT_MESSAGE_NOT_FOUND:

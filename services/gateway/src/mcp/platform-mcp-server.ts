@@ -11,6 +11,7 @@ import { AppError, ErrorCode, PLATFORM_TOOL_INPUT_SCHEMAS, type ErrorBody, type 
 import type { Logger } from '@switchyard/logging';
 import { z } from 'zod';
 import { assertPerson } from '../commands/decide-approval';
+import { assertInParentScope, inParentScope } from '../commands/parent-scope';
 import { assertRole, hasRole } from '../http/auth';
 import { statusOf } from '../http/errors';
 import { isPlatformToolName, PLATFORM_TOOLS, type PlatformToolContext, type PlatformToolDeps } from './platform-tools';
@@ -53,7 +54,8 @@ export function createPlatformMcpServer(deps: PlatformToolDeps, ctx: PlatformToo
   // A try run's token lists its member's tools (so the model is offered what the agent would have); its calls stay read-only.
   const listedAs = { ...ctx.principal, role: ctx.principal.shadowOf ?? ctx.principal.role };
   const visible = TOOL_LIST.filter((entry) => hasRole(listedAs, entry.role) && !(entry.peopleOnly && ctx.principal.agent)).map((entry) => entry.tool);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible }));
+  // A delegated run is offered only what every run it was delegated from may call (parentScope, decision 0059).
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await inParentScope(deps, ctx.principal, visible) }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name } = request.params;
     // An unknown tool is a protocol error (MCP spec), not a tool result.
@@ -65,6 +67,7 @@ export function createPlatformMcpServer(deps: PlatformToolDeps, ctx: PlatformToo
       const parsed = PLATFORM_TOOL_INPUT_SCHEMAS[name].safeParse(request.params.arguments ?? {});
       if (!parsed.success) throw new AppError(ErrorCode.VALIDATION_FAILED, `invalid arguments for ${name}`, parsed.error.issues);
       assertRole(ctx.principal, tool.role);
+      await assertInParentScope(deps, ctx.principal, name);
       return okResult(await tool.run(deps, ctx, parsed.data));
     } catch (error) {
       if (error instanceof AppError) return errorResult(error);

@@ -160,8 +160,8 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
   send_message: {
     name: 'send_message',
     description:
-      'Sends a message to teammates of this workspace ({to: a teammate name, agent id or session id, or up to 5 of them; content}); an idle teammate wakes, a busy one reads it at its next step. ' +
-      'An unreachable recipient refuses the whole call (MESSAGE_RECIPIENT_UNREACHABLE, with the teammates you can reach); nothing is sent. Returns {delivered: [{to, id, woke}]}.',
+      'Sends a message to teammates of this workspace ({to: a teammate name, agent id or session id, "team:<name>" (its live members), the run id of a run you delegated to, or "parent" (the run that delegated to you); or up to 5 of them; content}); an idle teammate wakes, a busy one or a delegated run reads it at its next step. ' +
+      'An unreachable recipient refuses the whole call (MESSAGE_RECIPIENT_UNREACHABLE, with its reason — "ended" names a delegated run\'s finalState — and the teammates you can reach); nothing is sent. Returns {delivered: [{to, id, woke}]}.',
     annotations: write('Send message', false),
     role: 'member',
     run: async (deps, ctx, input) => ({ ...(await sendMessage(deps, ctx, input)) }),

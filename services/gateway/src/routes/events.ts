@@ -13,6 +13,8 @@ export interface EventsRoutesDeps {
   reader: FactReader;
   ingest: IngestWriter;
   activationReads: ActivationReads;
+  /** The causation depth cap: a teammate's skip at it is explained (decision 0059). */
+  maxCausationDepth: number;
 }
 
 /**

@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { TeammateNameSchema } from '@switchyard/contracts';
+import { TeammateNameSchema, TeamNameSchema } from '@switchyard/contracts';
 import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, pathParameter, WS_PARAMETER as ws } from './openapi-components';
 import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
 const { $schema: _dialect, ...nameSchema } = z.toJSONSchema(TeammateNameSchema, { io: 'input' });
 const name = pathParameter('name', nameSchema, "the teammate's name (unique in the workspace)");
+const { $schema: _teamDialect, ...teamNameSchema } = z.toJSONSchema(TeamNameSchema, { io: 'input' });
+const teamName = pathParameter('name', teamNameSchema, "the team's name (the `team` its teammates were spawned with)");
 const conflict = (codes: string) => ({ '409': json('Error', codes) });
 
 /** The teammates roster's paths (decision 0035): viewers read, members spawn, stop and message. */
@@ -40,6 +42,12 @@ export function teammatePaths(): OpenApiPaths {
         requestBody: body('PostTeammateMessageRequest'),
         responses: { '202': json('PostTeammateMessageResponse', 'delivered; woke says whether it queued a turn'), ...errors, ...conflict('TEAMMATE_STOPPED'), '503': json('Error', 'UNAVAILABLE: not delivered, try again') },
       },
+    },
+    [`${base}/teams`]: {
+      get: { operationId: 'listTeams', summary: 'The teams of the workspace (the teammates sharing a team), by name, with status and member counts', parameters: [ws], responses: { '200': json('ListTeamsResponse', 'the teams'), ...errors } },
+    },
+    [`${base}/teams/{name}`]: {
+      get: { operationId: 'getTeam', summary: 'One team with its members (stopped ones too); TEAM_NOT_FOUND when no teammate of the workspace has it', parameters: [ws, teamName], responses: { '200': json('TeamDetail', 'the team'), ...errors } },
     },
   };
 }

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
-import { PostTeammateMessageRequestSchema, SpawnTeammateRequestSchema, TeammateNameSchema } from '@switchyard/contracts';
+import { PostTeammateMessageRequestSchema, SpawnTeammateRequestSchema, TeammateNameSchema, TeamNameSchema } from '@switchyard/contracts';
 import { getTeammate, postTeammateMessage, spawnTeammate, stopTeammate, type TeammateCommandContext, type TeammateDeps } from '../commands/teammates';
+import { getTeam, listTeams } from '../commands/teams';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput } from '../http/validate';
 
@@ -9,12 +10,13 @@ const contextOf = (res: Response): TeammateCommandContext => ({ principal: princ
 
 /**
  * The teammates roster under `/v1/workspaces/{ws}/teammates` (decision 0035):
- * viewers read, members spawn, stop and message. Scoped by the token's
+ * viewers read, members spawn, stop and message; `/teams` reads the roster by team. Scoped by the token's
  * workspace: another workspace's teammate is a 404.
  */
 export function teammatesRoutes(deps: TeammateDeps): Router {
   const router = Router({ mergeParams: true });
   router.use('/teammates', requireRole('viewer'));
+  router.use('/teams', requireRole('viewer'));
   const write = requireRole('member');
 
   router.get('/teammates', async (_req, res) => {
@@ -39,6 +41,15 @@ export function teammatesRoutes(deps: TeammateDeps): Router {
     const name = nameOf(req);
     const { content } = parseBody(PostTeammateMessageRequestSchema, req);
     res.status(202).json(await postTeammateMessage(deps, contextOf(res), name, content));
+  });
+
+  // Teams (decision 0059): the teammates sharing a `team`, read from the roster.
+  router.get('/teams', async (_req, res) => {
+    res.json({ teams: await listTeams(deps, principalOf(res)) });
+  });
+
+  router.get('/teams/:name', async (req, res) => {
+    res.json(await getTeam(deps, principalOf(res), parseInput(TeamNameSchema, req.params.name, 'team name')));
   });
 
   return router;

@@ -18,6 +18,7 @@ export type {
   AuditActorsResponse,
   AuditPage,
   EventActivationsResponse,
+  TeammateActivation,
   Fact,
   ImportAgentsResponse,
   Invitation,

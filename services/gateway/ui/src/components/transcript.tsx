@@ -52,6 +52,12 @@ function Entry({ entry }: { entry: TranscriptEntry }) {
             tool <code>{String(c.name)}</code>{' '}
             {c.wouldHave ? <span className="status s-awaiting_approval">would have (not executed)</span> : <span className={c.ok ? 'ok' : 'error'}>{c.ok ? 'ok' : 'error'}</span>}
             {typeof c.durationMs === 'number' && <span className="muted"> · {c.durationMs} ms</span>}
+            {refusalOf(c.error) && (
+              <span className="status s-failed" data-testid="refusal">
+                {' '}
+                refused: {refusalOf(c.error)}
+              </span>
+            )}
           </div>
           <details>
             <summary>arguments</summary>
@@ -104,4 +110,22 @@ export function Transcript({ entries }: { entries: TranscriptEntry[] }) {
       ))}
     </ol>
   );
+}
+
+/**
+ * A platform tool's typed refusal (its error body's code, and the reason or final state it names:
+ * `DELEGATION_REFUSED: fan_out_cap`, decision 0059), read from a failed call's message; null otherwise.
+ */
+function refusalOf(error: unknown): string | null {
+  const message = (error as { message?: unknown } | null | undefined)?.message;
+  if (typeof message !== 'string' || !message.trimStart().startsWith('{')) return null;
+  try {
+    const body = JSON.parse(message) as { error?: { code?: unknown; details?: { reason?: unknown; finalState?: unknown } } };
+    const code = body.error?.code;
+    if (typeof code !== 'string') return null;
+    const why = [body.error?.details?.reason, body.error?.details?.finalState].filter((part) => typeof part === 'string');
+    return why.length > 0 ? `${code}: ${why.join(', ')}` : code;
+  } catch {
+    return null;
+  }
 }

@@ -4,7 +4,7 @@ import { api, errorText, wsPath } from '../api';
 import { shortId, when } from '../format';
 import { useAgents, useFact } from '../queries';
 import { useWorkspace } from '../session';
-import type { AgentActivation, EventActivationsResponse, Run } from '../types';
+import type { AgentActivation, EventActivationsResponse, Run, TeammateActivation } from '../types';
 
 /** Why an agent did or did not run on the fact, in a line. */
 function whyLine(activation: AgentActivation): string {
@@ -28,6 +28,26 @@ function whyLine(activation: AgentActivation): string {
   }
 }
 
+/** Why a teammate's watch did or did not deliver the fact (decision 0059), in a line. */
+function teammateWhyLine(activation: TeammateActivation): string {
+  switch (activation.outcome) {
+    case 'delivered':
+      return activation.runId ? 'delivered: woke a turn' : 'delivered: read by the turn already there';
+    case 'skipped':
+      return `not delivered: ${activation.reason}`;
+    case 'no_match':
+      return activation.watch.length === 0
+        ? 'watches nothing'
+        : activation.watch.map((w) => (w.kindMatched ? `watch ${w.index} (${w.kind}): filter ${w.filter?.at || '(root)'} failed` : `watch ${w.index}: kind ${w.kind} does not match`)).join('; ');
+    case 'not_spawned_yet':
+      return 'spawned after this fact';
+    case 'pending':
+      return 'the matcher has not reached this fact yet';
+    case 'unrecorded':
+      return 'a watch matched; nothing was delivered (kill switch?)';
+  }
+}
+
 /** One fact, the runs it activated (`GET /runs?eventId=`), and why each agent did or did not run (`/activations`). */
 export function EventDetailPage() {
   const { id } = useParams<{ id: string }>();
@@ -41,7 +61,7 @@ export function EventDetailPage() {
   const activations = useQuery({
     queryKey: ['activations', slug, id],
     queryFn: () => api<EventActivationsResponse>('GET', wsPath(slug, `/events/${id}/activations`)),
-    refetchInterval: (query) => (query.state.data?.agents.some((a) => a.outcome === 'pending') ? 1_000 : false),
+    refetchInterval: (query) => (query.state.data?.agents.some((a) => a.outcome === 'pending') || query.state.data?.teammates.some((t) => t.outcome === 'pending') ? 1_000 : false),
   });
   if (fact.error) return <p role="alert" className="error">{errorText(fact.error)}</p>;
   if (!fact.data) return <p className="loading">Loading…</p>;
@@ -88,6 +108,19 @@ export function EventDetailPage() {
           </li>
         ))}
       </ul>
+      {(activations.data?.teammates.length ?? 0) > 0 && (
+        <>
+          <h2>Teammates</h2>
+          <ul data-testid="teammate-activations">
+            {activations.data?.teammates.map((activation) => (
+              <li key={activation.teammateId} data-outcome={activation.outcome}>
+                <Link href="/team">{activation.name}</Link>
+                {activation.team ? <span className="muted"> ({activation.team})</span> : null} — {teammateWhyLine(activation)}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </section>
   );
 }
