@@ -1,4 +1,4 @@
-import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
+import { FactsMessageSchema, GROUPS, STREAMS, type GroupName } from '@switchyard/contracts';
 import { secretBoxOf } from '@switchyard/config';
 import { actionSigningKey, MattermostRest } from '@switchyard/core';
 import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
@@ -10,7 +10,7 @@ import { createNotificationQueue, queueSink, startDeliveryWorker } from './adapt
 import { SqlNotifierStore } from './adapters/sql-notifier-store';
 import type { NotifierConfig } from './config';
 import { Delivery } from './delivery';
-import { Notifier } from './notifier';
+import { Notifier, type NotifierInput } from './notifier';
 import { TraceExport } from './trace-export';
 
 /** A running notifier: its health port, its consumer name and how to stop it. */
@@ -56,54 +56,50 @@ export function startNotifier(config: NotifierConfig, log: Logger): Promise<Runn
     service.onClose(() => Promise.race([worker.close(), new Promise<void>((resolve) => setTimeout(resolve, WORKER_CLOSE_DEADLINE_MS).unref())]).then(() => worker.close(true)));
 
     const notifier = new Notifier({ store, jobs: queueSink(queue), log });
-    const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
     const deadLetters = new SqlDeadLetterStore(sql);
-    registerDeadLetterGauge(service.registry, deadLetters, [{ stream: factsKey, group: GROUPS.notifier }]);
-    const consumer = new StreamConsumer({
-      redis,
-      stream: factsKey,
-      group: GROUPS.notifier,
-      consumer: config.NOTIFIER_CONSUMER,
-      deadLetters,
-      lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, GROUPS.notifier),
-      decode: (raw) => FactsMessageSchema.parse(raw),
-      handle: (entries) => notifier.handle(entries.map(({ message }) => ({ fact: message.fact, workspaceId: message.workspaceId }))),
-      log,
-      claimIdleMs: config.CLAIM_IDLE_MS,
-      blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
-      startId: '$',
-    });
-    service.onClose(consumer);
-    await consumer.start();
-    if (config.OTEL_EXPORTER_OTLP_ENDPOINT) await startTraceExport(service, { config, redis, sql, deadLetters, log });
+    registerDeadLetterGauge(service.registry, deadLetters, [{ stream: toKey(config.REDIS_PREFIX, STREAMS.facts), group: GROUPS.notifier }]);
+    const groups = { service, config, redis, deadLetters, log };
+    await startFactsGroup(groups, GROUPS.notifier, (inputs) => notifier.handle(inputs));
+    if (config.OTEL_EXPORTER_OTLP_ENDPOINT) await startTraceExport(groups, sql);
     return { consumer: config.NOTIFIER_CONSUMER };
   });
 }
 
-/** The `traces` group on `facts`: each ended run's trace to the OTLP/HTTP collector (decision 0057). */
-async function startTraceExport(
-  service: Parameters<Parameters<typeof startService>[1]>[0],
-  deps: { config: NotifierConfig; redis: ReturnType<typeof createRedis>; sql: SqlPool; deadLetters: SqlDeadLetterStore; log: Logger },
-): Promise<void> {
-  const { config, redis, log } = deps;
-  const exporter = new RunTraceExporter({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT!, headers: config.OTEL_EXPORTER_OTLP_HEADERS, timeoutMs: config.NOTIFIER_REQUEST_TIMEOUT_MS });
-  service.onClose(() => exporter.shutdown());
-  const traces = new TraceExport({ reader: new SqlTraceReader(deps.sql), exporter, log });
-  const factsKey = toKey(config.REDIS_PREFIX, STREAMS.facts);
+/** What a consumer group of the notifier on `facts` needs. */
+interface FactsGroupDeps {
+  service: Parameters<Parameters<typeof startService>[1]>[0];
+  config: NotifierConfig;
+  redis: ReturnType<typeof createRedis>;
+  deadLetters: SqlDeadLetterStore;
+  log: Logger;
+}
+
+/** Starts one of the notifier's groups on `facts` (notifications, trace export): each reads every fact on its own. */
+async function startFactsGroup(deps: FactsGroupDeps, group: GroupName, handle: (inputs: NotifierInput[]) => Promise<void>): Promise<void> {
+  const { config, log } = deps;
   const consumer = new StreamConsumer({
-    redis,
-    stream: factsKey,
-    group: GROUPS.traces,
+    redis: deps.redis,
+    stream: toKey(config.REDIS_PREFIX, STREAMS.facts),
+    group,
     consumer: config.NOTIFIER_CONSUMER,
     deadLetters: deps.deadLetters,
-    lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, GROUPS.traces),
+    lastErrorsKey: lastErrorsKey(config.REDIS_PREFIX, STREAMS.facts, group),
     decode: (raw) => FactsMessageSchema.parse(raw),
-    handle: (entries) => traces.handle(entries.map(({ message }) => ({ fact: message.fact, workspaceId: message.workspaceId }))),
+    handle: (entries) => handle(entries.map(({ message }) => ({ fact: message.fact, workspaceId: message.workspaceId }))),
     log,
     claimIdleMs: config.CLAIM_IDLE_MS,
     blockMs: Math.min(1000, Math.floor(config.CLAIM_IDLE_MS / 2)),
     startId: '$',
   });
-  service.onClose(consumer);
+  deps.service.onClose(consumer);
   await consumer.start();
+}
+
+/** The `traces` group on `facts`: each ended run's trace to the OTLP/HTTP collector (decision 0057). */
+async function startTraceExport(deps: FactsGroupDeps, sql: SqlPool): Promise<void> {
+  const { config, log } = deps;
+  const exporter = new RunTraceExporter({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT!, headers: config.OTEL_EXPORTER_OTLP_HEADERS, timeoutMs: config.NOTIFIER_REQUEST_TIMEOUT_MS });
+  deps.service.onClose(() => exporter.shutdown());
+  const traces = new TraceExport({ reader: new SqlTraceReader(sql), exporter, log });
+  await startFactsGroup(deps, GROUPS.traces, (inputs) => traces.handle(inputs));
 }
