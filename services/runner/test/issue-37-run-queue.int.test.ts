@@ -21,6 +21,9 @@ const percentile = (values: number[], p: number) => {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
+/** How often the overlap sampler reads the runs' statuses. */
+const SAMPLE_EVERY_MS = 50;
+
 describe('issue 37: the run queue under load and between workspaces', () => {
   let platform: TestPlatform;
   let pg: Client;
@@ -47,7 +50,8 @@ describe('issue 37: the run queue under load and between workspaces', () => {
         const { rows } = await pg.query<{ running: number; queued: number }>(
           `SELECT count(*) FILTER (WHERE status = 'running')::int AS running, count(*) FILTER (WHERE status = 'queued')::int AS queued FROM runs WHERE agent_id = $1`, [agent]);
         samples.push(rows[0]!);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        // Pacing of the sampler, not a wait for something: it samples until the load ends.
+        await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
       }
     })();
     const began = Date.now();

@@ -57,6 +57,9 @@ describe('model prices', () => {
       OPENAI_API_KEY: undefined,
       MODEL_TIMEOUT_MS: 60_000,
       MODEL_MAX_ATTEMPTS: 4,
+      MODEL_STREAM: true,
+      MODEL_RATE_LIMIT_WINDOW_MS: 60_000,
+      MODEL_RATE_LIMIT_MARGIN_MS: 500,
       RUNNER_MODEL_ALLOW_PRIVATE: false,
       RUNNER_MODEL_ALLOWED_HOSTS: [],
     });

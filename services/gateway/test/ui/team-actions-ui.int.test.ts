@@ -111,7 +111,7 @@ describe('issue 32 §3: the fleet manageable from the UI — team, tasks, collab
     await screenshot(page, 'agent-collaborators');
     await rule.selectOption('none');
     await waitFor(async () => (await stored()) === 'none', { timeoutMs: 10_000, what: 'the rule none' });
-    expect(await rule.inputValue()).toBe('none');
+    await waitFor(async () => (await rule.inputValue()) === 'none', { timeoutMs: 10_000, what: 'the select showing no rule' });
   });
 
   it('refuses a viewer: no writes offered, and the API answers 403', async () => {

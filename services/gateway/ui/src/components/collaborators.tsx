@@ -25,6 +25,8 @@ export function Collaborators({ ws, agentId, canWrite }: { ws: string; agentId: 
       const path = wsPath(ws, `/agents/${agentId}/collaborators/${other.agentId}`);
       if (rule === 'none') await api('DELETE', path);
       else await api('PUT', path, { enabled: rule === 'enabled' });
+      // Shown at once: the select is controlled, and a refetch still on its way would put the old rule back meanwhile.
+      queryClient.setQueryData<Collaborator[]>(key, (rows) => rows?.map((row) => (row.agentId === other.agentId ? { ...row, rule } : row)));
       await queryClient.invalidateQueries({ queryKey: key });
     } catch (caught) {
       setError(errorText(caught));
