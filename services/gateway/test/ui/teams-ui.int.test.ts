@@ -130,7 +130,7 @@ describe('issue 31 §8: teams and a teammate’s conversation (headless Chromium
     expect(await fitsWidth(page)).toBe(true);
     await screenshot(page, 'teammate-conversation');
     await page.setViewportSize({ width: 390, height: 844 });
-    await conversation.getByTestId('compaction').waitFor();
+    await conversation.getByTestId('compaction').first().waitFor();
     expect(await fitsWidth(page)).toBe(true);
     await page.goto(`${platform.gatewayUrl}/teams/notes`);
     await page.locator('[data-testid="roster"] tr[data-teammate="keeper-1"]').waitFor();
@@ -145,7 +145,7 @@ describe('issue 31 §8: teams and a teammate’s conversation (headless Chromium
     await viewer.locator('[data-testid="roster"] tr[data-teammate="keeper-1"]').waitFor();
     expect(await viewer.getByRole('button', { name: /^(Stop|Send)$/ }).count()).toBe(0);
     await viewer.goto(`${platform.gatewayUrl}/teammates/keeper-1`);
-    await viewer.getByTestId('conversation').getByTestId('compaction').waitFor();
+    await viewer.getByTestId('conversation').getByTestId('compaction').first().waitFor();
     expect(await viewer.getByRole('button', { name: /^(Stop|Send)$/ }).count()).toBe(0);
     await viewer.goto(`${platform.gatewayUrl}/team`);
     await viewer.locator('[data-testid="roster"] tr[data-teammate="keeper-1"]').waitFor();
