@@ -67,7 +67,7 @@ describe('the model HTTP pool and a server’s keep-alive timeout', () => {
     expect(response.headers.get('keep-alive')).toBeNull();
     await response.text();
   };
-  const allClosed = () => waitFor(() => connections.every((c) => c.closedAfterMs !== undefined), { what: 'the idle connections closed', timeoutMs: 30_000 });
+  const allClosed = () => waitFor(async () => connections.every((c) => c.closedAfterMs !== undefined), { what: 'the idle connections closed', timeoutMs: 30_000 });
 
   it('closes an idle connection itself, before the server’s idle timeout', async () => {
     await post(pool);
