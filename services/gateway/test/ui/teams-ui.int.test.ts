@@ -114,6 +114,15 @@ describe('issue 31 §8: teams and a teammate’s conversation (headless Chromium
     for (let n = 1; n <= 4; n++) expect(entries.some((entry) => entry.type === 'user' && String(entry.content.text).includes(`M${n} is`))).toBe(true);
     const compaction = entries.find((entry) => entry.type === 'compaction');
     expect(compaction).toBeDefined();
+    // Paged like a run's: `next` is the `after` of the next page, null at the end; the pages are the whole.
+    const paged: number[] = [];
+    for (let after = 0; ; ) {
+      const page = (await admin('GET', `${base}/teammates/keeper-1/transcript?after=${after}&limit=5`)).body as { entries: Array<{ seq: number }>; next: number | null };
+      paged.push(...page.entries.map((entry) => entry.seq));
+      if (page.next === null) break;
+      after = page.next;
+    }
+    expect(paged).toEqual(entries.map((entry) => entry.seq));
 
     await page.goto(`${platform.gatewayUrl}/teammates/keeper-1`);
     const conversation = page.getByTestId('conversation');
