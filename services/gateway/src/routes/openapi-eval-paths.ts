@@ -51,5 +51,14 @@ export function evalPaths(): OpenApiPaths {
         responses: { '200': json('EvalRun', 'the eval run'), ...errors },
       },
     },
+    [`${base}/evals/{id}/stream`]: {
+      get: {
+        operationId: 'streamEval',
+        summary:
+          "Server-Sent Events of an eval run's progress (viewer): event trial (EvalStreamEvent) as each trial's run ends, then event verdict with the settled eval, and the stream ends; resume with Last-Event-ID (404 EVAL_NOT_FOUND; a cursor of another eval 400)",
+        parameters: [ws, id, { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' } }],
+        responses: { '200': { description: 'text/event-stream of EvalStreamEvent (`event:` its type, `data:` the event)', content: { 'text/event-stream': { schema: { $ref: '#/components/schemas/EvalStreamEvent' } } } }, ...errors },
+      },
+    },
   };
 }
