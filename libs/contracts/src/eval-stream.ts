@@ -38,3 +38,19 @@ export type EvalStreamEvent = z.infer<typeof EvalStreamEventSchema>;
  * base64url. A resume sends the ended trials it lacks, on any replica.
  */
 export const EvalStreamCursorSchema = z.string().max(4_000).regex(/^[A-Za-z0-9_-]*$/, 'base64url');
+
+/**
+ * `GET /agents/{id}/eval-gate` (viewer): the promotion gate of the version
+ * that runs (its pin, else its latest) — the gate of the latest spec, the
+ * newest eval that counts for it, and whether enabling or pinning it would
+ * be let through without an override.
+ */
+export const EvalGateStateSchema = z.strictObject({
+  gate: z.strictObject({ suite: z.uuid(), trials: z.number().int(), allowRegression: z.boolean() }).nullable(),
+  version: z.number().int(),
+  evalId: z.uuid().nullable(),
+  passed: z.boolean().nullable(),
+  failingCases: z.array(z.number().int()),
+  allowed: z.boolean(),
+});
+export type EvalGateState = z.infer<typeof EvalGateStateSchema>;

@@ -399,7 +399,7 @@ export {
   type SaveEvalSuiteRequest,
   type StartEvalRequest,
 } from './evals';
-export { EvalStreamCursorSchema, EvalStreamEventSchema, EvalTrialEventSchema, type EvalStreamEvent, type EvalTrialEvent } from './eval-stream';
+export { EvalGateStateSchema, EvalStreamCursorSchema, EvalStreamEventSchema, EvalTrialEventSchema, type EvalGateState, type EvalStreamEvent, type EvalTrialEvent } from './eval-stream';
 export {
   AgentTrySchema,
   ListAgentTriesQuerySchema,

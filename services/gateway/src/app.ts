@@ -285,7 +285,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));
   const evalRuns = new EvalRuns({ ...deps, tryAgent, judge: deps.evalJudge ?? null });
-  workspace.use(evalsRoutes({ evalSuites: new EvalSuites(deps), evalRuns }));
+  workspace.use(evalsRoutes({ evalSuites: new EvalSuites(deps), evalRuns, evalGate, agents: deps.agents }));
   workspace.use(evalStreamRoutes({ ...deps, evalProgress: new EvalProgress({ evals: deps.evals, evalRuns }), authenticator }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));

@@ -43,6 +43,14 @@ export function evalPaths(): OpenApiPaths {
       },
       get: { operationId: 'listEvals', summary: "The agent's eval runs, newest first (viewer)", parameters: [ws, id], responses: { '200': json('ListEvalRunsResponse', 'the eval runs'), ...errors } },
     },
+    [`${base}/agents/{id}/eval-gate`]: {
+      get: {
+        operationId: 'getEvalGate',
+        summary: 'The promotion gate of the version the agent runs (its pin, else its latest): the gate of its latest spec, the newest eval that counts, and whether enabling or pinning it is allowed without an override (viewer; 404 AGENT_NOT_FOUND)',
+        parameters: [ws, id],
+        responses: { '200': json('EvalGateState', 'the gate state'), ...errors },
+      },
+    },
     [`${base}/evals/{id}`]: {
       get: {
         operationId: 'getEval',
