@@ -8,23 +8,66 @@
  * Then the eval: BENCH_CASES × 2 versions × BENCH_TRIALS trials, from its POST
  * to its settled verdict — the wall time, and the platform's CPU per trial as
  * a ratio to the CPU per try (target ≤ 1.2×: an eval is trials, not a second
- * machinery). Writes its section of BENCHMARKS.md, with the load average.
+ * machinery). Then the throughput against a model with a known latency: the
+ * local OpenAI-compatible server answering every call after BENCH_LLM_LATENCY_MS
+ * (500), a runner allowed BENCH_LLM_CONCURRENCY (20) runs at once, an eval of
+ * a one-call agent at two versions: trials a second from the POST to the last
+ * trial's end, as a ratio to the ideal — every slot busy with the model from
+ * the first instant, ceil(trials / concurrency) × latency (target ≥ 0.8).
+ * Writes its section of BENCHMARKS.md, with the load average.
  */
 import os from 'node:os';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
-import { apiClient, databaseServerUrl, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { apiClient, databaseServerUrl, startLocalOpenAiServer, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { processCpuMs } from './lib/process-cpu';
 import { machineLine, writeSection } from './lib/report';
 import { fmt } from './lib/stats';
 
 const CASES = Number(process.env.BENCH_CASES ?? 50);
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 5);
+const LLM_LATENCY_MS = Number(process.env.BENCH_LLM_LATENCY_MS ?? 500);
+const LLM_CONCURRENCY = Number(process.env.BENCH_LLM_CONCURRENCY ?? 20);
 const load = () => os.loadavg().map((n) => n.toFixed(1)).join(' / ');
 
 /** CPU ms of every platform process so far. */
 function platformCpuMs(platform: TestPlatform): number {
   const processes = [platform.gateway, ...platform.eventLogs, ...platform.runners, ...(platform.matcher ? [platform.matcher] : [])];
   return processes.reduce((sum, p) => sum + (processCpuMs(p.child.pid!) ?? 0), 0);
+}
+
+type Api = ReturnType<typeof apiClient>;
+
+/**
+ * An eval of a one-call agent (the model answers at once with text) at two
+ * versions, on the suite's cases: the time from its POST to its last trial's
+ * end (GET /evals/{id} read every 100 ms), and to its settled verdict.
+ */
+async function throughput(admin: Api, ws: string, suite: string): Promise<{ trials: number; postedMs: number; endedMs: number; settledMs: number }> {
+  const spec = (instructions: string) => ({
+    name: 'triage-llm',
+    instructions,
+    model: { provider: 'openai', name: 'bench-500ms' },
+    triggers: [{ kind: 'ticket.opened' }],
+    enabled: false,
+  });
+  const agentId = (await admin('POST', `${ws}/agents`, spec('Triage the ticket.'))).body.id as string;
+  await admin('PUT', `${ws}/agents/${agentId}`, spec('Triage the ticket, briefly.'));
+  const start = performance.now();
+  const started = await admin('POST', `${ws}/agents/${agentId}/evals`, { suite, versions: [1, 2], trials: TRIALS, budgetUsd: 100_000 });
+  if (started.status !== 201) throw new Error(`eval refused: ${JSON.stringify(started.body)}`);
+  const postedMs = performance.now() - start;
+  let endedMs = 0;
+  let trials = 0;
+  await waitFor(
+    async () => {
+      const run = (await admin('GET', `${ws}/evals/${started.body.id}`)).body as { status: string; trialsEnded: number; trialsTotal: number };
+      trials = run.trialsTotal;
+      if (endedMs === 0 && run.trialsEnded === run.trialsTotal) endedMs = performance.now() - start;
+      return run.status === 'completed';
+    },
+    { what: 'the 500 ms eval settled', timeoutMs: 1_800_000, intervalMs: 100 },
+  );
+  return { trials, postedMs, endedMs, settledMs: performance.now() - start };
 }
 
 async function main(): Promise<void> {
@@ -102,6 +145,21 @@ async function main(): Promise<void> {
     const cpuPerTrial = (platformCpuMs(platform) - evalCpu0) / trials;
     const ratio = cpuPerTrial / cpuPerTry;
 
+    // Throughput against a model with a fixed latency: the scripted runner leaves, one allowed LLM_CONCURRENCY runs comes.
+    await platform.settled(60_000);
+    for (const runner of platform.runners) await runner.stop('SIGTERM');
+    const model = await startLocalOpenAiServer({ respond: () => ({ type: 'message', content: 'triaged', delayMs: LLM_LATENCY_MS, usage: { prompt_tokens: 100, completion_tokens: 5 } }) });
+    const llm = await (async () => {
+      try {
+        await platform.startRunner({ RUNNER_CONCURRENCY: String(LLM_CONCURRENCY), OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-bench-local-0123456789', MODEL_MAX_ATTEMPTS: '1' });
+        return await throughput(admin, ws, suite);
+      } finally {
+        await model.close();
+      }
+    })();
+    const idealMs = Math.ceil(llm.trials / LLM_CONCURRENCY) * LLM_LATENCY_MS;
+    const throughputRatio = idealMs / llm.endedMs;
+
     const body = `## Agent evals (\`npm run bench:evals\`)
 
 - Machine: ${machineLine('all services as processes (gateway, event-log, matcher, one runner), a scripted model')}, ${new Date().toISOString().slice(0, 10)}; load average (1 / 5 / 15 min) ${loadAtStart} at the start, ${load()} at the end (a machine shared with other engineers).
@@ -113,8 +171,10 @@ async function main(): Promise<void> {
 | eval: ${CASES} cases × 2 versions × ${TRIALS} trials = ${trials} trials, POST → settled verdict (“${verdict}”) | ${fmt(evalWallMs / 1000, 1)} s (the POST, which starts every trial: ${fmt(postedMs / 1000, 1)} s) |
 | platform CPU per trial (the POST, the trials, the reads that settle it) | ${fmt(cpuPerTrial, 1)} ms, **${fmt(ratio, 2)}×** one try (target ≤ 1.2×) |
 
-Platform CPU is every service process's user + system time (/proc) over the phase. Not measured yet:
-the throughput with the local OpenAI-compatible server at a fixed 500 ms latency against the ideal.
+| throughput: ${llm.trials} trials of a one-call agent, the local OpenAI-compatible server answering after ${LLM_LATENCY_MS} ms, a runner allowed ${LLM_CONCURRENCY} runs at once; POST → last trial ended | ${fmt(llm.endedMs / 1000, 1)} s (the POST: ${fmt(llm.postedMs / 1000, 1)} s; settled: ${fmt(llm.settledMs / 1000, 1)} s), ${fmt((llm.trials * 1000) / llm.endedMs, 1)} trials/s |
+| ideal: ceil(${llm.trials} / ${LLM_CONCURRENCY}) × ${LLM_LATENCY_MS} ms = ${fmt(idealMs / 1000, 1)} s | **${fmt(throughputRatio, 2)}** of the ideal (target ≥ 0.8) |
+
+Platform CPU is every service process's user + system time (/proc) over the phase.
 `;
     writeSection('evals', body);
     process.stdout.write(body);

@@ -14,7 +14,11 @@ const PAGE_SIZE = 100;
 
 /** Facts by kind glob (and subject), newest first: live facts on top, older pages below (`order=desc&before=`). */
 export function EventsPage() {
-  const { slug } = useWorkspace();
+  const { slug, role } = useWorkspace();
+  const canPick = role !== 'viewer';
+  // Facts picked for a new eval suite (decision 0058), in the order picked.
+  const [picked, setPicked] = useState<string[]>([]);
+  const togglePick = (id: string) => setPicked((old) => (old.includes(id) ? old.filter((p) => p !== id) : [...old, id]));
   const members = useMembers(slug);
   const [kind, setKind] = useState('');
   const [subject, setSubject] = useState('');
@@ -75,11 +79,25 @@ export function EventsPage() {
         </label>
         <button type="submit">Apply</button>
       </form>
+      {canPick && picked.length > 0 && (
+        <p className="pick-bar" role="status" data-testid="picked">
+          {picked.length} picked ·{' '}
+          <Link href={`/eval-suites/new?facts=${picked.join(',')}`}>New eval suite from {picked.length === 1 ? 'this fact' : `these ${picked.length} facts`}</Link> ·{' '}
+          <button type="button" onClick={() => setPicked([])}>
+            Clear
+          </button>
+        </p>
+      )}
       {pages.error && <p role="alert" className="error">{pages.error instanceof ApiError ? `${pages.error.code}: ${pages.error.message}` : String(pages.error)}</p>}
       <div className="table-wrap">
         <table data-testid="events">
           <thead>
             <tr>
+              {canPick && (
+                <th>
+                  <span className="visually-hidden">Pick</span>
+                </th>
+              )}
               <th className="c-num">Seq</th>
               <th>Kind</th>
               <th>Subject</th>
@@ -90,6 +108,11 @@ export function EventsPage() {
           <tbody>
             {facts.map((fact) => (
               <tr key={fact.id} data-event-id={fact.id}>
+                {canPick && (
+                  <td>
+                    <input type="checkbox" checked={picked.includes(fact.id)} onChange={() => togglePick(fact.id)} aria-label={`pick #${fact.seq} for an eval suite`} />
+                  </td>
+                )}
                 <td>{fact.seq}</td>
                 <td>
                   <Link href={`/events/${fact.id}`}>
