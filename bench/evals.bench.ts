@@ -170,9 +170,9 @@ async function main(): Promise<void> {
 | baseline: ${CASES} tries, one a case, posted one by one, until all ended | ${fmt(tryWallMs / 1000, 1)} s; platform CPU ${fmt(cpuPerTry, 1)} ms a try |
 | eval: ${CASES} cases × 2 versions × ${TRIALS} trials = ${trials} trials, POST → settled verdict (“${verdict}”) | ${fmt(evalWallMs / 1000, 1)} s (the POST, which starts every trial: ${fmt(postedMs / 1000, 1)} s) |
 | platform CPU per trial (the POST, the trials, the reads that settle it) | ${fmt(cpuPerTrial, 1)} ms, **${fmt(ratio, 2)}×** one try (target ≤ 1.2×) |
-
 | throughput: ${llm.trials} trials of a one-call agent, the local OpenAI-compatible server answering after ${LLM_LATENCY_MS} ms, a runner allowed ${LLM_CONCURRENCY} runs at once; POST → last trial ended | ${fmt(llm.endedMs / 1000, 1)} s (the POST: ${fmt(llm.postedMs / 1000, 1)} s; settled: ${fmt(llm.settledMs / 1000, 1)} s), ${fmt((llm.trials * 1000) / llm.endedMs, 1)} trials/s |
 | ideal: ceil(${llm.trials} / ${LLM_CONCURRENCY}) × ${LLM_LATENCY_MS} ms = ${fmt(idealMs / 1000, 1)} s | **${fmt(throughputRatio, 2)}** of the ideal (target ≥ 0.8) |
+| the start's own rate (trials queued by the POST a second) against the rate the model allows (${LLM_CONCURRENCY} / ${LLM_LATENCY_MS} ms) | ${fmt((llm.trials * 1000) / llm.postedMs, 1)} / ${fmt((LLM_CONCURRENCY * 1000) / LLM_LATENCY_MS, 1)} trials/s |
 
 Platform CPU is every service process's user + system time (/proc) over the phase.
 `;

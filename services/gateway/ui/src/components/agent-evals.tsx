@@ -92,6 +92,11 @@ function StartEval({ ws, agent, versions, draft }: { ws: string; agent: AgentRes
   const [issues, setIssues] = useState<ValidationIssue[]>([]);
   const [busy, setBusy] = useState(false);
   const chosenSuite = suite || suites.data?.[0]?.id || '';
+  const versionOptions = versions.map((v) => (
+    <option key={v.version} value={v.version}>
+      v{v.version}
+    </option>
+  ));
 
   const start = async (event: FormEvent) => {
     event.preventDefault();
@@ -136,22 +141,14 @@ function StartEval({ ws, agent, versions, draft }: { ws: string; agent: AgentRes
       <label>
         Version A
         <select value={a} onChange={(e) => setA(e.target.value)} disabled={b === 'draft'}>
-          {versions.map((v) => (
-            <option key={v.version} value={v.version}>
-              v{v.version}
-            </option>
-          ))}
+          {versionOptions}
         </select>
       </label>
       <label>
         Against
         <select value={b} onChange={(e) => setB(e.target.value)}>
           <option value="">nothing (A alone)</option>
-          {versions.map((v) => (
-            <option key={v.version} value={v.version}>
-              v{v.version}
-            </option>
-          ))}
+          {versionOptions}
           {draft !== undefined && <option value="draft">the editor's draft (against the version that runs)</option>}
         </select>
       </label>
