@@ -171,7 +171,7 @@ export function EvalRunPage() {
                     <Link href={`/runs/${t.runId}`}>{t.trial + 1}</Link>
                   </td>
                   <td className={t.passed === null ? 'muted' : t.passed ? 'ok' : 'error'}>{t.passed === null ? 'judge pending' : t.passed ? 'pass' : 'fail'}</td>
-                  <td className="reason">
+                  <td className="reason" title={[...t.failures, ...(t.judgeReason ? [`judge: ${t.judgeReason}`] : [])].join('; ')}>
                     {t.failures.join('; ')}
                     {t.judgeReason && <span data-testid="judge-reason"> judge: {t.judgeReason}</span>}
                   </td>

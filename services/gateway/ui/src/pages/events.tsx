@@ -93,26 +93,19 @@ export function EventsPage() {
         <table data-testid="events">
           <thead>
             <tr>
-              {canPick && (
-                <th>
-                  <span className="visually-hidden">Pick</span>
-                </th>
-              )}
               <th className="c-num">Seq</th>
               <th>Kind</th>
               <th>Subject</th>
               <th className="hide-narrow">Actor</th>
               <th className="hide-narrow">At</th>
+              {canPick && (
+                <th title="pick for an eval suite">Pick</th>
+              )}
             </tr>
           </thead>
           <tbody>
             {facts.map((fact) => (
               <tr key={fact.id} data-event-id={fact.id}>
-                {canPick && (
-                  <td>
-                    <input type="checkbox" checked={picked.includes(fact.id)} onChange={() => togglePick(fact.id)} aria-label={`pick #${fact.seq} for an eval suite`} />
-                  </td>
-                )}
                 <td>{fact.seq}</td>
                 <td>
                   <Link href={`/events/${fact.id}`}>
@@ -126,6 +119,11 @@ export function EventsPage() {
                   {actorLabel(fact.actor, { agentName, members: members.data })}
                 </td>
                 <td className="hide-narrow">{when(fact.ts)}</td>
+                {canPick && (
+                  <td>
+                    <input type="checkbox" checked={picked.includes(fact.id)} onChange={() => togglePick(fact.id)} aria-label={`pick #${fact.seq} for an eval suite`} />
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
