@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, wsPath } from '../api';
+import { api, ApiError, wsPath } from '../api';
 import type { EvalGateState, EvalRun, EvalStreamEvent, EvalSuite, EvalTrialEvent } from '../types';
 
 /** The workspace's suites, each at its latest version. */
@@ -38,8 +38,8 @@ const REOPEN_MS = 2_000;
  * The eval's trials as they end, from `GET /evals/{id}/stream` while `live`.
  * The browser resends `Last-Event-ID` when it reconnects by itself; a stream
  * closed for good is opened again from the start. Either way a trial sent
- * twice replaces itself (keyed by slot). The verdict becomes the eval's
- * cached read, and the stream is closed.
+ * twice replaces itself (keyed by slot); a session that ended (401) is not
+ * retried. The verdict becomes the eval's cached read, and the stream is closed.
  */
 export function useEvalStream(ws: string, id: string, live: boolean): { trials: Map<string, EvalTrialEvent>; status: 'connecting' | 'live' | 'offline' | 'ended' } {
   const queryClient = useQueryClient();
@@ -68,7 +68,9 @@ export function useEvalStream(ws: string, id: string, live: boolean): { trials: 
         if (done) return;
         if (source?.readyState !== EventSource.CLOSED) return setStatus('connecting');
         setStatus('offline');
-        timer = window.setTimeout(open, REOPEN_MS);
+        // Read the eval first: a 401 ends the session (api() says so), so a revoked session stops here.
+        const reopen = () => api('GET', wsPath(ws, `/evals/${id}`)).then(() => !done && open(), (error: unknown) => !(error instanceof ApiError && error.status === 401) && !done && (timer = window.setTimeout(reopen, REOPEN_MS)));
+        timer = window.setTimeout(reopen, REOPEN_MS);
       };
     };
     open();
