@@ -96,6 +96,13 @@ describe('issue 35: evals in the web UI (headless Chromium)', () => {
     await form.getByRole('button', { name: 'Save next version' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved as v2.' }).waitFor();
     expect((await admin('GET', `${base}/eval-suites/${suiteId}`)).body.cases[2].expect.maxTokens).toBe(10_000);
+    // At a phone's width the suite's page and the events page with their pick boxes fit.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.goto(`${platform.gatewayUrl}/events`);
+    await page.getByLabel(`pick #${seqs[0]} for an eval suite`).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${platform.gatewayUrl}/eval-suites`);
     await page.getByTestId('eval-suites').getByRole('link', { name: 'triage basics' }).waitFor();
   });
@@ -155,6 +162,10 @@ describe('issue 35: evals in the web UI (headless Chromium)', () => {
     await page.getByTestId('eval-gate').getByText('failing cases #1').waitFor();
     expect(await page.getByTestId('gate-state').textContent()).toBe('blocked');
     await page.getByTestId('agent-evals').getByText('worse (fails)').waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('form', { name: 'start an eval' }).getByRole('button', { name: 'Start eval' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('shows a viewer the suites, the eval and the gate, and offers none of the writes', async () => {
@@ -170,6 +181,7 @@ describe('issue 35: evals in the web UI (headless Chromium)', () => {
     await viewer.getByTestId('suite-version').filter({ hasText: 'v2' }).waitFor();
     expect(await viewer.getByRole('button', { name: /Save|Create|Remove|Add case/ }).count()).toBe(0);
     expect(await viewer.getByTestId('case-0').getByLabel('Summary includes').isDisabled()).toBe(true);
+    expect(await viewer.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await viewer.goto(`${platform.gatewayUrl}/events`);
     await viewer.getByTestId('events').locator('tbody tr').first().waitFor();
     expect(await viewer.getByLabel(/for an eval suite/).count()).toBe(0);
