@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { apiClient, startLocalOpenAiServer, startTestPlatform, waitFor, type LocalOpenAiServer, type TestPlatform } from '@switchyard/testing';
 import { launchBrowser, screenshot, signedInPage, tabTo } from './browser';
 
 jest.setTimeout(400_000);
@@ -18,6 +18,7 @@ const base = `/v1/workspaces/${WS}`;
  */
 describe('issue 35: evals in the web UI (headless Chromium)', () => {
   let platform: TestPlatform;
+  let judge: LocalOpenAiServer;
   let browser: Browser;
   let page: Page;
   let admin: ReturnType<typeof apiClient>;
@@ -44,7 +45,9 @@ describe('issue 35: evals in the web UI (headless Chromium)', () => {
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    platform = await startTestPlatform({ runners: 1 });
+    // The judge of the case that has one: it passes every trial, with its reason.
+    judge = await startLocalOpenAiServer({ respond: () => ({ type: 'message', content: JSON.stringify({ pass: true, reason: 'a calm triage' }), toolCalls: [], usage: { prompt_tokens: 10, completion_tokens: 0 } }) });
+    platform = await startTestPlatform({ runners: 1, env: { EVAL_JUDGE_BASE_URL: judge.baseUrl, EVAL_JUDGE_PRICES: JSON.stringify({ 'judge-1': { input: 1000, output: 0 } }) } });
     const token = await platform.createWorkspace(WS);
     admin = apiClient(platform.gatewayUrl, token);
     viewerToken = (await admin('POST', `${base}/tokens`, { name: 'dash', role: 'viewer' })).body.token;
@@ -60,6 +63,7 @@ describe('issue 35: evals in the web UI (headless Chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await platform?.stop();
+    await judge?.close();
   });
 
   it('builds a suite from facts picked on the events page, writing the expectations', async () => {
@@ -91,11 +95,13 @@ describe('issue 35: evals in the web UI (headless Chromium)', () => {
     expect(saved.cases).toHaveLength(3);
     expect(saved.cases[0].expect).toEqual({ wouldNotCall: ['platform.emit_event'], status: 'completed', summaryIncludes: 'triaged' });
 
-    // Editing the expectations saves the next version.
+    // Editing the expectations saves the next version: a ceiling on tokens, and a judge.
     await page.getByTestId('case-2').getByLabel('Max tokens').fill('10000');
+    await page.getByTestId('case-2').getByLabel('Judge model (optional)').fill('judge-1');
+    await page.getByTestId('case-2').getByLabel('Judge rubric').fill('Was the triage calm?');
     await form.getByRole('button', { name: 'Save next version' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved as v2.' }).waitFor();
-    expect((await admin('GET', `${base}/eval-suites/${suiteId}`)).body.cases[2].expect.maxTokens).toBe(10_000);
+    expect((await admin('GET', `${base}/eval-suites/${suiteId}`)).body.cases[2]).toMatchObject({ expect: { maxTokens: 10_000 }, judge: { model: 'judge-1', rubric: 'Was the triage calm?' } });
     // At a phone's width the suite's page and the events page with their pick boxes fit.
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -149,6 +155,10 @@ describe('issue 35: evals in the web UI (headless Chromium)', () => {
     expect(await page.getByTestId('rate-1-1').textContent()).toBe('0%');
     expect(await page.getByTestId('eval-case-1').getAttribute('class')).toBe('changed-worse');
     await page.getByTestId('trial-1/1/0').getByText('wouldNotCall platform.emit_event: called').waitFor();
+    // The judged case: each trial's reason, and what the judges cost (10 tokens at 1,000 USD per million, 10 trials).
+    expect(await page.getByTestId('trial-2/1/4').getByTestId('judge-reason').textContent()).toBe(' judge: a calm triage');
+    expect(await page.getByTestId('judge-reason').count()).toBe(10);
+    await page.getByTestId('eval-spent').getByText('(judges $0.1000)').waitFor();
     await screenshot(page, 'eval-verdict');
     const settled = (await admin('GET', `${base}/evals/${evalId}`)).body;
     expect(settled.result.diff).toMatchObject({ verdict: 'worse', drivers: [1] });
