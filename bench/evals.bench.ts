@@ -37,6 +37,19 @@ function platformCpuMs(platform: TestPlatform): number {
 
 type Api = ReturnType<typeof apiClient>;
 
+/** Waits until every run has ended, reading each until it has (in order: an unended one stops the pass). */
+async function runsEnded(admin: Api, ws: string, runIds: readonly string[], options: { what: string; timeoutMs: number; intervalMs: number }): Promise<void> {
+  const pending = new Set(runIds);
+  await waitFor(async () => {
+    for (const runId of [...pending]) {
+      const run = (await admin('GET', `${ws}/runs/${runId}`)).body as { status: string };
+      if (['completed', 'failed', 'cancelled'].includes(run.status)) pending.delete(runId);
+      else break;
+    }
+    return pending.size === 0;
+  }, options);
+}
+
 /**
  * An eval of a one-call agent (the model answers at once with text) at two
  * versions, on the suite's cases: the time from its POST to its last trial's
@@ -86,18 +99,7 @@ async function tryThroughput(admin: Api, ws: string, agentId: string, factIds: r
   };
   await Promise.all(Array.from({ length: 8 }, post));
   const postedMs = performance.now() - start;
-  const pending = new Set(runIds);
-  await waitFor(
-    async () => {
-      for (const runId of [...pending]) {
-        const run = (await admin('GET', `${ws}/runs/${runId}`)).body as { status: string };
-        if (['completed', 'failed', 'cancelled'].includes(run.status)) pending.delete(runId);
-        else break;
-      }
-      return pending.size === 0;
-    },
-    { what: 'the 500 ms tries ended', timeoutMs: 1_800_000, intervalMs: 100 },
-  );
+  await runsEnded(admin, ws, runIds, { what: 'the 500 ms tries ended', timeoutMs: 1_800_000, intervalMs: 100 });
   return { postedMs, endedMs: performance.now() - start };
 }
 
@@ -141,18 +143,7 @@ async function main(): Promise<void> {
     const tryStart = performance.now();
     const runIds: string[] = [];
     for (const eventId of factIds) runIds.push((await admin('POST', `${ws}/agents/try`, { agentId, version: 1, eventId })).body.runId);
-    const pending = new Set(runIds);
-    await waitFor(
-      async () => {
-        for (const runId of [...pending]) {
-          const run = (await admin('GET', `${ws}/runs/${runId}`)).body as { status: string };
-          if (['completed', 'failed', 'cancelled'].includes(run.status)) pending.delete(runId);
-          else break;
-        }
-        return pending.size === 0;
-      },
-      { what: 'the tries ended', timeoutMs: 600_000, intervalMs: 250 },
-    );
+    await runsEnded(admin, ws, runIds, { what: 'the tries ended', timeoutMs: 600_000, intervalMs: 250 });
     const tryWallMs = performance.now() - tryStart;
     const cpuPerTry = (platformCpuMs(platform) - tryCpu0) / CASES;
     await platform.settled(60_000);
