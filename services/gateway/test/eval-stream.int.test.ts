@@ -8,7 +8,8 @@ const ws = '/v1/workspaces/acme';
  * Decision 0058, "Streaming": `GET /evals/{id}/stream` sends each trial as
  * its run ends and the settled verdict, then ends; Last-Event-ID resumes it.
  * The eval is started with no runner, so its trials wait queued while the
- * stream is open; a runner started afterwards runs them. Real gateway,
+ * stream is open; a runner started afterwards runs them. The agent page's
+ * gate state (`GET /agents/{id}/eval-gate`) is read here too. Real gateway,
  * event-log and runner processes, a scripted model.
  */
 describe('eval progress stream', () => {
@@ -17,6 +18,8 @@ describe('eval progress stream', () => {
   let adminToken: string;
   let otherToken: string;
   let evalId: string;
+  let agentId: string;
+  let suiteId: string;
 
   const open = (token: string | undefined, path: string, headers: Record<string, string> = {}) =>
     openSse(`${platform.gatewayUrl}${path}`, { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers });
@@ -35,9 +38,11 @@ describe('eval progress stream', () => {
       enabled: false,
     });
     expect(agent.status).toBe(201);
+    agentId = agent.body.id;
     const cases = ['ann', 'bob'].map((id) => ({ fact: { kind: 'visitor.arrived', subject: { type: 'visitor', id } }, expect: { status: 'completed', summaryIncludes: 'hello ann' } }));
     const suite = await admin('POST', `${ws}/eval-suites`, { name: 'greetings', cases });
     expect(suite.status).toBe(201);
+    suiteId = suite.body.id;
     const started = await admin('POST', `${ws}/agents/${agent.body.id}/evals`, { suite: suite.body.id, versions: [1], trials: 2, budgetUsd: 100 });
     expect(started.status).toBe(201);
     evalId = started.body.id;
@@ -99,5 +104,21 @@ describe('eval progress stream', () => {
     expect(fresh.events.map((e) => e.event)).toEqual(['trial', 'trial', 'trial', 'trial', 'verdict']);
     resumed.close();
     fresh.close();
+  });
+
+  it("reads the gate of the version that runs: none, no eval, blocked by a failing eval, allowed with allowRegression", async () => {
+    const gateOf = async () => (await admin('GET', `${ws}/agents/${agentId}/eval-gate`)).body;
+    expect(await gateOf()).toEqual({ gate: null, version: 1, evalId: null, passed: null, failingCases: [], allowed: true });
+    const spec = (await admin('GET', `${ws}/agents/${agentId}`)).body.spec;
+    const gated = (allowRegression: boolean) => ({ ...spec, evalGate: { suite: suiteId, trials: 2, allowRegression } });
+    expect((await admin('PUT', `${ws}/agents/${agentId}`, gated(false))).status).toBe(200);
+    expect(await gateOf()).toMatchObject({ version: 2, evalId: null, passed: null, allowed: false });
+    // Version 1 runs again (an admin's override: its eval failed case 1).
+    expect((await admin('PUT', `${ws}/agents/${agentId}/pin`, { version: 1, overrideEvalGate: { reason: 'the test' } })).status).toBe(200);
+    expect(await gateOf()).toEqual({ gate: { suite: suiteId, trials: 2, allowRegression: false }, version: 1, evalId, passed: false, failingCases: [1], allowed: false });
+    expect((await admin('PUT', `${ws}/agents/${agentId}`, gated(true))).status).toBe(200);
+    expect(await gateOf()).toMatchObject({ version: 1, evalId, passed: false, allowed: true });
+    const foreign = await fetch(`${platform.gatewayUrl}/v1/workspaces/other/agents/${agentId}/eval-gate`, { headers: { authorization: `Bearer ${otherToken}` } });
+    expect([foreign.status, ((await foreign.json()) as any).error.code]).toEqual([404, 'AGENT_NOT_FOUND']);
   });
 });
