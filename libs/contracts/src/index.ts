@@ -399,6 +399,7 @@ export {
   type SaveEvalSuiteRequest,
   type StartEvalRequest,
 } from './evals';
+export { EvalGateStateSchema, EvalStreamCursorSchema, EvalStreamEventSchema, EvalTrialEventSchema, type EvalGateState, type EvalStreamEvent, type EvalTrialEvent } from './eval-stream';
 export {
   AgentTrySchema,
   ListAgentTriesQuerySchema,

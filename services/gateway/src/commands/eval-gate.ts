@@ -1,8 +1,8 @@
-import { AppError, ErrorCode, type AcceptedFact, type EvalGateOverride } from '@switchyard/contracts';
-import { evalGateOverriddenFact } from '@switchyard/core';
-import type { AgentRecord } from '../agent-ports';
+import { AppError, ErrorCode, type AcceptedFact, type EvalGate, type EvalGateOverride, type EvalGateState } from '@switchyard/contracts';
+import { evalGateOverriddenFact, runVersionOf } from '@switchyard/core';
+import type { AgentRecord, AgentStore } from '../agent-ports';
 import { changeAuthorOf } from '../change-author';
-import type { EvalStore } from '../eval-ports';
+import type { EvalRunRecord, EvalStore } from '../eval-ports';
 import type { Principal } from '../auth-ports';
 
 /** How many of an agent's newest eval runs the gate looks through for one of the version. */
@@ -23,8 +23,7 @@ export class EvalGateCheck {
   async check(ctx: { principal: Principal }, agent: AgentRecord, version: number, override: EvalGateOverride | undefined): Promise<AcceptedFact | null> {
     const gate = agent.spec.evalGate;
     if (!gate) return null;
-    const runs = await this.evals.listRuns(ctx.principal.workspaceId, agent.id, RECENT_EVALS);
-    const latest = runs.find((run) => run.status === 'completed' && run.suiteId === gate.suite && run.trials >= gate.trials && run.targets.at(-1)?.version === version);
+    const latest = await this.newestEval(ctx.principal.workspaceId, agent.id, gate, version);
     const passed = latest !== undefined && (latest.result!.passed || gate.allowRegression);
     if (passed) return null;
     const failingCases = latest?.result?.failingCases ?? [];
@@ -42,4 +41,26 @@ export class EvalGateCheck {
       reason: override.reason,
     });
   }
+
+  /** The gate as the agent page shows it: what making `version` run would meet, without changing anything. */
+  async state(workspaceId: string, agent: AgentRecord, version: number): Promise<EvalGateState> {
+    const gate = agent.spec.evalGate;
+    if (!gate) return { gate: null, version, evalId: null, passed: null, failingCases: [], allowed: true };
+    const latest = await this.newestEval(workspaceId, agent.id, gate, version);
+    const passed = latest ? latest.result!.passed : null;
+    return { gate, version, evalId: latest?.id ?? null, passed, failingCases: latest?.result?.failingCases ?? [], allowed: latest !== undefined && (passed === true || gate.allowRegression) };
+  }
+
+  /** The newest completed eval run of the gate's suite whose candidate is `version`, with at least the gate's trials. */
+  private async newestEval(workspaceId: string, agentId: string, gate: EvalGate, version: number): Promise<EvalRunRecord | undefined> {
+    const runs = await this.evals.listRuns(workspaceId, agentId, RECENT_EVALS);
+    return runs.find((run) => run.status === 'completed' && run.suiteId === gate.suite && run.trials >= gate.trials && run.targets.at(-1)?.version === version);
+  }
+}
+
+/** The gate of the version an agent runs now (its pin, else its latest): `GET /agents/{id}/eval-gate`. */
+export async function evalGateStateOf(deps: { agents: Pick<AgentStore, 'get'>; evalGate: Pick<EvalGateCheck, 'state'> }, principal: Principal, agentId: string): Promise<EvalGateState> {
+  const agent = await deps.agents.get(principal.workspaceId, agentId);
+  if (!agent) throw new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace', { id: agentId });
+  return deps.evalGate.state(principal.workspaceId, agent, runVersionOf(agent));
 }

@@ -1,8 +1,10 @@
 import { Router, type Response } from 'express';
 import { AgentIdSchema, EvalIdSchema as IdSchema, GetEvalSuiteQuerySchema, SaveEvalSuiteRequestSchema, StartEvalRequestSchema } from '@switchyard/contracts';
+import { evalGateStateOf, type EvalGateCheck } from '../commands/eval-gate';
 import type { EvalRuns } from '../commands/eval-runs';
 import type { EvalSuites } from '../commands/eval-suites';
 import type { TryCommandContext } from '../commands/try-agent';
+import type { AgentStore } from '../agent-ports';
 import type { EvalSuiteRecord } from '../eval-ports';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
@@ -16,7 +18,7 @@ const suiteView = (suite: EvalSuiteRecord) => ({ ...suite, createdAt: suite.crea
  * started on an agent (`POST /agents/{id}/evals`, member) and read at
  * `/evals/{id}` (viewer), settled on read once their trials ended.
  */
-export function evalsRoutes(deps: { evalSuites: EvalSuites; evalRuns: EvalRuns }): Router {
+export function evalsRoutes(deps: { evalSuites: EvalSuites; evalRuns: EvalRuns; evalGate: Pick<EvalGateCheck, 'state'>; agents: Pick<AgentStore, 'get'> }): Router {
   const router = Router({ mergeParams: true });
   const write = requireRole('member');
   const read = requireRole('viewer');
@@ -48,6 +50,10 @@ export function evalsRoutes(deps: { evalSuites: EvalSuites; evalRuns: EvalRuns }
 
   router.get('/agents/:id/evals', read, async (req, res) => {
     res.json({ evals: await deps.evalRuns.list(contextOf(res), parseInput(AgentIdSchema, req.params.id, 'agent id')) });
+  });
+
+  router.get('/agents/:id/eval-gate', read, async (req, res) => {
+    res.json(await evalGateStateOf(deps, principalOf(res), parseInput(AgentIdSchema, req.params.id, 'agent id')));
   });
 
   router.get('/evals/:id', read, async (req, res) => {

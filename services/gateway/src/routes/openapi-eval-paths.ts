@@ -43,12 +43,29 @@ export function evalPaths(): OpenApiPaths {
       },
       get: { operationId: 'listEvals', summary: "The agent's eval runs, newest first (viewer)", parameters: [ws, id], responses: { '200': json('ListEvalRunsResponse', 'the eval runs'), ...errors } },
     },
+    [`${base}/agents/{id}/eval-gate`]: {
+      get: {
+        operationId: 'getEvalGate',
+        summary: 'The promotion gate of the version the agent runs (its pin, else its latest): the gate of its latest spec, the newest eval that counts, and whether enabling or pinning it is allowed without an override (viewer; 404 AGENT_NOT_FOUND)',
+        parameters: [ws, id],
+        responses: { '200': json('EvalGateState', 'the gate state'), ...errors },
+      },
+    },
     [`${base}/evals/{id}`]: {
       get: {
         operationId: 'getEval',
         summary: 'An eval run: progress, and once every trial ended its per-case results, pass rates, the diff (p, q, changed) and the verdict (viewer; 404 EVAL_NOT_FOUND)',
         parameters: [ws, id],
         responses: { '200': json('EvalRun', 'the eval run'), ...errors },
+      },
+    },
+    [`${base}/evals/{id}/stream`]: {
+      get: {
+        operationId: 'streamEval',
+        summary:
+          "Server-Sent Events of an eval run's progress (viewer): event trial (EvalStreamEvent) as each trial's run ends, then event verdict with the settled eval, and the stream ends; resume with Last-Event-ID (404 EVAL_NOT_FOUND; a cursor of another eval 400)",
+        parameters: [ws, id, { name: 'Last-Event-ID', in: 'header', schema: { type: 'string' } }],
+        responses: { '200': { description: 'text/event-stream of EvalStreamEvent (`event:` its type, `data:` the event)', content: { 'text/event-stream': { schema: { $ref: '#/components/schemas/EvalStreamEvent' } } } }, ...errors },
       },
     },
   };

@@ -12,6 +12,9 @@ import { ApprovalsPage } from './pages/approvals';
 import { AuditPage } from './pages/audit';
 import { EventDetailPage } from './pages/event-detail';
 import { EventsPage } from './pages/events';
+import { EvalRunPage } from './pages/eval-run';
+import { EvalSuiteEditPage } from './pages/eval-suite-edit';
+import { EvalSuitesPage } from './pages/eval-suites';
 import { FleetPage } from './pages/fleet';
 import { OverviewRoute } from './pages/overview-route';
 import { PeerNotesPage } from './pages/peer-notes';
@@ -56,6 +59,9 @@ function App() {
         <Route path="/approvals" component={ApprovalsPage} />
         <Route path="/events" component={EventsPage} />
         <Route path="/events/:id" component={EventDetailPage} />
+        <Route path="/eval-suites" component={EvalSuitesPage} />
+        <Route path="/eval-suites/:id" component={EvalSuiteEditPage} />
+        <Route path="/evals/:id" component={EvalRunPage} />
         <Route path="/team" component={TeamPage} />
         <Route path="/teams" component={TeamsPage} />
         <Route path="/teams/:name" component={TeamDetailPage} />

@@ -52,6 +52,12 @@ export type {
   UiSessionResponse,
   WouldHave,
   WorkspaceSettings,
+  EvalCase,
+  EvalGateState,
+  EvalRun,
+  EvalStreamEvent,
+  EvalSuite,
+  EvalTrialEvent,
 } from '@switchyard/contracts';
 
 /** An agent version as `GET /agents/{id}/versions` lists it. */

@@ -29,6 +29,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <NavLink href="/agents" match="/agents/*?">Agents</NavLink>
           <NavLink href="/templates" match="/templates">Templates</NavLink>
           <NavLink href="/events" match="/events/*?">Events</NavLink>
+          <NavLink href="/eval-suites" match="/eval-suites/*?">Evals</NavLink>
           <NavLink href="/team" match="/team">Team</NavLink>
           <NavLink href="/schedules" match="/schedules">Schedules</NavLink>
           <NavLink href="/overview" match="/overview">Overview</NavLink>

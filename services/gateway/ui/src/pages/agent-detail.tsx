@@ -4,6 +4,7 @@ import { Link, useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
 import { DeleteAgent, StartRun } from '../components/agent-actions';
 import { ExportButton } from '../components/bundle-actions';
+import { AgentEvals } from '../components/agent-evals';
 import { Collaborators } from '../components/collaborators';
 import { Limits } from '../components/limits';
 import { SpecEditor } from '../components/spec-editor';
@@ -121,6 +122,7 @@ export function AgentDetailPage() {
       <h2>Limits</h2>
       <Limits agent={a} />
       {canWrite && versions.data && <TryPanel ws={slug} agent={a} versions={versions.data} draft={editing ? draft : undefined} />}
+      {versions.data && <AgentEvals ws={slug} agent={a} versions={versions.data} draft={editing ? draft : undefined} canWrite={canWrite} />}
       <h2 id="collaborators">Collaborators</h2>
       <Collaborators ws={slug} agentId={id} canWrite={canWrite} />
       <h2>Versions</h2>

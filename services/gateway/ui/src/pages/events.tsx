@@ -14,7 +14,11 @@ const PAGE_SIZE = 100;
 
 /** Facts by kind glob (and subject), newest first: live facts on top, older pages below (`order=desc&before=`). */
 export function EventsPage() {
-  const { slug } = useWorkspace();
+  const { slug, role } = useWorkspace();
+  const canPick = role !== 'viewer';
+  // Facts picked for a new eval suite (decision 0058), in the order picked.
+  const [picked, setPicked] = useState<string[]>([]);
+  const togglePick = (id: string) => setPicked((old) => (old.includes(id) ? old.filter((p) => p !== id) : [...old, id]));
   const members = useMembers(slug);
   const [kind, setKind] = useState('');
   const [subject, setSubject] = useState('');
@@ -75,6 +79,15 @@ export function EventsPage() {
         </label>
         <button type="submit">Apply</button>
       </form>
+      {canPick && picked.length > 0 && (
+        <p className="pick-bar" role="status" data-testid="picked">
+          {picked.length} picked ·{' '}
+          <Link href={`/eval-suites/new?facts=${picked.join(',')}`}>New eval suite from {picked.length === 1 ? 'this fact' : `these ${picked.length} facts`}</Link> ·{' '}
+          <button type="button" onClick={() => setPicked([])}>
+            Clear
+          </button>
+        </p>
+      )}
       {pages.error && <p role="alert" className="error">{pages.error instanceof ApiError ? `${pages.error.code}: ${pages.error.message}` : String(pages.error)}</p>}
       <div className="table-wrap">
         <table data-testid="events">
@@ -85,6 +98,9 @@ export function EventsPage() {
               <th>Subject</th>
               <th className="hide-narrow">Actor</th>
               <th className="hide-narrow">At</th>
+              {canPick && (
+                <th title="pick for an eval suite">Pick</th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -103,6 +119,11 @@ export function EventsPage() {
                   {actorLabel(fact.actor, { agentName, members: members.data })}
                 </td>
                 <td className="hide-narrow">{when(fact.ts)}</td>
+                {canPick && (
+                  <td>
+                    <input type="checkbox" checked={picked.includes(fact.id)} onChange={() => togglePick(fact.id)} aria-label={`pick #${fact.seq} for an eval suite`} />
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
