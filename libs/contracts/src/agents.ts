@@ -221,6 +221,20 @@ export const EvalGateSchema = z.strictObject({
 });
 export type EvalGate = z.infer<typeof EvalGateSchema>;
 
+/**
+ * Governed self-improvement (decision 0058): whether agents may try, evaluate
+ * and propose new versions of this agent with the platform tools `try_agent`,
+ * `run_eval` and `save_agent` — the agent itself, and the agents `managers`
+ * names. A save by an agent always parks for a person's approval.
+ */
+export const SelfImprovementSchema = z.strictObject({
+  /** @defaultValue false */
+  allow: z.boolean().default(false),
+  /** Other agents (ids) allowed besides this one. @defaultValue [] */
+  managers: z.array(z.uuid()).max(20).default([]),
+});
+export type SelfImprovement = z.infer<typeof SelfImprovementSchema>;
+
 /** Enabling or pinning past the eval gate: an admin's recorded reason (decision 0058). */
 export const EvalGateOverrideSchema = z.strictObject({ reason: z.string().trim().min(1).max(2_000) });
 export type EvalGateOverride = z.infer<typeof EvalGateOverrideSchema>;
@@ -260,6 +274,8 @@ export const AgentSpecSchema = z
     awareness: AwarenessModeSchema.optional(),
     /** The promotion gate (decision 0058): enabling or pinning needs a passing eval run. @defaultValue absent (no gate) */
     evalGate: EvalGateSchema.optional(),
+    /** Governed self-improvement (decision 0058). @defaultValue absent (no agent may try, evaluate or save it) */
+    selfImprovement: SelfImprovementSchema.optional(),
     /** Create enabled (default true); on update, change the flag only when given. */
     enabled: z.boolean().optional(),
   })
