@@ -86,8 +86,9 @@ export const AgentModelSchema = z.strictObject({
  * One step of the scripted model: say something, call a tool, or both. String
  * arguments are templates over the activating fact (`{{event.subject.id}}`,
  * `{{event.payload.failures}}`); `when` (the trigger filter language, over the
- * fact) skips the step when it does not hold. The last `say` is the run's
- * final message.
+ * fact) skips the step when it does not hold; `chance` skips it at random,
+ * seeded by the run (so a continued run draws the same). The last `say` is the
+ * run's final message.
  */
 export const ScriptStepSchema = z
   .strictObject({
@@ -96,6 +97,8 @@ export const ScriptStepSchema = z
     /** The tool's arguments; at most 16 KiB. */
     arguments: boundedJsonRecord(16 * 1024).optional(),
     when: TriggerFilterSchema.optional(),
+    /** The probability the step applies, drawn once per run from the run's id (seeded nondeterminism for evals' tests). @defaultValue 1 */
+    chance: z.number().min(0).max(1).optional(),
   })
   .refine((step) => step.say !== undefined || step.tool !== undefined, { message: 'a step says something or calls a tool' })
   .refine((step) => step.arguments === undefined || step.tool !== undefined, { message: 'arguments need a tool', path: ['arguments'] });

@@ -89,7 +89,14 @@ export class EvalRuns {
     const startOne = async (slot: EvalTrialSlot) => {
       const existing = await this.deps.evals.existingRun(workspaceId, slot.runId);
       if (existing) await this.deps.tryAgent.wake({ id: slot.runId, workspaceId, agentId: existing.agentId });
-      else await this.deps.tryAgent.try(ctx, tryOf(run.agentId, planned[slot.target]!, cases[slot.caseIndex]!), slot.runId);
+      else {
+        try {
+          await this.deps.tryAgent.try(ctx, tryOf(run.agentId, planned[slot.target]!, cases[slot.caseIndex]!), slot.runId);
+        } catch (error) {
+          // A starter that took over a stale claim may have made it meanwhile (its run id is the trial's): that is the trial.
+          if (!(await this.deps.evals.existingRun(workspaceId, slot.runId))) throw error;
+        }
+      }
       await this.deps.evals.markStarted(slot.runId);
     };
     for (;;) {
