@@ -120,8 +120,8 @@ describe('issue 35: governed self-improvement', () => {
     expect(approval.tool).toMatchObject({ server: 'platform', name: 'platform.save_agent', class: 'guarded' });
     expect((await admin('GET', `${ws}/runs/${run.id}`)).body.status).toBe('awaiting_approval');
     // The eval the agent started (a tool call that ran: bypass mode) completes; the approval then shows its diff.
-    const [started] = await toolResults(run.id, 'platform.run_eval');
-    expect(started.ok ?? !started.error).toBeTruthy();
+    const [evaluated] = await toolResults(run.id, 'platform.run_eval');
+    expect(JSON.stringify(evaluated)).not.toContain('"code"');
     let detail: any;
     await waitFor(
       async () => {

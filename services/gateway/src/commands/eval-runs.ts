@@ -38,10 +38,11 @@ interface PlannedTarget {
 /**
  * Eval runs (decision 0058): N shadow tries per case per target through the
  * try-drive command (so never a real side effect), under a budget checked up
- * front against a ceiling estimate. The gateway orchestrates: the eval row
- * and one row per trial (its try run) are the whole state, and a read
- * settles the eval once every trial's run has ended — idempotently, so any
- * replica, after any restart, settles it the same way.
+ * front against a ceiling estimate (the judge's calls included). The gateway
+ * orchestrates: the eval row and one row per trial (written together, each
+ * with its try run's id) are the whole state; a read starts any trial a dead
+ * gateway left unstarted, and settles the eval once every trial's run has
+ * ended — idempotently, so any replica, after any restart, does the same.
  */
 export class EvalRuns {
   constructor(private readonly deps: EvalRunsDeps) {}
