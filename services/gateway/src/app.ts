@@ -234,7 +234,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const tryAgent = new TryAgent(deps);
   const evalGate = new EvalGateCheck(deps.evals);
   const evalRuns = new EvalRuns({ ...deps, tryAgent, judge: deps.evalJudge ?? null });
-  const saveAgent = new SaveAgent({ ...deps, registry: new AgentRegistry(deps.agents, deps.outbox, evalGate) });
+  const saveAgent = new SaveAgent({ ...deps, evalRuns, registry: new AgentRegistry(deps.agents, deps.outbox, evalGate) });
   const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
   const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
   const scheduleBook = new ScheduleBook({ schedules: deps.schedules, outbox: deps.outbox });

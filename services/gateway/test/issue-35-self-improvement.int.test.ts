@@ -43,7 +43,7 @@ describe('issue 35: governed self-improvement', () => {
     ...extra,
   });
   /** The draft the improver proposes: the target, saying something else. */
-  const draftOf = (managers: string[]) => scripted('triage', [{ say: 'triaged, better' }], { selfImprovement: { allow: true, managers } });
+  const draftOf = (managers: string[], say = 'triaged, better') => scripted('triage', [{ say }], { selfImprovement: { allow: true, managers } });
   const versionsOf = async (id: string) => Number((await pg.query(`SELECT count(*)::int AS n FROM agent_versions WHERE agent_id = $1`, [id])).rows[0].n);
   const toolResults = async (runId: string, tool: string) => {
     const entries = (await admin('GET', `${ws}/runs/${runId}/transcript?limit=500`)).body.entries as any[];
@@ -91,8 +91,8 @@ describe('issue 35: governed self-improvement', () => {
       scripted(
         name,
         [
-          { tool: 'platform.run_eval', arguments: { agentId: targetId, suite: suiteId, draft: draftOf(managers), trials: 2, budgetUsd: 10 } },
-          { tool: 'platform.save_agent', arguments: { agentId: targetId, spec: draftOf(managers) } },
+          { tool: 'platform.run_eval', arguments: { agentId: targetId, suite: suiteId, draft: draftOf(managers, `triaged, by ${name}`), trials: 2, budgetUsd: 10 } },
+          { tool: 'platform.save_agent', arguments: { agentId: targetId, spec: draftOf(managers, `triaged, by ${name}`) } },
           { say: 'proposed' },
         ],
         { tools, permissionMode: 'bypass', rules: { allow: ['platform.*'] }, enabled: true },
@@ -141,7 +141,7 @@ describe('issue 35: governed self-improvement', () => {
     expect(await versionsOf(targetId)).toBe(before + 1);
     const [saved] = await toolResults(run.id, 'platform.save_agent');
     expect(JSON.stringify(saved)).toContain(approval.id);
-    expect((await admin('GET', `${ws}/agents/${targetId}`)).body.spec.script).toEqual([{ say: 'triaged, better' }]);
+    expect((await admin('GET', `${ws}/agents/${targetId}`)).body.spec.script).toEqual([{ say: 'triaged, by improver' }]);
     // A second decision is refused; nothing more is saved.
     expect((await admin('POST', `${ws}/approvals/${approval.id}/decision`, { decision: 'approve' })).body.error.code).toBe('APPROVAL_ALREADY_DECIDED');
     expect(await versionsOf(targetId)).toBe(before + 1);

@@ -4,7 +4,7 @@ import { settleEval } from '@switchyard/evals';
 import type { AgentStore, StoredAgentSpec } from '../agent-ports';
 import type { Principal } from '../auth-ports';
 import type { EvalJudgeModel, EvalRunRecord, EvalStore, EvalTrialSlot } from '../eval-ports';
-import { assertMayImprove, draftHash } from './self-improvement';
+import { assertMayImprove, draftHash } from './improve-permission';
 import type { SettingsStore } from '../settings-ports';
 import type { TryAgent, TryCommandContext } from './try-agent';
 import { checkCaseFacts, suiteNotFound } from './eval-suites';

@@ -1,37 +1,19 @@
 import { AppError, ErrorCode, SAVE_AGENT_TOOL, SaveAgentToolInputSchema, type Approval, type ApprovalDetail, type ProposalEval, type SaveAgentToolInput } from '@switchyard/contracts';
-import { specHash } from '@switchyard/core';
-import type { AgentRecord, AgentStore, StoredAgentSpec } from '../agent-ports';
-import type { Principal } from '../auth-ports';
+import type { AgentStore } from '../agent-ports';
 import type { EvalStore } from '../eval-ports';
 import type { AgentCommandContext, AgentRegistry } from './agent-registry';
+import type { EvalRuns } from './eval-runs';
+import { assertMayImprove, draftHash } from './improve-permission';
 
 /** How many of the agent's newest eval runs a proposal's eval is looked for in. */
 const RECENT_EVALS = 100;
-
-/**
- * Governed self-improvement (decision 0058): an agent token may try,
- * evaluate and save `target` only when the target's latest spec says
- * `selfImprovement.allow` and the caller is the target itself or one of its
- * `managers`. People are not concerned (their role is checked by the route).
- */
-export function assertMayImprove(principal: Principal, target: Pick<AgentRecord, 'id' | 'spec'>): void {
-  const caller = principal.agent?.agentId;
-  if (caller === undefined) return;
-  const rule = target.spec.selfImprovement;
-  if (rule?.allow && (caller === target.id || rule.managers.includes(caller))) return;
-  throw new AppError(ErrorCode.SELF_IMPROVEMENT_NOT_ALLOWED, "this agent's owner does not allow the calling agent to try, evaluate or save it (spec selfImprovement)", { id: target.id });
-}
-
-/** The draft as evals and proposals hash it: the stored spec, without the flag. */
-export function draftHash(spec: StoredAgentSpec & { enabled?: boolean }): string {
-  const { enabled: _enabled, ...stored } = spec;
-  return specHash(stored);
-}
 
 /** What saving and explaining proposals need. */
 export interface SelfImprovementDeps {
   agents: Pick<AgentStore, 'get'>;
   evals: Pick<EvalStore, 'listRuns' | 'useSaveApproval'>;
+  /** Reads (so settles) an eval that may have ended. */
+  evalRuns: Pick<EvalRuns, 'read'>;
   registry: Pick<AgentRegistry, 'update'>;
 }
 
@@ -62,20 +44,23 @@ export class SaveAgent {
   }
 
   /** The approval with, for a `platform.save_agent` call, the eval of the proposed spec (or a note that there is none). */
-  async detail(workspaceId: string, approval: Approval): Promise<ApprovalDetail> {
+  async detail(ctx: AgentCommandContext, approval: Approval): Promise<ApprovalDetail> {
     if (approval.tool?.name !== SAVE_AGENT_TOOL) return approval;
-    return { ...approval, proposalEval: await this.proposalEval(workspaceId, approval) };
+    return { ...approval, proposalEval: await this.proposalEval(ctx, approval) };
   }
 
-  private async proposalEval(workspaceId: string, approval: Approval): Promise<ProposalEval> {
+  private async proposalEval(ctx: AgentCommandContext, approval: Approval): Promise<ProposalEval> {
     if (approval.truncated) return { evalId: null, note: "the proposed spec is longer than the approval's preview: read the call in the run's transcript" };
     const proposed = SaveAgentToolInputSchema.safeParse(safeJson(approval.argumentsPreview));
     if (!proposed.success) return { evalId: null, note: 'the call does not name an agent and a valid spec' };
     const hash = draftHash(proposed.data.spec);
-    const runs = await this.deps.evals.listRuns(workspaceId, proposed.data.agentId, RECENT_EVALS);
-    const found = runs.find((run) => run.status === 'completed' && run.targets.at(-1)?.specHash === hash);
-    if (!found) return { evalId: null, note: 'no completed eval run compares this draft with the version that runs: the person decides without one' };
-    return { evalId: found.id, passed: found.result!.passed, failingCases: found.result!.failingCases, diff: found.result!.diff };
+    const runs = await this.deps.evals.listRuns(ctx.principal.workspaceId, proposed.data.agentId, RECENT_EVALS);
+    // Newest first; one still running is read, which settles it if its trials have ended.
+    for (const run of runs.filter((r) => r.targets.at(-1)?.specHash === hash)) {
+      const { result } = run.status === 'completed' ? run : await this.deps.evalRuns.read(ctx, run.id);
+      if (result) return { evalId: run.id, passed: result.passed, failingCases: result.failingCases, diff: result.diff };
+    }
+    return { evalId: null, note: 'no completed eval run compares this draft with the version that runs: the person decides without one' };
   }
 }
 

@@ -7,7 +7,7 @@ import type { FactReader } from '../fact-ports';
 import type { ActivationSink, NewRun, RunStore } from '../run-ports';
 import type { SettingsStore } from '../settings-ports';
 import type { NewTry, TryStore } from '../try-ports';
-import { assertMayImprove } from './self-improvement';
+import { assertMayImprove } from './improve-permission';
 import { wakeNewRun } from './wake-new-run';
 
 /** What TryAgent needs: only the methods it calls. */

@@ -175,7 +175,7 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     description: `One approval of this workspace by id: the parked call, its status and who decided. ${DATA_NOTE}`,
     annotations: read('Get approval'),
     role: 'viewer',
-    run: async (deps, ctx, input) => ({ ...(await deps.saveAgent.detail(ctx.principal.workspaceId, await getApproval(deps.approvals, ctx.principal, input.id))) }),
+    run: async (deps, ctx, input) => ({ ...(await deps.saveAgent.detail(ctx, await getApproval(deps.approvals, ctx.principal, input.id))) }),
   },
   decide_approval: {
     name: 'decide_approval',

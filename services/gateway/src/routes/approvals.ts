@@ -32,8 +32,8 @@ export function approvalsRoutes(deps: ApprovalsRoutesDeps): Router {
   });
 
   router.get('/approvals/:id', async (req, res) => {
-    const principal = principalOf(res);
-    res.json(await deps.saveAgent.detail(principal.workspaceId, await getApproval(deps.approvals, principal, approvalIdOf(req))));
+    const ctx = { principal: principalOf(res), correlationId: String(res.locals.requestId) };
+    res.json(await deps.saveAgent.detail(ctx, await getApproval(deps.approvals, ctx.principal, approvalIdOf(req))));
   });
 
   router.post('/approvals/:id/decision', requireRole('member'), async (req, res) => {
