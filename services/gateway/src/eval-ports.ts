@@ -51,10 +51,10 @@ export interface EvalStore {
   knownFacts(workspaceId: string, ids: readonly string[]): Promise<Set<string>>;
   /** The eval row and every trial (its run id chosen, not started), in one transaction: a start that dies leaves them to resume. */
   createRun(input: Omit<EvalRunRecord, 'status' | 'result' | 'createdAt'>, trials: readonly EvalTrialSlot[]): Promise<void>;
-  /** Claims up to `limit` trials not started, unclaimed or claimed before `staleBefore`, for this caller to start. */
-  claimUnstarted(evalId: string, staleBefore: Date, limit: number): Promise<EvalTrialSlot[]>;
-  /** Marks a trial's try run created. */
-  markStarted(runId: string): Promise<void>;
+  /** Claims up to `limit` trials not started, unclaimed or claimed before `staleBefore` (`retaken`: its starter may have made its run), for this caller to start. */
+  claimUnstarted(evalId: string, staleBefore: Date, limit: number): Promise<(EvalTrialSlot & { retaken: boolean })[]>;
+  /** Marks trials' try runs created. */
+  markStarted(runIds: readonly string[]): Promise<void>;
   /** The agent of a run of the workspace that exists (a trial's try made before its starter died); null: none. */
   existingRun(workspaceId: string, runId: string): Promise<{ agentId: string } | null>;
   /**

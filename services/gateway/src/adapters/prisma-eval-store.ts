@@ -85,18 +85,19 @@ export class PrismaEvalStore implements EvalStore {
     ]);
   }
 
-  async claimUnstarted(evalId: string, staleBefore: Date, limit: number): Promise<EvalTrialSlot[]> {
-    // SKIP LOCKED: two replicas resuming one eval take different trials.
-    return this.prisma.$queryRaw<EvalTrialSlot[]>`
-      UPDATE eval_trials SET claimed_at = now()
-       WHERE run_id IN (SELECT run_id FROM eval_trials
-                         WHERE eval_id = ${evalId}::uuid AND started_at IS NULL AND (claimed_at IS NULL OR claimed_at < ${staleBefore})
-                         ORDER BY case_index, target, trial LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-      RETURNING run_id::text AS "runId", case_index AS "caseIndex", target, trial`;
+  async claimUnstarted(evalId: string, staleBefore: Date, limit: number): Promise<(EvalTrialSlot & { retaken: boolean })[]> {
+    // SKIP LOCKED: two replicas resuming one eval take different trials; `retaken`: a dead starter's claim.
+    return this.prisma.$queryRaw<(EvalTrialSlot & { retaken: boolean })[]>`
+      WITH picked AS (
+        SELECT run_id, claimed_at FROM eval_trials
+         WHERE eval_id = ${evalId}::uuid AND started_at IS NULL AND (claimed_at IS NULL OR claimed_at < ${staleBefore})
+         ORDER BY case_index, target, trial LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      UPDATE eval_trials t SET claimed_at = now() FROM picked WHERE t.run_id = picked.run_id
+      RETURNING t.run_id::text AS "runId", t.case_index AS "caseIndex", t.target, t.trial, picked.claimed_at IS NOT NULL AS retaken`;
   }
 
-  async markStarted(runId: string): Promise<void> {
-    await this.prisma.evalTrial.update({ where: { runId }, data: { startedAt: new Date() } });
+  async markStarted(runIds: readonly string[]): Promise<void> {
+    if (runIds.length > 0) await this.prisma.evalTrial.updateMany({ where: { runId: { in: [...runIds] } }, data: { startedAt: new Date() } });
   }
 
   async existingRun(workspaceId: string, runId: string): Promise<{ agentId: string } | null> {

@@ -87,23 +87,24 @@ export class EvalRuns {
   private async startTrials(ctx: TryCommandContext, run: EvalRunRecord, cases: readonly EvalCase[]): Promise<void> {
     const workspaceId = run.workspaceId;
     const planned = run.targets.map((target) => ({ target, draft: target.version === null ? run.draft : null }));
-    const startOne = async (slot: EvalTrialSlot) => {
-      const existing = await this.deps.evals.existingRun(workspaceId, slot.runId);
-      if (existing) await this.deps.tryAgent.wake({ id: slot.runId, workspaceId, agentId: existing.agentId });
-      else {
-        try {
-          await this.deps.tryAgent.try(ctx, tryOf(run.agentId, planned[slot.target]!, cases[slot.caseIndex]!), slot.runId);
-        } catch (error) {
-          // A starter that took over a stale claim may have made it meanwhile (its run id is the trial's): that is the trial.
-          if (!(await this.deps.evals.existingRun(workspaceId, slot.runId))) throw error;
-        }
+    const startOne = async (slot: EvalTrialSlot & { retaken: boolean }) => {
+      // Only a retaken claim can find its run made already (the dead starter's): it is woken again, not tried twice.
+      const existing = slot.retaken ? await this.deps.evals.existingRun(workspaceId, slot.runId) : null;
+      if (existing) return this.deps.tryAgent.wake({ id: slot.runId, workspaceId, agentId: existing.agentId });
+      try {
+        await this.deps.tryAgent.try(ctx, tryOf(run.agentId, planned[slot.target]!, cases[slot.caseIndex]!), slot.runId);
+      } catch (error) {
+        // A starter that took over a stale claim may have made it meanwhile (its run id is the trial's): that is the trial.
+        if (!(await this.deps.evals.existingRun(workspaceId, slot.runId))) throw error;
       }
-      await this.deps.evals.markStarted(slot.runId);
     };
     for (;;) {
       const claimed = await this.deps.evals.claimUnstarted(run.id, new Date(Date.now() - START_CLAIM_STALE_MS), START_CONCURRENCY);
       if (claimed.length === 0) return;
-      await Promise.all(claimed.map(startOne));
+      const outcomes = await Promise.allSettled(claimed.map(startOne));
+      await this.deps.evals.markStarted(claimed.filter((_slot, i) => outcomes[i]!.status === 'fulfilled').map((slot) => slot.runId));
+      const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     }
   }
 
