@@ -69,6 +69,8 @@ export interface RunStore {
 export interface TranscriptReader {
   /** Entries of the workspace's run with seq > `after`, ascending, at most `limit`. */
   listForRun(workspaceId: string, runId: string, options: { after: number; limit: number }): Promise<TranscriptEntry[]>;
+  /** Entries of the workspace's session (every turn of a teammate) with seq > `after`, ascending, at most `limit`. */
+  listForSession(workspaceId: string, sessionId: string, options: { after: number; limit: number }): Promise<TranscriptEntry[]>;
 }
 
 /**

@@ -11,8 +11,17 @@ export class PrismaTranscriptReader implements TranscriptReader {
   constructor(private readonly prisma: PrismaClient) {}
 
   async listForRun(workspaceId: string, runId: string, options: { after: number; limit: number }): Promise<TranscriptEntry[]> {
+    return this.page({ workspaceId, runId }, options);
+  }
+
+  /** By the primary key `(session_id, seq)`: a page costs its rows whatever the session's length. */
+  async listForSession(workspaceId: string, sessionId: string, options: { after: number; limit: number }): Promise<TranscriptEntry[]> {
+    return this.page({ workspaceId, sessionId }, options);
+  }
+
+  private async page(where: { workspaceId: string; runId?: string; sessionId?: string }, options: { after: number; limit: number }): Promise<TranscriptEntry[]> {
     const rows = await this.prisma.transcriptEntry.findMany({
-      where: { workspaceId, runId, seq: { gt: options.after } },
+      where: { ...where, seq: { gt: options.after } },
       orderBy: { seq: 'asc' },
       take: options.limit,
     });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import express, { Router } from 'express';
 
 /** The client-side routes of the web UI: a reload on one of them gets the page, not a 404. */
-const UI_ROUTE = /^\/(?:(?:runs|agents|events)(?:\/[\w-]{1,100})?|agents\/[\w-]{1,100}\/craft|approvals|templates|team|audit|overview|members|settings|schedules|peer-notes|join|sign-in)?\/?$/;
+const UI_ROUTE = /^\/(?:(?:runs|agents|events)(?:\/[\w-]{1,100})?|agents\/[\w-]{1,100}\/craft|teams(?:\/[^/?#]{1,200})?|teammates\/[\w-]{1,100}|approvals|templates|team|audit|overview|members|settings|schedules|peer-notes|join|sign-in)?\/?$/;
 
 /** Where `npm run ui:build` (Vite) writes the web UI. */
 export const DEFAULT_UI_DIR = path.resolve(__dirname, '../../ui/dist');

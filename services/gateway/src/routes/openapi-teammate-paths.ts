@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { TeammateNameSchema, TeamNameSchema } from '@switchyard/contracts';
-import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, pathParameter, WS_PARAMETER as ws } from './openapi-components';
+import { TeammateNameSchema, TeamNameSchema, TranscriptQuerySchema } from '@switchyard/contracts';
+import { ERROR_RESPONSES as errors, jsonBody as body, jsonResponse as json, pathParameter, queryParameters, WS_PARAMETER as ws } from './openapi-components';
 import type { OpenApiPaths } from './openapi-components';
 import { WORKSPACE_BASE as base } from './openapi-workspace-paths';
 
@@ -25,6 +25,14 @@ export function teammatePaths(): OpenApiPaths {
     },
     [`${base}/teammates/{name}`]: {
       get: { operationId: 'getTeammate', summary: 'One teammate by name', parameters: [ws, name], responses: { '200': json('Teammate', 'the teammate'), ...errors } },
+    },
+    [`${base}/teammates/{name}/transcript`]: {
+      get: {
+        operationId: 'getTeammateTranscript',
+        summary: "A teammate's whole conversation: its session's transcript across turns in seq order, compactions and the raw entries they replaced alike (viewer; decision 0052)",
+        parameters: [ws, name, ...queryParameters(TranscriptQuerySchema, { after: 'the next of the previous page' })],
+        responses: { '200': json('TranscriptResponse', 'a page of entries'), ...errors },
+      },
     },
     [`${base}/teammates/{name}/stop`]: {
       post: {

@@ -1,19 +1,20 @@
 import { Router, type Request, type Response } from 'express';
-import { PostTeammateMessageRequestSchema, SpawnTeammateRequestSchema, TeammateNameSchema, TeamNameSchema } from '@switchyard/contracts';
+import { PostTeammateMessageRequestSchema, SpawnTeammateRequestSchema, TeammateNameSchema, TeamNameSchema, TranscriptQuerySchema } from '@switchyard/contracts';
+import { readTeammateTranscript, type ReadTranscriptDeps } from '../commands/read-transcript';
 import { getTeammate, postTeammateMessage, spawnTeammate, stopTeammate, type TeammateCommandContext, type TeammateDeps } from '../commands/teammates';
 import { getTeam, listTeams } from '../commands/teams';
 import { principalOf, requireRole } from '../http/auth';
-import { parseBody, parseInput } from '../http/validate';
+import { parseBody, parseInput, parseQuery } from '../http/validate';
 
 const nameOf = (req: Request) => parseInput(TeammateNameSchema, req.params.name, 'teammate name');
 const contextOf = (res: Response): TeammateCommandContext => ({ principal: principalOf(res), correlationId: String(res.locals.requestId) });
 
 /**
  * The teammates roster under `/v1/workspaces/{ws}/teammates` (decision 0035):
- * viewers read, members spawn, stop and message; `/teams` reads the roster by team. Scoped by the token's
+ * viewers read (the roster, a teammate's conversation), members spawn, stop and message; `/teams` reads the roster by team. Scoped by the token's
  * workspace: another workspace's teammate is a 404.
  */
-export function teammatesRoutes(deps: TeammateDeps): Router {
+export function teammatesRoutes(deps: TeammateDeps & Pick<ReadTranscriptDeps, 'transcripts'>): Router {
   const router = Router({ mergeParams: true });
   router.use('/teammates', requireRole('viewer'));
   router.use('/teams', requireRole('viewer'));
@@ -31,6 +32,12 @@ export function teammatesRoutes(deps: TeammateDeps): Router {
 
   router.get('/teammates/:name', async (req, res) => {
     res.json(await getTeammate(deps, principalOf(res), nameOf(req)));
+  });
+
+  // Its whole conversation: the session's transcript across turns (decision 0052).
+  router.get('/teammates/:name/transcript', async (req, res) => {
+    const name = nameOf(req);
+    res.json(await readTeammateTranscript(deps, principalOf(res), name, parseQuery(TranscriptQuerySchema, req)));
   });
 
   router.post('/teammates/:name/stop', write, async (req, res) => {

@@ -22,6 +22,8 @@ import { SignInPage } from './pages/sign-in';
 import { JoinPage, SignInLinkPage } from './pages/join';
 import { MembersPage } from './pages/members';
 import { TeamPage } from './pages/team';
+import { TeammatePage } from './pages/teammate';
+import { TeamDetailPage, TeamsPage } from './pages/teams';
 import { TemplatesPage } from './pages/templates';
 import { SessionProvider, useSession } from './session';
 import './styles.css';
@@ -55,6 +57,9 @@ function App() {
         <Route path="/events" component={EventsPage} />
         <Route path="/events/:id" component={EventDetailPage} />
         <Route path="/team" component={TeamPage} />
+        <Route path="/teams" component={TeamsPage} />
+        <Route path="/teams/:name" component={TeamDetailPage} />
+        <Route path="/teammates/:name" component={TeammatePage} />
         <Route path="/schedules" component={SchedulesPage} />
         <Route path="/audit" component={AuditPage} />
         <Route path="/members" component={MembersPage} />

@@ -58,12 +58,12 @@ export function isFinished(run: Run): boolean {
   return run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'dropped';
 }
 
-/** Every transcript entry of a run, page by page. */
-async function readTranscript(ws: string, runId: string): Promise<TranscriptEntry[]> {
+/** Every transcript entry at `path` (a run's or a teammate's), page by page. */
+async function readTranscript(ws: string, path: string): Promise<TranscriptEntry[]> {
   const entries: TranscriptEntry[] = [];
   let after = 0;
   for (;;) {
-    const page = await api<{ entries: TranscriptEntry[]; next: number | null }>('GET', wsPath(ws, `/runs/${runId}/transcript?after=${after}&limit=500`));
+    const page = await api<{ entries: TranscriptEntry[]; next: number | null }>('GET', wsPath(ws, `${path}?after=${after}&limit=500`));
     entries.push(...page.entries);
     if (page.next === null) return entries;
     after = page.next;
@@ -72,7 +72,20 @@ async function readTranscript(ws: string, runId: string): Promise<TranscriptEntr
 
 /** A run's transcript, read again every second while `live`: entries are not facts, so the stream does not carry them. */
 export function useTranscript(ws: string, runId: string, live: boolean) {
-  return useQuery({ queryKey: ['transcript', ws, runId], queryFn: () => readTranscript(ws, runId), refetchInterval: live ? 1_000 : false });
+  return useQuery({ queryKey: ['transcript', ws, runId], queryFn: () => readTranscript(ws, `/runs/${runId}/transcript`), refetchInterval: live ? 1_000 : false });
+}
+
+/**
+ * A teammate's whole conversation (its session's transcript, every turn): read
+ * afresh when `version` changes (its status, turns), and every second while `live` (a turn is under way).
+ */
+export function useTeammateTranscript(ws: string, name: string, version: string, live: boolean) {
+  return useQuery({
+    queryKey: ['teammate-transcript', ws, name, version],
+    placeholderData: (previous) => previous,
+    queryFn: () => readTranscript(ws, `/teammates/${encodeURIComponent(name)}/transcript`),
+    refetchInterval: live ? 1_000 : false,
+  });
 }
 
 /** The workspace's members (names for who did what; decision 0042). */

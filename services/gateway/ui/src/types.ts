@@ -41,6 +41,8 @@ export type {
   TaskStatus,
   TokenInfo,
   Teammate,
+  TeamDetail,
+  TeamSummary,
   TranscriptEntry,
   RunTrace,
   TraceSpan,

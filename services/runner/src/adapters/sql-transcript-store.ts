@@ -8,19 +8,25 @@ import type { SessionEntry, SessionHistoryRead, SessionHistoryStore } from '../l
  * teammate's `memory` (a row of seq 0), the latest compaction of the
  * session, the latest system prompt another turn recorded and the message
  * after it, and the other turns' conversation entries after the
- * compaction's range. Older entries are not read. Every row is of the run's
- * workspace.
+ * compaction's range. Older entries are not read: the compaction and the
+ * head are found through `(session_id, type, seq)`, the rows through the
+ * primary key's ranges (the second condition, a BitmapOr of them), so the
+ * read costs what it returns however long the session (EXPLAIN in
+ * docs/perf/teams.md). Every row is of the run's workspace.
  */
-const HISTORY_SQL = `
-WITH s AS (SELECT seq, run_id, type, content FROM transcript_entries WHERE session_id = $1::uuid AND workspace_id = $2::uuid),
-     c AS (SELECT seq, (content->>'throughSeq')::int AS through FROM s WHERE type = 'compaction' ORDER BY seq DESC LIMIT 1),
-     h AS (SELECT max(seq) AS seq FROM s WHERE type = 'system' AND run_id <> $3::uuid)
+export const HISTORY_SQL = `
+WITH c AS (SELECT seq, (content->>'throughSeq')::int AS through FROM transcript_entries
+            WHERE session_id = $1::uuid AND workspace_id = $2::uuid AND type = 'compaction' ORDER BY seq DESC LIMIT 1),
+     h AS (SELECT max(seq) AS seq FROM transcript_entries
+            WHERE session_id = $1::uuid AND workspace_id = $2::uuid AND type = 'system' AND run_id <> $3::uuid)
 SELECT 0 AS seq, NULL::text AS "runId", 'memory' AS type, t.memory AS content FROM teammates t WHERE t.id = $4::uuid AND t.workspace_id = $2::uuid
 UNION ALL
-SELECT s.seq, s.run_id::text, s.type, s.content FROM s
- WHERE s.seq = (SELECT seq FROM c)
+SELECT s.seq, s.run_id::text, s.type, s.content FROM transcript_entries s
+ WHERE s.session_id = $1::uuid AND s.workspace_id = $2::uuid
+   AND (s.seq = (SELECT seq FROM c)
     OR (s.run_id <> $3::uuid AND (s.seq IN ((SELECT seq FROM h), (SELECT seq FROM h) + 1)
-        OR (s.type IN ('user', 'assistant', 'tool') AND s.seq > COALESCE((SELECT through FROM c), 0))))
+        OR (s.type IN ('user', 'assistant', 'tool') AND s.seq > COALESCE((SELECT through FROM c), 0)))))
+   AND (s.seq IN ((SELECT seq FROM c), (SELECT seq FROM h), (SELECT seq FROM h) + 1) OR s.seq > COALESCE((SELECT through FROM c), 0))
  ORDER BY seq`;
 
 /**

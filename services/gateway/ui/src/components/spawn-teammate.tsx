@@ -6,8 +6,10 @@ import type { Teammate } from '../types';
 
 /**
  * Spawns a teammate (`POST /teammates`, the API's own command): a name, the
- * agent it runs, an optional team, and the fact kinds its mailbox watches
- * (one per line; filters and cooldowns through the API).
+ * agent it runs, an optional team, the fact kinds its mailbox watches (one per
+ * line; filters and cooldowns through the API) and its memory (decision 0052:
+ * compact past so many tokens, keeping so many recent turns; empty = the
+ * defaults). Numbers are sent as typed: the API judges them.
  */
 export function SpawnTeammate({ ws }: { ws: string }) {
   const queryClient = useQueryClient();
@@ -16,6 +18,8 @@ export function SpawnTeammate({ ws }: { ws: string }) {
   const [agentId, setAgentId] = useState('');
   const [team, setTeam] = useState('');
   const [watch, setWatch] = useState('');
+  const [maxContextTokens, setMaxContextTokens] = useState('');
+  const [keepRecentTurns, setKeepRecentTurns] = useState('');
   const [done, setDone] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const chosen = agentId || agents.data?.[0]?.id || '';
@@ -28,8 +32,18 @@ export function SpawnTeammate({ ws }: { ws: string }) {
       .split('\n')
       .map((kind) => kind.trim())
       .filter(Boolean);
+    const memory = {
+      ...(maxContextTokens.trim() ? { maxContextTokens: Number(maxContextTokens) } : {}),
+      ...(keepRecentTurns.trim() ? { keepRecentTurns: Number(keepRecentTurns) } : {}),
+    };
     try {
-      const mate = await api<Teammate>('POST', wsPath(ws, '/teammates'), { name: name.trim(), agentId: chosen, watch: kinds.map((kind) => ({ kind })), ...(team.trim() ? { team: team.trim() } : {}) });
+      const mate = await api<Teammate>('POST', wsPath(ws, '/teammates'), {
+        name: name.trim(),
+        agentId: chosen,
+        watch: kinds.map((kind) => ({ kind })),
+        ...(team.trim() ? { team: team.trim() } : {}),
+        ...(Object.keys(memory).length > 0 ? { memory } : {}),
+      });
       setDone(`Spawned ${mate.name}.`);
       setName('');
       setWatch('');
@@ -61,6 +75,16 @@ export function SpawnTeammate({ ws }: { ws: string }) {
           <div className="field">
             <label htmlFor="mate-team">Team (optional)</label>
             <input id="mate-team" value={team} onChange={(e) => setTeam(e.target.value)} autoComplete="off" />
+          </div>
+        </div>
+        <div className="form-row">
+          <div className="field">
+            <label htmlFor="mate-max-context">Compact past (tokens, optional)</label>
+            <input id="mate-max-context" type="number" inputMode="numeric" value={maxContextTokens} onChange={(e) => setMaxContextTokens(e.target.value)} placeholder="16000" />
+          </div>
+          <div className="field">
+            <label htmlFor="mate-keep-turns">Keep recent turns (optional)</label>
+            <input id="mate-keep-turns" type="number" inputMode="numeric" value={keepRecentTurns} onChange={(e) => setKeepRecentTurns(e.target.value)} placeholder="4" />
           </div>
         </div>
         <div className="field">

@@ -5,7 +5,8 @@ type Content = Record<string, unknown>;
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
-function Entry({ entry }: { entry: TranscriptEntry }) {
+/** One transcript entry's body (its `li` is the caller's). */
+export function Entry({ entry }: { entry: TranscriptEntry }) {
   const c = entry.content as Content;
   switch (entry.type) {
     case 'system':

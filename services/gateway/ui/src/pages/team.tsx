@@ -2,8 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, errorText, wsPath } from '../api';
-import { personName, shortId, usd, when } from '../format';
+import { personName, shortId, when } from '../format';
 import { SpawnTeammate } from '../components/spawn-teammate';
+import { Roster } from '../components/roster';
 import { useFacts } from '../live';
 import { useAgents, useMembers } from '../queries';
 import { useWorkspace } from '../session';
@@ -56,6 +57,7 @@ export function TeamPage() {
     <section className="team">
       <div className="page-head">
         <h1>Team</h1>
+        <Link href="/teams">Teams</Link>
         <span className="badge" data-testid="roster-count">
           {roster.data ? `${roster.data.filter((mate) => mate.status !== 'stopped').length} active teammates` : '…'}
         </span>
@@ -102,108 +104,6 @@ async function messageFacts(slug: string): Promise<Fact[]> {
     after = nextCursor;
   }
   return kept;
-}
-
-function Roster({ teammates, canWrite }: { teammates: Teammate[] | undefined; canWrite: boolean }) {
-  const agents = useAgents(useWorkspace().slug);
-  const agentName = (id: string) => agents.data?.find((agent) => agent.id === id)?.spec.name ?? shortId(id);
-  return (
-    <div className="table-wrap">
-      <table data-testid="roster">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Status</th>
-            <th className="hide-narrow">Agent</th>
-            <th className="hide-narrow">Team</th>
-            <th className="c-num">Turns</th>
-            <th className="c-num hide-narrow">Spend</th>
-            <th className="hide-narrow">Last turn</th>
-            <th className="c-actions">{canWrite ? 'Message' : ''}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {teammates?.map((mate) => (
-            <tr key={mate.id} data-teammate={mate.name}>
-              <td>
-                <strong>{mate.name}</strong>
-              </td>
-              <td>
-                <span className={`status t-${mate.status}`} data-testid="teammate-status">
-                  {mate.status}
-                </span>
-              </td>
-              <td className="hide-narrow ellipsis">{agentName(mate.agentId)}</td>
-              <td className="hide-narrow">{mate.team ?? <span className="muted">—</span>}</td>
-              <td className="c-num">{mate.turns}</td>
-              <td className="c-num hide-narrow">{usd(mate.spendUsd)}</td>
-              <td className="hide-narrow">{mate.lastTurn ? <Link href={`/runs/${mate.lastTurn.runId}`}>{mate.lastTurn.status}</Link> : <span className="muted">none</span>}</td>
-              <td className="c-actions">{canWrite && mate.status !== 'stopped' && <TeammateActions name={mate.name} />}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {teammates?.length === 0 && <p className="muted pad">No teammates. Spawn one with POST /teammates or the spawn_teammate tool.</p>}
-    </div>
-  );
-}
-
-/** A person's message to a teammate (it wakes an idle one), and stop behind a confirmation. */
-function TeammateActions({ name }: { name: string }) {
-  const { slug } = useWorkspace();
-  const queryClient = useQueryClient();
-  const [text, setText] = useState('');
-  const [confirming, setConfirming] = useState(false);
-  const [outcome, setOutcome] = useState<string | undefined>();
-  const send = async (event: FormEvent) => {
-    event.preventDefault();
-    if (!text.trim()) return;
-    try {
-      const sent = await api<{ id: string; woke: boolean }>('POST', wsPath(slug, `/teammates/${encodeURIComponent(name)}/messages`), { content: text });
-      setText('');
-      setOutcome(sent.woke ? 'sent; woke it' : 'sent');
-    } catch (error) {
-      setOutcome(errorText(error));
-    }
-  };
-  const stop = async () => {
-    try {
-      await api('POST', wsPath(slug, `/teammates/${encodeURIComponent(name)}/stop`));
-      setConfirming(false);
-      void queryClient.invalidateQueries({ queryKey: ['teammates', slug] });
-    } catch (error) {
-      setOutcome(errorText(error));
-    }
-  };
-  return (
-    <div className="mate-actions">
-      <form onSubmit={send} aria-label={`message ${name}`}>
-        <input aria-label={`message to ${name}`} value={text} onChange={(e) => setText(e.target.value)} placeholder="message" maxLength={8000} />
-        <button type="submit">Send</button>
-      </form>
-      {!confirming && (
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>
-          Stop
-        </button>
-      )}
-      {confirming && (
-        <span role="dialog" aria-label={`confirm stop ${name}`} className="confirm">
-          Stop {name}?
-          <button type="button" className="danger" onClick={stop} autoFocus>
-            Yes, stop
-          </button>
-          <button type="button" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </span>
-      )}
-      {outcome && (
-        <span className="muted" role="status">
-          {outcome}
-        </span>
-      )}
-    </div>
-  );
 }
 
 function Messages({ facts, teammates }: { facts: Fact[] | undefined; teammates: Teammate[] }) {
