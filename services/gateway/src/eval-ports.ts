@@ -58,7 +58,7 @@ export interface EvalStore {
   /** The agent of a run of the workspace that exists (a trial's try made before its starter died); null: none. */
   existingRun(workspaceId: string, runId: string): Promise<{ agentId: string } | null>;
   /**
-   * Uses the oldest approved, unused `platform.save_agent` approval of the
+   * Uses the oldest unused `platform.save_agent` approval a person approved of the
    * run whose preview (not cut) is exactly `argumentsJson`: marked used, its
    * id returned; null when there is none.
    */

@@ -182,18 +182,21 @@ describe('issue 35: governed self-improvement', () => {
       const before = await versionsOf(targetId);
       // Nobody approved it: refused, whatever a tool said before.
       expect((await callTool(client, 'save_agent', args)).body.error.code).toBe('SAVE_AGENT_NOT_APPROVED');
-      const approval = async (status: string, preview: string) => {
+      const person = JSON.stringify({ type: 'member', userId: randomUUID() });
+      const approval = async (status: string, preview: string, decider: string | null = status === 'pending' ? null : person) => {
         const id = newId();
         await pg.query(
-          `INSERT INTO approvals (id, workspace_id, run_id, agent_id, agent_version, kind, tool_call_id, tool, arguments_preview, truncated, status, expires_at)
-           VALUES ($1, $2, $3, $4, 1, 'tool', $5, $6, $7, false, $8, now() + interval '1 hour')`,
-          [id, acmeId, runId, improverId, `call-${id}`, JSON.stringify({ server: 'platform', name: 'platform.save_agent', class: 'guarded', why: 'test' }), preview, status],
+          `INSERT INTO approvals (id, workspace_id, run_id, agent_id, agent_version, kind, tool_call_id, tool, arguments_preview, truncated, status, expires_at, decided_by)
+           VALUES ($1, $2, $3, $4, 1, 'tool', $5, $6, $7, false, $8, now() + interval '1 hour', $9)`,
+          [id, acmeId, runId, improverId, `call-${id}`, JSON.stringify({ server: 'platform', name: 'platform.save_agent', class: 'guarded', why: 'test' }), preview, status, decider],
         );
         return id;
       };
       // Pending, or approved for other arguments: nothing saved.
       await approval('pending', JSON.stringify(args));
       await approval('approved', JSON.stringify({ ...args, spec: { ...args.spec, instructions: 'other' } }));
+      // Approved, with these arguments, by no person (only a person's decision counts): nothing saved.
+      await approval('approved', JSON.stringify(args), JSON.stringify({ type: 'system', reason: 'expired' }));
       expect((await callTool(client, 'save_agent', args)).body.error.code).toBe('SAVE_AGENT_NOT_APPROVED');
       expect(await versionsOf(targetId)).toBe(before);
       // Approved with these arguments: saved once; the same call again (a replay) is refused.

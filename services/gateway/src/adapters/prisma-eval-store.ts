@@ -110,6 +110,7 @@ export class PrismaEvalStore implements EvalStore {
       UPDATE approvals SET used_at = now()
        WHERE id = (SELECT id FROM approvals
                     WHERE workspace_id = ${workspaceId}::uuid AND run_id = ${runId}::uuid AND status = 'approved' AND used_at IS NULL
+                      AND decided_by->>'type' = 'member'
                       AND kind = 'tool' AND tool->>'name' = ${SAVE_AGENT_TOOL} AND NOT truncated AND arguments_preview = ${argumentsJson}
                     ORDER BY requested_at LIMIT 1 FOR UPDATE)
          AND used_at IS NULL
