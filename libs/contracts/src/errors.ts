@@ -244,7 +244,7 @@ export enum ErrorCode {
   SELF_IMPROVEMENT_NOT_ALLOWED = 'SELF_IMPROVEMENT_NOT_ALLOWED',
   /**
    * An agent's `save_agent` call that no person approved: the calling run has
-   * no approved, unused `platform.save_agent` approval with these arguments
+   * no unused `platform.save_agent` approval a person approved with these arguments
    * (each approval saves at most once). Nothing was saved. `data`: `{ id }`.
    */
   SAVE_AGENT_NOT_APPROVED = 'SAVE_AGENT_NOT_APPROVED',
