@@ -1,8 +1,7 @@
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
-import { newId } from '@switchyard/core';
 import { SqlPool } from '@switchyard/db';
-import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { apiClient, insertApproval, insertParkedRun, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { SqlAgentTokens } from '../../runner/src/adapters/sql-agent-tokens';
 import { callTool, connectMcp } from './mcp-client';
 
@@ -168,35 +167,24 @@ describe('issue 35: governed self-improvement', () => {
 
   it('at the gateway, only an approved, unused approval of the calling run with these arguments saves: once', async () => {
     // A running run of the improver and its agent token (minted by the runner's adapter).
-    const runId = newId();
-    await pg.query(
-      `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, started_at, lane)
-       VALUES ($1::uuid, $2, $3, 1, 'manual', $4, 'running', $5, now(), 'manual-test:' || $1::text)`,
-      [runId, acmeId, improverId, JSON.stringify({ type: 'manual', input: 'x', userId: randomUUID() }), randomUUID()],
-    );
+    const runId = await insertParkedRun(pg, { workspaceId: acmeId, agentId: improverId, status: 'running', manual: true });
     const sql = new SqlPool({ databaseUrl: platform.db.url, poolMax: 1 });
     const { token } = await new SqlAgentTokens(sql).mint({ workspaceId: acmeId, runId, agentId: improverId, depth: 0, ttlMs: 120_000 });
     const client = await connectMcp(platform.gatewayUrl, token);
     try {
       const args = { agentId: targetId, spec: scripted('triage', [{ say: 'triaged v-direct' }], { selfImprovement: { allow: true, managers: [improverId] } }) };
       const before = await versionsOf(targetId);
-      // Nobody approved it: refused, whatever a tool said before.
+      // Nobody approved it: refused (a tool's result, or anything the model says, is no approval).
       expect((await callTool(client, 'save_agent', args)).body.error.code).toBe('SAVE_AGENT_NOT_APPROVED');
-      const person = JSON.stringify({ type: 'member', userId: randomUUID() });
-      const approval = async (status: string, preview: string, decider: string | null = status === 'pending' ? null : person) => {
-        const id = newId();
-        await pg.query(
-          `INSERT INTO approvals (id, workspace_id, run_id, agent_id, agent_version, kind, tool_call_id, tool, arguments_preview, truncated, status, expires_at, decided_by)
-           VALUES ($1, $2, $3, $4, 1, 'tool', $5, $6, $7, false, $8, now() + interval '1 hour', $9)`,
-          [id, acmeId, runId, improverId, `call-${id}`, JSON.stringify({ server: 'platform', name: 'platform.save_agent', class: 'guarded', why: 'test' }), preview, status, decider],
-        );
-        return id;
-      };
+      const person = { type: 'member', userId: randomUUID() };
+      const tool = { server: 'platform', name: 'platform.save_agent', class: 'guarded', why: 'test' };
+      const approval = (status: string, preview: string, decidedBy: Record<string, unknown> | null = status === 'pending' ? null : person) =>
+        insertApproval(pg, { workspaceId: acmeId, runId, agentId: improverId, status, tool, argumentsPreview: preview, decidedBy });
       // Pending, or approved for other arguments: nothing saved.
       await approval('pending', JSON.stringify(args));
       await approval('approved', JSON.stringify({ ...args, spec: { ...args.spec, instructions: 'other' } }));
       // Approved, with these arguments, by no person (only a person's decision counts): nothing saved.
-      await approval('approved', JSON.stringify(args), JSON.stringify({ type: 'system', reason: 'expired' }));
+      await approval('approved', JSON.stringify(args), { type: 'system', reason: 'expired' });
       expect((await callTool(client, 'save_agent', args)).body.error.code).toBe('SAVE_AGENT_NOT_APPROVED');
       expect(await versionsOf(targetId)).toBe(before);
       // Approved with these arguments: saved once; the same call again (a replay) is refused.
