@@ -86,8 +86,9 @@ export const AgentModelSchema = z.strictObject({
  * One step of the scripted model: say something, call a tool, or both. String
  * arguments are templates over the activating fact (`{{event.subject.id}}`,
  * `{{event.payload.failures}}`); `when` (the trigger filter language, over the
- * fact) skips the step when it does not hold. The last `say` is the run's
- * final message.
+ * fact) skips the step when it does not hold; `chance` skips it at random,
+ * seeded by the run (so a continued run draws the same). The last `say` is the
+ * run's final message.
  */
 export const ScriptStepSchema = z
   .strictObject({
@@ -96,6 +97,8 @@ export const ScriptStepSchema = z
     /** The tool's arguments; at most 16 KiB. */
     arguments: boundedJsonRecord(16 * 1024).optional(),
     when: TriggerFilterSchema.optional(),
+    /** The probability the step applies, drawn once per run from the run's id (seeded nondeterminism for evals' tests). @defaultValue 1 */
+    chance: z.number().min(0).max(1).optional(),
   })
   .refine((step) => step.say !== undefined || step.tool !== undefined, { message: 'a step says something or calls a tool' })
   .refine((step) => step.arguments === undefined || step.tool !== undefined, { message: 'arguments need a tool', path: ['arguments'] });
@@ -221,6 +224,20 @@ export const EvalGateSchema = z.strictObject({
 });
 export type EvalGate = z.infer<typeof EvalGateSchema>;
 
+/**
+ * Governed self-improvement (decision 0058): whether agents may try, evaluate
+ * and propose new versions of this agent with the platform tools `try_agent`,
+ * `run_eval` and `save_agent` — the agent itself, and the agents `managers`
+ * names. A save by an agent always parks for a person's approval.
+ */
+export const SelfImprovementSchema = z.strictObject({
+  /** @defaultValue false */
+  allow: z.boolean().default(false),
+  /** Other agents (ids) allowed besides this one. @defaultValue [] */
+  managers: z.array(z.uuid()).max(20).default([]),
+});
+export type SelfImprovement = z.infer<typeof SelfImprovementSchema>;
+
 /** Enabling or pinning past the eval gate: an admin's recorded reason (decision 0058). */
 export const EvalGateOverrideSchema = z.strictObject({ reason: z.string().trim().min(1).max(2_000) });
 export type EvalGateOverride = z.infer<typeof EvalGateOverrideSchema>;
@@ -260,6 +277,8 @@ export const AgentSpecSchema = z
     awareness: AwarenessModeSchema.optional(),
     /** The promotion gate (decision 0058): enabling or pinning needs a passing eval run. @defaultValue absent (no gate) */
     evalGate: EvalGateSchema.optional(),
+    /** Governed self-improvement (decision 0058). @defaultValue absent (no agent may try, evaluate or save it) */
+    selfImprovement: SelfImprovementSchema.optional(),
     /** Create enabled (default true); on update, change the flag only when given. */
     enabled: z.boolean().optional(),
   })

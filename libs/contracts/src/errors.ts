@@ -237,6 +237,18 @@ export enum ErrorCode {
   /** A suite case has a judge but the gateway has no EVAL_JUDGE_BASE_URL; nothing was started. `data`: `{ caseIndex }`. */
   EVAL_JUDGE_NOT_CONFIGURED = 'EVAL_JUDGE_NOT_CONFIGURED',
   /**
+   * An agent token asked to try, evaluate or save an agent whose latest spec
+   * does not allow it (`selfImprovement`: `allow`, and the caller is the agent
+   * or one of its `managers`); nothing was started or saved. `data`: `{ id }`.
+   */
+  SELF_IMPROVEMENT_NOT_ALLOWED = 'SELF_IMPROVEMENT_NOT_ALLOWED',
+  /**
+   * An agent's `save_agent` call that no person approved: the calling run has
+   * no unused `platform.save_agent` approval a person approved with these arguments
+   * (each approval saves at most once). Nothing was saved. `data`: `{ id }`.
+   */
+  SAVE_AGENT_NOT_APPROVED = 'SAVE_AGENT_NOT_APPROVED',
+  /**
    * A schedule's cron expression does not parse or can never fire, or its time
    * zone is unknown to the cron library; nothing was written. `data`: `{ field, reason }`.
    */

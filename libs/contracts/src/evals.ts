@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AgentSpecSchema, EvalGateOverrideSchema } from './agents';
+import { AgentIdSchema, AgentSpecSchema, EvalGateOverrideSchema } from './agents';
+import { ApprovalSchema } from './approvals';
 import { FactIdSchema } from './facts';
 import { TryFactSchema } from './try-drive';
 
@@ -92,20 +93,24 @@ export type EvalSuite = z.infer<typeof EvalSuiteSchema>;
  * version, or a `draft` spec compared with the agent's current version —,
  * trials per case per version, and the USD budget the estimate must fit.
  */
-export const StartEvalRequestSchema = z
-  .strictObject({
+const StartEvalFields = {
     suite: z.uuid(),
     suiteVersion: z.number().int().positive().optional(),
     versions: z.array(z.number().int().positive().max(2_147_483_647)).min(1).max(2).optional(),
     draft: AgentSpecSchema.optional(),
     trials: z.number().int().min(1).max(MAX_EVAL_TRIALS),
     budgetUsd: z.number().positive().max(100_000),
-  })
-  .refine((b) => (b.versions === undefined) !== (b.draft === undefined), { message: 'give exactly one of versions or draft', path: ['versions'] });
+};
+const oneTarget = { message: 'give exactly one of versions or draft', path: ['versions'] };
+export const StartEvalRequestSchema = z.strictObject(StartEvalFields).refine((b) => (b.versions === undefined) !== (b.draft === undefined), oneTarget);
 export type StartEvalRequest = z.infer<typeof StartEvalRequestSchema>;
 
 /** What one side of an eval ran: a saved version, or a draft (its spec kept with each try). */
-export const EvalTargetSchema = z.strictObject({ version: z.number().int().positive().nullable() });
+export const EvalTargetSchema = z.strictObject({
+  version: z.number().int().positive().nullable(),
+  /** A draft's spec hash (`specHash`, without `enabled`): a proposed save of the same spec finds this eval's diff. */
+  specHash: z.string().optional(),
+});
 export type EvalTarget = z.infer<typeof EvalTargetSchema>;
 
 /** One trial as settled: its run, pass or fail, and the checks that failed. */
@@ -195,3 +200,35 @@ export const GetEvalSuiteQuerySchema = z.strictObject({ version: z.coerce.number
 
 /** Eval suite and eval run ids in paths. */
 export const EvalIdSchema = z.uuid();
+
+/**
+ * The eval diff attached to a `platform.save_agent` approval (decision 0058):
+ * the newest completed eval run of the agent whose draft is the proposed
+ * spec, compared with the version that ran; or a note that none exists.
+ */
+export const ProposalEvalSchema = z.union([
+  z.strictObject({ evalId: z.uuid(), passed: z.boolean(), failingCases: z.array(z.number().int()), diff: EvalDiffSchema.nullable() }),
+  z.strictObject({ evalId: z.null(), note: z.string() }),
+]);
+export type ProposalEval = z.infer<typeof ProposalEvalSchema>;
+
+/** `GET /approvals/{id}`: the approval, and for a `platform.save_agent` call the eval of the proposed spec. */
+export const ApprovalDetailSchema = ApprovalSchema.extend({ proposalEval: ProposalEvalSchema.optional() });
+export type ApprovalDetail = z.infer<typeof ApprovalDetailSchema>;
+
+/** `run_eval` (platform tool): an eval run of `agentId`, like `POST /agents/{id}/evals`. */
+export const RunEvalToolInputSchema = z
+  .strictObject({ agentId: AgentIdSchema, ...StartEvalFields })
+  .refine((b) => (b.versions === undefined) !== (b.draft === undefined), oneTarget);
+export type RunEvalToolInput = z.infer<typeof RunEvalToolInputSchema>;
+
+/** `get_eval` (platform tool): one eval run, like `GET /evals/{id}`. */
+export const GetEvalToolInputSchema = z.strictObject({ id: z.uuid() });
+export type GetEvalToolInput = z.infer<typeof GetEvalToolInputSchema>;
+
+/** The name `save_agent` has in runs (rules, approvals, transcripts): every call of it by an agent parks for a person. */
+export const SAVE_AGENT_TOOL = 'platform.save_agent';
+
+/** `save_agent` (platform tool): the agent's next version, like `PUT /agents/{id}` (the flag untouched); by an agent, only once a person approved the call. */
+export const SaveAgentToolInputSchema = z.strictObject({ agentId: AgentIdSchema, spec: AgentSpecSchema });
+export type SaveAgentToolInput = z.infer<typeof SaveAgentToolInputSchema>;

@@ -71,6 +71,8 @@ export {
   AgentBudgetSchema,
   EvalGateOverrideSchema,
   EvalGateSchema,
+  SelfImprovementSchema,
+  type SelfImprovement,
   type EvalGate,
   type EvalGateOverride,
   MAX_RUN_DURATION_MS,
@@ -398,6 +400,17 @@ export {
   type EvalWouldCall,
   type SaveEvalSuiteRequest,
   type StartEvalRequest,
+  ApprovalDetailSchema,
+  GetEvalToolInputSchema,
+  ProposalEvalSchema,
+  RunEvalToolInputSchema,
+  SAVE_AGENT_TOOL,
+  SaveAgentToolInputSchema,
+  type ApprovalDetail,
+  type GetEvalToolInput,
+  type ProposalEval,
+  type RunEvalToolInput,
+  type SaveAgentToolInput,
 } from './evals';
 export { EvalGateStateSchema, EvalStreamCursorSchema, EvalStreamEventSchema, EvalTrialEventSchema, type EvalGateState, type EvalStreamEvent, type EvalTrialEvent } from './eval-stream';
 export {

@@ -4,6 +4,7 @@ import { FactIdSchema, ListEventsQuerySchema, PostEventRequestSchema } from './f
 import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-api';
 import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
 import { TryAgentRequestSchema } from './try-drive';
+import { GetEvalToolInputSchema, RunEvalToolInputSchema, SaveAgentToolInputSchema } from './evals';
 import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 import { PostPeerNoteInputSchema } from './agent-messages';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
@@ -102,6 +103,9 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   get_transcript: GetTranscriptToolInputSchema,
   send_session_message: SendSessionMessageToolInputSchema,
   try_agent: TryAgentToolInputSchema,
+  run_eval: RunEvalToolInputSchema,
+  get_eval: GetEvalToolInputSchema,
+  save_agent: SaveAgentToolInputSchema,
   ...TEAM_TOOL_INPUT_SCHEMAS,
   list_approvals: ListApprovalsToolInputSchema,
   get_approval: GetApprovalToolInputSchema,

@@ -70,25 +70,32 @@ export interface ApprovalFixture {
   toolCallId?: string;
   /** @defaultValue now */
   requestedAt?: Date;
+  /** The approval's `tool`. @defaultValue `tickets.close`, a write */
+  tool?: { server: string; name: string; class: string; why: string };
+  /** @defaultValue `{"id":42}` */
+  argumentsPreview?: string;
+  /** Who decided (`decided_by`). @defaultValue null */
+  decidedBy?: Record<string, unknown> | null;
 }
 
 /** Inserts an approval of a tool call as the runner's park writes it; returns its id. */
 export async function insertApproval(pg: Client, approval: ApprovalFixture): Promise<string> {
   const id = newId();
   await pg.query(
-    `INSERT INTO approvals (id, workspace_id, run_id, agent_id, agent_version, kind, tool_call_id, tool, arguments_preview, truncated, reason, status, requested_at, expires_at)
-     VALUES ($1, $2, $3, $4, 1, 'tool', $5, $6, $7, false, 'to fix the build', $8, $9, $10)`,
+    `INSERT INTO approvals (id, workspace_id, run_id, agent_id, agent_version, kind, tool_call_id, tool, arguments_preview, truncated, reason, status, requested_at, expires_at, decided_by)
+     VALUES ($1, $2, $3, $4, 1, 'tool', $5, $6, $7, false, 'to fix the build', $8, $9, $10, $11)`,
     [
       id,
       approval.workspaceId,
       approval.runId,
       approval.agentId,
       approval.toolCallId ?? `call_${randomUUID()}`,
-      JSON.stringify({ server: 'tickets', name: 'tickets.close', class: 'write', why: 'it may change something outside the run; mode default asks before every write' }),
-      JSON.stringify({ id: 42 }),
+      JSON.stringify(approval.tool ?? { server: 'tickets', name: 'tickets.close', class: 'write', why: 'it may change something outside the run; mode default asks before every write' }),
+      approval.argumentsPreview ?? JSON.stringify({ id: 42 }),
       approval.status ?? 'pending',
       approval.requestedAt ?? new Date(),
       approval.expiresAt ?? new Date(Date.now() + 7 * 86_400_000),
+      approval.decidedBy ? JSON.stringify(approval.decidedBy) : null,
     ],
   );
   return id;

@@ -61,6 +61,8 @@ import { triesRoutes } from './routes/tries';
 import { TryAgent } from './commands/try-agent';
 import { EvalGateCheck } from './commands/eval-gate';
 import { EvalRuns } from './commands/eval-runs';
+import { AgentRegistry } from './commands/agent-registry';
+import { SaveAgent } from './commands/self-improvement';
 import { EvalSuites } from './commands/eval-suites';
 import { evalsRoutes } from './routes/evals';
 import { evalStreamRoutes } from './routes/eval-stream';
@@ -233,6 +235,8 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   const ledger = new RunLedger(deps);
   const tryAgent = new TryAgent(deps);
   const evalGate = new EvalGateCheck(deps.evals);
+  const evalRuns = new EvalRuns({ ...deps, tryAgent, judge: deps.evalJudge ?? null });
+  const saveAgent = new SaveAgent({ ...deps, evalRuns, registry: new AgentRegistry(deps.agents, deps.outbox, evalGate) });
   const taskLedger = new TaskLedger(deps.tasks, deps.outbox);
   const collaboratorRules = new CollaboratorRules(deps.collaborators, deps.agents, deps.outbox);
   const scheduleBook = new ScheduleBook({ schedules: deps.schedules, outbox: deps.outbox });
@@ -284,7 +288,6 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(tasksRoutes({ taskLedger }));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));
-  const evalRuns = new EvalRuns({ ...deps, tryAgent, judge: deps.evalJudge ?? null });
   workspace.use(evalsRoutes({ evalSuites: new EvalSuites(deps), evalRuns, evalGate, agents: deps.agents }));
   workspace.use(evalStreamRoutes({ ...deps, evalProgress: new EvalProgress({ evals: deps.evals, evalRuns }), authenticator }));
   workspace.use(transcriptRoutes(deps));
@@ -293,7 +296,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(secretsRoutes({ ...deps, userName }));
   workspace.use(settingsRoutes({ ...deps, userName }));
   workspace.use(notificationRoutes(deps.notifications));
-  workspace.use(approvalsRoutes(deps));
+  workspace.use(approvalsRoutes({ ...deps, saveAgent }));
   workspace.use(overviewRoutes(deps));
   workspace.use(tickets);
   workspace.use(auditRoutes(deps));
@@ -309,7 +312,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   app.use('/v1/workspaces/:ws', workspace);
   app.use(mattermostIntegrationRoutes({ ...deps.mattermost, bodyLimitBytes: deps.bodyLimitBytes }));
   if (deps.adminQueues) app.use(ADMIN_QUEUES_PATH, requireAdminToken(deps.adminQueues.token), adminQueuesApp(deps.adminQueues.queues));
-  app.use('/mcp', mcpRoutes({ ...notes, authenticator, ledger, tryAgent, taskLedger, scheduleBook, allowedHosts: deps.mcpAllowedHosts }));
+  app.use('/mcp', mcpRoutes({ ...notes, authenticator, ledger, tryAgent, evalRuns, saveAgent, taskLedger, scheduleBook, allowedHosts: deps.mcpAllowedHosts }));
   const ui = uiStatic(deps.uiDir ?? DEFAULT_UI_DIR);
   if (ui) app.use(ui);
   app.use(notFoundHandler);

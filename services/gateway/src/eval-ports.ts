@@ -1,5 +1,6 @@
 import type { EvalCase, EvalJudgeVerdict, EvalResult, EvalTarget } from '@switchyard/contracts';
 import type { EndedTrial } from '@switchyard/evals';
+import type { StoredAgentSpec } from './agent-ports';
 
 /** A suite's version as stored. */
 export interface EvalSuiteRecord {
@@ -21,6 +22,10 @@ export interface EvalRunRecord {
   trials: number;
   budgetUsd: number;
   estimateUsd: number;
+  /** A draft target's spec; null: saved versions only. */
+  draft: StoredAgentSpec | null;
+  /** Who started it: its trials are tries of this person. */
+  createdBy: string;
   status: 'running' | 'completed';
   result: EvalResult | null;
   createdAt: Date;
@@ -44,13 +49,25 @@ export interface EvalStore {
   listSuites(workspaceId: string): Promise<EvalSuiteRecord[]>;
   /** Which of these fact ids are recorded facts of the workspace. */
   knownFacts(workspaceId: string, ids: readonly string[]): Promise<Set<string>>;
-  createRun(input: Omit<EvalRunRecord, 'status' | 'result' | 'createdAt'> & { userId: string }): Promise<void>;
-  addTrial(evalId: string, slot: EvalTrialSlot): Promise<void>;
+  /** The eval row and every trial (its run id chosen, not started), in one transaction: a start that dies leaves them to resume. */
+  createRun(input: Omit<EvalRunRecord, 'status' | 'result' | 'createdAt'>, trials: readonly EvalTrialSlot[]): Promise<void>;
+  /** Claims up to `limit` trials not started, unclaimed or claimed before `staleBefore` (`retaken`: its starter may have made its run), for this caller to start. */
+  claimUnstarted(evalId: string, staleBefore: Date, limit: number): Promise<(EvalTrialSlot & { retaken: boolean })[]>;
+  /** Marks trials' try runs created. */
+  markStarted(runIds: readonly string[]): Promise<void>;
+  /** The agent of a run of the workspace that exists (a trial's try made before its starter died); null: none. */
+  existingRun(workspaceId: string, runId: string): Promise<{ agentId: string } | null>;
+  /**
+   * Uses the oldest unused `platform.save_agent` approval a person approved of the
+   * run whose preview (not cut) is exactly `argumentsJson`: marked used, its
+   * id returned; null when there is none.
+   */
+  useSaveApproval(workspaceId: string, runId: string, argumentsJson: string): Promise<string | null>;
   getRun(workspaceId: string, id: string): Promise<EvalRunRecord | null>;
   /** An agent's eval runs, newest first. */
   listRuns(workspaceId: string, agentId: string, limit: number): Promise<EvalRunRecord[]>;
-  /** Its trials, with what each run did once it ended (null while it runs) and the judge's verdict (null: none yet). */
-  trialsOf(workspaceId: string, evalId: string): Promise<(EvalTrialSlot & { ended: EndedTrial | null; verdict: EvalJudgeVerdict | null })[]>;
+  /** Its trials, whether each was started, what its run did once it ended (null while it runs) and the judge's verdict (null: none yet). */
+  trialsOf(workspaceId: string, evalId: string): Promise<(EvalTrialSlot & { started: boolean; ended: EndedTrial | null; verdict: EvalJudgeVerdict | null })[]>;
   /** The run's transcript as the judge reads it: one JSON line per entry (`{type, content}`), in order. */
   transcriptOf(workspaceId: string, runId: string): Promise<string>;
   /** Claims a trial for judging (unjudged, or claimed before `staleBefore`): true when this caller may ask the judge. */
@@ -64,4 +81,6 @@ export interface EvalStore {
 /** A judge model (decision 0058): reads a trial's transcript against a rubric and answers pass or fail with a reason. */
 export interface EvalJudgeModel {
   judge(input: { model: string; rubric: string; transcript: string }): Promise<EvalJudgeVerdict>;
+  /** The most one call about a trial can cost (its prompt and answer capped): the eval's estimate counts it. */
+  maxCostUsd(input: { model: string; rubric: string }): number;
 }

@@ -11,7 +11,7 @@ import { callTool, connectMcp } from './mcp-client';
 
 type Api = ReturnType<typeof apiClient>;
 
-const VIEWER_TOOLS = ['get_agent', 'get_event', 'get_run', 'get_transcript', 'list_agents', 'list_events', 'list_runs', 'get_task', 'list_tasks', 'list_approvals', 'get_approval', 'list_teammates', 'list_schedules'].sort();
+const VIEWER_TOOLS = ['get_agent', 'get_event', 'get_run', 'get_transcript', 'list_agents', 'list_events', 'list_runs', 'get_task', 'list_tasks', 'list_approvals', 'get_approval', 'list_teammates', 'list_schedules', 'get_eval'].sort();
 const MEMBER_TOOLS = [
   ...VIEWER_TOOLS,
   'emit_event',
@@ -26,6 +26,8 @@ const MEMBER_TOOLS = [
   'delegate_to_agent',
   'decide_approval',
   'try_agent',
+  'run_eval',
+  'save_agent',
   'send_message',
   'spawn_teammate',
   'stop_teammate',

@@ -301,10 +301,10 @@ describe('issue 15: try-drive (shadow runs)', () => {
       const { token } = await tokens.mint({ workspaceId: otherId, runId, agentId: theirs, depth: 0, ttlMs: 60_000 });
       const asAgent = apiClient(platform.gatewayUrl, token);
       const byAgent = await asAgent('POST', '/v1/workspaces/other/agents/try', { agentId: theirs, input: 'x' });
-      expect([byAgent.status, byAgent.body.error.code]).toEqual([403, 'TRY_BY_AGENT_REFUSED']);
+      expect([byAgent.status, byAgent.body.error.code]).toEqual([403, 'SELF_IMPROVEMENT_NOT_ALLOWED']);
       const client = await connectMcp(platform.gatewayUrl, token);
       try {
-        expect((await callTool(client, 'try_agent', { agentId: theirs, input: 'x' })).body.error.code).toBe('TRY_BY_AGENT_REFUSED');
+        expect((await callTool(client, 'try_agent', { agentId: theirs, input: 'x' })).body.error.code).toBe('SELF_IMPROVEMENT_NOT_ALLOWED');
       } finally {
         await client.close();
       }

@@ -222,11 +222,19 @@ describe('issue 35: agent evals', () => {
       cases: [0, 1].map((i) => ({ factId: factIds[i], expect: { status: 'completed' }, judge: { model: 'judge-1', rubric } })),
     });
     expect(suite.status).toBe(201);
-    const started = await admin('POST', `/v1/workspaces/acme/agents/${agentId}/evals`, { suite: suite.body.id, versions: [2], trials: 2, budgetUsd: 10 });
+    // The estimate counts the judge's ceiling: 4 runs at 1 USD, and 4 calls of at most ~16.5k prompt tokens at 1,000 USD per million.
+    const refused = await admin('POST', `/v1/workspaces/acme/agents/${agentId}/evals`, { suite: suite.body.id, versions: [2], trials: 2, budgetUsd: 10 });
+    expect([refused.status, refused.body.error.code]).toEqual([400, 'EVAL_BUDGET_EXCEEDED']);
+    const { estimateUsd, judgeEstimateUsd } = refused.body.error.details;
+    expect(judgeEstimateUsd).toBeGreaterThan(4 * 16);
+    expect(judgeEstimateUsd).toBeLessThan(4 * 17);
+    expect(estimateUsd).toBeCloseTo(4 + judgeEstimateUsd, 6);
+    const started = await admin('POST', `/v1/workspaces/acme/agents/${agentId}/evals`, { suite: suite.body.id, versions: [2], trials: 2, budgetUsd: 100 });
     expect(started.status).toBe(201);
     const done = await evalDone(started.body.id);
     expect(judged).toHaveLength(4);
     for (const request of judged) {
+      expect(request.body?.max_tokens).toBe(400);
       const text = JSON.stringify(request.body);
       expect(request.body?.model).toBe('judge-1');
       expect(text).toContain(rubric);
@@ -241,5 +249,40 @@ describe('issue 35: agent evals', () => {
     // Read again: settled once, the judge is not asked again.
     await admin('GET', `/v1/workspaces/acme/evals/${started.body.id}`);
     expect(judged).toHaveLength(4);
+  });
+
+  it('no save makes an unevaluated version of a gated agent run: create enabled, a new version of an enabled unpinned agent, PUT enabled: 409 EVAL_GATE', async () => {
+    const gate = { evalGate: { suite: suiteId, trials: 5 } };
+    const agents = '/v1/workspaces/acme/agents';
+    const createdEnabled = await admin('POST', agents, spec({ ...gate, name: 'gated-at-once', enabled: true }));
+    expect([createdEnabled.status, createdEnabled.body.error.code]).toEqual([409, 'EVAL_GATE']);
+    expect(createdEnabled.body.error.details).toMatchObject({ id: null, version: 1, suite: suiteId, evalId: null });
+    expect((await pg.query(`SELECT count(*)::int AS n FROM agents WHERE workspace_id = $1 AND name = 'gated-at-once'`, [acmeId])).rows[0].n).toBe(0);
+
+    const gated = (await admin('POST', agents, spec({ ...gate, name: 'gated' }))).body.id;
+    expect((await admin('POST', `${agents}/${gated}/enable`, { overrideEvalGate: { reason: 'version 1 is what ran before the gate' } })).status).toBe(200);
+    const versions = async () => Number((await pg.query(`SELECT count(*)::int AS n FROM agent_versions WHERE agent_id = $1`, [gated])).rows[0].n);
+    // Enabled and unpinned: a new version would run at once.
+    const next = spec({ ...gate, name: 'gated', description: 'a change', enabled: undefined });
+    const saved = await admin('PUT', `${agents}/${gated}`, next);
+    expect([saved.status, saved.body.error.code]).toEqual([409, 'EVAL_GATE']);
+    expect(saved.body.error.details).toMatchObject({ id: gated, version: 2, suite: suiteId });
+    expect(await versions()).toBe(1);
+    // The same spec again is no new version: allowed.
+    expect((await admin('PUT', `${agents}/${gated}`, spec({ ...gate, name: 'gated', enabled: undefined }))).status).toBe(200);
+    // Pinned, the new version is saved and does not run until an eval passes and a pin (or unpin) moves to it.
+    expect((await admin('PUT', `${agents}/${gated}/pin`, { version: 1 })).status).toBe(200);
+    expect((await admin('PUT', `${agents}/${gated}`, next)).body).toMatchObject({ version: 2, pinnedVersion: 1, enabled: true });
+    expect((await admin('DELETE', `${agents}/${gated}/pin`)).body.error.code).toBe('EVAL_GATE');
+    // Disabled, `PUT … enabled: true` is an enable: gated like POST /enable.
+    expect((await admin('POST', `${agents}/${gated}/disable`)).status).toBe(200);
+    const enabling = await admin('PUT', `${agents}/${gated}`, { ...next, enabled: true });
+    expect([enabling.status, enabling.body.error.code]).toEqual([409, 'EVAL_GATE']);
+    expect((await admin('GET', `${agents}/${gated}`)).body.enabled).toBe(false);
+    // A bundle is imported disabled, whatever its agents were: enabling it then passes the gate.
+    const bundle = (await admin('GET', `${agents}/${gated}/export`)).body;
+    const imported = await other('POST', '/v1/workspaces/other/agents:import', bundle);
+    expect(imported.status).toBe(201);
+    expect((await other('GET', `/v1/workspaces/other/agents/${imported.body.agents[0].id}`)).body.enabled).toBe(false);
   });
 });

@@ -101,6 +101,10 @@ describe('platform MCP server', () => {
         'decide_approval',
         // Try-drive (issue 15).
         'try_agent',
+        // Evals and governed self-improvement (issue 35).
+        'run_eval',
+        'get_eval',
+        'save_agent',
         // Teammates (issue 17).
         'send_message',
         'spawn_teammate',

@@ -60,6 +60,20 @@ describe('script templates', () => {
 });
 
 describe('ScriptedModel', () => {
+  it('draws a step with a chance once per seed: the same seed the same answer, different seeds about the chance', async () => {
+    const noisy: ScriptStep[] = [{ say: 'done', chance: 0.7 }];
+    const said = async (seed: string) => (await new ScriptedModel({ script: noisy, fact: null, seed }).complete(input())).message;
+    const seeds = Array.from({ length: 400 }, (_, i) => `run-${i}`);
+    const first = await Promise.all(seeds.map(said));
+    expect(await Promise.all(seeds.map(said))).toEqual(first);
+    const applied = first.filter((message) => message === 'done').length;
+    expect(applied).toBeGreaterThan(0.6 * seeds.length);
+    expect(applied).toBeLessThan(0.8 * seeds.length);
+    // chance 0 never applies, 1 always; with `when`, both must hold.
+    expect((await new ScriptedModel({ script: [{ say: 'x', chance: 0 }], fact, seed: 's' }).complete(input())).message).toBe('');
+    expect((await new ScriptedModel({ script: [{ say: 'x', chance: 1, when: { path: 'payload.flaky', op: 'eq', value: true } }], fact, seed: 's' }).complete(input())).message).toBe('');
+  });
+
   const script: ScriptStep[] = [
     { tool: 'github.create_issue', arguments: { title: 'Build {{event.subject.id}} failed', failures: '{{event.payload.failures}}' } },
     { say: 'only on main', tool: 'slack.post', arguments: { channel: 'ci' }, when: { path: 'payload.branch.name', op: 'eq', value: 'main' } },

@@ -117,4 +117,15 @@ describe('the permission table of docs/tool-classes.md', () => {
       why: 'a rules.ask glob of this agent names platform.list_runs',
     });
   });
+
+  it("platform.save_agent always asks (decision 0058): in bypass, under an allow rule, in plan mode; only a deny rule refuses it", () => {
+    const save = tool('platform.save_agent', { trusted: true });
+    expect(classifyTool(save).class).toBe('guarded');
+    for (const permissionMode of ['bypass', 'auto', 'default', 'plan'] as const) {
+      expect(said(save, { permissionMode, rules: { allow: ['platform.*', '*'], deny: [], ask: [] } })).toBe('ask');
+    }
+    expect(said(save, { permissionMode: 'bypass', rules: { allow: [], deny: ['platform.save_agent'], ask: [] } })).toBe('refuse tool_denied');
+    // An external server's tool of the same name is not the platform's: the usual rules apply.
+    expect(said(tool('platform.save_agent', { destructive: false }), { permissionMode: 'bypass', rules: { allow: [], deny: [], ask: [] } })).toBe('run');
+  });
 });

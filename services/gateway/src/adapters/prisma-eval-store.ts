@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, ErrorCode, EvalCaseSchema, EvalJudgeVerdictSchema, EvalResultSchema, EvalTargetSchema, RunOutcomeSchema, type EvalJudgeVerdict } from '@switchyard/contracts';
+import { AppError, ErrorCode, EvalCaseSchema, SAVE_AGENT_TOOL, EvalJudgeVerdictSchema, EvalResultSchema, EvalTargetSchema, RunOutcomeSchema, type EvalJudgeVerdict } from '@switchyard/contracts';
 import type { Prisma, PrismaClient } from '@switchyard/db';
 import type { EndedTrial, TrialCall } from '@switchyard/evals';
 import type { EvalRunRecord, EvalStore, EvalSuiteRecord, EvalTrialSlot } from '../eval-ports';
@@ -35,6 +35,8 @@ const runOf = (row: RunRow): EvalRunRecord => ({
   trials: row.trials,
   budgetUsd: row.budgetUsd,
   estimateUsd: row.estimateUsd,
+  draft: row.draft === null ? null : (row.draft as unknown as EvalRunRecord['draft']),
+  createdBy: row.createdBy,
   status: row.status === 'completed' ? 'completed' : 'running',
   result: row.result === null ? null : parsed(EvalResultSchema, row.result, 'eval result', row.id),
   createdAt: row.createdAt,
@@ -75,13 +77,45 @@ export class PrismaEvalStore implements EvalStore {
     return new Set(rows.map((row) => row.id));
   }
 
-  async createRun(input: Omit<EvalRunRecord, 'status' | 'result' | 'createdAt'> & { userId: string }): Promise<void> {
-    const { userId, targets, ...rest } = input;
-    await this.prisma.evalRun.create({ data: { ...rest, targets: json(targets), status: 'running', createdBy: userId } });
+  async createRun(input: Omit<EvalRunRecord, 'status' | 'result' | 'createdAt'>, trials: readonly EvalTrialSlot[]): Promise<void> {
+    const { targets, draft, ...rest } = input;
+    await this.prisma.$transaction([
+      this.prisma.evalRun.create({ data: { ...rest, targets: json(targets), ...(draft === null ? {} : { draft: json(draft) }), status: 'running' } }),
+      this.prisma.evalTrial.createMany({ data: trials.map((slot) => ({ evalId: input.id, ...slot })) }),
+    ]);
   }
 
-  async addTrial(evalId: string, slot: EvalTrialSlot): Promise<void> {
-    await this.prisma.evalTrial.create({ data: { evalId, ...slot } });
+  async claimUnstarted(evalId: string, staleBefore: Date, limit: number): Promise<(EvalTrialSlot & { retaken: boolean })[]> {
+    // SKIP LOCKED: two replicas resuming one eval take different trials; `retaken`: a dead starter's claim.
+    return this.prisma.$queryRaw<(EvalTrialSlot & { retaken: boolean })[]>`
+      WITH picked AS (
+        SELECT run_id, claimed_at FROM eval_trials
+         WHERE eval_id = ${evalId}::uuid AND started_at IS NULL AND (claimed_at IS NULL OR claimed_at < ${staleBefore})
+         ORDER BY case_index, target, trial LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      UPDATE eval_trials t SET claimed_at = now() FROM picked WHERE t.run_id = picked.run_id
+      RETURNING t.run_id::text AS "runId", t.case_index AS "caseIndex", t.target, t.trial, picked.claimed_at IS NOT NULL AS retaken`;
+  }
+
+  async markStarted(runIds: readonly string[]): Promise<void> {
+    if (runIds.length > 0) await this.prisma.evalTrial.updateMany({ where: { runId: { in: [...runIds] } }, data: { startedAt: new Date() } });
+  }
+
+  async existingRun(workspaceId: string, runId: string): Promise<{ agentId: string } | null> {
+    return this.prisma.run.findFirst({ where: { workspaceId, id: runId }, select: { agentId: true } });
+  }
+
+  async useSaveApproval(workspaceId: string, runId: string, argumentsJson: string): Promise<string | null> {
+    // One statement: found, approved, unused and marked used at once, so two calls cannot both use it.
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE approvals SET used_at = now()
+       WHERE id = (SELECT id FROM approvals
+                    WHERE workspace_id = ${workspaceId}::uuid AND run_id = ${runId}::uuid AND status = 'approved' AND used_at IS NULL
+                      AND decided_by->>'type' = 'member'
+                      AND kind = 'tool' AND tool->>'name' = ${SAVE_AGENT_TOOL} AND NOT truncated AND arguments_preview = ${argumentsJson}
+                    ORDER BY requested_at LIMIT 1 FOR UPDATE)
+         AND used_at IS NULL
+      RETURNING id::text AS id`;
+    return rows[0]?.id ?? null;
   }
 
   async getRun(workspaceId: string, id: string): Promise<EvalRunRecord | null> {
@@ -94,7 +128,7 @@ export class PrismaEvalStore implements EvalStore {
     return rows.map(runOf);
   }
 
-  async trialsOf(workspaceId: string, evalId: string): Promise<(EvalTrialSlot & { ended: EndedTrial | null; verdict: EvalJudgeVerdict | null })[]> {
+  async trialsOf(workspaceId: string, evalId: string): Promise<(EvalTrialSlot & { started: boolean; ended: EndedTrial | null; verdict: EvalJudgeVerdict | null })[]> {
     const slots = await this.prisma.evalTrial.findMany({ where: { evalId, evalRun: { workspaceId } } });
     const runIds = slots.map((s) => s.runId);
     const runs = await this.prisma.run.findMany({ where: { workspaceId, id: { in: runIds } }, select: { id: true, status: true, outcome: true, startedAt: true, queuedAt: true, endedAt: true } });
@@ -109,14 +143,16 @@ export class PrismaEvalStore implements EvalStore {
       calls.set(entry.runId, list);
     }
     const byId = new Map(runs.map((r) => [r.id, r]));
-    return slots.map(({ evalId: _evalId, judge, ...slot }) => {
+    return slots.map(({ evalId: _evalId, judge, startedAt, claimedAt: _claimedAt, ...slot }) => {
       const verdict = EvalJudgeVerdictSchema.safeParse(judge).data ?? null;
       const run = byId.get(slot.runId);
-      if (!run || !ENDED.has(run.status)) return { ...slot, ended: null, verdict };
+      const started = startedAt !== null;
+      if (!run || !ENDED.has(run.status)) return { ...slot, started, ended: null, verdict };
       const outcome = run.outcome === null ? null : RunOutcomeSchema.safeParse(run.outcome).data ?? null;
       const durationMs = run.endedAt ? run.endedAt.getTime() - (run.startedAt ?? run.queuedAt).getTime() : 0;
       return {
         ...slot,
+        started,
         verdict,
         ended: {
           ...slot,

@@ -1,5 +1,5 @@
 import { AGENT_FACT_KINDS, AppError, ErrorCode, type AgentFactKind, type EvalGateOverride } from '@switchyard/contracts';
-import { agentFact, runVersionOf } from '@switchyard/core';
+import { agentFact, runVersionOf, specHash } from '@switchyard/core';
 import { changeAuthorOf } from '../change-author';
 import type { AgentRecord, AgentStore, StoredAgentSpec } from '../agent-ports';
 import type { Principal } from '../auth-ports';
@@ -13,6 +13,9 @@ export interface AgentCommandContext {
 }
 
 const notFound = (id: string) => new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace', { id });
+/** `409 EVAL_GATE` for a save that would run a version no eval passed. */
+const ungated = (id: string | null, version: number, suite: string, message: string) =>
+  new AppError(ErrorCode.EVAL_GATE, message, { id, version, suite, evalId: null, failingCases: [] });
 const nameTaken = (name: string) => new AppError(ErrorCode.AGENT_NAME_TAKEN, 'another agent of this workspace has that name', { name });
 
 /**
@@ -34,6 +37,8 @@ export class AgentRegistry {
   /** A new agent at version 1 (`agent.created`). */
   async create(ctx: AgentCommandContext, spec: StoredAgentSpec, enabled: boolean): Promise<AgentRecord> {
     const { principal } = ctx;
+    // No eval of an agent can exist before it is saved: a gated agent is created disabled, evaluated, then enabled.
+    if (enabled && spec.evalGate) throw ungated(null, 1, spec.evalGate.suite, 'a gated agent cannot be created enabled: create it disabled, run an eval, then enable it');
     const written: string[] = [];
     const created = await this.agents.create({ workspaceId: principal.workspaceId, userId: principal.userId, spec, enabled }, (agent) =>
       this.facts(ctx, written, [AGENT_FACT_KINDS.created], agent),
@@ -50,6 +55,7 @@ export class AgentRegistry {
    */
   async update(ctx: AgentCommandContext, id: string, spec: StoredAgentSpec, enabled: boolean | undefined, ifMatch: number | undefined): Promise<AgentRecord> {
     const { principal } = ctx;
+    await this.gateUpdate(ctx, id, spec, enabled);
     const written: string[] = [];
     const result = await this.agents.update({ workspaceId: principal.workspaceId, id, userId: principal.userId, spec, enabled, ifMatch }, (saved) => {
       const kinds: AgentFactKind[] = saved.versionCreated ? [AGENT_FACT_KINDS.updated] : [];
@@ -82,6 +88,24 @@ export class AgentRegistry {
     if (!result) throw notFound(id);
     await this.outbox.flush(written);
     return result.agent;
+  }
+
+  /**
+   * The promotion gate on a save (decision 0058): under the gate of the spec
+   * saved or of the latest one, a save that would run a version nobody
+   * evaluated is refused — a new version of an enabled, unpinned agent (it
+   * would run at once), or `enabled: true` on a disabled one (checked like
+   * `POST /enable`, without an override: use that route for one).
+   */
+  private async gateUpdate(ctx: AgentCommandContext, id: string, spec: StoredAgentSpec, enabled: boolean | undefined): Promise<void> {
+    const current = await this.agents.get(ctx.principal.workspaceId, id);
+    const gate = current?.spec.evalGate ?? spec.evalGate;
+    if (!current || !gate) return;
+    const runsLatest = (enabled ?? current.enabled) && current.pinnedVersion === null;
+    if (runsLatest && specHash(current.spec) !== specHash(spec)) {
+      throw ungated(id, current.version + 1, gate.suite, 'a new version of an enabled, unpinned, gated agent would run before any eval of it: pin the running version (or disable) first, save, run an eval, then pin or enable');
+    }
+    if (enabled === true && !current.enabled) await this.gate.check(ctx, { ...current, spec: { ...current.spec, evalGate: gate } }, runVersionOf(current), undefined);
   }
 
   /** Disables and hides the agent (`agent.deleted`); its versions and runs stay readable. */

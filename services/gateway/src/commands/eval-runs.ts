@@ -2,7 +2,9 @@ import { AppError, ErrorCode, MAX_EVAL_TRIAL_RUNS, type EvalCase, type EvalRun, 
 import { newId, runVersionOf } from '@switchyard/core';
 import { settleEval } from '@switchyard/evals';
 import type { AgentStore, StoredAgentSpec } from '../agent-ports';
-import type { EvalJudgeModel, EvalRunRecord, EvalStore } from '../eval-ports';
+import type { Principal } from '../auth-ports';
+import type { EvalJudgeModel, EvalRunRecord, EvalStore, EvalTrialSlot } from '../eval-ports';
+import { assertMayImprove, draftHash } from './improve-permission';
 import type { SettingsStore } from '../settings-ports';
 import type { TryAgent, TryCommandContext } from './try-agent';
 import { checkCaseFacts, suiteNotFound } from './eval-suites';
@@ -12,13 +14,15 @@ export interface EvalRunsDeps {
   evals: EvalStore;
   agents: Pick<AgentStore, 'get' | 'getVersion'>;
   settings: Pick<SettingsStore, 'get'>;
-  tryAgent: Pick<TryAgent, 'try'>;
+  tryAgent: Pick<TryAgent, 'try' | 'wake'>;
   /** The judge model (EVAL_JUDGE_BASE_URL); null: suites with a judge cannot run. */
   judge: EvalJudgeModel | null;
 }
 
 /** Trials one start creates at once. */
 const START_CONCURRENCY = 8;
+/** A start's claim on a trial older than this is taken over (its gateway died). */
+const START_CLAIM_STALE_MS = 60_000;
 /** Judge calls one read makes at once. */
 const JUDGE_CONCURRENCY = 8;
 /** A judging claim older than this is taken over (its reader died). */
@@ -34,20 +38,20 @@ interface PlannedTarget {
 /**
  * Eval runs (decision 0058): N shadow tries per case per target through the
  * try-drive command (so never a real side effect), under a budget checked up
- * front against a ceiling estimate. The gateway orchestrates: the eval row
- * and one row per trial (its try run) are the whole state, and a read
- * settles the eval once every trial's run has ended — idempotently, so any
- * replica, after any restart, settles it the same way.
+ * front against a ceiling estimate (the judge's calls included). The gateway
+ * orchestrates: the eval row and one row per trial (written together, each
+ * with its try run's id) are the whole state; a read starts any trial a dead
+ * gateway left unstarted, and settles the eval once every trial's run has
+ * ended — idempotently, so any replica, after any restart, does the same.
  */
 export class EvalRuns {
   constructor(private readonly deps: EvalRunsDeps) {}
 
   async start(ctx: TryCommandContext, agentId: string, body: StartEvalRequest): Promise<{ id: string }> {
     const { principal } = ctx;
-    if (principal.agent) throw new AppError(ErrorCode.TRY_BY_AGENT_REFUSED, 'only people run evals: an agent token cannot');
     const suite = await this.deps.evals.getSuite(principal.workspaceId, body.suite, body.suiteVersion);
     if (!suite) throw suiteNotFound(body.suite, body.suiteVersion);
-    const targets = await this.targets(principal.workspaceId, agentId, body);
+    const targets = await this.targets(principal, agentId, body);
     const total = suite.cases.length * targets.length * body.trials;
     if (total > MAX_EVAL_TRIAL_RUNS) {
       throw new AppError(ErrorCode.VALIDATION_FAILED, `an eval runs at most ${MAX_EVAL_TRIAL_RUNS} trials`, [
@@ -57,25 +61,51 @@ export class EvalRuns {
     await checkCaseFacts(this.deps.evals, principal.workspaceId, suite.cases);
     const judged = suite.cases.findIndex((c) => c.judge !== undefined);
     if (judged >= 0 && !this.deps.judge) throw new AppError(ErrorCode.EVAL_JUDGE_NOT_CONFIGURED, 'a case has a judge, and this gateway has no EVAL_JUDGE_BASE_URL', { caseIndex: judged });
-    const estimateUsd = estimate(suite.cases, targets, body.trials);
+    const { estimateUsd, judgeEstimateUsd } = estimate(suite.cases, targets, body.trials, this.deps.judge);
     if (estimateUsd > body.budgetUsd) {
-      throw new AppError(ErrorCode.EVAL_BUDGET_EXCEEDED, 'the eval could spend more than its budget: raise budgetUsd, lower trials, or cap cases with maxCostUsd', { estimateUsd, budgetUsd: body.budgetUsd });
+      throw new AppError(ErrorCode.EVAL_BUDGET_EXCEEDED, 'the eval could spend more than its budget: raise budgetUsd, lower trials, or cap cases with maxCostUsd', { estimateUsd, judgeEstimateUsd, budgetUsd: body.budgetUsd });
     }
     if ((await this.deps.settings.get(principal.workspaceId)).agentsPaused) {
       throw new AppError(ErrorCode.AGENTS_PAUSED, 'agents are paused in this workspace (settings.agentsPaused)', { workspace: principal.workspaceSlug });
     }
     const id = newId();
-    await this.deps.evals.createRun({ id, workspaceId: principal.workspaceId, agentId, suiteId: suite.id, suiteVersion: suite.version, targets: targets.map((t) => t.target), trials: body.trials, budgetUsd: body.budgetUsd, estimateUsd, userId: principal.userId });
-    const slots = suite.cases.flatMap((c, caseIndex) => targets.flatMap((planned, target) => Array.from({ length: body.trials }, (_, trial) => ({ c, caseIndex, planned, target, trial }))));
-    // A few tries at once: each is a few round trips to PostgreSQL and Redis, so starting them one by one waits on the network.
-    const startOne = async () => {
-      for (let slot = slots.shift(); slot; slot = slots.shift()) {
-        const tried = await this.deps.tryAgent.try(ctx, tryOf(agentId, slot.planned, slot.c));
-        await this.deps.evals.addTrial(id, { runId: tried.runId, caseIndex: slot.caseIndex, target: slot.target, trial: slot.trial });
+    // Every trial is written with the eval, its run id chosen: a gateway that dies now leaves them for any reader to start.
+    const slots = suite.cases.flatMap((_c, caseIndex) => targets.flatMap((_t, target) => Array.from({ length: body.trials }, (_, trial) => ({ runId: newId(), caseIndex, target, trial }))));
+    const draft = targets.find((t) => t.draft)?.draft ?? null;
+    const record = { id, workspaceId: principal.workspaceId, agentId, suiteId: suite.id, suiteVersion: suite.version, targets: targets.map((t) => t.target), trials: body.trials, budgetUsd: body.budgetUsd, estimateUsd, draft, createdBy: principal.userId };
+    await this.deps.evals.createRun(record, slots);
+    await this.startTrials(ctx, { ...record, status: 'running', result: null, createdAt: new Date() }, suite.cases);
+    return { id };
+  }
+
+  /**
+   * Starts the eval's trials not started yet, a few at once, each claimed
+   * first (a claim older than START_CLAIM_STALE_MS is taken over: its
+   * gateway died). A trial whose try run exists already (its starter died
+   * after making it) is woken again and marked, never tried twice.
+   */
+  private async startTrials(ctx: TryCommandContext, run: EvalRunRecord, cases: readonly EvalCase[]): Promise<void> {
+    const workspaceId = run.workspaceId;
+    const planned = run.targets.map((target) => ({ target, draft: target.version === null ? run.draft : null }));
+    const startOne = async (slot: EvalTrialSlot & { retaken: boolean }) => {
+      // Only a retaken claim can find its run made already (the dead starter's): it is woken again, not tried twice.
+      const existing = slot.retaken ? await this.deps.evals.existingRun(workspaceId, slot.runId) : null;
+      if (existing) return this.deps.tryAgent.wake({ id: slot.runId, workspaceId, agentId: existing.agentId });
+      try {
+        await this.deps.tryAgent.try(ctx, tryOf(run.agentId, planned[slot.target]!, cases[slot.caseIndex]!), slot.runId);
+      } catch (error) {
+        // A starter that took over a stale claim may have made it meanwhile (its run id is the trial's): that is the trial.
+        if (!(await this.deps.evals.existingRun(workspaceId, slot.runId))) throw error;
       }
     };
-    await Promise.all(Array.from({ length: START_CONCURRENCY }, startOne));
-    return { id };
+    for (;;) {
+      const claimed = await this.deps.evals.claimUnstarted(run.id, new Date(Date.now() - START_CLAIM_STALE_MS), START_CONCURRENCY);
+      if (claimed.length === 0) return;
+      const outcomes = await Promise.allSettled(claimed.map(startOne));
+      await this.deps.evals.markStarted(claimed.filter((_slot, i) => outcomes[i]!.status === 'fulfilled').map((slot) => slot.runId));
+      const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
   }
 
   /** The eval as it stands; settled (and stored) when every trial's run has ended. */
@@ -86,6 +116,10 @@ export class EvalRuns {
     const total = await this.totalOf(run);
     if (run.status === 'completed') return view(run, total, total);
     let trials = await this.deps.evals.trialsOf(workspaceId, id);
+    if (trials.some((t) => !t.started)) {
+      await this.resume(ctx, run);
+      trials = await this.deps.evals.trialsOf(workspaceId, id);
+    }
     const endedCount = trials.filter((t) => t.ended).length;
     if (trials.length < total || endedCount < total) return view(run, endedCount, total);
     const suite = (await this.deps.evals.getSuite(workspaceId, run.suiteId, run.suiteVersion))!;
@@ -98,6 +132,21 @@ export class EvalRuns {
     await this.deps.evals.settle(workspaceId, id, settleEval(suite.cases, run.targets.length, ended));
     run = (await this.deps.evals.getRun(workspaceId, id))!;
     return view(run, total, total);
+  }
+
+  /**
+   * Starts what a start left (its gateway died), as the person who started
+   * the eval; a refusal now (agents paused) leaves the trials for a later read.
+   */
+  private async resume(ctx: TryCommandContext, run: EvalRunRecord): Promise<void> {
+    const suite = await this.deps.evals.getSuite(run.workspaceId, run.suiteId, run.suiteVersion);
+    if (!suite) return;
+    const starter: TryCommandContext = { correlationId: ctx.correlationId, principal: { ...ctx.principal, userId: run.createdBy, agent: undefined, shadowOf: undefined } };
+    try {
+      await this.startTrials(starter, run, suite.cases);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+    }
   }
 
   async list(ctx: TryCommandContext, agentId: string): Promise<EvalRun[]> {
@@ -131,10 +180,12 @@ export class EvalRuns {
     return all;
   }
 
-  /** What runs: saved versions [A, B] or one, or the agent's current version against a draft. */
-  private async targets(workspaceId: string, agentId: string, body: StartEvalRequest): Promise<PlannedTarget[]> {
+  /** What runs: saved versions [A, B] or one, or the agent's current version against a draft (an agent token: only an agent it may improve). */
+  private async targets(principal: Principal, agentId: string, body: StartEvalRequest): Promise<PlannedTarget[]> {
+    const workspaceId = principal.workspaceId;
     const agent = await this.deps.agents.get(workspaceId, agentId);
     if (!agent) throw new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace', { id: agentId });
+    assertMayImprove(principal, agent);
     const saved = async (version: number): Promise<PlannedTarget> => {
       if (version === agent.version) return { target: { version }, spec: agent.spec, draft: null };
       const found = await this.deps.agents.getVersion(workspaceId, agentId, version);
@@ -143,18 +194,27 @@ export class EvalRuns {
     };
     if (body.versions) return Promise.all(body.versions.map(saved));
     const { enabled: _enabled, ...draft } = body.draft!;
-    return [await saved(runVersionOf(agent)), { target: { version: null }, spec: draft, draft }];
+    return [await saved(runVersionOf(agent)), { target: { version: null, specHash: draftHash(draft) }, spec: draft, draft }];
   }
 }
 
-/** The ceiling of what the eval can spend: per trial, the case's `maxCostUsd`, else the version's `perRunUsd` (the runner holds a run to it). */
-function estimate(cases: readonly EvalCase[], targets: readonly PlannedTarget[], trials: number): number {
-  let sum = 0;
-  for (const c of cases) for (const t of targets) sum += (c.expect.maxCostUsd ?? t.spec.budget.perRunUsd) * trials;
-  return Math.round(sum * 1e6) / 1e6;
+/**
+ * The ceiling of what the eval can spend: per trial, the case's `maxCostUsd`,
+ * else the version's `perRunUsd` (the runner holds a run to it), plus, for a
+ * judged case, the most one judge call can cost (its prompt and answer capped).
+ */
+function estimate(cases: readonly EvalCase[], targets: readonly PlannedTarget[], trials: number, judge: EvalJudgeModel | null): { estimateUsd: number; judgeEstimateUsd: number } {
+  let runs = 0;
+  let judging = 0;
+  for (const c of cases) {
+    for (const t of targets) runs += (c.expect.maxCostUsd ?? t.spec.budget.perRunUsd) * trials;
+    if (c.judge && judge) judging += judge.maxCostUsd(c.judge) * trials * targets.length;
+  }
+  const round = (usd: number) => Math.round(usd * 1e6) / 1e6;
+  return { estimateUsd: round(runs + judging), judgeEstimateUsd: round(judging) };
 }
 
-function tryOf(agentId: string, planned: PlannedTarget, c: EvalCase): TryAgentRequest {
+function tryOf(agentId: string, planned: Pick<PlannedTarget, 'target' | 'draft'>, c: EvalCase): TryAgentRequest {
   const what = planned.draft ? { spec: planned.draft, agentId } : { agentId, version: planned.target.version! };
   return { ...what, ...(c.factId !== undefined ? { eventId: c.factId } : { fact: c.fact! }) } as TryAgentRequest;
 }

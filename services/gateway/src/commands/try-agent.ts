@@ -7,6 +7,7 @@ import type { FactReader } from '../fact-ports';
 import type { ActivationSink, NewRun, RunStore } from '../run-ports';
 import type { SettingsStore } from '../settings-ports';
 import type { NewTry, TryStore } from '../try-ports';
+import { assertMayImprove } from './improve-permission';
 import { wakeNewRun } from './wake-new-run';
 
 /** What TryAgent needs: only the methods it calls. */
@@ -33,14 +34,17 @@ const agentNotFound = (id: string) => new AppError(ErrorCode.AGENT_NOT_FOUND, 'n
  * The run and its try record (the exact spec, a hand-built fact) are written
  * together, then the run is enqueued like a manual run; the runner executes
  * it with the shadow tool host. A try records no fact, so nothing it does can
- * activate an agent. Only people try agents: an agent token is refused.
+ * activate an agent. An agent token tries only a saved agent whose spec
+ * allows it (`selfImprovement`, decision 0058); otherwise it is refused.
  */
 export class TryAgent {
   constructor(private readonly deps: TryAgentDeps) {}
 
-  async try(ctx: TryCommandContext, body: TryAgentRequest): Promise<TryAgentResponse> {
+  /** Tries once; `runId` is the run's id when the caller chose it (an eval's trial, written before its try). */
+  async try(ctx: TryCommandContext, body: TryAgentRequest, runId: string = newId()): Promise<TryAgentResponse> {
     const { principal } = ctx;
-    if (principal.agent) throw new AppError(ErrorCode.TRY_BY_AGENT_REFUSED, 'only people try agents: an agent token cannot');
+    // An agent tries only a saved agent whose owner lets it improve that agent (decision 0058).
+    if (principal.agent && body.agentId === undefined) throw new AppError(ErrorCode.TRY_BY_AGENT_REFUSED, 'an agent token tries only a saved agent that allows it (selfImprovement), never a new draft');
     if ((await this.deps.settings.get(principal.workspaceId)).agentsPaused) {
       throw new AppError(ErrorCode.AGENTS_PAUSED, 'agents are paused in this workspace (settings.agentsPaused)', { workspace: principal.workspaceSlug });
     }
@@ -55,7 +59,7 @@ export class TryAgent {
     };
     const input: NewTry = {
       run: {
-        id: newId(),
+        id: runId,
         workspaceId: principal.workspaceId,
         agentId: target.agentId,
         agentVersion: target.version ?? 0,
@@ -77,19 +81,26 @@ export class TryAgent {
     return { runId: run.id, agentId: target.agentId, version: target.version };
   }
 
+  /** Wakes a try run made already (its maker died before waking it; a wake of a run under way changes nothing). */
+  async wake(run: { id: string; workspaceId: string; agentId: string }): Promise<void> {
+    await wakeNewRun(this.deps, run, 'try');
+  }
+
   /** What runs: a draft (of a saved agent, of an earlier draft, or new) or a saved version. */
   private async target(principal: Principal, body: TryAgentRequest): Promise<{ agentId: string; version: number | null; spec: StoredAgentSpec }> {
     const workspaceId = principal.workspaceId;
     if (body.spec) {
       const { enabled: _enabled, ...spec } = body.spec;
       if (body.agentId === undefined) return { agentId: newId(), version: null, spec };
-      const known = (await this.deps.agents.get(workspaceId, body.agentId)) !== null || (await this.deps.tries.hasTries(workspaceId, body.agentId));
-      if (!known) throw agentNotFound(body.agentId);
+      const saved = await this.deps.agents.get(workspaceId, body.agentId);
+      if (saved) assertMayImprove(principal, saved);
+      else if (principal.agent || !(await this.deps.tries.hasTries(workspaceId, body.agentId))) throw agentNotFound(body.agentId);
       return { agentId: body.agentId, version: null, spec };
     }
     const agentId = body.agentId!;
     const agent = await this.deps.agents.get(workspaceId, agentId);
     if (!agent) throw agentNotFound(agentId);
+    assertMayImprove(principal, agent);
     if (body.version === undefined || body.version === agent.version) return { agentId, version: agent.version, spec: agent.spec };
     const found = await this.deps.agents.getVersion(workspaceId, agentId, body.version);
     if (!found.ok) throw new AppError(ErrorCode.AGENT_VERSION_NOT_FOUND, 'the agent has no such version', { id: agentId, version: body.version });

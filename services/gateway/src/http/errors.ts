@@ -36,6 +36,8 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.WORKSPACE_FORBIDDEN:
     case ErrorCode.CSRF_TOKEN_INVALID:
     case ErrorCode.TRY_BY_AGENT_REFUSED:
+    case ErrorCode.SELF_IMPROVEMENT_NOT_ALLOWED:
+    case ErrorCode.SAVE_AGENT_NOT_APPROVED:
     case ErrorCode.DELEGATION_REFUSED:
     case ErrorCode.INTEGRATION_CONTEXT_EXPIRED:
     case ErrorCode.INTEGRATION_USER_NOT_LINKED:

@@ -68,7 +68,7 @@ export function createPlatformMcpServer(deps: PlatformToolDeps, ctx: PlatformToo
       if (!parsed.success) throw new AppError(ErrorCode.VALIDATION_FAILED, `invalid arguments for ${name}`, parsed.error.issues);
       assertRole(ctx.principal, tool.role);
       await assertInParentScope(deps, ctx.principal, name);
-      return okResult(await tool.run(deps, ctx, parsed.data));
+      return okResult(await tool.run(deps, { ...ctx, sent: request.params.arguments ?? {} }, parsed.data));
     } catch (error) {
       if (error instanceof AppError) return errorResult(error);
       log.error({ err: error, tool: name, correlationId: ctx.correlationId }, 'platform tool failed');

@@ -9,6 +9,8 @@ import type { ScheduleBook } from '../commands/schedules';
 import type { TaskLedger } from '../commands/task-ledger';
 import type { TeammateDeps } from '../commands/teammates';
 import type { TryAgent } from '../commands/try-agent';
+import type { EvalRuns } from '../commands/eval-runs';
+import type { SaveAgent } from '../commands/self-improvement';
 import type { AgentStore, AgentUsageReader } from '../agent-ports';
 import type { ApprovalsPort } from '../approval-ports';
 import type { Principal } from '../auth-ports';
@@ -34,6 +36,10 @@ export interface PlatformToolDeps extends AgentMessageCommandDeps, ReadTranscrip
   ledger: Pick<RunLedger, 'start' | 'stop' | 'retry' | 'startDelegated'>;
   /** Runs a draft or saved agent once in shadow (the REST route's TryAgent). */
   tryAgent: Pick<TryAgent, 'try'>;
+  /** Eval runs (the REST routes' EvalRuns): `run_eval`, `get_eval`. */
+  evalRuns: Pick<EvalRuns, 'start' | 'read'>;
+  /** `save_agent` (decision 0058). */
+  saveAgent: Pick<SaveAgent, 'save' | 'detail'>;
   /** The task ledger's commands (the REST routes' TaskLedger). */
   taskLedger: TaskLedger;
   /** The schedules' commands (the REST routes' ScheduleBook). */
@@ -44,6 +50,8 @@ export interface PlatformToolDeps extends AgentMessageCommandDeps, ReadTranscrip
 export interface PlatformToolContext {
   principal: Principal;
   correlationId: string;
+  /** The call's arguments as sent, before parsing (save_agent matches them to the approval a person gave). @defaultValue {} */
+  sent?: Record<string, unknown>;
 }
 
 /** MCP tool annotations: hints for clients (the runner's permission modes read them). */

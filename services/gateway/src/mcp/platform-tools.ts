@@ -125,10 +125,41 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     description:
       'Runs a draft `spec` (or a saved `agentId`, at `version` or its latest) once in shadow, on exactly one of a recorded fact (`eventId`), a hand-built `fact` or an `input`. ' +
       "The platform's read-only tools run live; every other call is not executed and is recorded as wouldHave. Returns {runId, agentId, version}; " +
-      'read the run with get_run and get_transcript. A try records no facts and never needs approvals. People only: an agent token is refused.',
+      'read the run with get_run and get_transcript. A try records no facts and never needs approvals. ' +
+      "An agent may try only a saved agent whose spec allows it (selfImprovement: itself, or as one of its managers); otherwise SELF_IMPROVEMENT_NOT_ALLOWED.",
     annotations: write('Try agent', false),
     role: 'member',
     run: async (deps, ctx, input) => ({ ...(await deps.tryAgent.try(ctx, input)) }),
+  },
+  run_eval: {
+    name: 'run_eval',
+    description:
+      "Starts an eval run of an agent ({agentId, suite, versions: [A, B] | [A] | draft, trials, budgetUsd}): each of the suite's cases tried in shadow `trials` times per version, under a budget the ceiling estimate must fit (EVAL_BUDGET_EXCEEDED). " +
+      'A draft is compared with the version that runs. Returns {id}; read the status, pass rates and verdict with get_eval. ' +
+      'An agent may evaluate only an agent whose spec allows it (selfImprovement); otherwise SELF_IMPROVEMENT_NOT_ALLOWED.',
+    annotations: write('Run eval', false),
+    role: 'member',
+    run: async (deps, ctx, input) => {
+      const { agentId, ...body } = input;
+      return { ...(await deps.evalRuns.start(ctx, agentId, body)) };
+    },
+  },
+  get_eval: {
+    name: 'get_eval',
+    description: 'One eval run of this workspace by id: status, trials ended of total and, once completed, per-case pass rates, the diff between the versions and the verdict (better, worse, no detectable difference).',
+    annotations: read('Get eval'),
+    role: 'viewer',
+    run: async (deps, ctx, input) => ({ ...(await deps.evalRuns.read(ctx, input.id)) }),
+  },
+  save_agent: {
+    name: 'save_agent',
+    description:
+      "Saves an agent's next version ({agentId, spec}: the whole spec; its enabled flag is not changed). " +
+      "An agent's call always waits for a person's approval, shown with the eval of that spec against the running version if one was run (run_eval with the draft first); " +
+      'an agent may save only an agent whose spec allows it (selfImprovement), and under an eval gate a new version of an enabled, unpinned agent is refused (EVAL_GATE). Returns {id, version, approvalId}.',
+    annotations: write('Save agent', false),
+    role: 'member',
+    run: async (deps, ctx, input) => ({ ...(await deps.saveAgent.save(ctx, input, ctx.sent ?? {})) }),
   },
   list_approvals: {
     name: 'list_approvals',
@@ -144,7 +175,7 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     description: `One approval of this workspace by id: the parked call, its status and who decided. ${DATA_NOTE}`,
     annotations: read('Get approval'),
     role: 'viewer',
-    run: async (deps, ctx, input) => ({ ...(await getApproval(deps.approvals, ctx.principal, input.id)) }),
+    run: async (deps, ctx, input) => ({ ...(await deps.saveAgent.detail(ctx, await getApproval(deps.approvals, ctx.principal, input.id))) }),
   },
   decide_approval: {
     name: 'decide_approval',

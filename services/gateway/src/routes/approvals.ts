@@ -5,10 +5,13 @@ import { getApproval, listApprovals } from '../commands/read-approvals';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody, parseInput, parseQuery } from '../http/validate';
 import type { ApprovalsPort } from '../approval-ports';
+import type { SaveAgent } from '../commands/self-improvement';
 
 /** What the approvals routes need. */
 export interface ApprovalsRoutesDeps extends DecideApprovalDeps {
   approvals: ApprovalsPort;
+  /** Adds a save_agent proposal's eval (decision 0058). */
+  saveAgent: Pick<SaveAgent, 'detail'>;
 }
 
 const approvalIdOf = (req: Request) => parseInput(ApprovalIdSchema, req.params.id, 'approval id');
@@ -29,7 +32,8 @@ export function approvalsRoutes(deps: ApprovalsRoutesDeps): Router {
   });
 
   router.get('/approvals/:id', async (req, res) => {
-    res.json(await getApproval(deps.approvals, principalOf(res), approvalIdOf(req)));
+    const ctx = { principal: principalOf(res), correlationId: String(res.locals.requestId) };
+    res.json(await deps.saveAgent.detail(ctx, await getApproval(deps.approvals, ctx.principal, approvalIdOf(req))));
   });
 
   router.post('/approvals/:id/decision', requireRole('member'), async (req, res) => {

@@ -23,7 +23,12 @@ export function approvalPaths(): OpenApiPaths {
       },
     },
     [`${base}/approvals/{id}`]: {
-      get: { operationId: 'getApproval', summary: 'One approval (viewer)', parameters: [ws, approvalId], responses: { '200': json('Approval', 'the approval'), ...errors } },
+      get: {
+        operationId: 'getApproval',
+        summary: 'One approval (viewer); a platform.save_agent call carries proposalEval: the eval of the proposed spec against the running version, or a note that none exists (decision 0058)',
+        parameters: [ws, approvalId],
+        responses: { '200': json('ApprovalDetail', 'the approval'), ...errors },
+      },
     },
     [`${base}/approvals/{id}/decision`]: {
       post: {

@@ -36,7 +36,7 @@ export function evalPaths(): OpenApiPaths {
       post: {
         operationId: 'startEval',
         summary:
-          "Run a suite's cases as shadow tries, trials times per case at versions [A, B] (or one, or the current version against a draft) (member; agent tokens 403): 404 EVAL_SUITE_NOT_FOUND, 400 EVAL_BUDGET_EXCEEDED when the ceiling estimate exceeds budgetUsd — nothing started",
+          "Run a suite's cases as shadow tries, trials times per case at versions [A, B] (or one, or the current version against a draft) (member; an agent token only for an agent whose spec allows it, else 403 SELF_IMPROVEMENT_NOT_ALLOWED): 404 EVAL_SUITE_NOT_FOUND, 400 EVAL_BUDGET_EXCEEDED when the ceiling estimate (runs and judge calls) exceeds budgetUsd — nothing started",
         parameters: [ws, id],
         requestBody: body('StartEvalRequest'),
         responses: { '201': json('StartEvalResponse', 'the eval run; Location is its URL'), ...errors, '409': json('Error', 'AGENTS_PAUSED') },

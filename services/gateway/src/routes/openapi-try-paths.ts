@@ -10,7 +10,7 @@ export function tryPaths(): OpenApiPaths {
       post: {
         operationId: 'tryAgent',
         summary:
-          "Run a draft spec or a saved agent (version) once in shadow on one of eventId, fact or input (member; agent tokens 403 TRY_BY_AGENT_REFUSED): the platform's reads run live, every other call is a wouldHave; no facts are recorded",
+          "Run a draft spec or a saved agent (version) once in shadow on one of eventId, fact or input (member; an agent token only a saved agent whose spec allows it: 403 SELF_IMPROVEMENT_NOT_ALLOWED, a new draft 403 TRY_BY_AGENT_REFUSED): the platform's reads run live, every other call is a wouldHave; no facts are recorded",
         parameters: [ws],
         requestBody: body('TryAgentRequest'),
         responses: {

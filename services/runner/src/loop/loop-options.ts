@@ -25,7 +25,7 @@ export interface AgentLoopOptions {
    * `answered`: model calls the run made before this runner took it over (a
    * stateful model, the scripted one, goes on after them).
    */
-  model(spec: AgentSpec, input: { fact: Fact | null; input: string | null; resolveSecret: ResolveSecret; answered: number }): Promise<Model>;
+  model(spec: AgentSpec, input: { fact: Fact | null; input: string | null; resolveSecret: ResolveSecret; answered: number; seed: string }): Promise<Model>;
   /** The run's tools (connectTools with the runner's options bound). */
   tools(input: {
     servers: AgentSpec['tools']['mcpServers'];

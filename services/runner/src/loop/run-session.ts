@@ -95,7 +95,7 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
   };
   const trigger = toTrigger(runContext.origin, runContext.fact);
   const input = trigger.type === 'manual' ? trigger.input : null;
-  session.model = await options.model(run.spec, { fact: runContext.fact, input, resolveSecret, answered: recorder.state.tally.turns });
+  session.model = await options.model(run.spec, { fact: runContext.fact, input, resolveSecret, answered: recorder.state.tally.turns, seed: run.id });
   const platform = await platformTools(options, session);
   // Listed, not connected: a server's session opens at the run's first call of it (decision 0012).
   const connected = await options.tools({ servers: run.spec.tools.mcpServers, workspaceId: run.workspaceId, platform, resolveSecret, signal: session.context.signal });

@@ -1,4 +1,4 @@
-import type { ToolClass } from '@switchyard/contracts';
+import { SAVE_AGENT_TOOL, type ToolClass } from '@switchyard/contracts';
 import { matchesToolGlob, type ToolDefinition } from '../tools';
 
 /**
@@ -7,12 +7,20 @@ import { matchesToolGlob, type ToolDefinition } from '../tools';
  */
 export const PLATFORM_GUARDED_GLOBS: readonly string[] = [
   'platform.decide_approval',
+  SAVE_AGENT_TOOL,
   'platform.*setting*',
   'platform.*token*',
   'platform.*secret*',
   'platform.delete_*',
   'platform.*_delete',
 ];
+
+/**
+ * The platform's tools every call of which asks a person, whatever the mode
+ * and the allow rules say (a deny rule still refuses): an agent's new version
+ * of an agent (decision 0058).
+ */
+export const PLATFORM_ALWAYS_ASK: readonly string[] = [SAVE_AGENT_TOOL];
 
 /** A tool's class and, in one sentence, why it has it (shown on every approval). */
 export interface ToolClassification {

@@ -1,6 +1,6 @@
 import { TOOL_REFUSAL_CODES, type AgentSpec, type ToolClass, type ToolRefusalCode } from '@switchyard/contracts';
 import { matchesToolGlob, type ToolDefinition } from '../tools';
-import { classifyTool } from './tool-classes';
+import { classifyTool, PLATFORM_ALWAYS_ASK } from './tool-classes';
 
 /**
  * What the policy says of one call (docs/tool-classes.md): run it now, ask a
@@ -33,11 +33,13 @@ export function offeredTools(tools: readonly ToolDefinition[], policy: Pick<Tool
  * `auto` runs writes and asks about guarded ones, `default` asks about both,
  * `plan` refuses both. Last, a `rules.ask` glob tightens: a call that would
  * run asks instead (even in `auto` and `bypass`, even with an allow rule); a
- * refusal stays a refusal.
+ * refusal stays a refusal. The platform's always-ask tools (PLATFORM_ALWAYS_ASK)
+ * ask in every mode unless denied.
  */
 export function toolVerdict(tool: ToolDefinition, policy: ToolPolicy): ToolVerdict {
   const classified = classifyTool(tool, policy.guardedGlobs);
   if (names(policy.rules.deny, tool.name)) return { type: 'refuse', class: classified.class, code: TOOL_REFUSAL_CODES.denied, message: `a deny rule of this agent names ${tool.name}` };
+  if (tool.trusted && PLATFORM_ALWAYS_ASK.includes(tool.name)) return { type: 'ask', class: classified.class, why: `${tool.name} always asks a person: an agent's new version of an agent is approved by a person` };
   const base = baseVerdict(tool, classified.class, classified.why, policy);
   if (base.type === 'run' && names(policy.rules.ask, tool.name)) return { type: 'ask', class: classified.class, why: `a rules.ask glob of this agent names ${tool.name}` };
   return base;

@@ -16,6 +16,8 @@ export interface CreateModelOptions {
   input?: string | null;
   /** Model calls the run already made (a continued run: the scripted model resumes after them). @defaultValue 0 */
   answered?: number;
+  /** The scripted model's seed for steps with a `chance` (the run's id). @defaultValue '' */
+  seed?: string;
   /** Reads a workspace secret's value by name (the run's workspace); rejects when there is none. */
   resolveSecret: (name: string) => Promise<string>;
   env: Pick<ModelEnv, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'MODEL_TIMEOUT_MS' | 'MODEL_MAX_ATTEMPTS'> & Partial<Pick<ModelEnv, 'MODEL_STREAM'>>;
@@ -49,7 +51,7 @@ export async function createModel(spec: Pick<AgentSpec, 'model' | 'script'>, opt
   const { model } = spec;
   switch (model.provider) {
     case 'scripted':
-      return new ScriptedModel({ script: spec.script ?? [], fact: options.fact, input: options.input ?? null, stepMs: scriptStepDelayMs(model.params), answered: options.answered });
+      return new ScriptedModel({ script: spec.script ?? [], fact: options.fact, input: options.input ?? null, stepMs: scriptStepDelayMs(model.params), answered: options.answered, seed: options.seed });
     case 'openai': {
       const { env } = options;
       const ownEndpoint = model.baseUrl !== undefined && !sameEndpoint(model.baseUrl, env.OPENAI_BASE_URL);

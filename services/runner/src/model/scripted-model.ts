@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AgentSpec, Fact } from '@switchyard/contracts';
 import { compileFilter, type FactPredicate } from '@switchyard/core';
 import type { Model, ModelInput, ModelResponse, ModelToolCall } from './model';
@@ -19,6 +20,8 @@ export interface ScriptedModelOptions {
   stepMs?: number;
   /** Answers the run already had (a run continued by another runner): the script goes on after them. @defaultValue 0 */
   answered?: number;
+  /** What steps with a `chance` draw from (the run's id): the same seed draws the same. @defaultValue '' */
+  seed?: string;
 }
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 } as const;
@@ -58,13 +61,13 @@ export function recall(messages: ModelInput['messages']): string {
  * (`answered`): which step answers depends on the fact only, so it is the same.
  */
 export class ScriptedModel implements Model {
-  private readonly steps: ReadonlyArray<{ step: ScriptStep; index: number; holds: FactPredicate | null }>;
+  private readonly steps: ReadonlyArray<{ step: ScriptStep; index: number; applies: (fact: Fact | null) => boolean }>;
   private next = 0;
   private lastSaid = '';
 
   /** Compiles every `when` up front, so a bad filter fails before the run starts. */
   constructor(private readonly options: ScriptedModelOptions) {
-    this.steps = options.script.map((step, index) => ({ step, index, holds: step.when ? compileFilter(step.when) : null }));
+    this.steps = options.script.map((step, index) => ({ step, index, applies: appliesOf(step, index, options.seed ?? '') }));
     for (let answered = 0; answered < (options.answered ?? 0); answered++) {
       const next = this.nextStep();
       if (!next) break;
@@ -84,8 +87,8 @@ export class ScriptedModel implements Model {
   private nextStep(): { step: ScriptStep; index: number } | undefined {
     const { fact } = this.options;
     while (this.next < this.steps.length) {
-      const { step, index, holds } = this.steps[this.next++]!;
-      if (holds && (!fact || !holds(fact))) continue;
+      const { step, index, applies } = this.steps[this.next++]!;
+      if (!applies(fact)) continue;
       return { step, index };
     }
     return undefined;
@@ -119,13 +122,25 @@ export class ScriptedModel implements Model {
   /** Whether a later step will answer (its `when` holds over the fact, which never changes during a run). */
   private stepsRemain(): boolean {
     const { fact } = this.options;
-    return this.steps.slice(this.next).some(({ holds }) => !holds || (fact !== null && holds(fact)));
+    return this.steps.slice(this.next).some(({ applies }) => applies(fact));
   }
 
   private toolCall(step: ScriptStep, index: number): ModelToolCall {
     const args = renderArguments((step.arguments ?? {}) as JsonValue, this.options.fact, this.options.input ?? null);
     return { id: `scripted_call_${index}`, name: step.tool!, arguments: JSON.stringify(args) };
   }
+}
+
+/**
+ * When a step applies: its `when` over the fact (a run without a fact skips
+ * a step with one), and its `chance` drawn from the seed and the step's index
+ * (SHA-256: runs with different ids draw independently, a run continued
+ * elsewhere draws the same).
+ */
+function appliesOf(step: ScriptStep, index: number, seed: string): (fact: Fact | null) => boolean {
+  const when: FactPredicate | null = step.when ? compileFilter(step.when) : null;
+  const drawn = step.chance === undefined || createHash('sha256').update(`${seed}:${index}`).digest().readUInt32BE(0) / 2 ** 32 < step.chance;
+  return (fact) => drawn && (!when || (fact !== null && when(fact)));
 }
 
 /**
