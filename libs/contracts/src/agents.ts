@@ -96,6 +96,25 @@ export const ScriptStepSchema = z
     /** The tool's arguments; at most 16 KiB. */
     arguments: boundedJsonRecord(16 * 1024).optional(),
     when: TriggerFilterSchema.optional(),
+    /**
+     * A regular expression the newest user message the model is sent must match, else the step
+     * is skipped (a crafting script answers what the person said, decision 0056). @defaultValue unset (any)
+     */
+    heard: z
+      .string()
+      .min(1)
+      .max(500)
+      .refine((pattern) => {
+        try {
+          new RegExp(pattern);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'not a regular expression')
+      .optional(),
+    /** Milliseconds this step waits before it answers, on top of `model.params.stepMs`. @defaultValue 0 */
+    pauseMs: z.number().int().min(0).max(60_000).optional(),
   })
   .refine((step) => step.say !== undefined || step.tool !== undefined, { message: 'a step says something or calls a tool' })
   .refine((step) => step.arguments === undefined || step.tool !== undefined, { message: 'arguments need a tool', path: ['arguments'] });

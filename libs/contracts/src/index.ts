@@ -412,19 +412,32 @@ export {
 } from './try-drive';
 export {
   CRAFT_PATCH_REFUSALS,
+  CRAFT_TOOL_NAMES,
+  CRAFTING_AGENT_NAME,
   CraftAgentArgumentsSchema,
+  CraftAgentResultSchema,
   CraftEventSchema,
   CraftMessageRequestSchema,
   CraftPatchOperationSchema,
-  CraftTurnSchema,
   JsonPointerSchema,
-  MAX_CRAFT_HISTORY,
   MAX_CRAFT_MESSAGE_CHARS,
   MAX_CRAFT_PATCH_OPS,
   MAX_CRAFT_STEPS,
   TryAgentDraftArgumentsSchema,
+  TryAgentDraftResultSchema,
+  TryCraftedDraftToolInputSchema,
 } from './crafting';
-export type { CraftAgentArguments, CraftEvent, CraftMessageRequest, CraftPatchOperation, CraftPatchRefusal, CraftTurn, TryAgentDraftArguments } from './crafting';
+export type {
+  CraftAgentArguments,
+  CraftAgentResult,
+  CraftEvent,
+  CraftMessageRequest,
+  CraftPatchOperation,
+  CraftPatchRefusal,
+  TryAgentDraftArguments,
+  TryAgentDraftResult,
+  TryCraftedDraftToolInput,
+} from './crafting';
 export type { AgentTry, ListAgentTriesQuery, TryAgentRequest, TryAgentResponse, TryFact, WouldHave } from './try-drive';
 export {
   CreateTaskRequestSchema,

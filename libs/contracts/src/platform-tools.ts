@@ -4,6 +4,7 @@ import { FactIdSchema, ListEventsQuerySchema, PostEventRequestSchema } from './f
 import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-api';
 import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
 import { TryAgentRequestSchema } from './try-drive';
+import { TryCraftedDraftToolInputSchema } from './crafting';
 import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 import { PostPeerNoteInputSchema } from './agent-messages';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
@@ -102,6 +103,7 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   get_transcript: GetTranscriptToolInputSchema,
   send_session_message: SendSessionMessageToolInputSchema,
   try_agent: TryAgentToolInputSchema,
+  try_crafted_draft: TryCraftedDraftToolInputSchema,
   ...TEAM_TOOL_INPUT_SCHEMAS,
   list_approvals: ListApprovalsToolInputSchema,
   get_approval: GetApprovalToolInputSchema,

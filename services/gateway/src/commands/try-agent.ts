@@ -40,7 +40,8 @@ export class TryAgent {
 
   async try(ctx: TryCommandContext, body: TryAgentRequest): Promise<TryAgentResponse> {
     const { principal } = ctx;
-    if (principal.agent) throw new AppError(ErrorCode.TRY_BY_AGENT_REFUSED, 'only people try agents: an agent token cannot');
+    // A crafting turn tries its draft for the person crafting (decision 0056): its token is theirs.
+    if (principal.agent && !principal.crafting) throw new AppError(ErrorCode.TRY_BY_AGENT_REFUSED, 'only people try agents: an agent token cannot');
     if ((await this.deps.settings.get(principal.workspaceId)).agentsPaused) {
       throw new AppError(ErrorCode.AGENTS_PAUSED, 'agents are paused in this workspace (settings.agentsPaused)', { workspace: principal.workspaceSlug });
     }
