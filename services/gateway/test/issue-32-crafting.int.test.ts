@@ -37,7 +37,9 @@ describe('issue 32: conversational crafting at the API (a crafting run on a runn
   let otherAgentId: string;
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ runners: 1, env: craftingEnv() });
+    platform = await startTestPlatform({ env: craftingEnv() });
+    // The runner reaches the gateway's /mcp: a crafting turn's try goes through it (try_crafted_draft).
+    await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
     admin = apiClient(platform.gatewayUrl, await platform.createWorkspace('acme'));
     other = apiClient(platform.gatewayUrl, await platform.createWorkspace('other'));
     const created = await admin('POST', '/v1/workspaces/acme/tokens', { name: 'reader', role: 'viewer' });
@@ -78,6 +80,21 @@ describe('issue 32: conversational crafting at the API (a crafting run on a runn
     const earlier = await transcriptOf(runId);
     expect(earlier.filter((entry) => entry.type === 'tool').map((entry) => entry.content.name)).toEqual(['craft_agent']);
     expect(earlier.some((entry) => entry.type === 'assistant' && entry.content.text === 'noted')).toBe(true);
+  });
+
+  it('tries the draft from the crafting run: the newest fact its triggers match, in shadow, for the person crafting', async () => {
+    expect((await admin('POST', '/v1/workspaces/acme/events', { kind: 'scorecard.completed', subject: { type: 'scorecard', id: 'S-9' }, payload: { failedCases: 3 } })).status).toBe(202);
+    const draft = { ...DRAFT, model: { provider: 'scripted', name: 'script' }, script: [{ say: 'seen {{event.subject.id}}' }], triggers: [{ kind: 'scorecard.completed', filter: MORE_THAN_TWO }] };
+    let answer: Awaited<ReturnType<typeof craft>> | undefined;
+    await waitFor(async () => {
+      answer = await craft(admin, { message: 'try it on the last one', draft });
+      return answer.events[1]?.type !== 'try_refused' || answer.events[1]?.code !== 'NO_FACT_TO_REPLAY';
+    }, { what: 'the scorecard stored', timeoutMs: 60_000 });
+    expect(answer!.events[1]).toMatchObject({ type: 'try' });
+    expect(answer!.events.map((event) => event.type)).toEqual(['started', 'try', 'say', 'done']);
+    const tried = answer!.events[1] as unknown as { runId: string; agentId: string };
+    await waitFor(async () => (await admin('GET', `/v1/workspaces/acme/runs/${tried.runId}`)).body.status === 'completed', { what: 'the try completed', timeoutMs: 60_000 });
+    expect((await admin('GET', `/v1/workspaces/acme/runs/${tried.runId}`)).body).toMatchObject({ origin: { type: 'try' }, agentId: tried.agentId });
   });
 
   it.each([
