@@ -115,6 +115,8 @@ export const ScriptStepSchema = z
       .optional(),
     /** Milliseconds this step waits before it answers, on top of `model.params.stepMs`. @defaultValue 0 */
     pauseMs: z.number().int().min(0).max(60_000).optional(),
+    /** The arguments are sent as written, placeholders and all (a crafting script writing another agent's script). @defaultValue false */
+    literal: z.boolean().optional(),
   })
   .refine((step) => step.say !== undefined || step.tool !== undefined, { message: 'a step says something or calls a tool' })
   .refine((step) => step.arguments === undefined || step.tool !== undefined, { message: 'arguments need a tool', path: ['arguments'] });

@@ -23,7 +23,8 @@ export const BAD_PATCHES: Record<string, Record<string, unknown>> = {
 
 /** A message's two steps: its tool call, then the remark (held back `pauseMs`). */
 const answer = (heard: string, tool: string, args: Record<string, unknown>, say: string, pauseMs = 0) => [
-  { heard, tool, arguments: args },
+  // Literal: a patch may write the crafted agent's own placeholders (`{{event.subject.id}}`).
+  { heard, tool, arguments: args, literal: true },
   { heard, say, ...(pauseMs ? { pauseMs } : {}) },
 ];
 

@@ -75,7 +75,7 @@ describe('issue 32: conversational crafting at the API (a crafting run on a runn
     expect(second.events.map((event) => event.type)).toEqual(['started', 'patch_refused', 'say', 'done']);
     expect(second.events[0]).toMatchObject({ sessionId, agentId });
     const entries = await transcriptOf(String(second.events[0]!.runId));
-    expect(turnMessage(String(entries.find((entry) => entry.type === 'user')!.content.text)).canvas).toMatchObject({ triggers: [{ filter: MORE_THAN_TWO }] });
+    expect(turnMessage(String(entries.filter((entry) => entry.type === 'user').at(-1)!.content.text)).canvas).toMatchObject({ triggers: [{ filter: MORE_THAN_TWO }] });
     // The transcript after the page is gone: the first turn's patch and remark are there.
     const earlier = await transcriptOf(runId);
     expect(earlier.filter((entry) => entry.type === 'tool').map((entry) => entry.content.name)).toEqual(['craft_agent']);

@@ -27,6 +27,8 @@ export function craftingAgentSpec(crafting: CraftingModel): StoredAgentSpec {
     name: CRAFTING_AGENT_NAME,
     description: 'Built-in: the conversational crafting agent (decision 0056). Each of its runs is one message of a crafting conversation on /agents/craft.',
     instructions: CRAFT_INSTRUCTIONS,
+    // The same first message every turn: the conversation's head is recorded once (decision 0052); each turn's message follows the history.
+    task: 'Help the person craft the agent on their canvas.',
     model: crafting.model,
     ...(crafting.script ? { script: crafting.script } : {}),
     tools: { platform: ['try_crafted_draft'] },

@@ -80,13 +80,25 @@ describe('issue 32: conversational crafting in the browser (headless Chromium, r
     // The turn was sent the canvas with the hand edit (its first message, in its transcript).
     const turn = (await craftRuns())[0]!;
     const entries = (await admin('GET', `${base}/runs/${turn.id}/transcript`)).body.entries as Array<{ type: string; content: { text?: string } }>;
-    expect(turnMessage(entries.find((entry) => entry.type === 'user')!.content.text!)).toMatchObject({ text: 'only in the nightly suite', canvas: { name: 'nightly-scorecards' } });
+    expect(turnMessage(entries.filter((entry) => entry.type === 'user').at(-1)!.content.text!)).toMatchObject({ text: 'only in the nightly suite', canvas: { name: 'nightly-scorecards' } });
     await chat().getByText('Only the nightly suite now.').waitFor();
 
     await send('try it on the last one');
     const tryRun = chat().getByTestId('try-run');
-    await tryRun.getByTestId('try-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
-    await tryRun.getByTestId('transcript').getByText('flagging S-2: 5 failed in nightly').waitFor();
+    await tryRun
+      .getByTestId('try-status')
+      .filter({ hasText: 'completed' })
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\nchat: ${await chat().innerText()}`);
+      });
+    await tryRun
+      .getByTestId('transcript')
+      .getByText('flagging S-2: 5 failed in nightly')
+      .waitFor()
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\ntry: ${await tryRun.innerText()}`);
+      });
     await screenshot(page, 'agent-craft');
 
     // A phone: one column, nothing wider than the screen.

@@ -104,11 +104,14 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
   offerTools(session);
   const system = systemPrompt(run.spec.instructions);
   const first = firstMessage(run.spec.task, trigger);
+  const fresh = recorder.state.conversation.length === 0;
   // A teammate's later turn goes on after its history's head (decision 0052), unless its prompt changed.
-  if (recorder.state.conversation.length === 0 && needsHead(session.history, system, first)) {
+  if (fresh && needsHead(session.history, system, first)) {
     recorder.add('system', { text: system });
     recorder.add('user', { text: first, from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
   }
+  // A crafting turn's message comes after the conversation so far, like a teammate's mail (decision 0056).
+  if (fresh && runContext.origin.type === 'craft') recorder.add('user', { text: craftTurnInput(runContext.origin), from: { type: 'craft', userId: runContext.origin.userId } });
   // A model without a price costs nothing: its runs need not read the spend (a delegated run's parents' included).
   if (options.prices.priceOf(run.spec.model.name)) session.spend = await options.spend.standing({ runId: run.id, agentId: run.agentId });
 }
@@ -232,10 +235,9 @@ function hostOf(origin: RunContext['origin'], connected: ToolHost): ToolHost {
   return connected;
 }
 
-/** What woke the run, for its first message; a retry of a manual run, and a try, carry their input; a crafting turn its message and canvas. */
+/** What woke the run, for its first message; a retry of a manual run, and a try, carry their input. */
 function toTrigger(origin: RunContext['origin'], fact: RunContext['fact']): RunTrigger {
   if (fact) return { type: 'fact', fact };
-  if (origin.type === 'craft') return { type: 'manual', input: craftTurnInput(origin) };
   if ((origin.type === 'manual' || origin.type === 'retry' || origin.type === 'try') && typeof origin.input === 'string') return { type: 'manual', input: origin.input };
   return { type: 'none' };
 }

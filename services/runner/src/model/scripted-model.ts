@@ -145,7 +145,8 @@ export class ScriptedModel implements Model {
   }
 
   private toolCall(step: ScriptStep, index: number): ModelToolCall {
-    const args = renderArguments((step.arguments ?? {}) as JsonValue, this.options.fact, this.options.input ?? null);
+    const written = (step.arguments ?? {}) as JsonValue;
+    const args = step.literal ? written : renderArguments(written, this.options.fact, this.options.input ?? null);
     return { id: `scripted_call_${index}`, name: step.tool!, arguments: JSON.stringify(args) };
   }
 }
