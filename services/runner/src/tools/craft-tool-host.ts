@@ -112,17 +112,17 @@ export class CraftToolHost implements ToolHost {
   }
 }
 
-/** The platform's error body (`{code, message}`) in a failed call's text, when it is one. */
+/** The platform's error (`{error: {code, message}}`, the REST error body) in a failed call's text, when it is one. */
 function errorBodyOf(text: string): { code: string; message: string } | null {
   try {
-    const body = JSON.parse(text) as { code?: unknown; message?: unknown };
-    return typeof body.code === 'string' && typeof body.message === 'string' ? { code: body.code, message: body.message } : null;
+    const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    return typeof error?.code === 'string' && typeof error.message === 'string' ? { code: error.code, message: error.message } : null;
   } catch {
     return null;
   }
 }
 
-/** A crafting turn's first message: the person's words, then the canvas as JSON (the model grounds on it; hand edits included). */
+/** A crafting turn's message: the person's words, then the canvas as JSON (the model grounds on it; hand edits included). */
 export function craftTurnInput(origin: CraftOrigin): string {
   return `${origin.message}\n\n--- the canvas now:\n${JSON.stringify(origin.canvas)}`;
 }
