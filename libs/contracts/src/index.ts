@@ -781,11 +781,12 @@ export {
   TemplateIdSchema,
   TemplateManifestSchema,
   TemplateMcpServerSchema,
+  TemplateRuleInstallSchema,
   TemplateSecretSchema,
   TemplateSummarySchema,
   templateSecretNames,
 } from './templates';
-export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateSummary } from './templates';
+export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateRuleInstall, TemplateSummary } from './templates';
 export { MAX_TRACE_SPANS, RunTraceSchema, TRACE_TEXT_CHARS, TraceAttributesSchema, TraceSpanKindSchema, TraceSpanSchema, TraceSpanStatusSchema } from './run-trace';
 export type { RunTrace, TraceAttributes, TraceSpan, TraceSpanKind } from './run-trace';
 export { RunWaitResolveRowSchema, WAIT_STATUSES, WAIT_TIMEOUT_MS, WaitForEventResultSchema, WaitForEventToolInputSchema } from './waits';

@@ -282,7 +282,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(backfillRoutes({ backfills: new AgentBackfills({ ...deps, ledger }) }));
   workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName, gate: evalGate }) }));
   workspace.use(agentBundlesRoutes({ agentBundles: new AgentBundles({ ...deps, userName }) }));
-  workspace.use(templatesRoutes({ templates: new Templates({ ...deps, templates: deps.templates ?? loadTemplateCatalog(), userName }) }));
+  workspace.use(templatesRoutes({ templates: new Templates({ ...deps, notificationStore: deps.notifications.notifications, templates: deps.templates ?? loadTemplateCatalog(), userName }) }));
   workspace.use(tasksRoutes({ taskLedger }));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));
