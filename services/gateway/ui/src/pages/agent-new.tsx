@@ -84,6 +84,16 @@ function specOf(draft: Draft): Record<string, unknown> {
   };
 }
 
+/** A labelled whole-number field of the form (the flow control's). */
+function NumberField({ id, label, min, value, onChange }: { id: string; label: string; min: number; value: string; onChange: (value: string) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} type="number" min={min} value={value} onChange={(e) => onChange(e.target.value)} />
+    </div>
+  );
+}
+
 /**
  * A new agent from a blank form (`POST /agents`, the API's own command): the
  * fields most agents need — triggers with their filters, tools, mode, budget,
@@ -183,22 +193,10 @@ export function AgentNewPage() {
         </div>
         <fieldset className="form-row">
           <legend>Flow control</legend>
-          <div className="field">
-            <label htmlFor="new-agent-concurrency">Concurrency</label>
-            <input id="new-agent-concurrency" type="number" min="1" value={draft.concurrency} onChange={(e) => set('concurrency', e.target.value)} />
-          </div>
-          <div className="field">
-            <label htmlFor="new-agent-cooldown">Cooldown (ms)</label>
-            <input id="new-agent-cooldown" type="number" min="0" value={draft.cooldownMs} onChange={(e) => set('cooldownMs', e.target.value)} />
-          </div>
-          <div className="field">
-            <label htmlFor="new-agent-queue-cap">Queue cap</label>
-            <input id="new-agent-queue-cap" type="number" min="1" value={draft.queueCap} onChange={(e) => set('queueCap', e.target.value)} />
-          </div>
-          <div className="field">
-            <label htmlFor="new-agent-debounce">Debounce (ms)</label>
-            <input id="new-agent-debounce" type="number" min="0" value={draft.debounceMs} onChange={(e) => set('debounceMs', e.target.value)} />
-          </div>
+          <NumberField id="new-agent-concurrency" label="Concurrency" min={1} value={draft.concurrency} onChange={(value) => set('concurrency', value)} />
+          <NumberField id="new-agent-cooldown" label="Cooldown (ms)" min={0} value={draft.cooldownMs} onChange={(value) => set('cooldownMs', value)} />
+          <NumberField id="new-agent-queue-cap" label="Queue cap" min={1} value={draft.queueCap} onChange={(value) => set('queueCap', value)} />
+          <NumberField id="new-agent-debounce" label="Debounce (ms)" min={0} value={draft.debounceMs} onChange={(value) => set('debounceMs', value)} />
         </fieldset>
         <label className="inline">
           <input type="checkbox" checked={draft.enabled} onChange={(e) => set('enabled', e.target.checked)} /> Enabled
