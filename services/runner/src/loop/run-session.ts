@@ -96,11 +96,19 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
   const trigger = toTrigger(runContext.origin, runContext.fact);
   const input = trigger.type === 'manual' ? trigger.input : null;
   session.model = await options.model(run.spec, { fact: runContext.fact, input, resolveSecret, answered: recorder.state.tally.turns });
-  const platform = await platformTools(options, session);
-  // Listed, not connected: a server's session opens at the run's first call of it (decision 0012).
-  const connected = await options.tools({ servers: run.spec.tools.mcpServers, workspaceId: run.workspaceId, platform, resolveSecret, signal: session.context.signal });
-  session.host = hostOf(runContext.origin, connected.host);
-  for (const notice of connected.notices) recorder.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
+  const connect = async () => {
+    const platform = await platformTools(options, session);
+    // Listed, not connected: a server's session opens at the run's first call of it (decision 0012).
+    return options.tools({ servers: run.spec.tools.mcpServers, workspaceId: run.workspaceId, platform, resolveSecret, signal: session.context.signal });
+  };
+  if (runContext.origin.type === 'craft') {
+    // A crafting turn's own tools need no listing: its agent token and platform connection wait for its first try (decision 0056).
+    session.host = new CraftToolHost(connect, runContext.origin);
+  } else {
+    const connected = await connect();
+    session.host = runContext.origin.type === 'try' ? new ShadowToolHost(connected.host) : connected.host;
+    for (const notice of connected.notices) recorder.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
+  }
   offerTools(session);
   const system = systemPrompt(run.spec.instructions);
   const first = firstMessage(run.spec.task, trigger);
@@ -227,13 +235,6 @@ async function wakeNextTurn(options: AgentLoopOptions, run: { id: string; worksp
 
 /** A teammate id no row has: a crafting conversation's history reads the memory defaults. */
 const NO_TEAMMATE = '00000000-0000-0000-0000-000000000000';
-
-/** The run's tools as its origin shapes them: a try-drive's in shadow (decision 0027), a crafting turn's the crafting tools (decision 0056). */
-function hostOf(origin: RunContext['origin'], connected: ToolHost): ToolHost {
-  if (origin.type === 'try') return new ShadowToolHost(connected);
-  if (origin.type === 'craft') return new CraftToolHost(connected, origin);
-  return connected;
-}
 
 /** What woke the run, for its first message; a retry of a manual run, and a try, carry their input. */
 function toTrigger(origin: RunContext['origin'], fact: RunContext['fact']): RunTrigger {

@@ -1,6 +1,6 @@
 import { CRAFT_TOOL_NAMES, TryAgentDraftArgumentsSchema, type CraftAgentResult, type RunOrigin, type TryAgentDraftResult } from '@switchyard/contracts';
 import { applyCraftPatch, type CraftDraft } from '@switchyard/core';
-import type { ToolCallResult, ToolDefinition, ToolHost } from './tool-host';
+import type { ToolCallResult, ToolDefinition, ToolHost, ToolServerNotice } from './tool-host';
 import { qualifyToolName, PLATFORM_SERVER } from './tool-names';
 
 /** The crafting run's origin (decision 0056). */
@@ -57,17 +57,21 @@ const answer = (result: CraftAgentResult | TryAgentDraftResult): ToolCallResult 
  * and `try_agent_draft` and nothing else. The draft is this turn's: the
  * canvas the person sent with the message (hand edits included), patched by
  * each accepted `craft_agent`; a try sends it to the gateway's
- * `try_crafted_draft` through the run's platform connection (the inner host),
- * which keeps the tries under the crafted agent's (or the first try's draft) id.
+ * `try_crafted_draft` through the run's platform connection, made (agent token
+ * and listing) at the first try only — most turns never try, and the first
+ * patch does not wait for it. The tries are kept under the crafted agent's
+ * (or the first try's draft) id.
  * A refusal is the tool's answer (`ok: false` in its JSON), so the model may
  * try again; the page reads the same answers from the transcript.
  */
 export class CraftToolHost implements ToolHost {
   private draft: CraftDraft;
   private agentId: string | undefined;
+  private inner: Promise<{ host: ToolHost; notices: ToolServerNotice[] }> | undefined;
 
   constructor(
-    private readonly inner: ToolHost,
+    /** Mints the run's agent token and lists its platform tools: called once, at the first try. */
+    private readonly connect: () => Promise<{ host: ToolHost; notices: ToolServerNotice[] }>,
     origin: CraftOrigin,
   ) {
     this.draft = origin.canvas as CraftDraft;
@@ -88,15 +92,23 @@ export class CraftToolHost implements ToolHost {
     return { ok: false, error: { code: 'tool_unknown', message: `no tool ${name}: use ${CRAFT_TOOL_NAMES.patch} or ${CRAFT_TOOL_NAMES.try}` }, durationMs: 0 };
   }
 
-  close(): Promise<void> {
-    return this.inner.close();
+  async close(): Promise<void> {
+    const inner = await this.inner?.catch(() => undefined);
+    await inner?.host.close();
   }
 
   private async tryDraft(args: unknown, signal: AbortSignal): Promise<ToolCallResult> {
     const parsed = TryAgentDraftArgumentsSchema.safeParse(args ?? {});
     if (!parsed.success) return answer({ ok: false, code: 'TRY_ARGUMENTS_INVALID', message: 'the arguments are not {eventId?}' });
     const started = performance.now();
-    const called = await this.inner.call(
+    this.inner ??= this.connect();
+    let platform: ToolHost;
+    try {
+      platform = (await this.inner).host;
+    } catch (error) {
+      return answer({ ok: false, code: 'tool_unavailable', message: `the platform could not be reached for the try: ${error instanceof Error ? error.message : String(error)}` });
+    }
+    const called = await platform.call(
       qualifyToolName(PLATFORM_SERVER, CRAFT_TRY_PLATFORM_TOOL),
       { spec: this.draft, ...(this.agentId ? { agentId: this.agentId } : {}), ...(parsed.data.eventId ? { eventId: parsed.data.eventId } : {}) },
       signal,
