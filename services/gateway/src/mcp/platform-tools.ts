@@ -138,6 +138,7 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
       'Returns {runId, agentId, eventId}. Only a crafting run may call it: it is the runner\'s try_agent_draft.',
     annotations: write('Try crafted draft', false),
     role: 'member',
+    craftingOnly: true,
     run: async (deps, ctx, input) => ({ ...(await tryCraftedDraft(deps, ctx, input)) }),
   },
   list_approvals: {
