@@ -50,6 +50,9 @@ export function craftingScript(remarkPauseMs = 0): unknown[] {
     ...answer('^try it', 'try_agent_draft', {}, 'Tried on the newest matching scorecard: see the result.'),
     ...answer('^add a filter', 'craft_agent', { patch: [{ op: 'add', path: '/triggers/0/filter', value: MORE_THAN_TWO }] }, 'noted'),
     ...Object.entries(BAD_PATCHES).flatMap(([message, args]) => answer(`^${message}\\n`, 'craft_agent', args, 'noted')),
+    // The conversation reaches the model: what an earlier turn said after `remember:` ({{recall}}, decision 0052).
+    { heard: '^remember:', say: 'noted' },
+    { heard: '^what did I ask', say: 'You asked: {{recall}}' },
   ];
 }
 

@@ -97,6 +97,16 @@ describe('issue 32: conversational crafting at the API (a crafting run on a runn
     expect((await admin('GET', `/v1/workspaces/acme/runs/${tried.runId}`)).body).toMatchObject({ origin: { type: 'try' }, agentId: tried.agentId });
   });
 
+  it("sends the model the conversation so far: a later turn answers from an earlier one's words", async () => {
+    const first = await craft(admin, { message: 'remember: only the nightly suite', draft: DRAFT });
+    const { sessionId } = first.events[0] as unknown as { sessionId: string };
+    const later = await craft(admin, { message: 'what did I ask for?', draft: DRAFT, sessionId });
+    expect(later.events.find((event) => event.type === 'say')).toEqual({ type: 'say', text: 'You asked: only the nightly suite' });
+    // Another conversation does not hear it.
+    const fresh = await craft(admin, { message: 'what did I ask for?', draft: DRAFT });
+    expect(fresh.events.find((event) => event.type === 'say')).toEqual({ type: 'say', text: 'You asked: ' });
+  });
+
   it.each([
     ['a move', 'PATCH_ARGUMENTS_INVALID'],
     ['a missing path', 'PATCH_PATH_NOT_FOUND'],
