@@ -122,7 +122,7 @@ describe('issue 32: conversational crafting at the API (a crafting run on a runn
     expect(JSON.parse(String(tool.content.result))).toMatchObject({ ok: false, code });
   });
 
-  it('refuses an invalid canvas, a viewer, another workspace’s agent and another workspace’s conversation before any run is made', async () => {
+  it('refuses an invalid canvas, a viewer, another workspace’s agent, another workspace’s conversation and a paused workspace before any run is made', async () => {
     const before = (await runsOf(admin, 'acme')).length;
     const invalid = await craft(admin, { message: 'hi', draft: { ...DRAFT, triggers: [] } });
     expect(invalid.status).toBe(400);
@@ -144,5 +144,11 @@ describe('issue 32: conversational crafting at the API (a crafting run on a runn
     expect((await admin('GET', `/v1/workspaces/acme/runs/${started.runId}/transcript`)).status).toBe(404);
     await waitFor(async () => (await runsOf(admin, 'acme')).length === before, { what: 'no run made by a refused message' });
     expect((await viewer('POST', '/v1/workspaces/acme/agents', DRAFT)).status).toBe(403);
+    // The kill switch: a crafting turn is a run, refused like a manual one while agents are paused.
+    expect((await admin('PUT', '/v1/workspaces/acme/settings', { agentsPaused: true })).status).toBe(200);
+    const paused = await craft(admin, { message: 'add a filter', draft: DRAFT });
+    expect([paused.status, paused.body.error?.code]).toEqual([409, 'AGENTS_PAUSED']);
+    expect((await admin('PUT', '/v1/workspaces/acme/settings', { agentsPaused: false })).status).toBe(200);
+    await waitFor(async () => (await runsOf(admin, 'acme')).length === before, { what: 'no run made while paused' });
   });
 });

@@ -16,6 +16,7 @@ import type { AgentStore } from '../agent-ports';
 import type { Principal } from '../auth-ports';
 import type { CraftingModel, CraftingStore } from '../craft-ports';
 import type { ActivationSink, RunStore, TranscriptReader } from '../run-ports';
+import type { SettingsStore } from '../settings-ports';
 import type { TryStore } from '../try-ports';
 import type { AgentRegistry } from './agent-registry';
 import { craftingAgentSpec } from './crafting-agent-spec';
@@ -31,6 +32,8 @@ export interface CraftSessionDeps {
   tries: Pick<TryStore, 'hasTries'>;
   runs: Pick<RunStore, 'create' | 'get' | 'fail'>;
   activations: ActivationSink;
+  /** The kill switch (`agentsPaused`): a crafting turn is a run like a manual one. */
+  settings: Pick<SettingsStore, 'get'>;
   transcripts: TranscriptReader;
   /** How often the answer reads the turn's transcript while the run goes on (CRAFT_STREAM_POLL_MS). */
   pollMs: number;
@@ -56,10 +59,13 @@ const TERMINAL = new Set<RunStatus>(TERMINAL_RUN_STATUSES);
 export class CraftSession {
   constructor(private readonly deps: CraftSessionDeps) {}
 
-  /** Refuses before anything streams: crafting off, an agent token, an unknown agent, another's (or unknown) conversation. */
+  /** Refuses before anything streams: crafting off, an agent token, agents paused, an unknown agent, another's (or unknown) conversation. */
   async check(principal: Principal, body: CraftMessageRequest): Promise<void> {
     if (!this.deps.model) throw new AppError(ErrorCode.CRAFTING_NOT_CONFIGURED, 'conversational crafting has no model: set CRAFT_MODEL on the gateway');
     if (principal.agent) throw new AppError(ErrorCode.TRY_BY_AGENT_REFUSED, 'only people craft agents: an agent token cannot');
+    if ((await this.deps.settings.get(principal.workspaceId)).agentsPaused) {
+      throw new AppError(ErrorCode.AGENTS_PAUSED, 'agents are paused in this workspace (settings.agentsPaused)', { workspace: principal.workspaceSlug });
+    }
     if (body.sessionId !== undefined && (await this.deps.crafting.conversationOwner(principal.workspaceId, body.sessionId)) !== principal.userId) {
       throw new AppError(ErrorCode.SESSION_NOT_FOUND, 'no such crafting conversation of yours in this workspace', { id: body.sessionId });
     }
