@@ -47,6 +47,10 @@ export interface CraftContext {
 }
 
 const TERMINAL = new Set<RunStatus>(TERMINAL_RUN_STATUSES);
+/** After this long with nothing new (a turn queued behind another, no runner up), the answer reads less often… */
+const IDLE_AFTER_MS = 5_000;
+/** …this often, until something is recorded again. */
+const IDLE_POLL_MS = 500;
 
 /**
  * Conversational crafting (decision 0056): each message of a person is a turn
@@ -118,15 +122,19 @@ export class CraftSession {
         after = entries.at(-1)!.seq;
       }
     };
+    let lastNews = performance.now();
     while (!signal.aborted) {
       const run = await this.deps.runs.get(principal.workspaceId, runId);
       // Read after the status: a run seen ended has flushed its transcript.
+      const before = after;
       await read();
+      if (after !== before) lastNews = performance.now();
       if (!run || TERMINAL.has(run.status)) {
         if (run?.status === 'completed') return emit({ type: 'done', steps });
         return emit({ type: 'error', code: run?.error?.code ?? run?.reason ?? 'run_lost', message: run?.error?.message ?? `the crafting run ended ${run?.status ?? 'unseen'}` });
       }
-      await new Promise((resolve) => setTimeout(resolve, this.deps.pollMs));
+      const idle = performance.now() - lastNews > IDLE_AFTER_MS;
+      await new Promise((resolve) => setTimeout(resolve, idle ? Math.max(IDLE_POLL_MS, this.deps.pollMs) : this.deps.pollMs));
     }
 
     function eventOf(entry: TranscriptEntry): CraftEvent | null {
