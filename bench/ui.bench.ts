@@ -14,8 +14,8 @@
  *    baselines in the same run: a direct post to the same server, and a bare BullMQ add → pickup.
  *
  * 3. Conversational crafting (issue 32, decision 0056): message sent → first patch applied on the
- *    canvas, with the crafting model the local OpenAI-compatible server at a fixed 200 ms a call, as a
- *    ratio to that latency; and the craft page's first render beside the fleet page's, same run.
+ *    canvas — each message a crafting run on a runner, its model the scripted provider at a fixed
+ *    200 ms a call — as a ratio to that latency; and the craft page's first render beside the fleet page's, same run.
  *    `BENCH_UI_ONLY=craft` runs this part alone (it writes its own section).
  *
  * Seeding (not measured): the runs are inserted with SQL, each pointing at a fact posted
@@ -432,7 +432,7 @@ function writeCraftSection(craft: CraftBenchResult, loadAtStart: string): void {
     `## Conversational crafting (\`npm run bench:ui\`, part 3)
 
 - Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; load average (1 / 5 / 15 min) ${loadAtStart} at the start, ${loadavg()} at the end
-- Machine: ${machineLine(`Chromium at ${CHROMIUM_PATH} (headless, playwright-core); gateway and event-log as processes; the crafting model is the local OpenAI-compatible server (libs/testing) answering every call after a fixed ${CRAFT_MODEL_LATENCY_MS} ms`)}
+- Machine: ${machineLine(`Chromium at ${CHROMIUM_PATH} (headless, playwright-core); gateway, event-log and one runner as processes; each message is a crafting run (decision 0056) whose model is the scripted provider answering every call after a fixed ${CRAFT_MODEL_LATENCY_MS} ms (\`stepMs\`)`)}
 - Command: \`BENCH_UI_ONLY=craft BENCH_CRAFT_RENDERS=${CRAFT_RENDERS} BENCH_CRAFT_MESSAGES=${CRAFT_MESSAGES} npm run bench:ui\`
 
 Message sent (the form's submit, in the page) → the first patch applied on the canvas (its \`data-patches\` attribute becoming 1), ${fmt(craft.firstPatch.length)} first messages ("watch scorecards with more than 2 failures", a five-operation patch), each on a freshly loaded \`/agents/craft\`; the baseline is the model's own latency, ${CRAFT_MODEL_LATENCY_MS} ms:
@@ -440,9 +440,8 @@ Message sent (the form's submit, in the page) → the first patch applied on the
 ${TABLE_HEAD}
 ${row('message sent → first patch on the canvas (the page)', craft.firstPatch)}
 ${row('… by the API: request sent → the patch event read (Node, no browser)', craft.apiFirstPatch)}
-${row('baseline: one call straight to the model server (Node)', craft.directModel)}
 
-Ratio to the model's latency: p50 ${ratio(patchP50)}×, p95 ${ratio(patchP95)}× (the API alone: p50 ${ratio(quantile(craft.apiFirstPatch, 0.5))}×, p95 ${ratio(quantile(craft.apiFirstPatch, 0.95))}×; the direct call: p50 ${ratio(quantile(craft.directModel, 0.5))}×, p95 ${ratio(quantile(craft.directModel, 0.95))}×) — target ≤ ${FIRST_PATCH_RATIO_TARGET}×: ${patchP95 / CRAFT_MODEL_LATENCY_MS <= FIRST_PATCH_RATIO_TARGET ? 'met' : '**not met**'} (at p95).
+Ratio to the model's latency: p50 ${ratio(patchP50)}×, p95 ${ratio(patchP95)}× (the API alone: p50 ${ratio(quantile(craft.apiFirstPatch, 0.5))}×, p95 ${ratio(quantile(craft.apiFirstPatch, 0.95))}×) — target ≤ ${FIRST_PATCH_RATIO_TARGET}×: ${patchP95 / CRAFT_MODEL_LATENCY_MS <= FIRST_PATCH_RATIO_TARGET ? 'met' : '**not met**'} (at p95).
 
 First render, navigation start → the page's frame (the fleet's runs table; the craft page's canvas), ${fmt(CRAFT_RENDERS)} loads of each, alternating, each in a new signed-in browser context:
 

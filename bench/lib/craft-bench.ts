@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright-core';
-import { startLocalOpenAiServer, startTestPlatform } from '@switchyard/testing';
-import { craftingReply } from '../../services/gateway/test/craft-script';
+import { startTestPlatform } from '@switchyard/testing';
+import { craftingScript } from '../../services/gateway/test/craft-script';
 
-/** The crafting model's fixed latency (issue 32's benchmark). */
+/** The crafting model's fixed latency (issue 32's benchmark): the scripted provider's `stepMs`, each call. */
 export const CRAFT_MODEL_LATENCY_MS = 200;
 
 /** What the page scripts leave: first-render marks (since navigation start) and the crafting marks. */
@@ -34,16 +34,15 @@ export interface CraftBenchResult {
   firstPatch: number[];
   /** The same message by the API (Node, bearer token): request sent → the `patch` event read, ms. */
   apiFirstPatch: number[];
-  /** Baseline: one call straight to the model server (Node), ms: the model's latency as a client here sees it. */
-  directModel: number[];
   /** First render, navigation start → the page's content, ms. */
   craftRender: number[];
   fleetRender: number[];
 }
 
 /**
- * The crafting page (issue 32): the gateway (and event-log) as processes, the
- * crafting model the local OpenAI-compatible server answering every call after
+ * The crafting page (issue 32): gateway, event-log and one runner as
+ * processes; each message is a crafting run (decision 0056) of the built-in
+ * crafting agent, its model the scripted provider answering every call after
  * CRAFT_MODEL_LATENCY_MS. Fleet and craft pages are loaded alternately, each
  * in a new signed-in browser context; then `messages` first messages are sent,
  * each on a freshly loaded craft page.
@@ -67,22 +66,16 @@ async function apiFirstPatch(gatewayUrl: string, token: string): Promise<number>
   return at;
 }
 
-/** One chat completion straight from the model server, as the gateway would ask it. */
-async function directModelCall(baseUrl: string): Promise<number> {
-  const t0 = performance.now();
-  const response = await fetch(`${baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `${FIRST_MESSAGE.message}\n\n--- the canvas now:\n{}` }], tools: [{ type: 'function', function: { name: 'craft_agent', parameters: {} } }] }),
-  });
-  await response.json();
-  return performance.now() - t0;
-}
-
 export async function benchCrafting(browser: Browser, renders: number, messages: number): Promise<CraftBenchResult> {
-  const openai = await startLocalOpenAiServer({ respond: (request) => craftingReply(request, CRAFT_MODEL_LATENCY_MS) });
-  const platform = await startTestPlatform({ env: { CRAFT_MODEL_BASE_URL: openai.baseUrl, RATE_LIMIT_PER_SECOND: '1000000' } });
+  const platform = await startTestPlatform({
+    env: {
+      CRAFT_MODEL: JSON.stringify({ provider: 'scripted', name: 'crafting-script', params: { stepMs: CRAFT_MODEL_LATENCY_MS } }),
+      CRAFT_SCRIPT: JSON.stringify(craftingScript()),
+      RATE_LIMIT_PER_SECOND: '1000000',
+    },
+  });
   try {
+    await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
     const token = await platform.createWorkspace('craft');
     const context = async (probe: string) => {
       const made = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -100,7 +93,7 @@ export async function benchCrafting(browser: Browser, renders: number, messages:
       await made.close();
       return at;
     };
-    const result: CraftBenchResult = { firstPatch: [], apiFirstPatch: [], directModel: [], craftRender: [], fleetRender: [] };
+    const result: CraftBenchResult = { firstPatch: [], apiFirstPatch: [], craftRender: [], fleetRender: [] };
     for (let i = 0; i < renders; i++) {
       result.fleetRender.push(await render('/', 'table[data-testid="runs"]'));
       result.craftRender.push(await render('/agents/craft', '[data-testid="canvas"]'));
@@ -120,11 +113,9 @@ export async function benchCrafting(browser: Browser, renders: number, messages:
     await made.close();
     for (let i = 0; i < messages; i++) {
       result.apiFirstPatch.push(await apiFirstPatch(platform.gatewayUrl, token));
-      result.directModel.push(await directModelCall(openai.baseUrl));
     }
     return result;
   } finally {
     await platform.stop();
-    await openai.close();
   }
 }

@@ -99,6 +99,27 @@ export const ScriptStepSchema = z
     when: TriggerFilterSchema.optional(),
     /** The probability the step applies, drawn once per run from the run's id (seeded nondeterminism for evals' tests). @defaultValue 1 */
     chance: z.number().min(0).max(1).optional(),
+    /**
+     * A regular expression the newest user message the model is sent must match, else the step
+     * is skipped (a crafting script answers what the person said, decision 0056). @defaultValue unset (any)
+     */
+    heard: z
+      .string()
+      .min(1)
+      .max(500)
+      .refine((pattern) => {
+        try {
+          new RegExp(pattern);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'not a regular expression')
+      .optional(),
+    /** Milliseconds this step waits before it answers, on top of `model.params.stepMs`. @defaultValue 0 */
+    pauseMs: z.number().int().min(0).max(60_000).optional(),
+    /** The arguments are sent as written, placeholders and all (a crafting script writing another agent's script). @defaultValue false */
+    literal: z.boolean().optional(),
   })
   .refine((step) => step.say !== undefined || step.tool !== undefined, { message: 'a step says something or calls a tool' })
   .refine((step) => step.arguments === undefined || step.tool !== undefined, { message: 'arguments need a tool', path: ['arguments'] });

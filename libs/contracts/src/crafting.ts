@@ -13,12 +13,16 @@ import { RunIdSchema } from './runs-api';
 
 /** Most operations in one `craft_agent` patch. */
 export const MAX_CRAFT_PATCH_OPS = 50;
-/** Most earlier turns a crafting message carries (the page keeps the conversation). */
-export const MAX_CRAFT_HISTORY = 40;
 /** Longest message of a person (and each earlier turn). */
 export const MAX_CRAFT_MESSAGE_CHARS = 8_000;
-/** Most model calls one crafting message may make (each answer's tool calls are run between them). */
+/** Most model calls one crafting message may make: the built-in crafting agent's `budget.maxTurns`. */
 export const MAX_CRAFT_STEPS = 8;
+
+/** The names of the crafting run's two tools (the runner serves them; the gateway reads their results from the transcript). */
+export const CRAFT_TOOL_NAMES = { patch: 'craft_agent', try: 'try_agent_draft' } as const;
+
+/** The name of each workspace's built-in crafting agent (created on the first crafting message). */
+export const CRAFTING_AGENT_NAME = 'switchyard-crafting';
 
 /** A JSON Pointer (RFC 6901) into the draft: empty (the whole draft) or `/`-separated tokens. */
 export const JsonPointerSchema = z
@@ -43,6 +47,18 @@ export const CraftAgentArgumentsSchema = z.strictObject({
 });
 export type CraftAgentArguments = z.infer<typeof CraftAgentArgumentsSchema>;
 
+/**
+ * `try_crafted_draft` (a platform tool only a crafting run's token may call, decision 0056): the
+ * runner's `try_agent_draft` with the turn's draft and the id its tries are kept under. Without
+ * `eventId` the newest recorded fact the draft's triggers match is replayed.
+ */
+export const TryCraftedDraftToolInputSchema = z.strictObject({
+  spec: AgentSpecSchema,
+  agentId: AgentIdSchema.optional(),
+  eventId: FactIdSchema.optional(),
+});
+export type TryCraftedDraftToolInput = z.infer<typeof TryCraftedDraftToolInputSchema>;
+
 /** The `try_agent_draft` tool's arguments: the recorded fact to replay (default: the newest its triggers match). */
 export const TryAgentDraftArgumentsSchema = z.strictObject({
   eventId: FactIdSchema.optional(),
@@ -59,17 +75,10 @@ export type TryAgentDraftArguments = z.infer<typeof TryAgentDraftArgumentsSchema
 export const CRAFT_PATCH_REFUSALS = ['PATCH_ARGUMENTS_INVALID', 'PATCH_PATH_NOT_FOUND', 'PATCH_SPEC_INVALID'] as const;
 export type CraftPatchRefusal = (typeof CRAFT_PATCH_REFUSALS)[number];
 
-/** One earlier turn of the conversation, as the page kept it. */
-export const CraftTurnSchema = z.strictObject({
-  role: z.enum(['user', 'assistant']),
-  content: z.string().max(MAX_CRAFT_MESSAGE_CHARS),
-});
-export type CraftTurn = z.infer<typeof CraftTurnSchema>;
-
 /**
  * `POST /v1/workspaces/{ws}/agents/craft` body (member): a person's message,
  * the canvas as it stands (hand edits included: the model grounds on it and
- * patches it), the conversation so far, and whose draft it is.
+ * patches it), the conversation it continues, and whose draft it is.
  */
 export const CraftMessageRequestSchema = z.strictObject({
   message: z.string().min(1).max(MAX_CRAFT_MESSAGE_CHARS),
@@ -77,7 +86,8 @@ export const CraftMessageRequestSchema = z.strictObject({
   draft: AgentSpecSchema,
   /** The saved agent being crafted, or the draft id an earlier try returned; tries are kept under it. @defaultValue a new draft */
   agentId: AgentIdSchema.optional(),
-  history: z.array(CraftTurnSchema).max(MAX_CRAFT_HISTORY).default([]),
+  /** The crafting conversation this message continues (the `sessionId` of its `started` event). @defaultValue a new conversation */
+  sessionId: z.uuid().optional(),
 });
 export type CraftMessageRequest = z.infer<typeof CraftMessageRequestSchema>;
 
@@ -86,6 +96,8 @@ export type CraftMessageRequest = z.infer<typeof CraftMessageRequestSchema>;
  * `data:` this object), in the order they happen; the last is `done` or `error`.
  */
 export const CraftEventSchema = z.discriminatedUnion('type', [
+  /** First: the crafting run this message is (a turn of the conversation `sessionId`, in the fleet under the crafting agent). */
+  z.strictObject({ type: z.literal('started'), runId: RunIdSchema, sessionId: z.uuid(), agentId: AgentIdSchema }),
   /** An accepted patch and the draft it made (defaults filled in): the canvas applies it. */
   z.strictObject({ type: z.literal('patch'), patch: z.array(CraftPatchOperationSchema), draft: AgentSpecSchema }),
   /** A refused patch; the model was told the same. */
@@ -96,8 +108,23 @@ export const CraftEventSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('try_refused'), code: z.string(), message: z.string() }),
   /** What the crafting agent said. */
   z.strictObject({ type: z.literal('say'), text: z.string() }),
+  /** The crafting run completed; `steps`: its model calls. */
   z.strictObject({ type: z.literal('done'), steps: z.number().int().min(0) }),
-  /** The answer stopped early (the model failed or timed out); what was streamed before stands. */
+  /** The crafting run ended otherwise (the model failed, its budget, stopped); what was streamed before stands. */
   z.strictObject({ type: z.literal('error'), code: z.string(), message: z.string() }),
 ]);
 export type CraftEvent = z.infer<typeof CraftEventSchema>;
+
+/** What `craft_agent` answers (the tool's result in the transcript): the patch and the draft it made, or the refusal. */
+export const CraftAgentResultSchema = z.discriminatedUnion('ok', [
+  z.strictObject({ ok: z.literal(true), patch: z.array(CraftPatchOperationSchema), draft: AgentSpecSchema }),
+  z.strictObject({ ok: z.literal(false), code: z.enum(CRAFT_PATCH_REFUSALS), message: z.string(), issues: z.array(z.unknown()).optional() }),
+]);
+export type CraftAgentResult = z.infer<typeof CraftAgentResultSchema>;
+
+/** What `try_agent_draft` answers: the try started (the page watches it), or why not. */
+export const TryAgentDraftResultSchema = z.discriminatedUnion('ok', [
+  z.strictObject({ ok: z.literal(true), runId: RunIdSchema, agentId: AgentIdSchema, eventId: FactIdSchema.nullable(), note: z.string().optional() }),
+  z.strictObject({ ok: z.literal(false), code: z.string(), message: z.string() }),
+]);
+export type TryAgentDraftResult = z.infer<typeof TryAgentDraftResultSchema>;

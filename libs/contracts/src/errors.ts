@@ -184,8 +184,10 @@ export enum ErrorCode {
   MESSAGE_INVALID = 'MESSAGE_INVALID',
   /** Notifications have no connection (or its secret is missing): nothing can be sent. `data`: `{ missing? }`. */
   NOTIFICATIONS_NOT_CONFIGURED = 'NOTIFICATIONS_NOT_CONFIGURED',
-  /** Conversational crafting has no model: the gateway's CRAFT_MODEL_BASE_URL is unset (decision 0056). */
+  /** Conversational crafting has no model: the gateway's CRAFT_MODEL is unset (decision 0056). */
   CRAFTING_NOT_CONFIGURED = 'CRAFTING_NOT_CONFIGURED',
+  /** A crafting try named no fact and no recorded fact matches the draft's triggers (decision 0056). */
+  NO_FACT_TO_REPLAY = 'NO_FACT_TO_REPLAY',
   /** A user-configured outbound URL (Mattermost server, webhook) is refused. `data`: `{ reason, host?, range? }`. */
   OUTBOUND_URL_REFUSED = 'OUTBOUND_URL_REFUSED',
   /** A Mattermost button's context or a slash command's token does not verify (forged, tampered, another workspace's). */

@@ -426,19 +426,32 @@ export {
 } from './try-drive';
 export {
   CRAFT_PATCH_REFUSALS,
+  CRAFT_TOOL_NAMES,
+  CRAFTING_AGENT_NAME,
   CraftAgentArgumentsSchema,
+  CraftAgentResultSchema,
   CraftEventSchema,
   CraftMessageRequestSchema,
   CraftPatchOperationSchema,
-  CraftTurnSchema,
   JsonPointerSchema,
-  MAX_CRAFT_HISTORY,
   MAX_CRAFT_MESSAGE_CHARS,
   MAX_CRAFT_PATCH_OPS,
   MAX_CRAFT_STEPS,
   TryAgentDraftArgumentsSchema,
+  TryAgentDraftResultSchema,
+  TryCraftedDraftToolInputSchema,
 } from './crafting';
-export type { CraftAgentArguments, CraftEvent, CraftMessageRequest, CraftPatchOperation, CraftPatchRefusal, CraftTurn, TryAgentDraftArguments } from './crafting';
+export type {
+  CraftAgentArguments,
+  CraftAgentResult,
+  CraftEvent,
+  CraftMessageRequest,
+  CraftPatchOperation,
+  CraftPatchRefusal,
+  TryAgentDraftArguments,
+  TryAgentDraftResult,
+  TryCraftedDraftToolInput,
+} from './crafting';
 export type { AgentTry, ListAgentTriesQuery, TryAgentRequest, TryAgentResponse, TryFact, WouldHave } from './try-drive';
 export {
   CreateTaskRequestSchema,
@@ -782,11 +795,12 @@ export {
   TemplateIdSchema,
   TemplateManifestSchema,
   TemplateMcpServerSchema,
+  TemplateRuleInstallSchema,
   TemplateSecretSchema,
   TemplateSummarySchema,
   templateSecretNames,
 } from './templates';
-export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateSummary } from './templates';
+export type { AdoptTemplateRequest, AdoptTemplateResponse, ListTemplatesResponse, TemplateManifest, TemplateRuleInstall, TemplateSummary } from './templates';
 export { MAX_TRACE_SPANS, RunTraceSchema, TRACE_TEXT_CHARS, TraceAttributesSchema, TraceSpanKindSchema, TraceSpanSchema, TraceSpanStatusSchema } from './run-trace';
 export type { RunTrace, TraceAttributes, TraceSpan, TraceSpanKind } from './run-trace';
 export { RunWaitResolveRowSchema, WAIT_STATUSES, WAIT_TIMEOUT_MS, WaitForEventResultSchema, WaitForEventToolInputSchema } from './waits';

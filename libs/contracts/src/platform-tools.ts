@@ -5,6 +5,7 @@ import { ListRunsQuerySchema, RunIdSchema, StartRunRequestSchema } from './runs-
 import { PostSessionMessageRequestSchema, TranscriptQuerySchema } from './agent-loop';
 import { TryAgentRequestSchema } from './try-drive';
 import { GetEvalToolInputSchema, RunEvalToolInputSchema, SaveAgentToolInputSchema } from './evals';
+import { TryCraftedDraftToolInputSchema } from './crafting';
 import { TEAM_TOOL_INPUT_SCHEMAS } from './team-tools';
 import { PostPeerNoteInputSchema } from './agent-messages';
 import { DecideApprovalToolInputSchema, GetApprovalToolInputSchema, ListApprovalsToolInputSchema } from './approvals';
@@ -106,6 +107,7 @@ export const PLATFORM_TOOL_INPUT_SCHEMAS = {
   run_eval: RunEvalToolInputSchema,
   get_eval: GetEvalToolInputSchema,
   save_agent: SaveAgentToolInputSchema,
+  try_crafted_draft: TryCraftedDraftToolInputSchema,
   ...TEAM_TOOL_INPUT_SCHEMAS,
   list_approvals: ListApprovalsToolInputSchema,
   get_approval: GetApprovalToolInputSchema,

@@ -43,13 +43,25 @@ export const RunOriginSchema = z.discriminatedUnion('type', [
   }),
   /** A teammate's turn (lane `session:<sessionId>`): it reads its mailbox, which woke it. */
   z.strictObject({ type: z.literal('teammate'), teammateId: z.uuid(), name: z.string().max(64) }),
+  /**
+   * A turn of a crafting conversation (decision 0056): a run of the workspace's built-in crafting
+   * agent (lane `session:<sessionId>`) on a person's `message` and the `canvas` as it stood (hand
+   * edits included); `agentId` is the saved agent crafted or the draft id an earlier try returned.
+   */
+  z.strictObject({
+    type: z.literal('craft'),
+    userId: z.uuid(),
+    message: z.string().max(8_000),
+    canvas: z.record(z.string(), z.unknown()),
+    agentId: z.uuid().optional(),
+  }),
   /** A backfill (decision 0055): the agent activated on a recorded fact, one run per fact of batch `batchId`, started by `userId`. */
   z.strictObject({ type: z.literal('backfill'), batchId: z.uuid(), eventId: z.uuid(), agentVersion: z.number().int().positive(), userId: z.uuid() }),
 ]);
 export type RunOrigin = z.infer<typeof RunOriginSchema>;
 
 /** The type of a run's origin alone (`runs.origin_type`; the status facts carry it). */
-export const RunOriginTypeSchema = z.enum(['trigger', 'manual', 'retry', 'try', 'delegation', 'teammate', 'backfill']);
+export const RunOriginTypeSchema = z.enum(['trigger', 'manual', 'retry', 'try', 'delegation', 'teammate', 'backfill', 'craft']);
 export type RunOriginType = z.infer<typeof RunOriginTypeSchema>;
 // Both ways: every origin's type is listed, and nothing else.
 const _originTypesListed: [RunOrigin['type'], RunOriginType] extends [RunOriginType, RunOrigin['type']] ? true : never = true;

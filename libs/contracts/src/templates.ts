@@ -97,6 +97,18 @@ export const AdoptTemplateRequestSchema = z.strictObject({
 });
 export type AdoptTemplateRequest = z.infer<typeof AdoptTemplateRequestSchema>;
 
+/**
+ * What adopting did with one of the template's notification rules: `installed` into the workspace's
+ * settings; `already_installed` (the same rule is there: adopting again changes nothing);
+ * `kept_existing` (a different rule has its id: the workspace's is kept); `no_room` (the settings
+ * hold MAX_NOTIFICATION_RULES); `not_admin` (only an admin changes the settings: add it there).
+ */
+export const TemplateRuleInstallSchema = z.strictObject({
+  id: z.string(),
+  status: z.enum(['installed', 'already_installed', 'kept_existing', 'no_room', 'not_admin']),
+});
+export type TemplateRuleInstall = z.infer<typeof TemplateRuleInstallSchema>;
+
 /** `POST /v1/workspaces/{ws}/templates/{id}/adopt` response (201): the disabled copy and what it needs before it is enabled. */
 export const AdoptTemplateResponseSchema = z.strictObject({
   agent: z.strictObject({ id: AgentIdSchema, name: AgentNameSchema, version: z.number().int().positive(), enabled: z.literal(false), templateOrigin: TemplateOriginSchema }),
@@ -105,8 +117,10 @@ export const AdoptTemplateResponseSchema = z.strictObject({
     secrets: z.array(TemplateSecretSchema.extend({ set: z.boolean() })),
     /** Every MCP server of the copy, with the URL (or command) it points at: point it at yours (`PUT /agents/{id}`). */
     mcpServers: z.array(TemplateMcpServerSchema.extend({ target: z.string() })),
-    /** Notification rules to add under Settings › Notifications for the template's facts. */
+    /** The template's notification rules for its facts. */
     notificationRules: z.array(NotificationRuleSchema),
+    /** What adopting did with each of them (the settings are one audited document: `notifications.settings_changed`). */
+    notificationRulesInstalled: z.array(TemplateRuleInstallSchema),
   }),
 });
 export type AdoptTemplateResponse = z.infer<typeof AdoptTemplateResponseSchema>;

@@ -1,4 +1,4 @@
-import { CraftAgentArgumentsSchema, CraftMessageRequestSchema, JsonPointerSchema, MAX_CRAFT_HISTORY, MAX_CRAFT_PATCH_OPS } from '../src';
+import { CraftAgentArgumentsSchema, CraftMessageRequestSchema, JsonPointerSchema, MAX_CRAFT_PATCH_OPS } from '../src';
 
 const draft = { name: 'd', instructions: 'Do.', model: { provider: 'openai', name: 'm' }, triggers: [{ kind: 'a.b' }] };
 
@@ -21,12 +21,12 @@ describe('crafting contracts (decision 0056)', () => {
     expect(CraftAgentArgumentsSchema.safeParse({ patch: [{ op: 'remove', path: '/task' }], extra: 1 }).success).toBe(false);
   });
 
-  it('takes a message with a valid draft and a bounded history; refuses an invalid draft at its path', () => {
-    expect(CraftMessageRequestSchema.parse({ message: 'hi', draft }).history).toEqual([]);
+  it('takes a message with a valid draft and the conversation it continues; refuses an invalid draft at its path', () => {
+    expect(CraftMessageRequestSchema.parse({ message: 'hi', draft }).sessionId).toBeUndefined();
     const invalid = CraftMessageRequestSchema.safeParse({ message: 'hi', draft: { ...draft, instructions: '' } });
     expect(invalid.success || invalid.error.issues.map((issue) => issue.path)).toEqual([['draft', 'instructions']]);
-    const history = Array.from({ length: MAX_CRAFT_HISTORY + 1 }, () => ({ role: 'user', content: 'x' }));
-    expect(CraftMessageRequestSchema.safeParse({ message: 'hi', draft, history }).success).toBe(false);
+    expect(CraftMessageRequestSchema.safeParse({ message: 'hi', draft, history: [] }).success).toBe(false);
+    expect(CraftMessageRequestSchema.safeParse({ message: 'hi', draft, sessionId: 'not-a-uuid' }).success).toBe(false);
     expect(CraftMessageRequestSchema.safeParse({ message: '', draft }).success).toBe(false);
   });
 });

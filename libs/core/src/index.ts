@@ -45,6 +45,7 @@ export type { WebhookDelivery } from './webhook-delivery';
 export { canonicalJson, specHash } from './canonical-json';
 export { changedTopLevelFields, jsonDiff } from './json-diff';
 export { applyJsonPatch } from './json-patch';
+export { applyCraftPatch, type CraftDraft } from './craft-patch';
 export type { JsonPatchFailure } from './json-patch';
 export type { JsonDiffOperation } from './json-diff';
 export { credentialShapeIn } from './credential-patterns';

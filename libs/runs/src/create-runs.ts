@@ -1,6 +1,6 @@
 import type { CausedBy, RunOrigin, RunStatus, Subject } from '@switchyard/contracts';
 import type { Prisma, PrismaClient, SqlRunner } from '@switchyard/db';
-import { agentLane, tryLane } from './lanes';
+import { agentLane, sessionLane, tryLane } from './lanes';
 
 /**
  * Creating runs (decision 0044): every way a run comes to be `queued` (or, for a trigger run a
@@ -43,9 +43,14 @@ export interface NewTriggerRun {
   sessionId: string;
 }
 
-/** The lane a new run goes to: a try's own, else its agent's. */
-export function laneOfNewRun(run: Pick<NewRun, 'id' | 'agentId' | 'origin'>): string {
-  return run.origin.type === 'try' ? tryLane(run.id) : agentLane(run.agentId);
+/**
+ * The lane a new run goes to: a try's own; a crafting turn its conversation's (one message at a
+ * time per conversation, any number of conversations at once, decision 0056); else its agent's.
+ */
+export function laneOfNewRun(run: Pick<NewRun, 'id' | 'agentId' | 'origin' | 'sessionId'>): string {
+  if (run.origin.type === 'try') return tryLane(run.id);
+  if (run.origin.type === 'craft') return sessionLane(run.sessionId);
+  return agentLane(run.agentId);
 }
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;

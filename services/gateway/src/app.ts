@@ -68,9 +68,10 @@ import { evalsRoutes } from './routes/evals';
 import { evalStreamRoutes } from './routes/eval-stream';
 import { EvalProgress } from './commands/eval-progress';
 import type { EvalJudgeModel, EvalStore } from './eval-ports';
-import { CraftAgent } from './commands/craft-agent';
+import { CraftSession } from './commands/craft-session';
+import { AgentRegistry } from './commands/agent-registry';
 import { craftRoutes } from './routes/craft';
-import type { CraftModel } from './craft-ports';
+import type { CraftingModel, CraftingStore } from './craft-ports';
 import { whoamiRoutes } from './routes/whoami';
 import { RunLedger } from './run-ledger';
 import type { FactFeed } from './sse/fact-feed';
@@ -200,8 +201,8 @@ export interface GatewayAppDeps {
   agentMessageStreamPollMs: number;
   /** Schedules (decision 0048): their definitions and fires. */
   schedules: ScheduleStore;
-  /** The crafting agent's model (decision 0056); null or absent: crafting answers 409 CRAFTING_NOT_CONFIGURED. */
-  craftModel?: CraftModel | null;
+  /** Conversational crafting (decision 0056): the crafting agent's model (null or absent: crafting answers 409 CRAFTING_NOT_CONFIGURED), its store and how often an answer reads the turn's transcript. */
+  crafting?: { model: CraftingModel | null; store: CraftingStore; pollMs: number };
   /** Backfill batches (decision 0055). */
   backfills: BackfillStore;
   /** The first-party templates (decision 0049). @defaultValue the repo's templates/ */
@@ -279,12 +280,15 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(agentMessageReadRoutes({ ...deps, observations, authenticator, pollMs: deps.agentMessageStreamPollMs }));
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
-  workspace.use(craftRoutes({ craftAgent: new CraftAgent({ ...deps, model: deps.craftModel ?? null, tryAgent }), heartbeatMs: deps.heartbeatMs }));
+  if (deps.crafting) {
+    const craftSession = new CraftSession({ ...deps, model: deps.crafting.model, crafting: deps.crafting.store, pollMs: deps.crafting.pollMs, registry: new AgentRegistry(deps.agents, deps.outbox, evalGate) });
+    workspace.use(craftRoutes({ craftSession, heartbeatMs: deps.heartbeatMs }));
+  }
   workspace.use(agentsRoutes({ ...deps, evalGate }));
   workspace.use(backfillRoutes({ backfills: new AgentBackfills({ ...deps, ledger }) }));
   workspace.use(agentVersionsRoutes({ agentVersions: new AgentVersions({ ...deps, userName, gate: evalGate }) }));
   workspace.use(agentBundlesRoutes({ agentBundles: new AgentBundles({ ...deps, userName }) }));
-  workspace.use(templatesRoutes({ templates: new Templates({ ...deps, templates: deps.templates ?? loadTemplateCatalog(), userName }) }));
+  workspace.use(templatesRoutes({ templates: new Templates({ ...deps, notificationStore: deps.notifications.notifications, templates: deps.templates ?? loadTemplateCatalog(), userName }) }));
   workspace.use(tasksRoutes({ taskLedger }));
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));

@@ -29,6 +29,11 @@ export interface Principal {
    */
   shadowOf?: Role;
   /**
+   * Set on a crafting turn's agent token (decision 0056): the run may start
+   * shadow tries of its draft (`try_crafted_draft`) for the person it crafts with.
+   */
+  crafting?: true;
+  /**
    * Set when the caller is a Mattermost user linked to this member (button,
    * slash command): there is no API token, and `tokenId` names the link.
    */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BaseEnvSchema, envBoolean, loadConfig, SecretsEnvSchema } from '@switchyard/config';
-import { MAX_UI_SESSION_TTL_SECONDS, SsoRoleMapSchema } from '@switchyard/contracts';
+import { AgentModelSchema, MAX_UI_SESSION_TTL_SECONDS, ScriptStepSchema, SsoRoleMapSchema } from '@switchyard/contracts';
 
 export const GatewayEnvSchema = BaseEnvSchema.extend({
   /** The public HTTP port: the API, `/mcp`, `/healthz` and `/readyz` (not `/metrics`). */
@@ -91,20 +91,24 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
    */
   WEBHOOK_ALLOW_UNSIGNED: envBoolean.default(false),
   /**
-   * Conversational crafting (decision 0056): the OpenAI-compatible endpoint (with `/v1`) the
-   * crafting agent's model answers at. Unset: `POST /agents/craft` answers 409
-   * CRAFTING_NOT_CONFIGURED. The operator's setting, so a loopback address is fine. @defaultValue none
+   * Conversational crafting (decision 0056): the built-in crafting agent's model, JSON as an agent
+   * spec's `model` (`{"provider":"openai","name":"gpt-4.1-mini","baseUrl":…,"apiKeySecret":…}`; the
+   * runner calls it). Used when a workspace's crafting agent is created (its first crafting message);
+   * after that the agent's own spec rules. Unset: `POST /agents/craft` answers 409 CRAFTING_NOT_CONFIGURED. @defaultValue none
    */
-  CRAFT_MODEL_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  /** The crafting agent's model name. @defaultValue gpt-4.1-mini */
-  CRAFT_MODEL_NAME: z.string().min(1).max(200).default('gpt-4.1-mini'),
-  /** The key sent to CRAFT_MODEL_BASE_URL as a bearer token; empty: none is sent (a local server). @defaultValue none */
-  CRAFT_MODEL_API_KEY: z
+  CRAFT_MODEL: z
     .string()
     .optional()
-    .transform((value) => (value === '' ? undefined : value)),
-  /** Longest wait for one answer of the crafting model (not retried: the person can send again). @defaultValue 60000 */
-  CRAFT_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    .transform((value) => (value ? (JSON.parse(value) as unknown) : undefined))
+    .pipe(AgentModelSchema.optional()),
+  /** The crafting agent's script when CRAFT_MODEL's provider is `scripted` (tests, demos): JSON, an agent spec's `script`. @defaultValue none */
+  CRAFT_SCRIPT: z
+    .string()
+    .optional()
+    .transform((value) => (value ? (JSON.parse(value) as unknown) : undefined))
+    .pipe(z.array(ScriptStepSchema).max(50).optional()),
+  /** How often a crafting answer reads its turn's transcript for new entries while the run goes on. @defaultValue 25 */
+  CRAFT_STREAM_POLL_MS: z.coerce.number().int().min(5).max(5_000).default(25),
   /**
    * Eval judges (decision 0058): the OpenAI-compatible endpoint (with `/v1`) a case's judge model
    * answers at. Unset: an eval of a suite with a judge answers 409 EVAL_JUDGE_NOT_CONFIGURED. @defaultValue none

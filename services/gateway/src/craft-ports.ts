@@ -1,49 +1,19 @@
+import type { AgentSpec } from '@switchyard/contracts';
+
 /**
- * The model the crafting agent talks through (decision 0056): an
- * OpenAI-compatible Chat Completions endpoint. Internal types, never on a
- * wire or in storage: plain TypeScript.
+ * What conversational crafting (decision 0056) reads beside the agents and
+ * runs: the workspace's built-in crafting agent and its conversations. Every
+ * read is scoped by workspace id.
  */
-
-/** A tool call the model asked for; `arguments` is the raw JSON text it wrote (possibly invalid). */
-export interface CraftToolCall {
-  id: string;
-  name: string;
-  arguments: string;
+export interface CraftingStore {
+  /** The live built-in crafting agent's id (by its reserved name), or null before the first crafting message. */
+  craftingAgentId(workspaceId: string): Promise<string | null>;
+  /** Who holds the crafting conversation `sessionId` (the person of its first turn), or null: no such conversation in this workspace. */
+  conversationOwner(workspaceId: string, sessionId: string): Promise<string | null>;
 }
 
-/** One message of a crafting conversation, as sent to the model. */
-export type CraftChatMessage =
-  | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; toolCalls: CraftToolCall[] }
-  | { role: 'tool'; toolCallId: string; content: string };
-
-/** A tool offered to the model: its name, what it is for, the JSON Schema of its arguments. */
-export interface CraftTool {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
-
-/** One answer of the model. */
-export interface CraftModelAnswer {
-  message: string | null;
-  toolCalls: CraftToolCall[];
-}
-
-/** The crafting agent's model. */
-export interface CraftModel {
-  /** One model call; rejects with a CraftModelError. */
-  complete(input: { messages: readonly CraftChatMessage[]; tools: readonly CraftTool[]; signal: AbortSignal }): Promise<CraftModelAnswer>;
-}
-
-/** A failed model call: `code` is `model_http_<status>`, `model_timeout`, `model_unreachable` or `model_answer_invalid`. */
-export class CraftModelError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = new.target.name;
-  }
+/** The operator's crafting model (CRAFT_MODEL, and CRAFT_SCRIPT for the scripted provider); null: crafting is off. */
+export interface CraftingModel {
+  model: AgentSpec['model'];
+  script?: AgentSpec['script'];
 }

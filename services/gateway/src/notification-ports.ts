@@ -24,6 +24,15 @@ export interface NotificationStore {
   getSettings(workspaceId: string): Promise<NotificationSettings | null>;
   /** Saves them with the facts `facts` gives for the save in its transaction. */
   putSettings(workspaceId: string, settings: NotificationSettings, facts: FactsOf<NotificationSettingsSave>): Promise<NotificationSettings>;
+  /**
+   * Saves what `change` makes of the settings as they are (null before any save), under the same
+   * lock as every save, with the facts `facts` gives; `change` answering null saves nothing (null).
+   */
+  updateSettings(
+    workspaceId: string,
+    change: (before: NotificationSettings | null) => NotificationSettings | null,
+    facts: FactsOf<NotificationSettingsSave>,
+  ): Promise<NotificationSettings | null>;
   /** Stores a link code's SHA-256 for the member; the link it makes never acts above `maxRole` (the asking token's). */
   issueLinkCode(workspaceId: string, userId: string, maxRole: Role, codeHash: string, expiresAt: Date): Promise<void>;
   /**

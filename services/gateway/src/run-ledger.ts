@@ -96,6 +96,8 @@ export class RunLedger {
     if (!original) throw runNotFound(runId);
     // A retry would run a try's agent for real: a try is tried again instead (decision 0027).
     if (original.origin.type === 'try') throw new AppError(ErrorCode.RUN_NOT_RETRYABLE, 'a try run is not retried: try the agent again', { id: runId });
+    // A crafting turn belongs to its conversation (decision 0056): the person sends the message again on the page.
+    if (original.origin.type === 'craft') throw new AppError(ErrorCode.RUN_NOT_RETRYABLE, 'a crafting turn is not retried: send the message again', { id: runId });
     if (!isTerminalRunStatus(original.status)) {
       throw new AppError(ErrorCode.RUN_NOT_FINISHED, 'only a run that has ended can be retried: stop it first', { id: runId, status: original.status });
     }
@@ -186,7 +188,7 @@ export class RunLedger {
 
 /** What a retry of a run of this origin is told first; undefined for trigger runs (they get their fact). */
 function inputOf(origin: RunOrigin): string | undefined {
-  if (origin.type === 'trigger' || origin.type === 'teammate' || origin.type === 'backfill') return undefined;
+  if (origin.type === 'trigger' || origin.type === 'teammate' || origin.type === 'backfill' || origin.type === 'craft') return undefined;
   if (origin.type === 'delegation') return delegationMessage(origin);
   return origin.input;
 }

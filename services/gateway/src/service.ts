@@ -1,6 +1,6 @@
 import { SqlBackfillStore } from './adapters/sql-backfill-store';
 import type { Server } from 'node:http';
-import { OpenAiCraftModel } from './adapters/openai-craft-model';
+import { PrismaCraftingStore } from './adapters/prisma-crafting-store';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { STREAMS } from '@switchyard/contracts';
@@ -183,9 +183,11 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     accessLinks: new PrismaAccessLinkStore(prisma),
     publicUrl: config.PUBLIC_URL,
     uiSessionTtlSeconds: config.UI_SESSION_TTL_SECONDS,
-    craftModel: config.CRAFT_MODEL_BASE_URL
-      ? new OpenAiCraftModel({ baseUrl: config.CRAFT_MODEL_BASE_URL, model: config.CRAFT_MODEL_NAME, apiKey: config.CRAFT_MODEL_API_KEY, timeoutMs: config.CRAFT_MODEL_TIMEOUT_MS })
-      : null,
+    crafting: {
+      model: config.CRAFT_MODEL ? { model: config.CRAFT_MODEL, ...(config.CRAFT_SCRIPT ? { script: config.CRAFT_SCRIPT } : {}) } : null,
+      store: new PrismaCraftingStore(prisma),
+      pollMs: config.CRAFT_STREAM_POLL_MS,
+    },
     notifications: {
       notifications,
       readSecret,

@@ -53,6 +53,10 @@ describe('issue 32: first-party templates — list and adopt', () => {
       ['code', 'https://code.example.com/mcp'],
     ]);
     expect(adopted.body.checklist.notificationRules.map((r: { id: string }) => r.id)).toEqual(['failure-fix-approval', 'failure-fix-comment']);
+    expect(adopted.body.checklist.notificationRulesInstalled).toEqual([
+      { id: 'failure-fix-approval', status: 'installed' },
+      { id: 'failure-fix-comment', status: 'installed' },
+    ]);
 
     const id = adopted.body.agent.id;
     const agent = await admin('GET', `${ws}/agents/${id}`);
@@ -83,6 +87,41 @@ describe('issue 32: first-party templates — list and adopt', () => {
     expect((await admin('GET', `${ws}/agents/${live.body.agent.id}`)).body.spec.model).toEqual({ provider: 'openai', name: 'gpt-4.1', apiKeySecret: 'model-key' });
   });
 
+  it("installs the template's notification rules into the settings once, audited; a member's adopt and a workspace's own rule of that id are left alone", async () => {
+    const rulesNow = async () => (await admin('GET', `${ws}/settings/notifications`)).body.rules as Array<{ id: string; kind: string }>;
+    // failure-fix-pr was adopted above (twice): its two rules are in, once each, after the defaults.
+    const ids = (await rulesNow()).map((rule) => rule.id);
+    expect(ids.filter((id) => id.startsWith('failure-fix-'))).toEqual(['failure-fix-approval', 'failure-fix-comment']);
+    const again = await admin('POST', `${ws}/templates/failure-fix-pr/adopt`, { name: 'fix-third' });
+    expect(again.body.checklist.notificationRulesInstalled).toEqual([
+      { id: 'failure-fix-approval', status: 'already_installed' },
+      { id: 'failure-fix-comment', status: 'already_installed' },
+    ]);
+    expect((await rulesNow()).map((rule) => rule.id)).toEqual(ids);
+
+    // A workspace's own rule with the template's id is kept; a member cannot change the settings through an adopt.
+    const settings = (await admin('GET', `${ws}/settings/notifications`)).body;
+    const own = { id: 'incident-triaged', kind: 'incident.*' };
+    expect((await admin('PUT', `${ws}/settings/notifications`, { ...settings, rules: [...settings.rules, own] })).status).toBe(200);
+    const member = apiClient(platform.gatewayUrl, (await admin('POST', `${ws}/tokens`, { name: 'builder', role: 'member' })).body.token);
+    const byMember = await member('POST', `${ws}/templates/scorecard-sentinel/adopt`);
+    expect(byMember.status).toBe(201);
+    expect(byMember.body.checklist.notificationRulesInstalled.map((rule: { status: string }) => rule.status)).toEqual(byMember.body.checklist.notificationRules.map(() => 'not_admin'));
+    const triage = await admin('POST', `${ws}/templates/incident-triage/adopt`);
+    expect(triage.body.checklist.notificationRulesInstalled).toEqual([{ id: 'incident-triaged', status: 'kept_existing' }]);
+    expect((await rulesNow()).find((rule) => rule.id === 'incident-triaged')).toEqual({ ...own, enabled: true });
+
+    // Each install is one audited change of the settings document.
+    const changes = await waitFor(
+      async () => {
+        const facts = (await admin('GET', `${ws}/events?kind=notifications.settings_changed`)).body.events as Array<{ payload: Record<string, unknown> }>;
+        return facts.length >= 2 && facts;
+      },
+      { what: 'the settings changes recorded' },
+    );
+    expect(JSON.stringify(changes[0]!.payload)).toContain('failure-fix-approval');
+  });
+
   it('answers 404 TEMPLATE_NOT_FOUND, 400 for a bad body, 403 for a viewer', async () => {
     const unknown = await admin('POST', `${ws}/templates/no-such-template/adopt`);
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'TEMPLATE_NOT_FOUND']);
@@ -90,6 +129,6 @@ describe('issue 32: first-party templates — list and adopt', () => {
     expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
     const refused = await viewer('POST', `${ws}/templates/incident-triage/adopt`);
     expect([refused.status, refused.body.error.code]).toEqual([403, 'FORBIDDEN']);
-    expect((await admin('GET', `${ws}/agents`)).body.agents.map((a: { spec: { name: string } }) => a.spec.name).sort()).toEqual(['failure-fix-pr', 'fix-live']);
+    expect((await admin('GET', `${ws}/agents`)).body.agents.map((a: { spec: { name: string } }) => a.spec.name).sort()).toEqual(['failure-fix-pr', 'fix-live', 'fix-third', 'incident-triage', 'scorecard-sentinel']);
   });
 });

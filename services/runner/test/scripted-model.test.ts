@@ -160,3 +160,35 @@ describe('ScriptedModel', () => {
     expect(() => new ScriptedModel({ script: [{ say: 'x', when: deep }], fact })).toThrow();
   });
 });
+
+describe('a crafting script (decision 0056): steps that answer what the person said', () => {
+  const said = (text: string): ModelInput['messages'] => [
+    { role: 'system', content: 'crafting' },
+    { role: 'user', content: 'earlier: watch builds' },
+    { role: 'assistant', content: 'ok', toolCalls: [] },
+    { role: 'user', content: `${text}\n\n--- the canvas now:\n{"name":"watch builds"}` },
+  ];
+  const script: ScriptStep[] = [
+    { heard: '^watch', tool: 'craft_agent', arguments: { patch: [{ op: 'replace', path: '/script', value: [{ say: 'saw {{event.subject.id}}' }] }] }, literal: true },
+    { heard: '^watch', say: 'Watching.' },
+    { heard: '^try it', tool: 'try_agent_draft', arguments: { eventId: '{{event.id}}' } },
+    { heard: '^try it', say: 'Tried.' },
+  ];
+
+  it('takes only the steps whose `heard` matches the newest user message, and ends after them', async () => {
+    const model = new ScriptedModel({ script, fact: null });
+    const first = await model.complete({ ...input(), messages: said('try it on the last one') });
+    expect(first).toMatchObject({ toolCalls: [{ name: 'try_agent_draft', arguments: JSON.stringify({ eventId: '' }) }], final: false });
+    const withResult = [...said('try it on the last one'), { role: 'tool' as const, toolCallId: 'scripted_call_2', content: '{}' }];
+    expect(await model.complete({ ...input(), messages: withResult })).toMatchObject({ message: 'Tried.', toolCalls: [], final: true });
+  });
+
+  it('sends literal arguments as written (the crafted agent keeps its placeholders), and waits a step’s pauseMs', async () => {
+    const model = new ScriptedModel({ script: [{ ...script[0]!, pauseMs: 150 }, script[1]!], fact: null });
+    const t0 = performance.now();
+    const answer = await model.complete({ ...input(), messages: said('watch builds with failures') });
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
+    expect(JSON.parse(answer.toolCalls[0]!.arguments)).toEqual({ patch: [{ op: 'replace', path: '/script', value: [{ say: 'saw {{event.subject.id}}' }] }] });
+    expect(answer.final).toBe(false);
+  });
+});

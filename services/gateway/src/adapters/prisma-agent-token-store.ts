@@ -9,6 +9,7 @@ interface AgentTokenRow {
   slug: string;
   role: Role;
   shadow: boolean;
+  crafting: boolean;
   run_id: string;
   agent_id: string;
   depth: number;
@@ -32,7 +33,7 @@ export class PrismaAgentTokenStore implements AgentTokenStore {
   async findActiveAgentToken(hash: string): Promise<Principal | null> {
     const [row] = await this.sql.$queryRawUnsafe<AgentTokenRow[]>(
       `SELECT t.id::text AS id, t.user_id::text AS user_id, t.workspace_id::text AS workspace_id, w.slug,
-              m.role::text AS role, r.origin_type = 'try' AS shadow, t.run_id::text AS run_id, t.agent_id::text AS agent_id, t.depth,
+              m.role::text AS role, r.origin_type = 'try' AS shadow, r.origin_type = 'craft' AS crafting, t.run_id::text AS run_id, t.agent_id::text AS agent_id, t.depth,
               t.expires_at
          FROM agent_tokens t
          JOIN workspaces w ON w.id = t.workspace_id
@@ -53,6 +54,7 @@ export class PrismaAgentTokenStore implements AgentTokenStore {
       expiresAt: new Date(row.expires_at).toISOString(),
       agent: { runId: row.run_id, agentId: row.agent_id, depth: Number(row.depth) },
       ...(row.shadow ? { shadowOf: row.role } : {}),
+      ...(row.crafting ? { crafting: true as const } : {}),
     };
   }
 }

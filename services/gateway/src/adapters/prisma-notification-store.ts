@@ -20,13 +20,24 @@ export class PrismaNotificationStore implements NotificationStore {
   }
 
   async putSettings(workspaceId: string, settings: NotificationSettings, facts: FactsOf<NotificationSettingsSave>): Promise<NotificationSettings> {
-    const data = { connection: settings.connection ?? Prisma.DbNull, defaultChannel: settings.defaultChannel, rules: settings.rules, updatedAt: new Date() };
+    return (await this.updateSettings(workspaceId, () => settings, facts))!;
+  }
+
+  async updateSettings(
+    workspaceId: string,
+    change: (before: NotificationSettings | null) => NotificationSettings | null,
+    facts: FactsOf<NotificationSettingsSave>,
+  ): Promise<NotificationSettings | null> {
     return this.prisma.$transaction(async (tx) => {
       // One save at a time, so each knows what it changed (the audit trail); the read after the lock sees every save before.
       await lock(tx, `notification-settings:${workspaceId}`);
-      const before = await tx.notificationSettings.findUnique({ where: { workspaceId } });
+      const row = await tx.notificationSettings.findUnique({ where: { workspaceId } });
+      const before = row ? settingsOf(row) : null;
+      const settings = change(before);
+      if (!settings) return null;
+      const data = { connection: settings.connection ?? Prisma.DbNull, defaultChannel: settings.defaultChannel, rules: settings.rules, updatedAt: new Date() };
       const after = settingsOf(await tx.notificationSettings.upsert({ where: { workspaceId }, create: { workspaceId, ...data }, update: data }));
-      await recordFacts(tx, facts({ before: before ? settingsOf(before) : null, after }));
+      await recordFacts(tx, facts({ before, after }));
       return after;
     });
   }

@@ -11,7 +11,7 @@ import type { Principal } from '../auth-ports';
  */
 export function assertMayImprove(principal: Principal, target: Pick<AgentRecord, 'id' | 'spec'>): void {
   const caller = principal.agent?.agentId;
-  if (caller === undefined) return;
+  if (caller === undefined || principal.crafting) return; // a crafting turn acts for its person (decision 0056)
   const rule = target.spec.selfImprovement;
   if (rule?.allow && (caller === target.id || rule.managers.includes(caller))) return;
   throw new AppError(ErrorCode.SELF_IMPROVEMENT_NOT_ALLOWED, "this agent's owner does not allow the calling agent to try, evaluate or save it (spec selfImprovement)", { id: target.id });

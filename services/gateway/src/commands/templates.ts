@@ -13,8 +13,10 @@ import { ChangeFacts, namedAuthorOf, type UserNameLookup } from '../audited-chan
 import type { StoredAgentSpec } from '../agent-ports';
 import type { FactFlusher } from '../fact-ports';
 import type { SecretStore } from '../secret-ports';
+import type { NotificationStore } from '../notification-ports';
 import type { AgentBundleStore } from '../version-ports';
 import type { AgentCommandContext } from './agent-registry';
+import { installTemplateRules } from './template-rules';
 
 /** A template as listed: what it does and what it needs, without its spec. */
 function summaryOf(manifest: TemplateManifest): TemplateSummary {
@@ -41,14 +43,23 @@ function copySpec(manifest: TemplateManifest, request: AdoptTemplateRequest): St
 /**
  * First-party templates (decision 0049). Adopting one writes a disabled copy
  * through the bundle import's one-transaction write (it carries
- * `templateOrigin`), records `agent.created`, and answers the checklist of
- * what the copy needs before someone enables it.
+ * `templateOrigin`), records `agent.created`, installs the template's
+ * notification rules (template-rules.ts: an admin's adopt, merged once), and
+ * answers the checklist of what the copy needs before someone enables it.
  */
 export class Templates {
   private readonly byId: Map<string, TemplateManifest>;
 
   constructor(
-    private readonly deps: { templates: TemplateManifest[]; agentBundles: AgentBundleStore; secrets: SecretStore; outbox: FactFlusher; userName: UserNameLookup },
+    private readonly deps: {
+      templates: TemplateManifest[];
+      agentBundles: AgentBundleStore;
+      secrets: SecretStore;
+      /** Where the template's notification rules are installed (the workspace's settings). */
+      notificationStore: NotificationStore;
+      outbox: FactFlusher;
+      userName: UserNameLookup;
+    },
   ) {
     this.byId = new Map(deps.templates.map((manifest) => [manifest.id, manifest]));
   }
@@ -71,6 +82,8 @@ export class Templates {
     );
     if (!result.ok) throw new AppError(ErrorCode.AGENT_NAME_TAKEN, 'another agent of this workspace has that name: adopt with another name', { name: result.name });
     await this.deps.outbox.flush(facts.ids);
+    const rules = manifest.notificationRules ?? [];
+    const installed = await installTemplateRules({ ...this.deps, notifications: this.deps.notificationStore }, principal, rules, ctx.correlationId);
     const held = new Set((await this.deps.secrets.list(principal.workspaceId)).map((secret) => secret.name));
     const purposes = new Map(manifest.requiredSecrets.map((secret) => [secret.name, secret.purpose]));
     const servers = new Map(spec.tools.mcpServers.map((server) => [server.name, server.transport === 'http' ? server.url : [server.command, ...server.args].join(' ')]));
@@ -80,7 +93,8 @@ export class Templates {
       checklist: {
         secrets: [...new Set(secretNamesOf(spec))].map((name) => ({ name, purpose: purposes.get(name) ?? 'named by the spec', set: held.has(name) })),
         mcpServers: manifest.requiredMcpServers.map((server) => ({ ...server, target: servers.get(server.name) ?? '' })),
-        notificationRules: manifest.notificationRules ?? [],
+        notificationRules: rules,
+        notificationRulesInstalled: installed,
       },
     };
   }

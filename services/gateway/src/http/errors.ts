@@ -100,6 +100,7 @@ export function statusOf(code: ErrorCode): number {
     case ErrorCode.TASK_BLOCKED:
     case ErrorCode.NOTIFICATIONS_NOT_CONFIGURED:
     case ErrorCode.CRAFTING_NOT_CONFIGURED:
+    case ErrorCode.NO_FACT_TO_REPLAY:
     case ErrorCode.TEAMMATE_NAME_TAKEN:
     case ErrorCode.TEAMMATE_STOPPED:
     case ErrorCode.INTEGRATION_CONTEXT_REPLAYED:

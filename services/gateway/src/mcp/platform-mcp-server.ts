@@ -17,9 +17,10 @@ import { statusOf } from '../http/errors';
 import { isPlatformToolName, PLATFORM_TOOLS, type PlatformToolContext, type PlatformToolDeps } from './platform-tools';
 
 /** The tools as `tools/list` shows them, with the role each needs: JSON Schemas generated from the contracts' zod schemas. */
-const TOOL_LIST: Array<{ tool: Tool; role: Role; peopleOnly: boolean }> = Object.values(PLATFORM_TOOLS).map((tool) => ({
+const TOOL_LIST: Array<{ tool: Tool; role: Role; peopleOnly: boolean; craftingOnly: boolean }> = Object.values(PLATFORM_TOOLS).map((tool) => ({
   role: tool.role,
   peopleOnly: tool.peopleOnly ?? false,
+  craftingOnly: tool.craftingOnly ?? false,
   tool: {
     name: tool.name,
     title: tool.annotations.title,
@@ -53,7 +54,9 @@ export function createPlatformMcpServer(deps: PlatformToolDeps, ctx: PlatformToo
   // Only what the caller's role may call: a tool it would be refused is not offered (calling it is still refused).
   // A try run's token lists its member's tools (so the model is offered what the agent would have); its calls stay read-only.
   const listedAs = { ...ctx.principal, role: ctx.principal.shadowOf ?? ctx.principal.role };
-  const visible = TOOL_LIST.filter((entry) => hasRole(listedAs, entry.role) && !(entry.peopleOnly && ctx.principal.agent)).map((entry) => entry.tool);
+  const visible = TOOL_LIST.filter((entry) => hasRole(listedAs, entry.role) && !(entry.peopleOnly && ctx.principal.agent) && (!entry.craftingOnly || ctx.principal.crafting)).map(
+    (entry) => entry.tool,
+  );
   // A delegated run is offered only what every run it was delegated from may call (parentScope, decision 0059).
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await inParentScope(deps, ctx.principal, visible) }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {

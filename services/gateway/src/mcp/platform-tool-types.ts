@@ -72,5 +72,7 @@ export interface PlatformTool<N extends PlatformToolName = PlatformToolName> {
   role: Role;
   /** Only a person's token may call it: an agent token is refused and is not offered it. @defaultValue false */
   peopleOnly?: boolean;
+  /** Only a crafting run's token (decision 0056) is offered the tool; others are refused it (the command checks). @defaultValue false */
+  craftingOnly?: boolean;
   run(deps: PlatformToolDeps, ctx: PlatformToolContext, input: z.infer<(typeof INPUTS)[N]>): Promise<Record<string, unknown>>;
 }

@@ -1,6 +1,7 @@
 import type { PlatformToolName } from '@switchyard/contracts';
 import { acceptEvents } from '../accept-events';
 import { toRunResponse } from '../api-views';
+import { tryCraftedDraft } from '../commands/craft-try';
 import { decideApproval } from '../commands/decide-approval';
 import { postSessionMessage } from '../commands/post-session-message';
 import { getApproval, listApprovals } from '../commands/read-approvals';
@@ -160,6 +161,16 @@ const tools: { [N in PlatformToolName]: PlatformTool<N> } = {
     annotations: write('Save agent', false),
     role: 'member',
     run: async (deps, ctx, input) => ({ ...(await deps.saveAgent.save(ctx, input, ctx.sent ?? {})) }),
+  },
+  try_crafted_draft: {
+    name: 'try_crafted_draft',
+    description:
+      "A crafting run's shadow try of its draft `spec` (decision 0056), kept under `agentId`, on `eventId` or the newest recorded fact the draft's triggers match. " +
+      'Returns {runId, agentId, eventId}. Only a crafting run may call it: it is the runner\'s try_agent_draft.',
+    annotations: write('Try crafted draft', false),
+    role: 'member',
+    craftingOnly: true,
+    run: async (deps, ctx, input) => ({ ...(await tryCraftedDraft(deps, ctx, input)) }),
   },
   list_approvals: {
     name: 'list_approvals',

@@ -1,25 +1,28 @@
 import { Router } from 'express';
 import { CraftMessageRequestSchema, type CraftEvent } from '@switchyard/contracts';
-import type { CraftAgent } from '../commands/craft-agent';
+import type { CraftSession } from '../commands/craft-session';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody } from '../http/validate';
 
 /**
- * Conversational crafting (decision 0056): `POST /agents/craft` (member) runs
- * the crafting agent on one message and answers `text/event-stream`, one
- * event per patch, refusal, try and remark as they happen, ending with
+ * Conversational crafting (decision 0056): `POST /agents/craft` (member)
+ * queues the message as the next turn of the crafting conversation (a `craft`
+ * run of the built-in crafting agent) and answers `text/event-stream`:
+ * `started` (the run and the conversation), then one event per patch,
+ * refusal, try and remark as the run's transcript records them, ending with
  * `done` or `error`. Refusals found before the answer starts are plain 4xx.
  */
-export function craftRoutes(deps: { craftAgent: Pick<CraftAgent, 'check' | 'message'>; heartbeatMs: number }): Router {
+export function craftRoutes(deps: { craftSession: Pick<CraftSession, 'check' | 'start' | 'follow'>; heartbeatMs: number }): Router {
   const router = Router({ mergeParams: true });
 
   router.post('/agents/craft', requireRole('member'), async (req, res) => {
     const body = parseBody(CraftMessageRequestSchema, req);
     const principal = principalOf(res);
-    await deps.craftAgent.check(principal, body);
+    await deps.craftSession.check(principal, body);
+    const started = await deps.craftSession.start({ principal, correlationId: String(res.locals.requestId) }, body);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
     res.flushHeaders();
-    // The person left (closed the page, sent again): stop calling the model for them.
+    // The person left (closed the page): stop following; the turn goes on and stays in the conversation's transcript.
     const gone = new AbortController();
     // A model may think for a while between events: comments keep proxies from closing the stream as idle.
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.heartbeatMs);
@@ -30,10 +33,11 @@ export function craftRoutes(deps: { craftAgent: Pick<CraftAgent, 'check' | 'mess
     const emit = (event: CraftEvent) => {
       if (!res.writableEnded) res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     };
+    emit(started);
     try {
-      await deps.craftAgent.message({ principal, correlationId: String(res.locals.requestId) }, body, emit, gone.signal);
+      await deps.craftSession.follow(principal, started.runId, emit, gone.signal);
     } catch (error) {
-      emit({ type: 'error', code: 'INTERNAL', message: 'crafting failed' });
+      emit({ type: 'error', code: 'INTERNAL', message: 'following the crafting run failed' });
       throw error;
     } finally {
       clearInterval(heartbeat);

@@ -25,13 +25,13 @@ export function tryPaths(): OpenApiPaths {
       post: {
         operationId: 'craftAgent',
         summary:
-          'Conversational crafting (decision 0056, member; agent tokens 403 TRY_BY_AGENT_REFUSED): one message with the canvas runs the crafting agent; the answer is text/event-stream, one CraftEvent per accepted or refused patch, try and remark, ending with done or error',
+          'Conversational crafting (decision 0056, member; agent tokens 403 TRY_BY_AGENT_REFUSED): one message with the canvas is a turn (a craft run) of the built-in crafting agent, in the conversation sessionId; the answer is text/event-stream: started, then one CraftEvent per accepted or refused patch, try and remark as the run records them, ending with done or error; 404 SESSION_NOT_FOUND for another\'s or unknown conversation',
         parameters: [ws],
         requestBody: body('CraftMessageRequest'),
         responses: {
           '200': { description: 'text/event-stream of CraftEvent (`event:` its type, `data:` the event)', content: { 'text/event-stream': { schema: { $ref: '#/components/schemas/CraftEvent' } } } },
           ...errors,
-          '409': json('Error', 'CRAFTING_NOT_CONFIGURED: the gateway has no CRAFT_MODEL_BASE_URL'),
+          '409': json('Error', 'CRAFTING_NOT_CONFIGURED: the gateway has no CRAFT_MODEL'),
         },
       },
     },

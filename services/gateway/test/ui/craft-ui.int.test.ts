@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { apiClient, startLocalOpenAiServer, startTestPlatform, waitFor, type LocalOpenAiRequest, type LocalOpenAiServer, type TestPlatform } from '@switchyard/testing';
-import { craftingReply, isCraftRequest, lastMessage, NIGHTLY_AND_MORE_THAN_TWO } from '../craft-script';
+import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
+import { craftingEnv, NIGHTLY_AND_MORE_THAN_TWO, turnMessage } from '../craft-script';
 import { launchBrowser, screenshot, signedInPage } from './browser';
 
 jest.setTimeout(300_000);
@@ -10,30 +10,25 @@ const base = `/v1/workspaces/${WS}`;
 
 /**
  * Issue 32 item 1 (decision 0056): an agent crafted in three messages on
- * `/agents/craft` in headless Chromium, with the scripted crafting model
- * behind the local OpenAI-compatible server and the try run by a runner
- * process. The first answer's remark is held back 3 s, so the patch is seen on
- * the canvas while the answer is still streaming.
+ * `/agents/craft` in headless Chromium. Each message is a crafting run of the
+ * built-in crafting agent on a runner process, its model the platform's
+ * scripted provider; the try is a run too. The first answer's remark is held
+ * back 3 s, so the patch is seen on the canvas while the answer is still
+ * streaming. The conversation is then in the fleet, with its transcript.
  */
 describe('issue 32: conversational crafting in the browser (headless Chromium, real processes)', () => {
-  let openai: LocalOpenAiServer;
   let platform: TestPlatform;
   let browser: Browser;
   let page: Page;
   let admin: ReturnType<typeof apiClient>;
-  const crafting: LocalOpenAiRequest[] = [];
+  const craftRuns = async () =>
+    ((await admin('GET', `${base}/runs?limit=100`)).body.runs as Array<{ id: string; agentId: string; sessionId: string; origin: { type: string }; status: string }>).filter((run) => run.origin.type === 'craft');
 
   beforeAll(async () => {
-    openai = await startLocalOpenAiServer({
-      respond: (request) => {
-        if (!isCraftRequest(request)) return { type: 'message', content: 'not a crafting request' };
-        crafting.push(request);
-        const { text, answered } = lastMessage(request);
-        return craftingReply(request, answered && /more than 2/.test(text) ? 3_000 : 0);
-      },
-    });
     browser = await launchBrowser();
-    platform = await startTestPlatform({ runners: 1, env: { CRAFT_MODEL_BASE_URL: openai.baseUrl } });
+    platform = await startTestPlatform({ env: craftingEnv(3_000) });
+    // The runner reaches the gateway's /mcp: a crafting turn's try goes through it (try_crafted_draft).
+    await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
     const token = await platform.createWorkspace(WS);
     admin = apiClient(platform.gatewayUrl, token);
     // Three scorecards: the newest has 4 failures but is not nightly; the nightly one with 5 is "the last one".
@@ -46,7 +41,6 @@ describe('issue 32: conversational crafting in the browser (headless Chromium, r
   afterAll(async () => {
     await browser?.close();
     await platform?.stop();
-    await openai?.close();
   });
 
   const canvas = () => page.getByRole('region', { name: 'canvas' });
@@ -83,13 +77,28 @@ describe('issue 32: conversational crafting in the browser (headless Chromium, r
     await patchesShown(2);
     expect(await canvas().getByLabel('Name').inputValue()).toBe('nightly-scorecards');
     expect(JSON.parse(await canvas().getByLabel('Filter (JSON)').inputValue())).toEqual(NIGHTLY_AND_MORE_THAN_TWO);
-    expect(lastMessage(crafting.at(-1)!).canvas).toMatchObject({ name: 'nightly-scorecards' });
+    // The turn was sent the canvas with the hand edit (its first message, in its transcript).
+    const turn = (await craftRuns())[0]!;
+    const entries = (await admin('GET', `${base}/runs/${turn.id}/transcript`)).body.entries as Array<{ type: string; content: { text?: string } }>;
+    expect(turnMessage(entries.filter((entry) => entry.type === 'user').at(-1)!.content.text!)).toMatchObject({ text: 'only in the nightly suite', canvas: { name: 'nightly-scorecards' } });
     await chat().getByText('Only the nightly suite now.').waitFor();
 
     await send('try it on the last one');
     const tryRun = chat().getByTestId('try-run');
-    await tryRun.getByTestId('try-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
-    await tryRun.getByTestId('transcript').getByText('flagging S-2: 5 failed in nightly').waitFor();
+    await tryRun
+      .getByTestId('try-status')
+      .filter({ hasText: 'completed' })
+      .waitFor({ timeout: 60_000 })
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\nchat: ${await chat().innerText()}`);
+      });
+    await tryRun
+      .getByTestId('transcript')
+      .getByText('flagging S-2: 5 failed in nightly')
+      .waitFor()
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\ntry: ${await tryRun.innerText()}`);
+      });
     await screenshot(page, 'agent-craft');
 
     // A phone: one column, nothing wider than the screen.
@@ -123,14 +132,37 @@ describe('issue 32: conversational crafting in the browser (headless Chromium, r
     await asViewer.getByRole('heading', { name: 'Agents' }).waitFor();
     expect(await asViewer.getByRole('link', { name: 'Craft an agent' }).count()).toBe(0);
     await asViewer.goto(`${platform.gatewayUrl}/agents/craft`);
-    const asked = crafting.length;
+    const asked = (await craftRuns()).length;
     await asViewer.getByLabel('Message').fill('watch scorecards with more than 2 failures');
     await asViewer.getByRole('button', { name: 'Send' }).click();
     await asViewer.getByText('FORBIDDEN', { exact: false }).first().waitFor();
     await asViewer.getByRole('button', { name: 'Save as a new agent' }).click();
     await waitFor(async () => (await asViewer.getByRole('alert').allTextContents()).some((text) => text.startsWith('FORBIDDEN')), { what: 'Save refused' });
-    expect(crafting.length).toBe(asked);
-    expect((await admin('GET', `${base}/agents`)).body.agents).toHaveLength(1);
+    expect((await craftRuns()).length).toBe(asked);
+    const agents = (await admin('GET', `${base}/agents`)).body.agents as Array<{ spec: { name: string } }>;
+    expect(agents.map((agent) => agent.spec.name).sort()).toEqual(['nightly-scorecards', 'switchyard-crafting']);
     await asViewer.context().close();
+  });
+
+  it("keeps the conversation in the fleet: the turns under the built-in crafting agent, each with its transcript; another workspace's member cannot open one", async () => {
+    const turns = await craftRuns();
+    expect(turns.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(turns.slice(1).map((run) => run.sessionId)).size).toBe(1);
+    await page.goto(`${platform.gatewayUrl}/`);
+    await page.getByTestId('craft-turn').filter({ hasText: 'crafting: only in the nightly suite' }).first().waitFor({ timeout: 30_000 });
+    await page.goto(`${platform.gatewayUrl}/agents`);
+    await page.locator('tr', { hasText: 'switchyard-crafting' }).getByTestId('built-in').waitFor();
+    // Newest first: the saved agent's conversation, then the three messages of the first one.
+    const nightly = turns[2]!;
+    await page.goto(`${platform.gatewayUrl}/runs/${nightly.id}`);
+    await page.getByTestId('transcript').getByText('Only the nightly suite now.').waitFor({ timeout: 30_000 });
+    expect(new Set(turns.map((run) => run.agentId)).size).toBe(1);
+
+    const otherToken = await platform.createWorkspace('elsewhere');
+    const outsider = await signedInPage(browser, platform.gatewayUrl, otherToken);
+    await outsider.goto(`${platform.gatewayUrl}/runs/${nightly.id}`);
+    await outsider.getByText('RUN_NOT_FOUND', { exact: false }).first().waitFor({ timeout: 30_000 });
+    expect((await apiClient(platform.gatewayUrl, otherToken)('GET', `/v1/workspaces/elsewhere/runs/${nightly.id}/transcript`)).status).toBe(404);
+    await outsider.context().close();
   });
 });

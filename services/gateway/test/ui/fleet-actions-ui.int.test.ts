@@ -47,7 +47,7 @@ describe('issue 32 §3: the fleet manageable from the UI — agents and runs (he
     const form = page.getByRole('form', { name: 'new agent' });
     await form.getByLabel('Name', { exact: true }).fill('greeter');
     await form.getByLabel('Instructions').fill('You greet.');
-    await form.getByLabel('Triggers (one fact kind per line)').fill('visitor.arrived\nvisitor.left');
+    await form.getByLabel(/^Triggers/).fill('visitor.arrived\nvisitor.left');
     await form.getByLabel('Mode', { exact: true }).selectOption('auto');
     await form.getByLabel('Budget per run (USD)').fill('30');
     await form.getByLabel('Budget per day (USD)').fill('5');
@@ -141,7 +141,7 @@ describe('issue 32 §3: the fleet manageable from the UI — agents and runs (he
     const form = viewer.getByRole('form', { name: 'new agent' });
     await form.getByLabel('Name', { exact: true }).fill('intruder');
     await form.getByLabel('Instructions').fill('x');
-    await form.getByLabel('Triggers (one fact kind per line)').fill('x.y');
+    await form.getByLabel(/^Triggers/).fill('x.y');
     await form.getByRole('button', { name: 'Create agent' }).click();
     await viewer.getByRole('alert').filter({ hasText: 'FORBIDDEN' }).waitFor();
     // The same commands refuse the viewer's other agent writes.

@@ -60,6 +60,9 @@ export type {
   EvalTrialEvent,
 } from '@switchyard/contracts';
 
+/** The built-in crafting agent's reserved name (the contracts' CRAFTING_AGENT_NAME; zod is not bundled, so the value is repeated). */
+export const CRAFTING_AGENT_NAME = 'switchyard-crafting';
+
 /** An agent version as `GET /agents/{id}/versions` lists it. */
 export interface AgentVersionSummary {
   agentId: string;

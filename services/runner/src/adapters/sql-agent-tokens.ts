@@ -9,7 +9,8 @@ import type { AgentTokens, MintAgentTokenInput } from '../agent-token-port';
  * creator (`agents.created_by`), read in the same statement that inserts the
  * row, so a token never exists for an agent of another workspace. A try run's
  * token acts as the member who tried it (`userId`; its agent may be a draft
- * with no row), minted only for a try run of that workspace and a member of it. Expiry is
+ * with no row), minted only for a try run of that workspace and a member of it; a crafting
+ * turn's acts as the person crafting (decision 0056). Expiry is
  * computed by the database clock, the one the gateway compares it with.
  */
 export class SqlAgentTokens implements AgentTokens {
@@ -26,7 +27,7 @@ export class SqlAgentTokens implements AgentTokens {
          FROM (SELECT 1) AS one
          LEFT JOIN agents a ON a.id = $6::uuid AND a.workspace_id = $7::uuid
         WHERE CASE WHEN $8::uuid IS NULL THEN a.id IS NOT NULL
-                   ELSE EXISTS (SELECT 1 FROM runs r WHERE r.id = $3::uuid AND r.workspace_id = $7::uuid AND r.origin_type = 'try')
+                   ELSE EXISTS (SELECT 1 FROM runs r WHERE r.id = $3::uuid AND r.workspace_id = $7::uuid AND r.origin_type IN ('try', 'craft'))
                         AND EXISTS (SELECT 1 FROM memberships m WHERE m.workspace_id = $7::uuid AND m.user_id = $8::uuid) END
        ON CONFLICT (run_id) DO UPDATE
          SET hash = EXCLUDED.hash, workspace_id = EXCLUDED.workspace_id, agent_id = EXCLUDED.agent_id,
@@ -42,7 +43,7 @@ export class SqlAgentTokens implements AgentTokens {
       input.userId ?? null,
     );
     if (inserted === 0 && input.userId !== undefined) {
-      throw new AppError(ErrorCode.RUN_NOT_FOUND, 'no such try run or member in this workspace: no agent token minted', { id: input.runId, workspaceId: input.workspaceId });
+      throw new AppError(ErrorCode.RUN_NOT_FOUND, 'no such try or crafting run, or member, in this workspace: no agent token minted', { id: input.runId, workspaceId: input.workspaceId });
     }
     if (inserted === 0) {
       throw new AppError(ErrorCode.AGENT_NOT_FOUND, 'no such agent in this workspace: no agent token minted', {

@@ -2,7 +2,7 @@ import type { AgentSpec, RunState } from '@switchyard/contracts';
 import { redactSecrets } from '@switchyard/core';
 import type { ModelTool, Model } from '../model/model';
 import type { ExecutableRun, ExecutionContext, RunContext, RunRef } from '../ports';
-import { ShadowToolHost, type PlatformToolServer, type ToolDefinition, type ToolHost } from '../tools';
+import { CraftToolHost, craftTurnInput, ShadowToolHost, type PlatformToolServer, type ToolDefinition, type ToolHost } from '../tools';
 import { NO_SPEND } from './budget';
 import type { AgentLoopOptions, ResolveSecret } from './loop-options';
 import type { SpendStanding } from './loop-ports';
@@ -96,20 +96,30 @@ export async function prepareSession(options: AgentLoopOptions, session: RunSess
   const trigger = toTrigger(runContext.origin, runContext.fact);
   const input = trigger.type === 'manual' ? trigger.input : null;
   session.model = await options.model(run.spec, { fact: runContext.fact, input, resolveSecret, answered: recorder.state.tally.turns, seed: run.id });
-  const platform = await platformTools(options, session);
-  // Listed, not connected: a server's session opens at the run's first call of it (decision 0012).
-  const connected = await options.tools({ servers: run.spec.tools.mcpServers, workspaceId: run.workspaceId, platform, resolveSecret, signal: session.context.signal });
-  // A try-drive runs in shadow (decision 0027): its host executes only the platform's reads.
-  session.host = runContext.origin.type === 'try' ? new ShadowToolHost(connected.host) : connected.host;
-  for (const notice of connected.notices) recorder.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
+  const connect = async () => {
+    const platform = await platformTools(options, session);
+    // Listed, not connected: a server's session opens at the run's first call of it (decision 0012).
+    return options.tools({ servers: run.spec.tools.mcpServers, workspaceId: run.workspaceId, platform, resolveSecret, signal: session.context.signal });
+  };
+  if (runContext.origin.type === 'craft') {
+    // A crafting turn's own tools need no listing: its agent token and platform connection wait for its first try (decision 0056).
+    session.host = new CraftToolHost(connect, runContext.origin);
+  } else {
+    const connected = await connect();
+    session.host = runContext.origin.type === 'try' ? new ShadowToolHost(connected.host) : connected.host;
+    for (const notice of connected.notices) recorder.add('notice', { code: notice.error.code, message: `${notice.server}: ${notice.error.message}` });
+  }
   offerTools(session);
   const system = systemPrompt(run.spec.instructions);
   const first = firstMessage(run.spec.task, trigger);
+  const fresh = recorder.state.conversation.length === 0;
   // A teammate's later turn goes on after its history's head (decision 0052), unless its prompt changed.
-  if (recorder.state.conversation.length === 0 && needsHead(session.history, system, first)) {
+  if (fresh && needsHead(session.history, system, first)) {
     recorder.add('system', { text: system });
     recorder.add('user', { text: first, from: trigger.type === 'fact' ? { type: 'event', eventId: trigger.fact.id } : { type: trigger.type } });
   }
+  // A crafting turn's message comes after the conversation so far, like a teammate's mail (decision 0056).
+  if (fresh && runContext.origin.type === 'craft') recorder.add('user', { text: craftTurnInput(runContext.origin), from: { type: 'craft', userId: runContext.origin.userId } });
   // A model without a price costs nothing: its runs need not read the spend (a delegated run's parents' included).
   if (options.prices.priceOf(run.spec.model.name)) session.spend = await options.spend.standing({ runId: run.id, agentId: run.agentId });
 }
@@ -133,14 +143,15 @@ export function offerTools(session: RunSession): void {
 async function platformTools(options: AgentLoopOptions, session: RunSession): Promise<PlatformToolServer | undefined> {
   const { run } = session;
   if (!options.platform || run.spec.tools.platform.length === 0) return undefined;
-  const tryOf = session.runContext.origin.type === 'try' ? session.runContext.origin.userId : undefined;
+  const { origin } = session.runContext;
+  const tryOf = origin.type === 'try' || origin.type === 'craft' ? origin.userId : undefined;
   const { token } = await options.platform.tokens.mint({
     workspaceId: run.workspaceId,
     runId: run.id,
     agentId: run.agentId,
     depth: run.depth,
     ttlMs: options.platform.tokenTtlMs,
-    // A try's reads act as the person who tried it (the gateway lets its token read only).
+    // A try's reads act as the person who tried it (the gateway lets its token read only); a crafting turn's try too.
     ...(tryOf !== undefined ? { userId: tryOf } : {}),
   });
   session.tokenMinted = true;
@@ -206,8 +217,10 @@ async function runStateOf(options: AgentLoopOptions, run: Pick<RunRef, 'id' | 'w
 /** A teammate turn's earlier conversation (decision 0052); undefined for every other run, or without a history store. */
 async function historyOf(options: AgentLoopOptions, run: Pick<RunRef, 'id' | 'workspaceId'>, context: RunContext): Promise<SessionHistory | undefined> {
   const { origin } = context;
-  if (!options.memory || origin.type !== 'teammate') return undefined;
-  const read = await options.memory.history({ runId: run.id, workspaceId: run.workspaceId, sessionId: context.sessionId, teammateId: origin.teammateId });
+  if (!options.memory || (origin.type !== 'teammate' && origin.type !== 'craft')) return undefined;
+  // A crafting conversation (decision 0056) is one like a teammate's, with the memory defaults (no teammate row).
+  const teammateId = origin.type === 'teammate' ? origin.teammateId : NO_TEAMMATE;
+  const read = await options.memory.history({ runId: run.id, workspaceId: run.workspaceId, sessionId: context.sessionId, teammateId });
   return buildHistory(read);
 }
 
@@ -220,8 +233,11 @@ async function wakeNextTurn(options: AgentLoopOptions, run: { id: string; worksp
   });
 }
 
+/** A teammate id no row has: a crafting conversation's history reads the memory defaults. */
+const NO_TEAMMATE = '00000000-0000-0000-0000-000000000000';
+
 /** What woke the run, for its first message; a retry of a manual run, and a try, carry their input. */
-function toTrigger(origin: { type: string; input?: string }, fact: RunContext['fact']): RunTrigger {
+function toTrigger(origin: RunContext['origin'], fact: RunContext['fact']): RunTrigger {
   if (fact) return { type: 'fact', fact };
   if ((origin.type === 'manual' || origin.type === 'retry' || origin.type === 'try') && typeof origin.input === 'string') return { type: 'manual', input: origin.input };
   return { type: 'none' };

@@ -42,6 +42,15 @@ export function recall(messages: ModelInput['messages']): string {
   return found.join('; ');
 }
 
+/** The newest user message's text: what the person said last (a crafting turn's message with its canvas, decision 0056). */
+function lastUserMessage(messages: ModelInput['messages']): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role === 'user') return message.content;
+  }
+  return '';
+}
+
 /**
  * The `scripted` provider as a Model: each `complete()` answers with the next
  * step whose `when` holds over the fact, so a scripted run goes through the
@@ -56,20 +65,27 @@ export function recall(messages: ModelInput['messages']): string {
  *   said (or the empty string) and no tool calls.
  *
  * It ignores what it is sent (messages and tools), but for `{{recall}}` in a
- * `say`, and reports 0 tokens. A
+ * `say` and a step's `heard` (a regular expression over the newest user
+ * message: a crafting script answers what the person said), and reports 0 tokens. A
  * run continued after its last step resumes the script where it was
  * (`answered`): which step answers depends on the fact only, so it is the same.
  */
 export class ScriptedModel implements Model {
-  private readonly steps: ReadonlyArray<{ step: ScriptStep; index: number; applies: (fact: Fact | null) => boolean }>;
+  private readonly steps: ReadonlyArray<{ step: ScriptStep; index: number; holds: FactPredicate | null; heard: RegExp | null; drawn: boolean }>;
   private next = 0;
   private lastSaid = '';
 
   /** Compiles every `when` up front, so a bad filter fails before the run starts. */
   constructor(private readonly options: ScriptedModelOptions) {
-    this.steps = options.script.map((step, index) => ({ step, index, applies: appliesOf(step, index, options.seed ?? '') }));
+    this.steps = options.script.map((step, index) => ({
+      step,
+      index,
+      holds: step.when ? compileFilter(step.when) : null,
+      heard: step.heard ? new RegExp(step.heard, 'i') : null,
+      drawn: drawnOf(step, index, options.seed ?? ''),
+    }));
     for (let answered = 0; answered < (options.answered ?? 0); answered++) {
-      const next = this.nextStep();
+      const next = this.nextStep([]);
       if (!next) break;
       this.say(next.step);
     }
@@ -77,21 +93,35 @@ export class ScriptedModel implements Model {
 
   async complete({ messages, signal }: ModelInput): Promise<ModelResponse> {
     await sleep(this.options.stepMs ?? 0, signal);
-    const next = this.nextStep();
+    const next = this.nextStep(messages);
     if (!next) return { message: this.lastSaid, toolCalls: [], usage: { ...NO_USAGE }, final: true };
+    await sleep(next.step.pauseMs ?? 0, signal);
     const message = this.say(next.step, messages);
-    return { message, toolCalls: next.step.tool ? [this.toolCall(next.step, next.index)] : [], usage: { ...NO_USAGE }, final: !this.stepsRemain() };
+    return { message, toolCalls: next.step.tool ? [this.toolCall(next.step, next.index)] : [], usage: { ...NO_USAGE }, final: !this.stepsRemain(messages) };
   }
 
-  /** The next step whose `when` holds, consumed; undefined once the script is exhausted. */
-  private nextStep(): { step: ScriptStep; index: number } | undefined {
-    const { fact } = this.options;
+  /**
+   * The next step whose `when` holds over the fact and whose `heard` matches
+   * the newest user message sent, consumed; undefined once the script is
+   * exhausted. (A continued run's replay passes no messages: `heard` steps
+   * are then taken as they come, like the answers the run had.)
+   */
+  private nextStep(messages: ModelInput['messages']): { step: ScriptStep; index: number } | undefined {
     while (this.next < this.steps.length) {
-      const { step, index, applies } = this.steps[this.next++]!;
-      if (!applies(fact)) continue;
-      return { step, index };
+      const candidate = this.steps[this.next++]!;
+      if (!this.applies(candidate, messages)) continue;
+      return candidate;
     }
     return undefined;
+  }
+
+  /** Whether a step answers now: its `when` over the fact (which never changes in a run), its `heard` over what the person said last. */
+  private applies({ holds, heard, drawn }: { holds: FactPredicate | null; heard: RegExp | null; drawn: boolean }, messages: ModelInput['messages']): boolean {
+    const { fact } = this.options;
+    if (!drawn) return false;
+    if (holds && (!fact || !holds(fact))) return false;
+    if (heard && messages.length > 0) return heard.test(lastUserMessage(messages));
+    return true;
   }
 
   /**
@@ -119,28 +149,25 @@ export class ScriptedModel implements Model {
     return message;
   }
 
-  /** Whether a later step will answer (its `when` holds over the fact, which never changes during a run). */
-  private stepsRemain(): boolean {
-    const { fact } = this.options;
-    return this.steps.slice(this.next).some(({ applies }) => applies(fact));
+  /** Whether a later step will answer to these messages (the fact never changes during a run; a tool's result is no user message). */
+  private stepsRemain(messages: ModelInput['messages']): boolean {
+    return this.steps.slice(this.next).some((candidate) => this.applies(candidate, messages));
   }
 
   private toolCall(step: ScriptStep, index: number): ModelToolCall {
-    const args = renderArguments((step.arguments ?? {}) as JsonValue, this.options.fact, this.options.input ?? null);
+    const written = (step.arguments ?? {}) as JsonValue;
+    const args = step.literal ? written : renderArguments(written, this.options.fact, this.options.input ?? null);
     return { id: `scripted_call_${index}`, name: step.tool!, arguments: JSON.stringify(args) };
   }
 }
 
 /**
- * When a step applies: its `when` over the fact (a run without a fact skips
- * a step with one), and its `chance` drawn from the seed and the step's index
- * (SHA-256: runs with different ids draw independently, a run continued
- * elsewhere draws the same).
+ * Whether a step's `chance` is drawn for this run: from the seed and the
+ * step's index (SHA-256: runs with different ids draw independently, a run
+ * continued elsewhere draws the same).
  */
-function appliesOf(step: ScriptStep, index: number, seed: string): (fact: Fact | null) => boolean {
-  const when: FactPredicate | null = step.when ? compileFilter(step.when) : null;
-  const drawn = step.chance === undefined || createHash('sha256').update(`${seed}:${index}`).digest().readUInt32BE(0) / 2 ** 32 < step.chance;
-  return (fact) => drawn && (!when || (fact !== null && when(fact)));
+function drawnOf(step: ScriptStep, index: number, seed: string): boolean {
+  return step.chance === undefined || createHash('sha256').update(`${seed}:${index}`).digest().readUInt32BE(0) / 2 ** 32 < step.chance;
 }
 
 /**

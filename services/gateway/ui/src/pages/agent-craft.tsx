@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { flushSync } from 'react-dom';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useLocation, useParams } from 'wouter';
+import { Link, useLocation, useParams } from 'wouter';
 import { api, ApiError, apiStream, errorText, wsPath } from '../api';
 import { CraftCanvas, type CraftDraft } from '../components/craft-canvas';
 import { IssueList } from '../components/issue-list';
@@ -50,6 +50,12 @@ function AgentLine({ ws, event }: { ws: string; event: CraftEvent }) {
       return (
         <p role="alert" className="error">
           {event.code}: {event.message}
+        </p>
+      );
+    case 'started':
+      return (
+        <p className="muted craft-turn">
+          turn <Link href={`/runs/${event.runId}`} data-testid="craft-run">{event.runId.slice(0, 8)}</Link> of the crafting conversation
         </p>
       );
     case 'done':
@@ -108,14 +114,15 @@ export function AgentCraftPage() {
   const [draft, setDraft] = useState<CraftDraft | undefined>(params.id ? undefined : STARTER);
   const [draftId, setDraftId] = useState<string | undefined>(params.id);
   const [lines, setLines] = useState<ChatLine[]>([]);
-  const [history, setHistory] = useState<Array<{ role: 'user' | 'assistant'; content: string }>>([]);
+  // The conversation is the crafting runs' session (decision 0056): its transcript keeps what was said.
+  const [sessionId, setSessionId] = useState<string | undefined>();
   const [message, setMessage] = useState('');
   const [patches, setPatches] = useState(0);
   const [changedPaths, setChangedPaths] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [issues, setIssues] = useState<ValidationIssue[]>([]);
   const [error, setError] = useState<string | undefined>();
-  // Leaving the page stops the answer under way: the gateway then stops asking the model.
+  // Leaving the page stops following the answer; the turn goes on and stays in the conversation's transcript.
   const answering = useRef<AbortController | null>(null);
   useEffect(() => () => answering.current?.abort(), []);
 
@@ -135,10 +142,9 @@ export function AgentCraftPage() {
     setError(undefined);
     setBusy(true);
     setLines((l) => [...l, { who: 'person', text }]);
-    const said: string[] = [];
     answering.current = new AbortController();
     try {
-      await apiStream(wsPath(slug, '/agents/craft'), { message: text, draft, history, ...(draftId ? { agentId: draftId } : {}) }, (raw) => {
+      await apiStream(wsPath(slug, '/agents/craft'), { message: text, draft, ...(sessionId ? { sessionId } : {}), ...(draftId ? { agentId: draftId } : {}) }, (raw) => {
         const craft = raw as CraftEvent;
         // A patch is drawn at once, not when the scheduler next runs: the canvas is what the person watches.
         if (craft.type === 'patch') {
@@ -149,10 +155,9 @@ export function AgentCraftPage() {
           });
         }
         if (craft.type === 'try') setDraftId(craft.agentId);
-        if (craft.type === 'say') said.push(craft.text);
+        if (craft.type === 'started') setSessionId(craft.sessionId);
         setLines((l) => [...l, { who: 'agent', event: craft }]);
       }, answering.current.signal);
-      setHistory((h) => [...h, { role: 'user' as const, content: text }, { role: 'assistant' as const, content: said.join('\n') || '(changed the draft)' }].slice(-40));
     } catch (caught) {
       if (answering.current?.signal.aborted) return;
       if (caught instanceof ApiError && caught.issues.length > 0) setIssues(caught.issues);

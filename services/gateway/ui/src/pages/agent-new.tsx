@@ -18,12 +18,51 @@ interface Draft {
   mode: (typeof MODES)[number];
   perRunUsd: string;
   perDayUsd: string;
+  /** Platform tool globs, comma- or space-separated. */
+  platformTools: string;
+  /** MCP servers as JSON (an array); empty: none. */
+  mcpServers: string;
+  concurrency: string;
+  cooldownMs: string;
+  queueCap: string;
+  debounceMs: string;
   enabled: boolean;
 }
 
-const BLANK: Draft = { name: '', instructions: '', provider: 'openai', modelName: 'gpt-4.1-mini', triggers: '', mode: 'default', perRunUsd: '1', perDayUsd: '20', enabled: true };
+const BLANK: Draft = {
+  name: '',
+  instructions: '',
+  provider: 'openai',
+  modelName: 'gpt-4.1-mini',
+  triggers: '',
+  mode: 'default',
+  perRunUsd: '1',
+  perDayUsd: '20',
+  platformTools: '',
+  mcpServers: '',
+  concurrency: '1',
+  cooldownMs: '0',
+  queueCap: '100',
+  debounceMs: '0',
+  enabled: true,
+};
 
-/** One trigger per line: its fact kind (filters are added later in the JSON editor). */
+/** Text as JSON when it parses; else the text itself, so the API refuses it at its path (VALIDATION_FAILED). */
+function jsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** One trigger per line: a fact kind, then (after a space) its filter as JSON, e.g. `scorecard.completed {"path":"payload.failedCases","op":"gt","value":2}`. */
+function triggerOf(line: string): Record<string, unknown> {
+  const space = line.search(/\s/);
+  if (space < 0) return { kind: line };
+  return { kind: line.slice(0, space), filter: jsonOr(line.slice(space).trim()) };
+}
+
 function specOf(draft: Draft): Record<string, unknown> {
   return {
     name: draft.name.trim(),
@@ -31,19 +70,34 @@ function specOf(draft: Draft): Record<string, unknown> {
     model: { provider: draft.provider, name: draft.modelName.trim() },
     triggers: draft.triggers
       .split('\n')
-      .map((kind) => kind.trim())
+      .map((line) => line.trim())
       .filter(Boolean)
-      .map((kind) => ({ kind })),
+      .map(triggerOf),
+    tools: {
+      platform: draft.platformTools.split(/[\s,]+/).filter(Boolean),
+      mcpServers: draft.mcpServers.trim() ? jsonOr(draft.mcpServers) : [],
+    },
     permissionMode: draft.mode,
     budget: { perRunUsd: Number(draft.perRunUsd), perDayUsd: Number(draft.perDayUsd) },
+    flow: { concurrency: Number(draft.concurrency), cooldownMs: Number(draft.cooldownMs), queueCap: Number(draft.queueCap), debounceMs: Number(draft.debounceMs) },
     enabled: draft.enabled,
   };
 }
 
+/** A labelled whole-number field of the form (the flow control's). */
+function NumberField({ id, label, min, value, onChange }: { id: string; label: string; min: number; value: string; onChange: (value: string) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} type="number" min={min} value={value} onChange={(e) => onChange(e.target.value)} />
+    </div>
+  );
+}
+
 /**
  * A new agent from a blank form (`POST /agents`, the API's own command): the
- * fields most agents need; everything else keeps its default and is edited
- * afterwards as JSON. The API's VALIDATION_FAILED issues are shown at their path.
+ * fields most agents need — triggers with their filters, tools, mode, budget,
+ * flow control; everything else keeps its default and is edited afterwards as JSON. The API's VALIDATION_FAILED issues are shown at their path.
  */
 export function AgentNewPage() {
   const { slug } = useWorkspace();
@@ -100,8 +154,24 @@ export function AgentNewPage() {
           </div>
         </div>
         <div className="field">
-          <label htmlFor="new-agent-triggers">Triggers (one fact kind per line)</label>
-          <textarea id="new-agent-triggers" value={draft.triggers} onChange={(e) => set('triggers', e.target.value)} rows={3} placeholder="deploy.requested" />
+          <label htmlFor="new-agent-triggers">Triggers (one per line: a fact kind, then optionally its filter as JSON)</label>
+          <textarea
+            id="new-agent-triggers"
+            value={draft.triggers}
+            onChange={(e) => set('triggers', e.target.value)}
+            rows={3}
+            placeholder={'deploy.requested\nscorecard.completed {"path":"payload.failedCases","op":"gt","value":2}'}
+          />
+        </div>
+        <div className="form-row">
+          <div className="field">
+            <label htmlFor="new-agent-platform-tools">Platform tools (globs, comma-separated)</label>
+            <input id="new-agent-platform-tools" value={draft.platformTools} onChange={(e) => set('platformTools', e.target.value)} placeholder="list_events, emit_event" autoComplete="off" />
+          </div>
+          <div className="field">
+            <label htmlFor="new-agent-mcp-servers">MCP servers (JSON array)</label>
+            <textarea id="new-agent-mcp-servers" value={draft.mcpServers} onChange={(e) => set('mcpServers', e.target.value)} rows={2} placeholder='[{"name":"github","transport":"http","url":"https://…/mcp"}]' />
+          </div>
         </div>
         <div className="form-row">
           <div className="field">
@@ -121,6 +191,13 @@ export function AgentNewPage() {
             <input id="new-agent-budget-per-day-usd" type="number" min="0" step="any" value={draft.perDayUsd} onChange={(e) => set('perDayUsd', e.target.value)} />
           </div>
         </div>
+        <fieldset className="form-row">
+          <legend>Flow control</legend>
+          <NumberField id="new-agent-concurrency" label="Concurrency" min={1} value={draft.concurrency} onChange={(value) => set('concurrency', value)} />
+          <NumberField id="new-agent-cooldown" label="Cooldown (ms)" min={0} value={draft.cooldownMs} onChange={(value) => set('cooldownMs', value)} />
+          <NumberField id="new-agent-queue-cap" label="Queue cap" min={1} value={draft.queueCap} onChange={(value) => set('queueCap', value)} />
+          <NumberField id="new-agent-debounce" label="Debounce (ms)" min={0} value={draft.debounceMs} onChange={(value) => set('debounceMs', value)} />
+        </fieldset>
         <label className="inline">
           <input type="checkbox" checked={draft.enabled} onChange={(e) => set('enabled', e.target.checked)} /> Enabled
         </label>

@@ -6,7 +6,7 @@ import { QueueFill, SpendToday } from '../components/limits';
 import { when } from '../format';
 import { useAgents } from '../queries';
 import { useWorkspace } from '../session';
-import type { Run } from '../types';
+import { CRAFTING_AGENT_NAME, type Run } from '../types';
 
 /** Per agent: its latest run, from the latest 200 runs. */
 function useRecentRuns(ws: string) {
@@ -59,6 +59,12 @@ export function AgentsPage() {
                 <tr key={agent.id} data-agent-id={agent.id}>
                   <td>
                     <Link href={`/agents/${agent.id}`}>{agent.spec.name}</Link>
+                    {agent.spec.name === CRAFTING_AGENT_NAME && (
+                      <span className="muted" data-testid="built-in">
+                        {' '}
+                        · built-in: crafting conversations
+                      </span>
+                    )}
                   </td>
                   <td>
                     <span className={agent.enabled ? 'status s-completed' : 'status s-cancelled'}>{agent.enabled ? 'enabled' : 'disabled'}</span>

@@ -126,6 +126,8 @@ function provisional(ws: string, fact: Fact): Run | undefined {
 /** The fact that started the run, as the run keeps it (no request of its own); a run stored before it kept one links its fact by id. */
 function Trigger({ run }: { run: Run }) {
   if (run.origin.type === 'manual') return <span className="muted">manual</span>;
+  // A crafting turn (decision 0056): what the person said, the run being the built-in crafting agent's.
+  if (run.origin.type === 'craft') return <span className="muted" data-testid="craft-turn">crafting: {run.origin.message}</span>;
   const { trigger } = run;
   if (trigger) {
     return (

@@ -24,15 +24,27 @@ function Checklist({ adopted }: { adopted: AdoptTemplateResponse }) {
             MCP server <code>{server.name}</code> ({server.tools.join(', ')}): points at <code>{server.target}</code> — point it at yours. {server.purpose}
           </li>
         ))}
-        {checklist.notificationRules.map((rule) => (
-          <li key={rule.id} data-rule={rule.id}>
-            notification rule <code>{rule.id}</code> for <code>{rule.kind}</code>: add it under the notification settings
-          </li>
-        ))}
+        {checklist.notificationRules.map((rule) => {
+          const status = checklist.notificationRulesInstalled.find((installed) => installed.id === rule.id)?.status;
+          return (
+            <li key={rule.id} data-rule={rule.id} data-rule-status={status}>
+              notification rule <code>{rule.id}</code> for <code>{rule.kind}</code>: {RULE_STATUS_WORDS[status ?? 'not_admin']}
+            </li>
+          );
+        })}
       </ul>
     </div>
   );
 }
+
+/** What adopting did with a template's notification rule, in words. */
+const RULE_STATUS_WORDS: Record<AdoptTemplateResponse['checklist']['notificationRulesInstalled'][number]['status'], string> = {
+  installed: '✓ installed in the notification settings',
+  already_installed: '✓ already in the notification settings',
+  kept_existing: 'a rule of yours has this id and was kept: compare them under the notification settings',
+  no_room: 'not installed: the notification settings hold the most rules they can',
+  not_admin: 'an admin adds it under the notification settings',
+};
 
 /** One template: what it does, what it needs, and (members) Adopt with an optional name. */
 function TemplateCard({ template, canAdopt }: { template: TemplateSummary; canAdopt: boolean }) {
