@@ -69,7 +69,6 @@ import { evalStreamRoutes } from './routes/eval-stream';
 import { EvalProgress } from './commands/eval-progress';
 import type { EvalJudgeModel, EvalStore } from './eval-ports';
 import { CraftSession } from './commands/craft-session';
-import { AgentRegistry } from './commands/agent-registry';
 import { craftRoutes } from './routes/craft';
 import type { CraftingModel, CraftingStore } from './craft-ports';
 import { whoamiRoutes } from './routes/whoami';
