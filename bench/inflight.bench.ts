@@ -24,11 +24,14 @@ import { benchServices } from './lib/bench-services';
 import { processCpuMs } from './lib/process-cpu';
 import { machineLine, writeSection } from './lib/report';
 import { fmt } from './lib/stats';
+import { enableRoundTrips, RoundTripWindow, roundTripRows } from './lib/round-trips';
 
 const NS = (process.env.BENCH_INFLIGHT_NS ?? '100,1000,5000').split(',').map(Number);
 const LATENCY_MS = 2000;
 const TURNS = Number(process.env.BENCH_TURNS ?? 3);
 const WAVES = Number(process.env.BENCH_WAVES ?? 2);
+/** BENCH_ROUND_TRIPS=1: the runner's requests to PostgreSQL and Redis per run and per model turn (a hook in the runner). */
+const ROUND_TRIPS_DIR = enableRoundTrips();
 const load = () => os.loadavg().map((n) => n.toFixed(1)).join(' / ');
 
 /** What one N measured. */
@@ -45,6 +48,8 @@ interface Phase {
   platformCpuMsPerTurn: number;
   peakSockets: number;
   load: string;
+  /** BENCH_ROUND_TRIPS=1: the runner's requests over the whole phase, by store and statement. */
+  requests?: Record<string, number>;
 }
 
 /** N loops of the plain client, one call after another each, for 3 latencies after one of ramp: calls a second and CPU a call. */
@@ -92,10 +97,15 @@ async function modelCalls(healthPort: string): Promise<number> {
 async function platformPhase(platform: TestPlatform, n: number, bare: Phase['bare']): Promise<Phase> {
   let runner: ServiceProcess | undefined;
   let healthPort: string | undefined;
+  let window: RoundTripWindow | undefined;
   const startRunner = async () => {
-    runner = await platform.startRunner({ RUNNER_CONCURRENCY: String(n), RUNNER_MODEL_CONNECTIONS: String(n), DATABASE_POOL_MAX: '20' });
+    runner = await platform.startRunner({ RUNNER_CONCURRENCY: String(n), RUNNER_MODEL_CONNECTIONS: String(n), DATABASE_POOL_MAX: '20', ...(ROUND_TRIPS_DIR ? { ROUND_TRIPS_DIR } : {}) });
     healthPort = /"healthPort":(\d+)[^\n]*runner started/.exec(runner.output())?.[1];
     if (!healthPort) throw new Error('the runner did not log its health port');
+    if (ROUND_TRIPS_DIR) {
+      window = new RoundTripWindow(ROUND_TRIPS_DIR, { runner: runner.child.pid! });
+      await window.start();
+    }
     return runner;
   };
   const points: Array<{ sample: InflightSample; calls: number; runnerCpu: number; platformCpu: number }> = [];
@@ -104,6 +114,7 @@ async function platformPhase(platform: TestPlatform, n: number, bare: Phase['bar
     points.push({ sample, calls: await modelCalls(healthPort!), runnerCpu: processCpuMs(runner!.child.pid!) ?? 0, platformCpu: cpus.reduce((a, b) => a + b, 0) });
   };
   const result = await runInflightLoad({ platform, startRunner, agents: n / 10, facts: 10 * WAVES, concurrency: 10, timeoutMs: 900_000, sampleEveryMs: 500, onSample });
+  const requests = window ? (await window.end()).runner : undefined;
   await result.runner.stop('SIGTERM');
   if (result.statuses.completed !== result.runs) throw new Error(`not every run completed: ${JSON.stringify(result.statuses)}`);
   const peakInFlight = Math.max(...points.map((p) => p.sample.running));
@@ -125,6 +136,7 @@ async function platformPhase(platform: TestPlatform, n: number, bare: Phase['bar
     platformCpuMsPerTurn: (last.platformCpu - first.platformCpu) / turns,
     peakSockets: Math.max(...points.map((p) => p.sample.footprint?.sockets ?? 0)),
     load: load(),
+    ...(requests ? { requests } : {}),
   };
 }
 
@@ -133,6 +145,15 @@ function report(phases: Phase[], loadAtStart: string): string {
     const ideal = p.n / (LATENCY_MS / 1000);
     return `| ${fmt(p.n)} | ${fmt(p.runs)} | ${fmt(p.peakInFlight)} | ${fmt(p.callsPerS)} / ${fmt(ideal)} = **${fmt(p.callsPerS / ideal, 2)}** | ${fmt(p.bare.callsPerS)} = ${fmt(p.bare.callsPerS / ideal, 2)} | **${fmt(p.callsPerS / p.bare.callsPerS, 2)}** | ${fmt(p.idleRssMiB)} → ${fmt(p.peakRssMiB)} MiB: **${fmt(p.kibPerRun)} KiB** | ${fmt(p.runnerCpuMsPerTurn, 2)} / ${fmt(p.bare.cpuMsPerCall, 2)} = **${fmt(p.runnerCpuMsPerTurn / p.bare.cpuMsPerCall, 1)}×** | ${fmt(p.platformCpuMsPerTurn, 2)} ms = **${fmt(p.platformCpuMsPerTurn / p.bare.cpuMsPerCall, 1)}×** | ${fmt(p.peakSockets)} | ${p.load} |`;
   });
+  const requestRows = phases.flatMap((p) => (p.requests ? roundTripRows({ [`runner at N = ${fmt(p.n)}, per run (${TURNS} model turns)`]: p.requests }, p.runs, 12) : []));
+  const requests = requestRows.length
+    ? `\nThe runner's requests per run over the whole phase (BENCH_ROUND_TRIPS=1: a hook counts what it writes to PostgreSQL, by prepared statement, and to Redis, by command):
+
+| runner | per run, by store | most frequent, per run |
+|---|---|---|
+${requestRows.join('\n')}
+`
+    : '';
   return `## bench:inflight — runs in flight on one runner (issue 37, decision 0053)
 
 - Machine: ${machineLine('all services as processes (gateway, event-log, matcher, one runner), the local OpenAI-compatible server in its own process')}, ${new Date().toISOString().slice(0, 10)}; load average (1 / 5 / 15 min) ${loadAtStart} at the start, per phase at its end in the table.
@@ -142,7 +163,7 @@ function report(phases: Phase[], loadAtStart: string): string {
 | N | runs | peak in flight | model calls/s (ratio to ideal) | bare loop's calls/s (ratio to ideal) | platform's calls/s ÷ bare loop's | runner RSS idle → peak (per run in flight) | runner CPU ms/turn / bare ms/call | platform CPU ms/turn (ratio to bare) | runner sockets peak | load after |
 |---:|---:|---:|---|---|---:|---|---|---|---:|---|
 ${rows.join('\n')}
-`;
+${requests}`;
 }
 
 async function main(): Promise<void> {
