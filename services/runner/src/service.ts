@@ -119,7 +119,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     service.onClose(() => pool.close());
     // And one pool of sockets per MCP server host (decision 0053).
     const mcpPool = new McpHttpPool({ connectionsPerHost: config.RUNNER_MCP_CONNECTIONS ?? capacity });
-    service.onClose(() => mcpPool.close());
+    service.onClose(async () => mcpPool.close());
     const backPressure = new ActivationBackPressure(log);
     // Claims admit runs: on connections of their own, never behind the statements of the runs in flight (decision 0053).
     const claims = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 4, applicationName: 'runner:claims', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
