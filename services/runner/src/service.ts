@@ -24,6 +24,7 @@ import { loopMetrics } from './metrics';
 import { createModel } from './model/create-model';
 import { createModelHttpPool, type ModelHttpPool } from './model/model-http-pool';
 import { runnerCapacity } from './runner-capacity';
+import { capHeapGrowth } from './heap-growth';
 import { modelEndpointCheck } from './model/model-endpoint';
 import { createPriceTable } from './model/prices';
 import { connectTools, McpHttpPool, ToolListCache, toolHostOptions } from './tools';
@@ -93,6 +94,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
  */
 export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHooks = {}): Promise<RunningRunner> {
   return startService({ name: 'runner', healthPort: config.RUNNER_HEALTH_PORT, host: config.HOST, log }, async (service) => {
+    capHeapGrowth(config.RUNNER_HEAP_GROWING_PERCENT);
     const redis = createRedis(config.REDIS_URL, { connectionName: `runner:${config.RUNNER_NAME}` });
     service.onClose(() => closeRedis(redis));
     const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
