@@ -15,6 +15,11 @@ export interface PinnedHost {
 export interface NodeFetchOptions {
   /** Sockets to one host at most; a request beyond them waits for a free one. @defaultValue unbounded */
   maxSocketsPerHost?: number;
+  /**
+   * How long an idle socket is kept for the next request. Keep it under the servers' own idle
+   * timeout (Node's is 5 s): a request handed a socket the server is closing fails. @defaultValue until the server closes it
+   */
+  idleTimeoutMs?: number;
 }
 
 /** A fetch on node:http(s), and the sockets it keeps alive. */
@@ -57,7 +62,11 @@ export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
 
 /** A fetch on node:http(s) with kept-alive sockets; `refusal` names why a host may not be reached (null: it may). */
 function nodeFetch(refusal: (hostname: string) => string | null, options: NodeFetchOptions, lookup?: LookupFunction): NodeFetch {
-  const bound = options.maxSocketsPerHost === undefined ? {} : { maxSockets: options.maxSocketsPerHost };
+  const bound = {
+    ...(options.maxSocketsPerHost === undefined ? {} : { maxSockets: options.maxSocketsPerHost }),
+    // The agent applies `timeout` to its free sockets: an idle one is destroyed after it.
+    ...(options.idleTimeoutMs === undefined ? {} : { timeout: options.idleTimeoutMs }),
+  };
   const agents = { http: new http.Agent({ keepAlive: true, ...bound }), https: new https.Agent({ keepAlive: true, ...bound }) };
 
   const fetch: FetchLike = (input, init = {}) =>

@@ -27,6 +27,8 @@ export interface McpHttpPoolOptions {
  * stream, and the SDK's transport goes on without it.
  */
 export class McpHttpPool {
+  /** Idle sockets are dropped before the servers' own idle timeout (Node's 5 s), as the model pool's are (IDLE_KEEP_ALIVE_MS). */
+  private static readonly IDLE_MS = 4_000;
   private readonly pinned = new Map<string, NodeFetch>();
   private trusted: NodeFetch | undefined;
 
@@ -37,7 +39,7 @@ export class McpHttpPool {
     const key = `${pin.hostname}|${pin.address}`;
     let fetch = this.pinned.get(key);
     if (!fetch) {
-      fetch = createPinnedFetch(pin, { maxSocketsPerHost: this.options.connectionsPerHost });
+      fetch = createPinnedFetch(pin, { maxSocketsPerHost: this.options.connectionsPerHost, idleTimeoutMs: McpHttpPool.IDLE_MS });
       this.pinned.set(key, fetch);
     }
     return withoutStandingStream(fetch.fetch);
@@ -45,7 +47,7 @@ export class McpHttpPool {
 
   /** The fetch of the platform's own server (no address check: the operator configured it). */
   trustedFetch(): FetchLike {
-    this.trusted ??= createNodeFetch({ maxSocketsPerHost: this.options.connectionsPerHost });
+    this.trusted ??= createNodeFetch({ maxSocketsPerHost: this.options.connectionsPerHost, idleTimeoutMs: McpHttpPool.IDLE_MS });
     return withoutStandingStream(this.trusted.fetch);
   }
 
