@@ -18,7 +18,7 @@ export { matchesStarGlob } from './star-glob';
 export { checkStorableJson, unstorableIn } from './storable-json';
 export type { JsonCheck, JsonPath, JsonRefusal } from './storable-json';
 export { createNodeFetch, createPinnedFetch } from './node-fetch';
-export type { FetchLike, NodeFetch, PinnedHost } from './node-fetch';
+export type { FetchLike, NodeFetch, NodeFetchOptions, PinnedHost } from './node-fetch';
 export { actionSigningKey, signActionContext, verifyActionContext } from './action-signature';
 export type { UnsignedActionContext } from './action-signature';
 export { MattermostRest, retryAfterOf } from './mattermost-rest';

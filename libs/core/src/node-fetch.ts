@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Readable } from 'node:stream';
 /** The fetch shape callers hand to clients (the MCP SDK's FetchLike, Mattermost calls, the openai client). */
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -10,6 +9,17 @@ export interface PinnedHost {
   hostname: string;
   address: string;
   family: 4 | 6;
+}
+
+/** Options of createPinnedFetch and createNodeFetch. */
+export interface NodeFetchOptions {
+  /** Sockets to one host at most; a request beyond them waits for a free one. @defaultValue unbounded */
+  maxSocketsPerHost?: number;
+  /**
+   * How long an idle socket is kept for the next request. Keep it under the servers' own idle
+   * timeout (Node's is 5 s): a request handed a socket the server is closing fails. @defaultValue until the server closes it
+   */
+  idleTimeoutMs?: number;
 }
 
 /** A fetch on node:http(s), and the sockets it keeps alive. */
@@ -28,7 +38,7 @@ export interface NodeFetch {
  * refused; the SDK follows redirects itself (same origin only), through this
  * fetch, so they are held to the same pin.
  */
-export function createPinnedFetch(pin: PinnedHost): NodeFetch {
+export function createPinnedFetch(pin: PinnedHost, options: NodeFetchOptions = {}): NodeFetch {
   const lookup: LookupFunction = (hostname, options, callback) => {
     if (hostname.replace(/^\[|\]$/g, '').toLowerCase() !== pin.hostname) {
       callback(Object.assign(new Error(`${hostname} is not the checked host`), { code: 'ENOTFOUND' }), '', 0);
@@ -38,7 +48,7 @@ export function createPinnedFetch(pin: PinnedHost): NodeFetch {
       callback(null, pin.address, pin.family);
     }
   };
-  return nodeFetch((hostname) => (hostname === pin.hostname ? null : `refusing to connect to ${hostname}: only ${pin.hostname} was checked`), lookup);
+  return nodeFetch((hostname) => (hostname === pin.hostname ? null : `refusing to connect to ${hostname}: only ${pin.hostname} was checked`), options, lookup);
 }
 
 /**
@@ -46,13 +56,18 @@ export function createPinnedFetch(pin: PinnedHost): NodeFetch {
  * configured (OPENAI_BASE_URL), which no check vets. Node's global fetch
  * would do, but it runs every request through web streams end to end.
  */
-export function createNodeFetch(): NodeFetch {
-  return nodeFetch(() => null);
+export function createNodeFetch(options: NodeFetchOptions = {}): NodeFetch {
+  return nodeFetch(() => null, options);
 }
 
 /** A fetch on node:http(s) with kept-alive sockets; `refusal` names why a host may not be reached (null: it may). */
-function nodeFetch(refusal: (hostname: string) => string | null, lookup?: LookupFunction): NodeFetch {
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+function nodeFetch(refusal: (hostname: string) => string | null, options: NodeFetchOptions, lookup?: LookupFunction): NodeFetch {
+  const bound = {
+    ...(options.maxSocketsPerHost === undefined ? {} : { maxSockets: options.maxSocketsPerHost }),
+    // The agent applies `timeout` to its free sockets: an idle one is destroyed after it.
+    ...(options.idleTimeoutMs === undefined ? {} : { timeout: options.idleTimeoutMs }),
+  };
+  const agents = { http: new http.Agent({ keepAlive: true, ...bound }), https: new https.Agent({ keepAlive: true, ...bound }) };
 
   const fetch: FetchLike = (input, init = {}) =>
     new Promise<Response>((resolve, reject) => {
@@ -76,9 +91,9 @@ function nodeFetch(refusal: (hostname: string) => string | null, lookup?: Lookup
         const headers = new Headers();
         for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) headers.append(response.rawHeaders[i]!, response.rawHeaders[i + 1]!);
         const status = response.statusCode ?? 502;
-        const empty = init.method === 'HEAD' || status === 204 || status === 304;
+        const empty = init.method === 'HEAD' || status === 204 || status === 304 || response.headers['content-length'] === '0';
         if (empty) response.resume();
-        const stream = empty ? null : (Readable.toWeb(response) as unknown as ReadableStream<Uint8Array>);
+        const stream = empty ? null : bodyOf(response);
         resolve(new Response(stream, { status, statusText: response.statusMessage ?? '', headers }));
       });
       request.end(body ?? undefined);
@@ -91,4 +106,34 @@ function nodeFetch(refusal: (hostname: string) => string | null, lookup?: Lookup
       agents.https.destroy();
     },
   };
+}
+
+/**
+ * The response's body as a web stream. A cancel of a body the socket has
+ * carried whole (`complete`, read or not: the MCP SDK cancels the empty body
+ * of every 202) reads the rest and keeps the socket for the next request;
+ * Readable.toWeb would destroy it, and each session would open new
+ * connections. A cancel mid-body still destroys the response.
+ */
+function bodyOf(response: http.IncomingMessage): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      response.on('data', (chunk: Buffer) => {
+        if (cancelled) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 1) <= 0) response.pause();
+      });
+      response.once('end', () => cancelled || controller.close());
+      response.once('error', (error) => cancelled || controller.error(error));
+    },
+    pull() {
+      response.resume();
+    },
+    cancel() {
+      cancelled = true;
+      if (response.complete) response.resume();
+      else response.destroy();
+    },
+  });
 }

@@ -154,6 +154,8 @@ export interface TestMcpHttpServer {
   sessionsOpened(): number;
   /** `tools/list` requests received, over every session. */
   toolLists(): number;
+  /** The most TCP connections the server held open at once (every client, every session). */
+  peakConnections(): number;
   /** Closes every session and the listening socket; the URL then refuses connections. */
   close(): Promise<void>;
 }
@@ -204,6 +206,13 @@ export async function startTestMcpServer(options: TestMcpHttpServerOptions = {})
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => reply(res, 500, String(error)));
   });
+  let connections = 0;
+  let peak = 0;
+  http.on('connection', (socket) => {
+    connections += 1;
+    peak = Math.max(peak, connections);
+    socket.once('close', () => (connections -= 1));
+  });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   port = (http.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
@@ -214,6 +223,7 @@ export async function startTestMcpServer(options: TestMcpHttpServerOptions = {})
     openSessions: () => sessions.size,
     sessionsOpened: () => opened,
     toolLists: () => listed,
+    peakConnections: () => peak,
     close: () =>
       (closing ??= (async () => {
         await Promise.allSettled([...sessions.values()].flatMap(({ transport, server }) => [transport.close(), server.close()]));

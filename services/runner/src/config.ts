@@ -19,6 +19,12 @@ export const RunnerEnvSchema = BaseEnvSchema.extend({
    * 256 KiB a run, 100 to 10,000)
    */
   RUNNER_CONCURRENCY: z.coerce.number().int().min(1).max(MAX_RUNNER_CONCURRENCY).optional(),
+  /**
+   * How far V8's old generation may grow past what its last full collection found live, in percent
+   * (the runs' garbage outlives the young generation: decision 0053); 0 keeps V8's own factor (up
+   * to 300 %). @defaultValue 50
+   */
+  RUNNER_HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(300).default(50),
   /** Activation jobs one process handles at once (each is one claim, not a run). @defaultValue 32 */
   RUNNER_CLAIM_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   /**

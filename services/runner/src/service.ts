@@ -8,6 +8,7 @@ import { BullmqStartGate } from './adapters/bullmq-start-gate';
 import { SqlApprovalRecords } from './adapters/sql-approval-records';
 import { SqlApprovalParking, SqlRunQueue, SqlSpendLedger, SqlWaitBook, SqlWaitParking } from '@switchyard/runs';
 import { SqlRunReads } from './adapters/sql-run-reads';
+import { SqlStepBatch } from './adapters/sql-step-batch';
 import type { RunnerConfig } from './config';
 import { Runner } from './runner';
 import { secretBoxOf } from '@switchyard/config';
@@ -23,9 +24,10 @@ import { loopMetrics } from './metrics';
 import { createModel } from './model/create-model';
 import { createModelHttpPool, type ModelHttpPool } from './model/model-http-pool';
 import { runnerCapacity } from './runner-capacity';
+import { capHeapGrowth } from './heap-growth';
 import { modelEndpointCheck } from './model/model-endpoint';
 import { createPriceTable } from './model/prices';
-import { connectTools, ToolListCache, toolHostOptions } from './tools';
+import { connectTools, McpHttpPool, ToolListCache, toolHostOptions } from './tools';
 
 /** Hooks of startRunner for test fixtures only; main.ts passes none. */
 export interface RunnerHooks {
@@ -46,14 +48,21 @@ function deadline(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/** What the runs of a process share: the model's and the MCP servers' sockets, the step boundaries' statements. */
+interface SharedByRuns {
+  pool: ModelHttpPool;
+  mcpPool: McpHttpPool;
+  batch: SqlStepBatch;
+}
+
 /** The agent loop with the runner's stores, model settings and tool policy bound. */
-function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes, pool: ModelHttpPool): AgentLoop {
+function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes, { pool, mcpPool, batch }: SharedByRuns): AgentLoop {
   const tools = toolHostOptions(config);
   // One per runner: the tool lists its runs are offered (a run connects a server at its first call).
   const listings = new ToolListCache({ ttlMs: config.RUNNER_MCP_TOOL_LIST_TTL_MS });
   // An agent's own model endpoint is checked with the models' settings (the operator's is trusted).
   const checkBaseUrl = modelEndpointCheck(config);
-  const transcripts = new SqlTranscriptStore(sql);
+  const transcripts = new SqlTranscriptStore(sql, batch);
   // The provider keys' rate limits, shared with every other runner (decision 0060).
   const rateBuckets = new ProviderRateLimits(redis, config.REDIS_PREFIX);
   return new AgentLoop({
@@ -65,7 +74,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     secrets: new SqlSecretReader(sql, secretBoxOf(config)),
     prices: createPriceTable(config.MODEL_PRICES),
     model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl, pool, rateBuckets, rateLimits: config }),
-    tools: (input) => connectTools({ ...input, options: tools, listings, log }),
+    tools: (input) => connectTools({ ...input, options: tools, listings, log, pool: mcpPool }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     approvals: new SqlApprovalRecords(sql),
     waits: waitRecords(sql),
@@ -85,6 +94,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
  */
 export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHooks = {}): Promise<RunningRunner> {
   return startService({ name: 'runner', healthPort: config.RUNNER_HEALTH_PORT, host: config.HOST, log }, async (service) => {
+    capHeapGrowth(config.RUNNER_HEAP_GROWING_PERCENT);
     const redis = createRedis(config.REDIS_URL, { connectionName: `runner:${config.RUNNER_NAME}` });
     service.onClose(() => closeRedis(redis));
     const sql = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'runner', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
@@ -109,6 +119,9 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     // One pool of model connections per host for every run of the process (decision 0053).
     const pool = createModelHttpPool({ connectionsPerHost: config.RUNNER_MODEL_CONNECTIONS ?? capacity });
     service.onClose(() => pool.close());
+    // And one pool of sockets per MCP server host (decision 0053).
+    const mcpPool = new McpHttpPool({ connectionsPerHost: config.RUNNER_MCP_CONNECTIONS ?? capacity });
+    service.onClose(async () => mcpPool.close());
     const backPressure = new ActivationBackPressure(log);
     // Claims admit runs: on connections of their own, never behind the statements of the runs in flight (decision 0053).
     const claims = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: 4, applicationName: 'runner:claims', connectionTimeoutMillis: config.RUNNER_DATABASE_WAIT_MS });
@@ -119,13 +132,15 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     // Read only for its pause flag: the operator's dashboard pause stops run starts by every path (decision 0043).
     const activations = createActivationQueue(redis, config.REDIS_PREFIX);
     service.onClose(() => activations.close());
+    // The runs' step boundaries, flushes and stop reads of every run at once, one statement (group commit).
+    const batch = new SqlStepBatch(sql);
     const runner = new Runner({
       gate: new BullmqStartGate(activations, log),
       queue: new SqlRunQueue(sql, queueOptions),
       parking: new SqlApprovalParking(sql, queueOptions),
       waitParking: new SqlWaitParking(sql, queueOptions),
-      reads: new SqlRunReads(sql),
-      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates, pool),
+      reads: new SqlRunReads(sql, batch),
+      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates, { pool, mcpPool, batch }),
       orphans: teammates,
       sweepQueuedAfterMs: SWEEP_QUEUED_AFTER_MS,
       log,

@@ -1,10 +1,15 @@
 import { RUN_CANCEL_REASONS } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
 import type { RunReads, StopReason, StoredTry } from '../ports';
+import { SqlStepBatch } from './sql-step-batch';
 
 /** The runner's reads of the run ledger besides the queue: specs, tries and stop flags. */
 export class SqlRunReads implements RunReads {
-  constructor(private readonly sql: SqlRunner) {}
+  constructor(
+    private readonly sql: SqlRunner,
+    /** Where stop reads go: shared with SqlTranscriptStore, a boundary's read and flush are one statement. */
+    private readonly batch: SqlStepBatch = new SqlStepBatch(sql),
+  ) {}
 
   async specOf(agentId: string, version: number): Promise<unknown> {
     const [row] = await this.sql.$queryRawUnsafe<Array<{ spec: unknown }>>(
@@ -24,14 +29,9 @@ export class SqlRunReads implements RunReads {
   }
 
   async stopReason(runId: string): Promise<StopReason | null> {
-    const [row] = await this.sql.$queryRawUnsafe<Array<{ stop_requested: boolean; paused: boolean }>>(
-      `SELECT r.stop_requested, coalesce(s.agents_paused, false) AS paused
-         FROM runs r LEFT JOIN workspace_settings s ON s.workspace_id = r.workspace_id
-        WHERE r.id = $1::uuid`,
-      runId,
-    );
-    if (row?.stop_requested) return RUN_CANCEL_REASONS.stopped;
-    if (row?.paused) return RUN_CANCEL_REASONS.agentsPaused;
+    const flags = await this.batch.stopFlags(runId);
+    if (flags?.stopRequested) return RUN_CANCEL_REASONS.stopped;
+    if (flags?.paused) return RUN_CANCEL_REASONS.agentsPaused;
     return null;
   }
 }

@@ -2,6 +2,7 @@ import type { TranscriptEntryType } from '@switchyard/contracts';
 import type { SqlRunner } from '@switchyard/db';
 import type { StoredEntry, TranscriptStore, TranscriptWriter } from '../loop/loop-ports';
 import type { SessionEntry, SessionHistoryRead, SessionHistoryStore } from '../loop/session-memory';
+import { SqlStepBatch, type BatchedEntry } from './sql-step-batch';
 
 /**
  * A teammate turn's history in one statement (decision 0052): the
@@ -31,21 +32,23 @@ SELECT s.seq, s.run_id::text, s.type, s.content FROM transcript_entries s
 
 /**
  * The transcript in `transcript_entries`, append-only (a trigger refuses
- * updates). Entries are buffered and written with one INSERT per flush — the
- * loop flushes at each step boundary — so a step costs one round trip however
- * many tool calls it made. `(session_id, seq)` is the key: a second writer on
- * the same session (never expected: one run per session at a time) fails
- * loudly rather than interleaving.
+ * updates). Entries are buffered per run and written at each flush — the
+ * loop flushes at each step boundary — with the flushes of every other run
+ * at its boundary meanwhile, in one INSERT (SqlStepBatch: group commit),
+ * so a step costs a share of one round trip however many tool calls it
+ * made. `(session_id, seq)` is the key: a second writer on the same session
+ * (never expected: one run per session at a time) fails loudly rather than
+ * interleaving.
  */
 export class SqlTranscriptStore implements TranscriptStore, SessionHistoryStore {
   constructor(
     private readonly sql: SqlRunner,
-    /** Applied to every entry before it is stored (secret redaction). */
-    private readonly sanitize: (content: Record<string, unknown>) => Record<string, unknown> = (content) => content,
+    /** Where flushes are written; share it with SqlRunReads so that a boundary's stop read goes in the same statement. */
+    private readonly batch: SqlStepBatch = new SqlStepBatch(sql),
   ) {}
 
   open(run: { runId: string; workspaceId: string; sessionId: string; lastSeq: number }): TranscriptWriter {
-    return new SqlTranscriptWriter(this.sql, run, run.lastSeq, this.sanitize);
+    return new SqlTranscriptWriter(this.batch, run, run.lastSeq);
   }
 
   /** Uses the `(run_id, seq)` index; scoped to the run's workspace like every read. */
@@ -66,18 +69,18 @@ export class SqlTranscriptStore implements TranscriptStore, SessionHistoryStore 
 }
 
 class SqlTranscriptWriter implements TranscriptWriter {
-  private pending: Array<{ seq: number; type: TranscriptEntryType; content: string }> = [];
+  private pending: BatchedEntry[] = [];
 
   constructor(
-    private readonly sql: SqlRunner,
+    private readonly batch: SqlStepBatch,
     private readonly run: { runId: string; workspaceId: string; sessionId: string },
     private seq: number,
-    private readonly sanitize: (content: Record<string, unknown>) => Record<string, unknown>,
   ) {}
 
   add(type: TranscriptEntryType, content: Record<string, unknown>): number {
     this.seq += 1;
-    this.pending.push({ seq: this.seq, type, content: JSON.stringify(this.sanitize(content)) });
+    const { sessionId, workspaceId, runId } = this.run;
+    this.pending.push({ sessionId, seq: this.seq, workspaceId, runId, type, content: JSON.stringify(content) });
     return this.seq;
   }
 
@@ -85,16 +88,6 @@ class SqlTranscriptWriter implements TranscriptWriter {
     if (this.pending.length === 0) return;
     const entries = this.pending;
     this.pending = [];
-    await this.sql.$executeRawUnsafe(
-      `INSERT INTO transcript_entries (session_id, seq, workspace_id, run_id, type, content)
-       SELECT $1::uuid, seq, $2::uuid, $3::uuid, type, content
-         FROM unnest($4::int[], $5::text[], $6::jsonb[]) AS t(seq, type, content)`,
-      this.run.sessionId,
-      this.run.workspaceId,
-      this.run.runId,
-      entries.map((entry) => entry.seq),
-      entries.map((entry) => entry.type),
-      entries.map((entry) => entry.content),
-    );
+    await this.batch.write(entries);
   }
 }

@@ -5,9 +5,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@switchyard/contracts';
-import { createPinnedFetch, OutboundUrlError, resolveOutboundUrl } from '@switchyard/core';
+import { OutboundUrlError, resolveOutboundUrl } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { deadline, untilAborted, type Deadline } from './deadline';
+import type { McpHttpPool } from './mcp-http-pool';
 import { describeError } from './tool-errors';
 import type { PlatformToolServer, ToolServerNotice } from './tool-host';
 import { PLATFORM_SERVER } from './tool-names';
@@ -63,6 +64,8 @@ export interface ConnectContext {
   log: Logger;
   /** The run's workspace: no listing is shared across workspaces. */
   workspaceId: string;
+  /** The process's sockets to HTTP servers, bounded per host. */
+  pool: McpHttpPool;
 }
 
 /** A server refused before any connection attempt; `code` goes to the notice. */
@@ -77,8 +80,6 @@ class ConnectRefusal extends Error {
 
 interface OpenedTransport {
   transport: Transport;
-  /** Frees what the transport does not own (the pinned sockets). */
-  release?: () => void;
 }
 
 const CLIENT_INFO = { name: 'switchyard-runner', version: '0.1.0' };
@@ -118,7 +119,7 @@ export async function agentEndpoint(spec: McpServer, context: ConnectContext): P
  */
 export function platformEndpoint(platform: PlatformToolServer, context: ConnectContext): ServerEndpoint {
   const key = listingKey(context.workspaceId, ['platform', platform.url, platform.principal]);
-  const open = () => Promise.resolve({ transport: new StreamableHTTPClientTransport(new URL(platform.url), { requestInit: { headers: { authorization: `Bearer ${platform.token}` } } }) });
+  const open = () => Promise.resolve({ transport: new StreamableHTTPClientTransport(new URL(platform.url), { requestInit: { headers: { authorization: `Bearer ${platform.token}` } }, fetch: context.pool.trustedFetch() }) });
   return endpoint(PLATFORM_SERVER, true, key, [platform.token], context, open);
 }
 
@@ -216,7 +217,6 @@ async function shutDown(client: Client, opened: OpenedTransport | undefined, end
   await client.close().catch(() => undefined);
   // A transport that never reached the client (a refusal mid-connect) is closed here.
   await opened?.transport.close().catch(() => undefined);
-  opened?.release?.();
 }
 
 function stdioTransport(spec: Extract<McpServer, { transport: 'stdio' }>, context: ConnectContext): OpenedTransport {
@@ -227,7 +227,7 @@ function stdioTransport(spec: Extract<McpServer, { transport: 'stdio' }>, contex
   return { transport };
 }
 
-/** The URL is checked (and pinned) at each connect: a DNS answer that changed since the listing is checked again. */
+/** The URL is checked (and pinned) at each connect: a DNS answer that changed since the listing is checked again; the socket comes from the process's pool of that address. */
 async function httpTransport(url: string, headers: Record<string, string>, context: ConnectContext): Promise<OpenedTransport> {
   let resolved;
   try {
@@ -236,9 +236,8 @@ async function httpTransport(url: string, headers: Record<string, string>, conte
     if (error instanceof OutboundUrlError) throw new ConnectRefusal(error.code, error.message);
     throw error;
   }
-  const pinned = createPinnedFetch(resolved);
-  const transport = new StreamableHTTPClientTransport(resolved.url, { requestInit: { headers }, fetch: pinned.fetch });
-  return { transport, release: pinned.close };
+  const transport = new StreamableHTTPClientTransport(resolved.url, { requestInit: { headers }, fetch: context.pool.pinnedFetch(resolved) });
+  return { transport };
 }
 
 async function readSecret(secret: string, header: string, context: ConnectContext, secrets: string[]): Promise<string> {

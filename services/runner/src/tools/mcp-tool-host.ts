@@ -3,6 +3,7 @@ import type { Logger } from '@switchyard/logging';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { agentEndpoint, platformEndpoint, type ConnectContext, type ConnectOutcome, type EndpointOutcome, type ListOutcome, type ServerEndpoint, type ToolListing } from './mcp-connection';
 import { callMcpTool, type CallOutcome } from './mcp-tool-call';
+import { defaultMcpHttpPool, type McpHttpPool } from './mcp-http-pool';
 import { untilAborted } from './deadline';
 import { ToolListCache } from './tool-list-cache';
 import { describeError } from './tool-errors';
@@ -28,6 +29,8 @@ export interface ConnectToolsOptions {
   log: Logger;
   /** The run's signal: listing and connecting give up (`connect_cancelled`) when it aborts. */
   signal?: AbortSignal;
+  /** The process's sockets to HTTP servers, bounded per host. @defaultValue defaultMcpHttpPool() */
+  pool?: McpHttpPool;
 }
 
 /** Longest tool description kept: descriptions are untrusted and go into every model request. */
@@ -45,7 +48,7 @@ const MAX_INPUT_SCHEMA_BYTES = 32 * 1024;
  */
 export async function connectTools(input: ConnectToolsOptions): Promise<{ host: ToolHost; notices: ToolServerNotice[] }> {
   const options: ToolHostOptions = { ...DEFAULT_TOOL_HOST_OPTIONS, ...input.options };
-  const context: ConnectContext = { options, resolveSecret: input.resolveSecret, log: input.log, workspaceId: input.workspaceId };
+  const context: ConnectContext = { options, resolveSecret: input.resolveSecret, log: input.log, workspaceId: input.workspaceId, pool: input.pool ?? defaultMcpHttpPool() };
   const signal = input.signal ?? new AbortController().signal;
   const listings = input.listings ?? new ToolListCache({ ttlMs: 0 });
   const endpoints: Array<[string, Promise<EndpointOutcome>]> = input.servers.map((spec) => [spec.name, agentEndpoint(spec, context)]);

@@ -34,6 +34,12 @@ export const ToolsEnvSchema = z.object({
    * run connects to a server only at its first call of it. @defaultValue 60000
    */
   RUNNER_MCP_TOOL_LIST_TTL_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  /**
+   * Sockets to one HTTP MCP server host, shared by every run of the process (a run holds one only
+   * while its request is out): a call beyond them waits for a free one, within its timeout.
+   * @defaultValue the run capacity (RUNNER_CONCURRENCY)
+   */
+  RUNNER_MCP_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).optional(),
   /** Most UTF-8 bytes of a tool result the model sees; the rest is cut with a marker. @defaultValue 16384 */
   RUNNER_MCP_MAX_RESULT_BYTES: z.coerce.number().int().min(1_024).max(1_048_576).default(16_384),
 });
