@@ -441,6 +441,14 @@ ${TABLE_HEAD}
 ${row('message sent → first patch on the canvas (the page)', craft.firstPatch)}
 ${row('… by the API: request sent → the patch event read (Node, no browser)', craft.apiFirstPatch)}
 
+Where the time goes: the page's hops, and the API's headers (the gateway's checks, the run's insert and wake-up; \`started\` follows them):
+
+${TABLE_HEAD}
+${row('page: submit → the POST called', craft.pageHops.toFetch)}
+${row('page: POST called → its headers read', craft.pageHops.toHeaders)}
+${row('page: headers → the patch on the canvas', craft.pageHops.toPatch)}
+${row('API: request sent → headers read', craft.apiHeaders)}
+
 Ratio to the model's latency: p50 ${ratio(patchP50)}×, p95 ${ratio(patchP95)}× (the API alone: p50 ${ratio(quantile(craft.apiFirstPatch, 0.5))}×, p95 ${ratio(quantile(craft.apiFirstPatch, 0.95))}×) — target ≤ ${FIRST_PATCH_RATIO_TARGET}×: ${patchP95 / CRAFT_MODEL_LATENCY_MS <= FIRST_PATCH_RATIO_TARGET ? 'met' : '**not met**'} (at p95).
 
 First render, navigation start → the page's frame (the fleet's runs table; the craft page's canvas), ${fmt(CRAFT_RENDERS)} loads of each, alternating, each in a new signed-in browser context:

@@ -8,7 +8,7 @@ export const CRAFT_MODEL_LATENCY_MS = 200;
 /** What the page scripts leave: first-render marks (since navigation start) and the crafting marks. */
 interface CraftProbe {
   __render?: { at?: number };
-  __craft?: { sent?: number; patched?: number };
+  __craft?: { sent?: number; fetched?: number; answered?: number; patched?: number };
 }
 
 /** Stamps when `selector` first appears (ms since navigation start). */
@@ -19,9 +19,17 @@ const renderProbe = (selector: string) => `(() => {
   observer.observe(document, { childList: true, subtree: true });
 })()`;
 
-/** Stamps the message's submit and the first patch the canvas shows. */
+/** Stamps the message's submit, the POST's call and its answer's headers (the \`started\` frame follows them), and the first patch the canvas shows. */
 const CRAFT_PROBE = `(() => {
   const marks = (window.__craft = {});
+  const fetched = window.fetch;
+  window.fetch = (input, init) => {
+    const craft = init && init.method === 'POST' && String(input).endsWith('/agents/craft');
+    if (craft) marks.fetched = performance.now();
+    const answer = fetched(input, init);
+    if (craft) answer.then(() => { marks.answered = performance.now(); }, () => undefined);
+    return answer;
+  };
   document.addEventListener('submit', (e) => { if (e.target.classList && e.target.classList.contains('craft-send')) marks.sent = performance.now(); }, true);
   new MutationObserver(() => {
     const canvas = document.querySelector('[data-testid="canvas"]');
@@ -32,8 +40,12 @@ const CRAFT_PROBE = `(() => {
 export interface CraftBenchResult {
   /** Message sent → first patch applied on the canvas, ms. */
   firstPatch: number[];
+  /** Its hops in the page: submit → the POST called; → its headers read (the run created and woken); → the patch on the canvas. */
+  pageHops: { toFetch: number[]; toHeaders: number[]; toPatch: number[] };
   /** The same message by the API (Node, bearer token): request sent → the `patch` event read, ms. */
   apiFirstPatch: number[];
+  /** …of which request sent → headers read. */
+  apiHeaders: number[];
   /** First render, navigation start → the page's content, ms. */
   craftRender: number[];
   fleetRender: number[];
@@ -53,9 +65,10 @@ const FIRST_MESSAGE = {
 };
 
 /** `POST /agents/craft` → the first `patch` frame read from the answer (the rest is read to its end). */
-async function apiFirstPatch(gatewayUrl: string, token: string): Promise<number> {
+async function apiFirstPatch(gatewayUrl: string, token: string): Promise<{ patch: number; headers: number }> {
   const t0 = performance.now();
   const response = await fetch(`${gatewayUrl}/v1/workspaces/craft/agents/craft`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(FIRST_MESSAGE) });
+  const headers = performance.now() - t0;
   let text = '';
   let at: number | undefined;
   for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) {
@@ -63,7 +76,7 @@ async function apiFirstPatch(gatewayUrl: string, token: string): Promise<number>
     if (at === undefined && text.includes('event: patch\n')) at = performance.now() - t0;
   }
   if (at === undefined) throw new Error(`no patch in the answer: ${text.slice(0, 300)}`);
-  return at;
+  return { patch: at, headers };
 }
 
 export async function benchCrafting(browser: Browser, renders: number, messages: number): Promise<CraftBenchResult> {
@@ -93,7 +106,7 @@ export async function benchCrafting(browser: Browser, renders: number, messages:
       await made.close();
       return at;
     };
-    const result: CraftBenchResult = { firstPatch: [], apiFirstPatch: [], craftRender: [], fleetRender: [] };
+    const result: CraftBenchResult = { firstPatch: [], pageHops: { toFetch: [], toHeaders: [], toPatch: [] }, apiFirstPatch: [], apiHeaders: [], craftRender: [], fleetRender: [] };
     for (let i = 0; i < renders; i++) {
       result.fleetRender.push(await render('/', 'table[data-testid="runs"]'));
       result.craftRender.push(await render('/agents/craft', '[data-testid="canvas"]'));
@@ -105,14 +118,19 @@ export async function benchCrafting(browser: Browser, renders: number, messages:
       await page.getByLabel('Message').fill('watch scorecards with more than 2 failures');
       await page.getByRole('button', { name: 'Send' }).click();
       await page.waitForFunction(() => (globalThis as unknown as CraftProbe).__craft?.patched !== undefined, undefined, { timeout: 30_000, polling: 10 });
-      const marks = (await page.evaluate(() => (globalThis as unknown as CraftProbe).__craft)) as { sent: number; patched: number };
+      const marks = (await page.evaluate(() => (globalThis as unknown as CraftProbe).__craft)) as { sent: number; fetched: number; answered: number; patched: number };
       result.firstPatch.push(marks.patched - marks.sent);
+      result.pageHops.toFetch.push(marks.fetched - marks.sent);
+      result.pageHops.toHeaders.push(marks.answered - marks.fetched);
+      result.pageHops.toPatch.push(marks.patched - marks.answered);
       // The answer's remark (another model call) ends the stream before the next message.
       await page.getByText('Watching scorecard.completed with more than 2 failed cases.').waitFor({ timeout: 30_000 });
     }
     await made.close();
     for (let i = 0; i < messages; i++) {
-      result.apiFirstPatch.push(await apiFirstPatch(platform.gatewayUrl, token));
+      const api = await apiFirstPatch(platform.gatewayUrl, token);
+      result.apiFirstPatch.push(api.patch);
+      result.apiHeaders.push(api.headers);
     }
     return result;
   } finally {

@@ -24,3 +24,4 @@ export { SessionMailbox } from './session-mailbox';
 export type { ForcedClose, MailboxPostResult, MailboxRead, SessionMailboxOptions } from './session-mailbox';
 export { createApprovalExpiryQueue, createApprovalExpiryWorker, scheduleApprovalExpiries } from './approval-expiry';
 export type { ApprovalExpiryQueue, ApprovalExpiryWorkerOptions } from './approval-expiry';
+export { RunNewsPublisher, RunNewsSubscriber, runNewsChannel } from './run-news';

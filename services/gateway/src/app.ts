@@ -68,7 +68,7 @@ import { evalsRoutes } from './routes/evals';
 import { evalStreamRoutes } from './routes/eval-stream';
 import { EvalProgress } from './commands/eval-progress';
 import type { EvalJudgeModel, EvalStore } from './eval-ports';
-import { CraftSession } from './commands/craft-session';
+import { CraftSession, type CraftSessionDeps } from './commands/craft-session';
 import { craftRoutes } from './routes/craft';
 import type { CraftingModel, CraftingStore } from './craft-ports';
 import { whoamiRoutes } from './routes/whoami';
@@ -200,8 +200,8 @@ export interface GatewayAppDeps {
   agentMessageStreamPollMs: number;
   /** Schedules (decision 0048): their definitions and fires. */
   schedules: ScheduleStore;
-  /** Conversational crafting (decision 0056): the crafting agent's model (null or absent: crafting answers 409 CRAFTING_NOT_CONFIGURED), its store and how often an answer reads the turn's transcript. */
-  crafting?: { model: CraftingModel | null; store: CraftingStore; pollMs: number };
+  /** Conversational crafting (decision 0056): the crafting agent's model (null or absent: crafting answers 409 CRAFTING_NOT_CONFIGURED), its store, the runner's announcements of a turn's flushes and how often an answer reads its transcript anyway. */
+  crafting?: { model: CraftingModel | null; store: CraftingStore; news: CraftSessionDeps['news']; pollMs: number };
   /** Backfill batches (decision 0055). */
   backfills: BackfillStore;
   /** The first-party templates (decision 0049). @defaultValue the repo's templates/ */
@@ -280,7 +280,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   if (deps.crafting) {
-    const craftSession = new CraftSession({ ...deps, model: deps.crafting.model, crafting: deps.crafting.store, pollMs: deps.crafting.pollMs, registry: new AgentRegistry(deps.agents, deps.outbox, evalGate) });
+    const craftSession = new CraftSession({ ...deps, model: deps.crafting.model, crafting: deps.crafting.store, news: deps.crafting.news, pollMs: deps.crafting.pollMs, registry: new AgentRegistry(deps.agents, deps.outbox, evalGate) });
     workspace.use(craftRoutes({ craftSession, heartbeatMs: deps.heartbeatMs }));
   }
   workspace.use(agentsRoutes({ ...deps, evalGate }));

@@ -107,8 +107,11 @@ export const GatewayEnvSchema = BaseEnvSchema.extend({
     .optional()
     .transform((value) => (value ? (JSON.parse(value) as unknown) : undefined))
     .pipe(z.array(ScriptStepSchema).max(50).optional()),
-  /** How often a crafting answer reads its turn's transcript for new entries while the run goes on. @defaultValue 25 */
-  CRAFT_STREAM_POLL_MS: z.coerce.number().int().min(5).max(5_000).default(25),
+  /**
+   * A crafting answer reads its turn's transcript when the runner announces a flush or the ending (Redis
+   * PUBLISH, decision 0056); this is how often it reads anyway, the safety net for a lost announcement. @defaultValue 1000
+   */
+  CRAFT_STREAM_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(1_000),
   /**
    * Eval judges (decision 0058): the OpenAI-compatible endpoint (with `/v1`) a case's judge model
    * answers at. Unset: an eval of a suite with a judge answers 409 EVAL_JUDGE_NOT_CONFIGURED. @defaultValue none

@@ -16,7 +16,7 @@ import { PrismaNotificationStore } from './adapters/prisma-notification-store';
 import { PrismaOverviewReader } from './adapters/prisma-overview-reader';
 import type { ApprovalDecisions } from './notification-ports';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, duplicateRedis, RedisFactPublisher, RedisIngestWriter, toKey } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, duplicateRedis, RedisFactPublisher, RedisIngestWriter, RunNewsSubscriber, toKey } from '@switchyard/redis';
 import { closeAll, type Closable, type ReadinessCheck, type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import type { Registry } from 'prom-client';
 import { PrismaAgentStore } from './adapters/prisma-agent-store';
@@ -93,6 +93,8 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   // Queue only adds jobs, and BullMQ's advice for an HTTP API is to fail fast
   // while Redis is unreachable (`enableOfflineQueue: false`): the request then
   // answers 503 instead of hanging until Redis is back.
+  // Subscriber mode takes a connection of its own: the runner's announcements of crafting turns' flushes (decision 0056).
+  const newsConnection = duplicateRedis(redis, { connectionName: 'gateway:run-news' });
   const queueConnection = duplicateRedis(redis, { connectionName: 'gateway:activations', enableOfflineQueue: false });
   const activationQueue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
   activationQueue.on('error', (err) => log.warn({ err }, 'activations queue connection error'));
@@ -186,6 +188,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
     crafting: {
       model: config.CRAFT_MODEL ? { model: config.CRAFT_MODEL, ...(config.CRAFT_SCRIPT ? { script: config.CRAFT_SCRIPT } : {}) } : null,
       store: new PrismaCraftingStore(prisma),
+      news: new RunNewsSubscriber(newsConnection, config.REDIS_PREFIX),
       pollMs: config.CRAFT_STREAM_POLL_MS,
     },
     notifications: {
@@ -230,6 +233,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
         activationQueue,
         ...dashboardQueues,
         () => closeRedis(queueConnection),
+        () => closeRedis(newsConnection),
         () => prisma.$disconnect(),
         () => sql.$disconnect(),
         () => closeRedis(redis),

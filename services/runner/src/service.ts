@@ -1,6 +1,6 @@
 import { AgentMessageStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
-import { closeRedis, createActivationQueue, createRedis, duplicateRedis, ProviderRateLimits, SessionMailbox, type Redis } from '@switchyard/redis';
+import { closeRedis, createActivationQueue, createRedis, duplicateRedis, ProviderRateLimits, RunNewsPublisher, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
 import { Counter, Gauge } from 'prom-client';
 import { ActivationBackPressure, createActivationWorker } from './adapters/bullmq-activation-worker';
@@ -53,16 +53,18 @@ interface SharedByRuns {
   pool: ModelHttpPool;
   mcpPool: McpHttpPool;
   batch: SqlStepBatch;
+  /** Announces a followed run's flushes and every run's ending (decision 0056). */
+  news: RunNewsPublisher;
 }
 
 /** The agent loop with the runner's stores, model settings and tool policy bound. */
-function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes, { pool, mcpPool, batch }: SharedByRuns): AgentLoop {
+function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes, { pool, mcpPool, batch, news }: SharedByRuns): AgentLoop {
   const tools = toolHostOptions(config);
   // One per runner: the tool lists its runs are offered (a run connects a server at its first call).
   const listings = new ToolListCache({ ttlMs: config.RUNNER_MCP_TOOL_LIST_TTL_MS });
   // An agent's own model endpoint is checked with the models' settings (the operator's is trusted).
   const checkBaseUrl = modelEndpointCheck(config);
-  const transcripts = new SqlTranscriptStore(sql, batch);
+  const transcripts = new SqlTranscriptStore(sql, batch, news);
   // The provider keys' rate limits, shared with every other runner (decision 0060).
   const rateBuckets = new ProviderRateLimits(redis, config.REDIS_PREFIX);
   return new AgentLoop({
@@ -134,13 +136,14 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     service.onClose(() => activations.close());
     // The runs' step boundaries, flushes and stop reads of every run at once, one statement (group commit).
     const batch = new SqlStepBatch(sql);
+    const news = new RunNewsPublisher(redis, config.REDIS_PREFIX, (error) => log.warn({ err: error }, 'run news not published'));
     const runner = new Runner({
       gate: new BullmqStartGate(activations, log),
       queue: new SqlRunQueue(sql, queueOptions),
       parking: new SqlApprovalParking(sql, queueOptions),
       waitParking: new SqlWaitParking(sql, queueOptions),
       reads: new SqlRunReads(sql, batch),
-      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates, { pool, mcpPool, batch }),
+      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates, { pool, mcpPool, batch, news }),
       orphans: teammates,
       sweepQueuedAfterMs: SWEEP_QUEUED_AFTER_MS,
       log,
@@ -148,7 +151,11 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       onFull: (full) => backPressure.set(full),
       leaseMs: config.RUNNER_LEASE_MS,
       metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }) },
-      afterEnding: hooks.afterEnding,
+      afterEnding: (runId) => {
+        // Its follower (a crafting answer) reads the ending now, not at its next poll.
+        news.publish(runId);
+        hooks.afterEnding?.(runId);
+      },
       beforeEnding: hooks.beforeEnding,
     });
     const worker = createActivationWorker({

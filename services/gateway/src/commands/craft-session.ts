@@ -35,7 +35,9 @@ export interface CraftSessionDeps {
   /** The kill switch (`agentsPaused`): a crafting turn is a run like a manual one. */
   settings: Pick<SettingsStore, 'get'>;
   transcripts: TranscriptReader;
-  /** How often the answer reads the turn's transcript while the run goes on (CRAFT_STREAM_POLL_MS). */
+  /** The runner's announcements of the turn's flushes and ending (RunNewsSubscriber): the answer reads on each. */
+  news: { subscribe(runId: string, listener: () => void): Promise<() => void> };
+  /** How often the answer reads anyway, for an announcement lost (CRAFT_STREAM_POLL_MS). */
   pollMs: number;
   log: Logger;
 }
@@ -47,10 +49,6 @@ export interface CraftContext {
 }
 
 const TERMINAL = new Set<RunStatus>(TERMINAL_RUN_STATUSES);
-/** After this long with nothing new (a turn queued behind another, no runner up), the answer reads less often… */
-const IDLE_AFTER_MS = 5_000;
-/** …this often, until something is recorded again. */
-const IDLE_POLL_MS = 500;
 
 /**
  * Conversational crafting (decision 0056): each message of a person is a turn
@@ -61,6 +59,9 @@ const IDLE_POLL_MS = 500;
  * the run's transcript and turns each tool result into the page's event.
  */
 export class CraftSession {
+  /** The crafting agent's id per workspace: it never changes while the agent lives, so a message reads the agent (its version) only. */
+  private readonly craftingAgentIds = new Map<string, string>();
+
   constructor(private readonly deps: CraftSessionDeps) {}
 
   /** Refuses before anything streams: crafting off, an agent token, agents paused, an unknown agent, another's (or unknown) conversation. */
@@ -122,19 +123,39 @@ export class CraftSession {
         after = entries.at(-1)!.seq;
       }
     };
-    let lastNews = performance.now();
-    while (!signal.aborted) {
-      const run = await this.deps.runs.get(principal.workspaceId, runId);
-      // Read after the status: a run seen ended has flushed its transcript.
-      const before = after;
-      await read();
-      if (after !== before) lastNews = performance.now();
-      if (!run || TERMINAL.has(run.status)) {
-        if (run?.status === 'completed') return emit({ type: 'done', steps });
-        return emit({ type: 'error', code: run?.error?.code ?? run?.reason ?? 'run_lost', message: run?.error?.message ?? `the crafting run ended ${run?.status ?? 'unseen'}` });
+    // Read when the runner announces a flush or the ending (pushed, not polled); news during a read makes one more read.
+    let news = false;
+    let wake: (() => void) | undefined;
+    const heard = () => {
+      news = true;
+      wake?.();
+    };
+    const unsubscribe = await this.deps.news.subscribe(runId, heard);
+    signal.addEventListener('abort', heard);
+    try {
+      // Subscribed before the first read: what was flushed before is read, what is flushed after is announced.
+      while (!signal.aborted) {
+        news = false;
+        const run = await this.deps.runs.get(principal.workspaceId, runId);
+        // Read after the status: a run seen ended has flushed its transcript.
+        await read();
+        if (!run || TERMINAL.has(run.status)) {
+          if (run?.status === 'completed') return emit({ type: 'done', steps });
+          return emit({ type: 'error', code: run?.error?.code ?? run?.reason ?? 'run_lost', message: run?.error?.message ?? `the crafting run ended ${run?.status ?? 'unseen'}` });
+        }
+        if (news) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.deps.pollMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
       }
-      const idle = performance.now() - lastNews > IDLE_AFTER_MS;
-      await new Promise((resolve) => setTimeout(resolve, idle ? Math.max(IDLE_POLL_MS, this.deps.pollMs) : this.deps.pollMs));
+    } finally {
+      signal.removeEventListener('abort', heard);
+      unsubscribe();
     }
 
     function eventOf(entry: TranscriptEntry): CraftEvent | null {
@@ -149,11 +170,20 @@ export class CraftSession {
   /** The workspace's crafting agent, created (enabled, recorded `agent.created`) on the first message. */
   private async craftingAgent(ctx: CraftContext) {
     const workspaceId = ctx.principal.workspaceId;
+    const cached = this.craftingAgentIds.get(workspaceId);
+    const known = cached ? await this.deps.agents.get(workspaceId, cached) : null;
+    if (known) return known;
+    // Not cached, or gone (deleted): look it up by name.
     const found = await this.deps.crafting.craftingAgentId(workspaceId);
     const existing = found ? await this.deps.agents.get(workspaceId, found) : null;
-    if (existing) return existing;
+    if (existing) {
+      this.craftingAgentIds.set(workspaceId, existing.id);
+      return existing;
+    }
     try {
-      return await this.deps.registry.create(ctx, craftingAgentSpec(this.deps.model!), true);
+      const created = await this.deps.registry.create(ctx, craftingAgentSpec(this.deps.model!), true);
+      this.craftingAgentIds.set(workspaceId, created.id);
+      return created;
     } catch (error) {
       // Two first messages at once: the other made it.
       const raced = await this.deps.crafting.craftingAgentId(workspaceId);

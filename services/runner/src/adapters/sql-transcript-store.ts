@@ -45,10 +45,12 @@ export class SqlTranscriptStore implements TranscriptStore, SessionHistoryStore 
     private readonly sql: SqlRunner,
     /** Where flushes are written; share it with SqlRunReads so that a boundary's stop read goes in the same statement. */
     private readonly batch: SqlStepBatch = new SqlStepBatch(sql),
+    /** Told each flush of a followed run, once committed (RunNewsPublisher: its follower reads now, not at its next poll). */
+    private readonly news?: { publish(runId: string): void },
   ) {}
 
-  open(run: { runId: string; workspaceId: string; sessionId: string; lastSeq: number }): TranscriptWriter {
-    return new SqlTranscriptWriter(this.batch, run, run.lastSeq);
+  open(run: { runId: string; workspaceId: string; sessionId: string; lastSeq: number; followed?: boolean }): TranscriptWriter {
+    return new SqlTranscriptWriter(this.batch, run, run.lastSeq, run.followed ? this.news : undefined);
   }
 
   /** Uses the `(run_id, seq)` index; scoped to the run's workspace like every read. */
@@ -75,6 +77,7 @@ class SqlTranscriptWriter implements TranscriptWriter {
     private readonly batch: SqlStepBatch,
     private readonly run: { runId: string; workspaceId: string; sessionId: string },
     private seq: number,
+    private readonly news?: { publish(runId: string): void },
   ) {}
 
   add(type: TranscriptEntryType, content: Record<string, unknown>): number {
@@ -89,5 +92,6 @@ class SqlTranscriptWriter implements TranscriptWriter {
     const entries = this.pending;
     this.pending = [];
     await this.batch.write(entries);
+    this.news?.publish(this.run.runId);
   }
 }

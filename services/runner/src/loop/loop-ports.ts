@@ -17,8 +17,8 @@ export interface StoredEntry {
 }
 
 export interface TranscriptStore {
-  /** A writer for the run's session, continuing after `lastSeq` (RunContext.transcriptSeq). */
-  open(run: { runId: string; workspaceId: string; sessionId: string; lastSeq: number }): TranscriptWriter;
+  /** A writer for the run's session, continuing after `lastSeq` (RunContext.transcriptSeq); `followed`: someone watches it live (a crafting turn), each flush is announced. */
+  open(run: { runId: string; workspaceId: string; sessionId: string; lastSeq: number; followed?: boolean }): TranscriptWriter;
   /** The run's own entries (not its session's other runs'), in `seq` order: what its state is rebuilt from. */
   entries(run: { runId: string; workspaceId: string }): Promise<StoredEntry[]>;
 }

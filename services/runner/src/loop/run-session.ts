@@ -58,7 +58,9 @@ export async function openSession(options: AgentLoopOptions, run: ExecutableRun,
   // A run that resolved no secret (and has no agent token) skips the round trip through JSON.
   const redactContent = <C extends Record<string, unknown>>(content: C): C => (secretValues.length === 0 ? content : (JSON.parse(redact(JSON.stringify(content))) as C));
   const state = await runStateOf(options, run, runContext);
-  const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq });
+  // A crafting turn's answer follows its transcript live (decision 0056): its flushes are announced.
+  const followed = runContext.origin.type === 'craft';
+  const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq, followed });
   const recorder = new RunRecorder(writer, state, redactContent);
   const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
   const history = await historyOf(options, run, runContext);
