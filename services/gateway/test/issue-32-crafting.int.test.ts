@@ -25,6 +25,8 @@ const DRAFT = {
  * `craft` run of the workspace's built-in crafting agent, on a runner, with
  * the platform's scripted provider as its model. The conversation is the
  * runs' session: in the fleet under the crafting agent, with its transcript.
+ * The answer streams on the runner's announcements of the turn's flushes
+ * and ending (its safety poll set beyond the tests' deadlines).
  * Bad patches are refused with stable codes, to the page and to the model; a
  * viewer, another workspace's agent and another workspace's conversation are
  * refused before any run is made.
@@ -37,7 +39,8 @@ describe('issue 32: conversational crafting at the API (a crafting run on a runn
   let otherAgentId: string;
 
   beforeAll(async () => {
-    platform = await startTestPlatform({ env: craftingEnv() });
+    // The answer's safety poll is out of the tests' reach: every event streams on the runner's announcements (run news).
+    platform = await startTestPlatform({ env: { ...craftingEnv(), CRAFT_STREAM_POLL_MS: '60000' } });
     // The runner reaches the gateway's /mcp: a crafting turn's try goes through it (try_crafted_draft).
     await platform.startRunner({ PLATFORM_MCP_URL: `${platform.gatewayUrl}/mcp` });
     admin = apiClient(platform.gatewayUrl, await platform.createWorkspace('acme'));
