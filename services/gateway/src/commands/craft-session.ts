@@ -136,10 +136,12 @@ export class CraftSession {
       // Subscribed before the first read: what was flushed before is read, what is flushed after is announced.
       while (!signal.aborted) {
         news = false;
-        const run = await this.deps.runs.get(principal.workspaceId, runId);
-        // Read after the status: a run seen ended has flushed its transcript.
+        // The entries first: a patch goes out without waiting on the status read.
         await read();
+        const run = await this.deps.runs.get(principal.workspaceId, runId);
         if (!run || TERMINAL.has(run.status)) {
+          // Once more after the status: a run seen ended has flushed its whole transcript.
+          await read();
           if (run?.status === 'completed') return emit({ type: 'done', steps });
           return emit({ type: 'error', code: run?.error?.code ?? run?.reason ?? 'run_lost', message: run?.error?.message ?? `the crafting run ended ${run?.status ?? 'unseen'}` });
         }
