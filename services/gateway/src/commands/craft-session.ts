@@ -124,7 +124,8 @@ export class CraftSession {
       }
     };
     // Read when the runner announces a flush or the ending (pushed, not polled); news during a read makes one more read.
-    let news = false;
+    // Cleared before each read (the loop's first statement), set by an announcement.
+    let news: boolean;
     let wake: (() => void) | undefined;
     const heard = () => {
       news = true;
