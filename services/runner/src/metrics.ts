@@ -1,5 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { LoopMetrics } from './loop/loop-ports';
+import type { RateGateMetrics } from './model/rate-gate';
 
 /**
  * The agent loop's counters on the runner's registry (its health port's
@@ -51,4 +52,39 @@ export function loopMetrics(registry: Registry): LoopMetrics {
     modelError: (labels) => errors.inc(labels),
     toolCall: (labels) => tools.inc(labels),
   };
+}
+
+/**
+ * The waits on the provider keys' shared rate limits (decision 0060) on the runner's registry:
+ * how often and how long calls waited their turn, and the 429 pauses that held every runner, by
+ * provider and model. What an operator reads to tell a limit that is too tight from a slow provider.
+ */
+export function rateLimitMetrics(registry: Registry): (labels: { provider: string; model: string }) => RateGateMetrics {
+  const registers = [registry];
+  const waits = new Histogram({
+    name: 'switchyard_runner_rate_limit_wait_seconds',
+    help: 'Time model calls waited their turn on the shared provider rate limit (each wait; the count is the number of waits)',
+    labelNames: ['provider', 'model'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers,
+  });
+  const pauses = new Counter({
+    name: 'switchyard_runner_rate_limit_pauses_total',
+    help: "Provider 429s whose retry-after paused the shared bucket for every runner",
+    labelNames: ['provider', 'model'],
+    registers,
+  });
+  const pausedSeconds = new Counter({
+    name: 'switchyard_runner_rate_limit_paused_seconds_total',
+    help: "Seconds of retry-after the provider's 429s asked for (the bucket's pauses)",
+    labelNames: ['provider', 'model'],
+    registers,
+  });
+  return (labels) => ({
+    waited: (ms) => waits.observe(labels, ms / 1000),
+    paused: (ms) => {
+      pauses.inc(labels);
+      pausedSeconds.inc(labels, ms / 1000);
+    },
+  });
 }

@@ -2,7 +2,7 @@ import { AgentMessageStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, duplicateRedis, ProviderRateLimits, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { ActivationBackPressure, createActivationWorker } from './adapters/bullmq-activation-worker';
 import { BullmqStartGate } from './adapters/bullmq-start-gate';
 import { SqlApprovalRecords } from './adapters/sql-approval-records';
@@ -18,8 +18,8 @@ import { SqlSecretReader } from './adapters/sql-secret-reader';
 import { SqlTeammateWakes } from './adapters/sql-teammate-wakes';
 import { SqlTranscriptStore } from './adapters/sql-transcript-store';
 import { AgentLoop } from './loop/agent-loop';
-import type { LoopMetrics, WaitRecords } from './loop/loop-ports';
-import { loopMetrics } from './metrics';
+import type { WaitRecords } from './loop/loop-ports';
+import { loopMetrics, rateLimitMetrics } from './metrics';
 import { createModel } from './model/create-model';
 import { createModelHttpPool, type ModelHttpPool } from './model/model-http-pool';
 import { runnerCapacity } from './runner-capacity';
@@ -47,7 +47,7 @@ function deadline(ms: number): Promise<void> {
 }
 
 /** The agent loop with the runner's stores, model settings and tool policy bound. */
-function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes, pool: ModelHttpPool): AgentLoop {
+function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, registry: Registry, teammates: SqlTeammateWakes, pool: ModelHttpPool): AgentLoop {
   const tools = toolHostOptions(config);
   // One per runner: the tool lists its runs are offered (a run connects a server at its first call).
   const listings = new ToolListCache({ ttlMs: config.RUNNER_MCP_TOOL_LIST_TTL_MS });
@@ -56,6 +56,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
   const transcripts = new SqlTranscriptStore(sql);
   // The provider keys' rate limits, shared with every other runner (decision 0060).
   const rateBuckets = new ProviderRateLimits(redis, config.REDIS_PREFIX);
+  const rateMetrics = rateLimitMetrics(registry);
   return new AgentLoop({
     contexts: new SqlRunContextStore(sql),
     transcripts,
@@ -64,7 +65,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     spend: new SqlSpendLedger(sql),
     secrets: new SqlSecretReader(sql, secretBoxOf(config)),
     prices: createPriceTable(config.MODEL_PRICES),
-    model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl, pool, rateBuckets, rateLimits: config }),
+    model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl, pool, rateBuckets, rateLimits: config, rateMetrics }),
     tools: (input) => connectTools({ ...input, options: tools, listings, log }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     approvals: new SqlApprovalRecords(sql),
@@ -73,7 +74,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     teammates,
     guardedTools: config.RUNNER_GUARDED_TOOLS,
     ...(config.RUNNER_MAX_RUN_DURATION_MS === undefined ? {} : { maxDurationMs: config.RUNNER_MAX_RUN_DURATION_MS }),
-    metrics,
+    metrics: loopMetrics(registry),
     log,
   });
 }
@@ -125,7 +126,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       parking: new SqlApprovalParking(sql, queueOptions),
       waitParking: new SqlWaitParking(sql, queueOptions),
       reads: new SqlRunReads(sql),
-      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates, pool),
+      executor: agentLoop(config, sql, redis, log, service.registry, teammates, pool),
       orphans: teammates,
       sweepQueuedAfterMs: SWEEP_QUEUED_AFTER_MS,
       log,
