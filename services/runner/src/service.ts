@@ -98,7 +98,8 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     await sql.$queryRawUnsafe('SELECT 1');
     service.check(storeChecks(redis, sql));
     // BullMQ blocks on its connection (maxRetriesPerRequest null) and does not close one it was given.
-    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null });
+    // Its scripts are defined on this connection only, and it is not auto-pipelined (RedisConnectionOptions.autoPipelining).
+    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null, autoPipelining: false });
     service.onClose(() => closeRedis(workerConnection));
     const transitions = new Counter({
       name: 'switchyard_runner_runs_total',
@@ -118,7 +119,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     // A mailbox open this long with no turn lost its wake: as long as a queued run waits for its job.
     const teammates = new SqlTeammateWakes(sql, new SessionMailbox(redis, config.REDIS_PREFIX), SWEEP_QUEUED_AFTER_MS);
     // Read only for its pause flag: the operator's dashboard pause stops run starts by every path (decision 0043).
-    const activations = createActivationQueue(redis, config.REDIS_PREFIX);
+    const activations = createActivationQueue(workerConnection, config.REDIS_PREFIX);
     service.onClose(() => activations.close());
     const runner = new Runner({
       gate: new BullmqStartGate(activations, log),

@@ -109,8 +109,9 @@ describe('RateGate on the shared bucket (real Redis)', () => {
     await Promise.all([0, 1].map(() => model(metered({ requestsPerMinute: 60 })).complete({ messages: user, tools: [], signal: never })));
     const read = async (name: string) => (await registry.getSingleMetric(name)!.get()).values;
     const waits = await read('switchyard_runner_rate_limit_wait_seconds');
-    const count = waits.find((v) => v.metricName === 'switchyard_runner_rate_limit_wait_seconds_count' && v.labels.model === 'gpt-test')?.value ?? 0;
-    const sum = waits.find((v) => v.metricName === 'switchyard_runner_rate_limit_wait_seconds_sum' && v.labels.model === 'gpt-test')?.value ?? 0;
+    const named = (name: string) => waits.find((v) => (v as { metricName?: string }).metricName === name && v.labels.model === 'gpt-test')?.value ?? 0;
+    const count = named('switchyard_runner_rate_limit_wait_seconds_count');
+    const sum = named('switchyard_runner_rate_limit_wait_seconds_sum');
     expect(count).toBeGreaterThanOrEqual(2);
     expect(sum).toBeGreaterThan(0.8);
     expect((await read('switchyard_runner_rate_limit_pauses_total'))).toEqual([expect.objectContaining({ value: 1, labels: labels })]);
