@@ -119,7 +119,10 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     // A mailbox open this long with no turn lost its wake: as long as a queued run waits for its job.
     const teammates = new SqlTeammateWakes(sql, new SessionMailbox(redis, config.REDIS_PREFIX), SWEEP_QUEUED_AFTER_MS);
     // Read only for its pause flag: the operator's dashboard pause stops run starts by every path (decision 0043).
-    const activations = createActivationQueue(workerConnection, config.REDIS_PREFIX);
+    // On a connection of its own, failing fast while Redis is away (the gate then counts as paused), not auto-pipelined.
+    const gateConnection = duplicateRedis(redis, { connectionName: `runner:${config.RUNNER_NAME}:gate`, autoPipelining: false });
+    service.onClose(() => closeRedis(gateConnection));
+    const activations = createActivationQueue(gateConnection, config.REDIS_PREFIX);
     service.onClose(() => activations.close());
     const runner = new Runner({
       gate: new BullmqStartGate(activations, log),
