@@ -93,7 +93,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   // Queue only adds jobs, and BullMQ's advice for an HTTP API is to fail fast
   // while Redis is unreachable (`enableOfflineQueue: false`): the request then
   // answers 503 instead of hanging until Redis is back.
-  const queueConnection = duplicateRedis(redis, { connectionName: 'gateway:activations', enableOfflineQueue: false });
+  const queueConnection = duplicateRedis(redis, { connectionName: 'gateway:activations', enableOfflineQueue: false, autoPipelining: false });
   const activationQueue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
   activationQueue.on('error', (err) => log.warn({ err }, 'activations queue connection error'));
   const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }, registry);
