@@ -33,7 +33,7 @@ export interface OutboxRelayOptions {
   pollMs?: number;
   /**
    * After a notification, wait this long before draining, so that the commits
-   * of that moment go as one round (three statements and one XADD call), not
+   * of that moment go as one round (two statements and one XADD call), not
    * one each. @defaultValue 5
    */
   lingerMs?: number;
@@ -104,9 +104,6 @@ async function relayRows(sink: FactSink, log: RelayLog, rows: readonly OutboxRow
 }
 
 const DELETE_SQL = 'DELETE FROM fact_outbox WHERE id = ANY($1::uuid[])';
-
-/** How long relayed rows wait for the next round to delete them before a round runs for that alone. */
-const TIDY_MS = 50;
 
 /**
  * Relays the given facts now, with every row ahead of them, in order: what a
@@ -181,9 +178,9 @@ function factOf(row: OutboxRow): AcceptedFact | null {
  * stand by and take over when that connection goes), so a run's facts are
  * stored in the order its changes were made. It drains when the outbox's
  * trigger notifies a commit, and every `pollMs` besides. The rows a round
- * settled are deleted by the statement that reads the next round's: one
- * statement a round, not two, while commits keep coming; when none comes
- * within TIDY_MS a round runs for the delete alone (close deletes too). A
+ * settled are deleted by the statement that reads the next round's — the
+ * next notified round, or the next poll when no commit comes (close deletes
+ * too): one statement a round, and no wake-up of its own for the delete. A
  * relay that dies before that delete relays those rows again: their ids
  * find them stored, and they are published again (consumers dedupe by id).
  */
@@ -197,7 +194,6 @@ export class OutboxRelay {
   private lingering: NodeJS.Timeout | undefined;
   /** Rows stored and published, deleted with the next round's read. */
   private settled: string[] = [];
-  private tidying: NodeJS.Timeout | undefined;
   private readonly batchSize: number;
   private readonly pollMs: number;
 
@@ -223,7 +219,6 @@ export class OutboxRelay {
     this.closing = true;
     clearTimeout(this.timer);
     clearTimeout(this.lingering);
-    clearTimeout(this.tidying);
     // A drain that failed was logged where it ran; closing must not fail for it.
     await this.draining?.catch(() => undefined);
     // What the last round settled goes now, or a successor would publish it again.
@@ -250,11 +245,9 @@ export class OutboxRelay {
       this.again = true;
       return this.draining;
     }
-    clearTimeout(this.tidying);
+    // The last round's rows wait for the next round's statement: a notified one, or the poll's.
     this.draining = this.drainRounds().finally(() => {
       this.draining = undefined;
-      // The last round's rows wait for the next round's statement; a quiet outbox gets one for them.
-      if (this.settled.length > 0 && !this.closing) this.tidying = setTimeout(() => this.drainLogged(), TIDY_MS);
     });
     return this.draining;
   }

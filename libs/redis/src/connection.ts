@@ -25,6 +25,14 @@ export interface RedisConnectionOptions {
    * @defaultValue true
    */
   enableOfflineQueue?: boolean;
+  /**
+   * Coalesce the commands of one tick into one write (ioredis auto-pipelining). Off for a
+   * connection BullMQ is given: it sends one command at a time, and each auto-pipeline is an
+   * ioredis Pipeline, whose constructor copies every script defined on the connection —
+   * BullMQ's fifty — so that a job cost a copy per command (docs/perf/wake-ups.md).
+   * @defaultValue true
+   */
+  autoPipelining?: boolean;
 }
 
 function nodeOptions(options: RedisConnectionOptions): RedisOptions {
@@ -45,9 +53,10 @@ function nodeOptions(options: RedisConnectionOptions): RedisOptions {
  */
 export function createRedis(url: string, options: RedisConnectionOptions = {}): Redis {
   const target = RedisTargetSchema.parse(url);
-  if (target.kind === 'single') return new SingleRedis(url, { ...nodeOptions(options), enableAutoPipelining: true });
+  const enableAutoPipelining = options.autoPipelining ?? true;
+  if (target.kind === 'single') return new SingleRedis(url, { ...nodeOptions(options), enableAutoPipelining });
   const clusterOptions: ClusterOptions = {
-    enableAutoPipelining: true,
+    enableAutoPipelining,
     ...(options.enableOfflineQueue === undefined ? {} : { enableOfflineQueue: options.enableOfflineQueue }),
     scaleReads: 'master',
     // While a master is down or failing over, keep retrying instead of failing commands at once.
@@ -71,12 +80,14 @@ export function createRedis(url: string, options: RedisConnectionOptions = {}): 
  */
 export function duplicateRedis(redis: Redis, options: RedisConnectionOptions): Redis {
   // Only what the caller names changes; the rest is the original's.
-  const changed: RedisOptions = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const { autoPipelining, ...rest } = options;
+  const changed: RedisOptions = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  const pipelining = autoPipelining === undefined ? {} : { enableAutoPipelining: autoPipelining };
   if (redis instanceof Cluster) {
     const offline = options.enableOfflineQueue === undefined ? {} : { enableOfflineQueue: options.enableOfflineQueue };
-    return redis.duplicate(undefined, { ...offline, redisOptions: { ...redis.options.redisOptions, ...changed } });
+    return redis.duplicate(undefined, { ...offline, ...pipelining, redisOptions: { ...redis.options.redisOptions, ...changed } });
   }
-  return redis.duplicate(changed);
+  return redis.duplicate({ ...changed, ...pipelining });
 }
 
 /**

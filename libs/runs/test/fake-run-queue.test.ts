@@ -5,7 +5,7 @@ describeRunQueueConformance('FakeRunQueue', async () => {
   const store = new FakeRunQueueStore();
   return {
     queue: (owner, leaseMs) => store.as(owner, leaseMs),
-    lane: async (concurrency) => store.addLane(concurrency),
+    lane: async (concurrency, workspace) => store.addLane(concurrency, undefined, workspace),
     enqueue: async (lane) => store.enqueue(lane),
     startWriteCall: async (runId) => {
       store.runs.get(runId)!.inWriteCall = true;

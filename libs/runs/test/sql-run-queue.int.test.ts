@@ -18,17 +18,32 @@ describeRunQueueConformance('SqlRunQueue', async () => {
   // Queued in line order, a moment ago: old enough for a sweep of age 0, young for one of a minute.
   const base = Date.now() - 30_000;
   let order = 0;
+  /** The workspaces of the labels lanes were asked in (made on first use). */
+  const workspaces = new Map<string, string>();
+  const workspaceOf = async (label: string | undefined) => {
+    if (label === undefined) return workspaceId;
+    if (!workspaces.has(label)) {
+      const id = newId();
+      await t.pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, $2)`, [id, label]);
+      workspaces.set(label, id);
+    }
+    return workspaces.get(label)!;
+  };
+  /** Per lane, its workspace. */
+  const laneWorkspaces = new Map<string, string>();
   return {
     queue: (owner, leaseMs) => {
       if (!pools.has(owner)) pools.set(owner, new SqlPool({ databaseUrl: t.db.url, poolMax: 5 }));
       return new SqlRunQueue(pools.get(owner)!, { owner, leaseMs });
     },
-    lane: async (concurrency) => {
+    lane: async (concurrency, workspace) => {
       const agentId = newId();
+      const space = await workspaceOf(workspace);
       await t.pg.query(
         `INSERT INTO agents (id, workspace_id, name, latest_version, enabled, created_by, updated_at) VALUES ($1::uuid, $2, $1::text, 2, true, $3, now())`,
-        [agentId, workspaceId, userId],
+        [agentId, space, userId],
       );
+      laneWorkspaces.set(`agent:${agentId}`, space);
       // Version 1 says otherwise: the latest version's concurrency counts.
       for (const [version, value] of [[1, 9], [2, concurrency]]) {
         await t.pg.query(
@@ -43,7 +58,7 @@ describeRunQueueConformance('SqlRunQueue', async () => {
       await t.pg.query(
         `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, status, session_id, lane, queued_at)
          VALUES ($1, $2, $3, 2, 'manual', jsonb_build_object('type', 'manual', 'input', 'go', 'userId', $4::uuid), 'queued', $1, $5, $6)`,
-        [id, workspaceId, lane.slice('agent:'.length), userId, lane, new Date(base + order++)],
+        [id, laneWorkspaces.get(lane) ?? workspaceId, lane.slice('agent:'.length), userId, lane, new Date(base + order++)],
       );
       return id;
     },

@@ -47,10 +47,13 @@ export function startApprovals(config: ApprovalsConfig, log: Logger): Promise<Ru
     await sql.$queryRawUnsafe('SELECT 1');
     service.check(storeChecks(redis, sql));
     // BullMQ blocks on a worker's connection (maxRetriesPerRequest null) and does not close one it was given.
-    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null, connectionName: 'approvals:expiry' });
+    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null, connectionName: 'approvals:expiry', autoPipelining: false });
     service.onClose(() => closeRedis(workerConnection));
-    const expiryQueue = service.onClose(createApprovalExpiryQueue(redis, config.REDIS_PREFIX));
-    const waker = new RunWaker(service.onClose(createActivationQueue(redis, config.REDIS_PREFIX)), log);
+    // The queues' own connection: BullMQ's scripts are defined on it, and it is not auto-pipelined (RedisConnectionOptions.autoPipelining).
+    const queueConnection = duplicateRedis(redis, { connectionName: 'approvals:queues', autoPipelining: false });
+    service.onClose(() => closeRedis(queueConnection));
+    const expiryQueue = service.onClose(createApprovalExpiryQueue(queueConnection, config.REDIS_PREFIX));
+    const waker = new RunWaker(service.onClose(createActivationQueue(queueConnection, config.REDIS_PREFIX)), log);
     const counter = (name: string, help: string) => new Counter({ name, help, registers: [service.registry] });
     const expired = counter('switchyard_approvals_expired_total', 'Approvals this process expired');
     const resumed = counter('switchyard_approvals_runs_resumed_total', 'Parked runs this process resumed (expiries, unpaused workspaces, sweeps)');

@@ -9,13 +9,21 @@ export const EventLogEnvSchema = BaseEnvSchema.extend({
   EVENT_LOG_BATCH: z.coerce.number().int().min(1).max(1000).default(500),
   /**
    * After a batch smaller than EVENT_LOG_BATCH, wait this long before the next
-   * read: what arrived meanwhile is persisted and published as one batch; the
-   * outbox relay likewise waits this long after a commit's notification. A
+   * read: what arrived meanwhile is persisted and published as one batch. A
    * fact may be published up to this much later; the event-log, PostgreSQL,
    * Redis and the consumers of `facts` wake up less often (decision 0017).
    * 0 reads again at once.
    */
   EVENT_LOG_LINGER_MS: z.coerce.number().int().min(0).max(100).default(5),
+  /**
+   * After a commit's notification, the outbox relay waits this long before it
+   * drains: the platform's own facts of that moment (a run's queued, started
+   * and completed, a few ms apart) are stored and published as one round, and
+   * reach the matcher as one batch, not a wake-up of each process per fact.
+   * These facts are off the path of a producer's fact to its run; a fact a
+   * client acts on at once is flushed by its writer, not left to the relay.
+   */
+  OUTBOX_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(25),
   /**
    * The outbox relay's own connection: it LISTENs for commits and holds the
    * relay's session advisory lock, neither of which survives a pooler in

@@ -69,7 +69,7 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
       sink: recorder,
       log,
       pollMs: config.OUTBOX_POLL_MS,
-      lingerMs: config.EVENT_LOG_LINGER_MS,
+      lingerMs: config.OUTBOX_LINGER_MS,
       onRelayed: (count) => relayed.inc(count),
     });
     service.onClose(consumer);

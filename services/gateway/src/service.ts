@@ -95,7 +95,7 @@ export function buildGateway(config: GatewayConfig, log: Logger, registry?: Regi
   // answers 503 instead of hanging until Redis is back.
   // Subscriber mode takes a connection of its own: the runner's announcements of crafting turns' flushes (decision 0056).
   const newsConnection = duplicateRedis(redis, { connectionName: 'gateway:run-news' });
-  const queueConnection = duplicateRedis(redis, { connectionName: 'gateway:activations', enableOfflineQueue: false });
+  const queueConnection = duplicateRedis(redis, { connectionName: 'gateway:activations', enableOfflineQueue: false, autoPipelining: false });
   const activationQueue = createActivationQueue(queueConnection, config.REDIS_PREFIX);
   activationQueue.on('error', (err) => log.warn({ err }, 'activations queue connection error'));
   const metrics = createGatewayMetrics(redis, { ingest: ingestKey, facts: factsKey }, registry);

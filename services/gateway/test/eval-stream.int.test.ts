@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { apiClient, openSse, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 
 jest.setTimeout(300_000);
@@ -120,5 +121,33 @@ describe('eval progress stream', () => {
     expect(await gateOf()).toMatchObject({ version: 1, evalId, passed: false, allowed: true });
     const foreign = await fetch(`${platform.gatewayUrl}/v1/workspaces/other/agents/${agentId}/eval-gate`, { headers: { authorization: `Bearer ${otherToken}` } });
     expect([foreign.status, ((await foreign.json()) as any).error.code]).toEqual([404, 'AGENT_NOT_FOUND']);
+  });
+
+  it('starts the trials a dead start left (rows written, none started, no runs), then streams them and the verdict', async () => {
+    // What a gateway that died right after writing the eval leaves: the eval and its trial rows, nothing started.
+    const stranded = crypto.randomUUID();
+    const pg = new Client({ connectionString: platform.db.url });
+    await pg.connect();
+    try {
+      await pg.query(
+        `INSERT INTO eval_runs (id, workspace_id, agent_id, suite_id, suite_version, targets, trials, budget_usd, estimate_usd, status, created_by)
+         SELECT $1, workspace_id, agent_id, suite_id, suite_version, targets, trials, budget_usd, estimate_usd, 'running', created_by FROM eval_runs WHERE id = $2`,
+        [stranded, evalId],
+      );
+      await pg.query(`INSERT INTO eval_trials (run_id, eval_id, case_index, target, trial) SELECT gen_random_uuid(), $1, case_index, target, trial FROM eval_trials WHERE eval_id = $2`, [stranded, evalId]);
+      const unstarted = await pg.query(`SELECT count(*)::int AS n FROM eval_trials t WHERE eval_id = $1 AND started_at IS NULL AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = t.run_id)`, [stranded]);
+      expect(unstarted.rows[0].n).toBe(4);
+      // The stream alone (no other read) starts them: a trial row that exists but is not started is not ended.
+      const stream = await open(adminToken, `${ws}/evals/${stranded}/stream`);
+      expect(stream.status).toBe(200);
+      const events = await stream.waitFor(5, 240_000);
+      expect(events.map((e) => e.event)).toEqual(['trial', 'trial', 'trial', 'trial', 'verdict']);
+      expect(JSON.parse(events.at(-1)!.data).eval).toMatchObject({ id: stranded, status: 'completed', trialsEnded: 4, result: { passed: false, failingCases: [1] } });
+      stream.close();
+      const started = await pg.query(`SELECT count(*)::int AS n FROM eval_trials WHERE eval_id = $1 AND started_at IS NOT NULL`, [stranded]);
+      expect(started.rows[0].n).toBe(4);
+    } finally {
+      await pg.end();
+    }
   });
 });

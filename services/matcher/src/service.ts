@@ -8,6 +8,7 @@ import {
   closeRedis,
   createActivationQueue,
   createRedis,
+  duplicateRedis,
   lastErrorsKey,
   SessionMailbox,
   StreamConsumer,
@@ -41,10 +42,13 @@ export function startMatcher(config: MatcherConfig, log: Logger): Promise<Runnin
     const prisma = new SqlPool({ databaseUrl: config.DATABASE_URL, poolMax: config.DATABASE_POOL_MAX, applicationName: 'matcher' });
     service.onClose(() => prisma.$disconnect());
     service.check(storeChecks(redis, prisma));
-    // The queue adds jobs on the matcher's one connection (it never blocks): a batch's jobs and
-    // its `agent.run.queued` facts go out in one pipelined write (decision 0017). BullMQ does not
-    // close a connection it was given: it is closed above.
-    const queue = service.onClose(createActivationQueue(redis, config.REDIS_PREFIX));
+    // The queue adds a batch's jobs in one write (addBulk), on a connection of its own: BullMQ's
+    // scripts are defined on the connection it is given, and every pipeline of that connection
+    // (the consumer's XACK + XREADGROUP) would copy them all (RedisConnectionOptions.autoPipelining).
+    // BullMQ does not close a connection it was given.
+    const queueConnection = duplicateRedis(redis, { connectionName: 'matcher:activations', autoPipelining: false });
+    service.onClose(() => closeRedis(queueConnection));
+    const queue = service.onClose(createActivationQueue(queueConnection, config.REDIS_PREFIX));
     const decisions = new Counter({
       name: 'switchyard_matcher_decisions_total',
       help: 'Matches by outcome: activate, skip or drop, with the reason',

@@ -1,5 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { LoopMetrics } from './loop/loop-ports';
+import type { RateGateMetrics } from './model/rate-gate';
 
 /**
  * The agent loop's counters on the runner's registry (its health port's
@@ -21,13 +22,7 @@ export function loopMetrics(registry: Registry): LoopMetrics {
     labelNames: ['provider', 'model'],
     registers,
   });
-  const latency = new Histogram({
-    name: 'switchyard_runner_model_call_duration_seconds',
-    help: 'Time of answered model calls, retries included',
-    labelNames: ['provider', 'model'],
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
-    registers,
-  });
+  const latency = modelHistogram(registry, 'switchyard_runner_model_call_duration_seconds', 'Time of answered model calls, retries included', [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]);
   const errors = new Counter({
     name: 'switchyard_runner_model_errors_total',
     help: 'Model calls that failed, by error code (after the adapter\'s retries)',
@@ -51,4 +46,34 @@ export function loopMetrics(registry: Registry): LoopMetrics {
     modelError: (labels) => errors.inc(labels),
     toolCall: (labels) => tools.inc(labels),
   };
+}
+
+/**
+ * The waits on the provider keys' shared rate limits (decision 0060) on the runner's registry:
+ * how often and how long calls waited their turn, and the 429 pauses that held every runner, by
+ * provider and model. What an operator reads to tell a limit that is too tight from a slow provider.
+ */
+export function rateLimitMetrics(registry: Registry): (labels: { provider: string; model: string }) => RateGateMetrics {
+  const registers = [registry];
+  const waits = modelHistogram(
+    registry,
+    'switchyard_runner_rate_limit_wait_seconds',
+    'Time model calls waited their turn on the shared provider rate limit (each wait; the count is the number of waits)',
+    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  );
+  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['provider', 'model'], registers });
+  const pauses = counter('switchyard_runner_rate_limit_pauses_total', "Provider 429s whose retry-after paused the shared bucket for every runner");
+  const pausedSeconds = counter('switchyard_runner_rate_limit_paused_seconds_total', "Seconds of retry-after the provider's 429s asked for (the bucket's pauses)");
+  return (labels) => ({
+    waited: (ms) => waits.observe(labels, ms / 1000),
+    paused: (ms) => {
+      pauses.inc(labels);
+      pausedSeconds.inc(labels, ms / 1000);
+    },
+  });
+}
+
+/** A histogram of seconds by provider and model on the runner's registry. */
+function modelHistogram(registry: Registry, name: string, help: string, buckets: number[]): Histogram<'provider' | 'model'> {
+  return new Histogram({ name, help, labelNames: ['provider', 'model'], buckets, registers: [registry] });
 }

@@ -2,7 +2,7 @@ import { AgentMessageStore, SqlPool } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { closeRedis, createActivationQueue, createRedis, duplicateRedis, ProviderRateLimits, RunNewsPublisher, SessionMailbox, type Redis } from '@switchyard/redis';
 import { type RunningService, startService, storeChecks } from '@switchyard/runtime';
-import { Counter, Gauge } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { ActivationBackPressure, createActivationWorker } from './adapters/bullmq-activation-worker';
 import { BullmqStartGate } from './adapters/bullmq-start-gate';
 import { SqlApprovalRecords } from './adapters/sql-approval-records';
@@ -19,8 +19,8 @@ import { SqlSecretReader } from './adapters/sql-secret-reader';
 import { SqlTeammateWakes } from './adapters/sql-teammate-wakes';
 import { SqlTranscriptStore } from './adapters/sql-transcript-store';
 import { AgentLoop } from './loop/agent-loop';
-import type { LoopMetrics, WaitRecords } from './loop/loop-ports';
-import { loopMetrics } from './metrics';
+import type { WaitRecords } from './loop/loop-ports';
+import { loopMetrics, rateLimitMetrics } from './metrics';
 import { createModel } from './model/create-model';
 import { createModelHttpPool, type ModelHttpPool } from './model/model-http-pool';
 import { runnerCapacity } from './runner-capacity';
@@ -58,7 +58,7 @@ interface SharedByRuns {
 }
 
 /** The agent loop with the runner's stores, model settings and tool policy bound. */
-function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, metrics: LoopMetrics, teammates: SqlTeammateWakes, { pool, mcpPool, batch, news }: SharedByRuns): AgentLoop {
+function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger, registry: Registry, teammates: SqlTeammateWakes, { pool, mcpPool, batch, news }: SharedByRuns): AgentLoop {
   const tools = toolHostOptions(config);
   // One per runner: the tool lists its runs are offered (a run connects a server at its first call).
   const listings = new ToolListCache({ ttlMs: config.RUNNER_MCP_TOOL_LIST_TTL_MS });
@@ -67,6 +67,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
   const transcripts = new SqlTranscriptStore(sql, batch, news);
   // The provider keys' rate limits, shared with every other runner (decision 0060).
   const rateBuckets = new ProviderRateLimits(redis, config.REDIS_PREFIX);
+  const rateMetrics = rateLimitMetrics(registry);
   return new AgentLoop({
     contexts: new SqlRunContextStore(sql),
     transcripts,
@@ -75,7 +76,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     spend: new SqlSpendLedger(sql),
     secrets: new SqlSecretReader(sql, secretBoxOf(config)),
     prices: createPriceTable(config.MODEL_PRICES),
-    model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl, pool, rateBuckets, rateLimits: config }),
+    model: (spec, input) => createModel(spec, { ...input, env: config, checkBaseUrl, pool, rateBuckets, rateLimits: config, rateMetrics }),
     tools: (input) => connectTools({ ...input, options: tools, listings, log, pool: mcpPool }),
     platform: { url: config.PLATFORM_MCP_URL, tokens: new SqlAgentTokens(sql), tokenTtlMs: config.AGENT_TOKEN_TTL_MS },
     approvals: new SqlApprovalRecords(sql),
@@ -84,7 +85,7 @@ function agentLoop(config: RunnerConfig, sql: SqlPool, redis: Redis, log: Logger
     teammates,
     guardedTools: config.RUNNER_GUARDED_TOOLS,
     ...(config.RUNNER_MAX_RUN_DURATION_MS === undefined ? {} : { maxDurationMs: config.RUNNER_MAX_RUN_DURATION_MS }),
-    metrics,
+    metrics: loopMetrics(registry),
     log,
   });
 }
@@ -109,7 +110,8 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     await sql.$queryRawUnsafe('SELECT 1');
     service.check(storeChecks(redis, sql));
     // BullMQ blocks on its connection (maxRetriesPerRequest null) and does not close one it was given.
-    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null });
+    // Its scripts are defined on this connection only, and it is not auto-pipelined (RedisConnectionOptions.autoPipelining).
+    const workerConnection = duplicateRedis(redis, { maxRetriesPerRequest: null, autoPipelining: false });
     service.onClose(() => closeRedis(workerConnection));
     const transitions = new Counter({
       name: 'switchyard_runner_runs_total',
@@ -132,7 +134,10 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
     // A mailbox open this long with no turn lost its wake: as long as a queued run waits for its job.
     const teammates = new SqlTeammateWakes(sql, new SessionMailbox(redis, config.REDIS_PREFIX), SWEEP_QUEUED_AFTER_MS);
     // Read only for its pause flag: the operator's dashboard pause stops run starts by every path (decision 0043).
-    const activations = createActivationQueue(redis, config.REDIS_PREFIX);
+    // On a connection of its own, failing fast while Redis is away (the gate then counts as paused), not auto-pipelined.
+    const gateConnection = duplicateRedis(redis, { connectionName: `runner:${config.RUNNER_NAME}:gate`, autoPipelining: false });
+    service.onClose(() => closeRedis(gateConnection));
+    const activations = createActivationQueue(gateConnection, config.REDIS_PREFIX);
     service.onClose(() => activations.close());
     // The runs' step boundaries, flushes and stop reads of every run at once, one statement (group commit).
     const batch = new SqlStepBatch(sql);
@@ -143,7 +148,7 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       parking: new SqlApprovalParking(sql, queueOptions),
       waitParking: new SqlWaitParking(sql, queueOptions),
       reads: new SqlRunReads(sql, batch),
-      executor: agentLoop(config, sql, redis, log, loopMetrics(service.registry), teammates, { pool, mcpPool, batch, news }),
+      executor: agentLoop(config, sql, redis, log, service.registry, teammates, { pool, mcpPool, batch, news }),
       orphans: teammates,
       sweepQueuedAfterMs: SWEEP_QUEUED_AFTER_MS,
       log,

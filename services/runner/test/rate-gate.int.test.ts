@@ -3,6 +3,8 @@ import { ProviderRateLimits } from '@switchyard/redis';
 import { createTestRedis, startLocalOpenAiServer, type LocalOpenAiServer, type TestRedis } from '@switchyard/testing';
 import { ModelError, type ChatMessage } from '../src/model/model';
 import { OpenAiModel } from '../src/model/openai-model';
+import { Registry } from 'prom-client';
+import { rateLimitMetrics } from '../src/metrics';
 import { bucketOf, RateGate, type RateLimitDefaults } from '../src/model/rate-gate';
 
 const KEY = 'sk-test-rate-0123456789';
@@ -94,5 +96,25 @@ describe('RateGate on the shared bucket (real Redis)', () => {
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).code).toBe(MODEL_ERROR_CODES.aborted);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("counts the waits and the 429 pauses on the runner's metrics, by provider and model", async () => {
+    const registry = new Registry();
+    const metricsOf = rateLimitMetrics(registry);
+    const labels = { provider: 'openai', model: 'gpt-test' };
+    const metered = (limit: ConstructorParameters<typeof RateGate>[2]) => new RateGate(buckets, bucketOf(server.baseUrl, KEY), limit, DEFAULTS, metricsOf(labels));
+    server.enqueue({ type: 'error', status: 429, headers: { 'retry-after': '1' } });
+    for (let i = 0; i < 2; i++) server.enqueue({ type: 'message', content: 'ok' });
+    // Two calls on a key of 60 a (6 s) minute: the second waits ~100 ms; the first's 429 pauses the key 1 s.
+    await Promise.all([0, 1].map(() => model(metered({ requestsPerMinute: 60 })).complete({ messages: user, tools: [], signal: never })));
+    const read = async (name: string) => (await registry.getSingleMetric(name)!.get()).values;
+    const waits = await read('switchyard_runner_rate_limit_wait_seconds');
+    const named = (name: string) => waits.find((v) => (v as { metricName?: string }).metricName === name && v.labels.model === 'gpt-test')?.value ?? 0;
+    const count = named('switchyard_runner_rate_limit_wait_seconds_count');
+    const sum = named('switchyard_runner_rate_limit_wait_seconds_sum');
+    expect(count).toBeGreaterThanOrEqual(2);
+    expect(sum).toBeGreaterThan(0.8);
+    expect((await read('switchyard_runner_rate_limit_pauses_total'))).toEqual([expect.objectContaining({ value: 1, labels: labels })]);
+    expect((await read('switchyard_runner_rate_limit_paused_seconds_total'))[0]?.value).toBeCloseTo(1, 1);
   });
 });

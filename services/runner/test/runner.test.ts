@@ -187,8 +187,9 @@ describe('Runner (fake run queue)', () => {
     const { store, executor, runner, job, statuses } = setup({ concurrency: 2 });
     cleanup = runner;
     const gate = executor as GateExecutor;
-    const a = store.addLane(3);
-    const b = store.addLane(3);
+    // A claim visits lanes in name order (the fair claim across lanes): a's before b's.
+    const a = store.addLane(3, 'agent:a');
+    const b = store.addLane(3, 'agent:b');
     const runsA = [store.enqueue(a), store.enqueue(a)];
     const runB = store.enqueue(b);
     await runner.handle(job(runsA[0]!));
@@ -196,11 +197,12 @@ describe('Runner (fake run queue)', () => {
     const waiting = runner.handle(job(runB));
     await new Promise((resolve) => setImmediate(resolve));
     expect(statuses([runB])).toEqual(['queued']);
+    // The freed slot starts b's run: the ending's claim takes it (the queue's fair claim), and the waiting job finds it started once a slot frees again.
     gate.release(runsA[0]!);
-    await waiting;
     await waitFor(async () => gate.started.includes(runB) || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'lane b claimed' });
     expect(gate.deepest).toBe(2);
     gate.release();
+    await waiting;
     await waitFor(async () => gate.active === 0 || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'all released' });
     await runner.settled();
     expect(statuses([...runsA, runB])).toEqual(['completed', 'completed', 'completed']);

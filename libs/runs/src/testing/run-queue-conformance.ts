@@ -6,8 +6,8 @@ import type { RunEnding, RunQueue } from '../ports';
 export interface RunQueueHarness {
   /** A queue acting for the runner process `owner`, with leases of `leaseMs`. */
   queue(owner: string, leaseMs: number): RunQueue;
-  /** A new lane of `concurrency`; returns its name. */
-  lane(concurrency: number): Promise<string>;
+  /** A new lane of `concurrency` in the workspace labelled `workspace` (made on first use; absent: the harness's own); returns its name. */
+  lane(concurrency: number, workspace?: string): Promise<string>;
   /** Queues a run at the end of the lane's line; returns its id. */
   enqueue(lane: string): Promise<string>;
   /** Records that the run started a call not safe to repeat and has no result of it (decision 0051). */
@@ -28,7 +28,11 @@ const LONG_LEASE = 60_000;
  * many go out at once; a lapsed lease puts its run back in line, ahead of
  * the runs queued after it, unless the run is inside a call not safe to
  * repeat: that one is failed runner_lost and frees its slot; an ending claims the lane's next run in the same call; a parked run
- * frees its lane, and resumed it is claimed ahead of the runs queued after it.
+ * frees its lane, and resumed it is claimed ahead of the runs queued after it; a claim takes
+ * workspaces in the fair order (fewest runs in flight, then the oldest queued run).
+ *
+ * The claims start runs across workspaces and lanes, so each test leaves its lanes full or
+ * without queued runs: what it left cannot be started by the next test's claims.
  */
 export function describeRunQueueConformance(name: string, setup: () => Promise<RunQueueHarness>): void {
   describe(`run queue conformance: ${name}`, () => {
@@ -138,6 +142,26 @@ export function describeRunQueueConformance(name: string, setup: () => Promise<R
       const next = await queue.end(second!, COMPLETED, 1);
       expect(next.started.map((run) => run.id)).toEqual([parked]);
       expect((await h.statusOf(third!)).status).toBe('queued');
+    });
+
+    it('a claim takes workspaces in the fair order: fewest runs in flight first, then the oldest queued run', async () => {
+      const queue = h.queue('runner-a', LONG_LEASE);
+      // Workspace fair-a has a run in flight.
+      const [inFlight] = await queueRuns(await h.lane(1, 'fair-a'), 1);
+      expect((await queue.claim(inFlight!, 1)).started.map((run) => run.id)).toEqual([inFlight]);
+      const laneA = await h.lane(5, 'fair-a');
+      const laneB = await h.lane(5, 'fair-b');
+      const [a1, a2] = await queueRuns(laneA, 2);
+      const [b1, b2] = await queueRuns(laneB, 2);
+      const next = async () => (await queue.claim(a1!, 1)).started.map((run) => run.id);
+      // fair-b has none in flight: its run first, though fair-a's were queued before it.
+      expect(await next()).toEqual([b1]);
+      // One in flight each: the oldest queued run.
+      expect(await next()).toEqual([a1]);
+      // fair-a has two in flight, fair-b one: fair-b's, though a2 is older.
+      expect(await next()).toEqual([b2]);
+      expect(await next()).toEqual([a2]);
+      expect(await next()).toEqual([]);
     });
 
     it('the sweep names lanes with old queued runs or lapsed leases', async () => {

@@ -83,8 +83,10 @@ export class EvalProgress {
       });
     }
     const total = cursor.suite.cases.length * cursor.targets * cursor.trials;
+    // A trial row exists from the start; it has ended only once its run did (an unstarted one has no run).
     const allEnded = trials.length === total && trials.every((t) => t.ended);
-    const read = allEnded ? await this.deps.evalRuns.read(ctx, cursor.evalId) : null;
+    // The read command settles, and starts what a dead start left unstarted: a stream is a reader like any other.
+    const read = allEnded || trials.some((t) => !t.started) ? await this.deps.evalRuns.read(ctx, cursor.evalId) : null;
     return {
       trials: fresh,
       cursorId: fresh.length > 0 ? Buffer.from(cursor.sent).toString('base64url') : null,

@@ -127,8 +127,15 @@ describe('issue 35: evals in the web UI (headless Chromium)', () => {
     // A budget below the ceiling estimate is refused, nothing started.
     await form.getByLabel('Budget (USD)').fill('0.0001');
     await form.getByRole('button', { name: 'Start eval' }).click();
-    await page.getByRole('alert').filter({ hasText: 'EVAL_BUDGET_EXCEEDED' }).waitFor();
-    await form.getByLabel('Budget (USD)').fill('100');
+    const refusal = page.getByRole('alert').filter({ hasText: 'EVAL_BUDGET_EXCEEDED' });
+    await refusal.waitFor();
+    // The refusal names the ceiling: 30 runs at the version's perRunUsd plus, for the judged case's
+    // 10 trials, the most a judge call can cost (its prompt at the transcript's cap, at 1,000 USD per
+    // million tokens). That ceiling, as the budget, is enough.
+    const [, estimate, judges] = /the estimate is \$([0-9.]+), of which judges \$([0-9.]+)/.exec((await refusal.textContent())!)!;
+    expect(Number(estimate)).toBeGreaterThan(Number(judges));
+    expect(Number(judges)).toBeGreaterThan(10 * 16_000 * 1_000 / 1e6);
+    await form.getByLabel('Budget (USD)').fill(estimate!);
     const start = form.getByRole('button', { name: 'Start eval' });
     await tabTo(page, start);
     await page.keyboard.press('Enter');

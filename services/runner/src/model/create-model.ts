@@ -4,7 +4,7 @@ import { ModelError, type Model } from './model';
 import type { ModelHttpPool } from './model-http-pool';
 import type { ModelEnv } from './model-config';
 import { OpenAiModel } from './openai-model';
-import { bucketOf, RateGate, type RateBuckets, type RateLimitDefaults } from './rate-gate';
+import { bucketOf, RateGate, type RateBuckets, type RateGateMetrics, type RateLimitDefaults } from './rate-gate';
 import type { RetryOptions } from './retry';
 import { ScriptedModel, scriptStepDelayMs } from './scripted-model';
 
@@ -34,6 +34,8 @@ export interface CreateModelOptions {
   rateBuckets?: RateBuckets;
   /** The runner's default limits and window. @defaultValue no limits, a 60 s window */
   rateLimits?: RateLimitDefaults;
+  /** Where a model's gate reports its waits and pauses (the runner's metrics), by provider and model. @defaultValue none */
+  rateMetrics?: (labels: { provider: string; model: string }) => RateGateMetrics;
   /** Backoff tuning (tests); attempts come from MODEL_MAX_ATTEMPTS. @defaultValue DEFAULT_RETRY_OPTIONS */
   retry?: Partial<Omit<RetryOptions, 'maxAttempts'>>;
 }
@@ -58,7 +60,8 @@ export async function createModel(spec: Pick<AgentSpec, 'model' | 'script'>, opt
       const pin = ownEndpoint ? await options.checkBaseUrl?.(model.baseUrl!) : undefined;
       const key = await apiKey(model.apiKeySecret, ownEndpoint, options);
       const baseUrl = model.baseUrl ?? env.OPENAI_BASE_URL;
-      const rateGate = options.rateBuckets && new RateGate(options.rateBuckets, bucketOf(baseUrl, key), model.rateLimit, options.rateLimits ?? NO_RATE_LIMITS);
+      const rateMetrics = options.rateMetrics?.({ provider: model.provider, model: model.name });
+      const rateGate = options.rateBuckets && new RateGate(options.rateBuckets, bucketOf(baseUrl, key), model.rateLimit, options.rateLimits ?? NO_RATE_LIMITS, rateMetrics);
       return new OpenAiModel({
         model: model.name,
         baseUrl,

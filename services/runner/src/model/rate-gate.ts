@@ -29,6 +29,14 @@ export interface RateLimitDefaults {
 /** Told before a call waits its turn; the wait starts once it resolves. */
 export type RateLimitWaitListener = (waitMs: number) => Promise<void> | void;
 
+/** What a gate reports: the runner's Prometheus metrics bind it per provider and model (loopMetrics). */
+export interface RateGateMetrics {
+  /** A call waited its turn this long (ms; cut short when its run was aborted). */
+  waited(ms: number): void;
+  /** A 429's `retry-after` paused the bucket for every runner this long (ms). */
+  paused(ms: number): void;
+}
+
 /**
  * One model's gate onto its provider key's shared bucket (decision 0060): every attempt of a call
  * takes a slot first, waits for it when the bucket is busy or paused, and corrects the tokens
@@ -45,6 +53,7 @@ export class RateGate {
     readonly bucket: string,
     limit: ModelRateLimit | undefined,
     defaults: RateLimitDefaults,
+    private readonly metrics?: RateGateMetrics,
   ) {
     const requests = limit?.requestsPerMinute ?? defaults.MODEL_REQUESTS_PER_MINUTE;
     const tokens = limit?.tokensPerMinute ?? defaults.MODEL_TOKENS_PER_MINUTE;
@@ -58,7 +67,12 @@ export class RateGate {
       const waitMs = await this.quietly(() => this.buckets.reserve(this.bucket, { msPerRequest: this.msPerRequest, msPerToken: this.msPerToken, tokens }), 0);
       if (waitMs <= 0) return;
       await onWait?.(waitMs);
-      await sleep(waitMs, signal);
+      const began = performance.now();
+      try {
+        await sleep(waitMs, signal);
+      } finally {
+        this.metrics?.waited(performance.now() - began);
+      }
       // A 429 that paused the bucket after this slot was taken holds this call too: take a new slot after the pause.
       if ((await this.quietly(() => this.buckets.paused(this.bucket), 0)) <= 0) return;
     }
@@ -66,6 +80,7 @@ export class RateGate {
 
   /** A 429's `retry-after`: every runner's calls on this key wait it out. */
   async pause(ms: number): Promise<void> {
+    this.metrics?.paused(ms);
     await this.quietly(() => this.buckets.pause(this.bucket, ms), 0);
   }
 

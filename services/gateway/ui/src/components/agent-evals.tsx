@@ -77,6 +77,14 @@ export function AgentEvals({ ws, agent, versions, draft, canWrite }: { ws: strin
   );
 }
 
+/** A refused budget names the ceiling it must reach (runs and judges), so the person knows what to raise it to. */
+function budgetNeeded(caught: unknown): string {
+  if (!(caught instanceof ApiError) || caught.code !== 'EVAL_BUDGET_EXCEEDED') return '';
+  const { estimateUsd, judgeEstimateUsd } = (caught.details ?? {}) as { estimateUsd?: number; judgeEstimateUsd?: number };
+  if (typeof estimateUsd !== 'number') return '';
+  return ` (the estimate is $${estimateUsd}${typeof judgeEstimateUsd === 'number' && judgeEstimateUsd > 0 ? `, of which judges $${judgeEstimateUsd}` : ''})`;
+}
+
 /** The form that starts an eval: a suite, what runs (versions A and B, one version, or the editor's draft), trials and a budget. */
 function StartEval({ ws, agent, versions, draft }: { ws: string; agent: AgentResponse; versions: AgentVersionSummary[]; draft: string | undefined }) {
   const suites = useSuites(ws);
@@ -118,7 +126,7 @@ function StartEval({ ws, agent, versions, draft }: { ws: string; agent: AgentRes
       void queryClient.invalidateQueries({ queryKey: ['agent-evals', ws, agent.id] });
       navigate(`/evals/${started.id}`);
     } catch (caught) {
-      setError(errorText(caught));
+      setError(errorText(caught) + budgetNeeded(caught));
       if (caught instanceof ApiError) setIssues(caught.issues);
     } finally {
       setBusy(false);
