@@ -10,11 +10,16 @@ import type { Principal } from '../auth-ports';
  * `managers`. People are not concerned (their role is checked by the route).
  */
 export function assertMayImprove(principal: Principal, target: Pick<AgentRecord, 'id' | 'spec'>): void {
-  const caller = principal.agent?.agentId;
-  if (caller === undefined || principal.crafting) return; // a crafting turn acts for its person (decision 0056)
+  if (!actsAsAgent(principal)) return;
+  const caller = principal.agent!.agentId;
   const rule = target.spec.selfImprovement;
   if (rule?.allow && (caller === target.id || rule.managers.includes(caller))) return;
   throw new AppError(ErrorCode.SELF_IMPROVEMENT_NOT_ALLOWED, "this agent's owner does not allow the calling agent to try, evaluate or save it (spec selfImprovement)", { id: target.id });
+}
+
+/** Whether an agent, not a person, is acting: a crafting turn's token acts for its person (decision 0056). */
+export function actsAsAgent(principal: Principal): boolean {
+  return principal.agent !== undefined && !principal.crafting;
 }
 
 /** The draft as evals and proposals hash it: the stored spec, without the flag. */

@@ -7,7 +7,7 @@ import type { FactReader } from '../fact-ports';
 import type { ActivationSink, NewRun, RunStore } from '../run-ports';
 import type { SettingsStore } from '../settings-ports';
 import type { NewTry, TryStore } from '../try-ports';
-import { assertMayImprove } from './improve-permission';
+import { actsAsAgent, assertMayImprove } from './improve-permission';
 import { wakeNewRun } from './wake-new-run';
 
 /** What TryAgent needs: only the methods it calls. */
@@ -45,7 +45,7 @@ export class TryAgent {
     const { principal } = ctx;
     // An agent tries only a saved agent whose owner lets it improve that agent (decision 0058); a
     // crafting turn tries its draft for the person crafting (decision 0056): its token is theirs.
-    if (principal.agent && !principal.crafting && body.agentId === undefined) throw new AppError(ErrorCode.TRY_BY_AGENT_REFUSED, 'an agent token tries only a saved agent that allows it (selfImprovement), never a new draft');
+    if (actsAsAgent(principal) && body.agentId === undefined) throw new AppError(ErrorCode.TRY_BY_AGENT_REFUSED, 'an agent token tries only a saved agent that allows it (selfImprovement), never a new draft');
     if ((await this.deps.settings.get(principal.workspaceId)).agentsPaused) {
       throw new AppError(ErrorCode.AGENTS_PAUSED, 'agents are paused in this workspace (settings.agentsPaused)', { workspace: principal.workspaceSlug });
     }
@@ -95,7 +95,7 @@ export class TryAgent {
       if (body.agentId === undefined) return { agentId: newId(), version: null, spec };
       const saved = await this.deps.agents.get(workspaceId, body.agentId);
       if (saved) assertMayImprove(principal, saved);
-      else if ((principal.agent && !principal.crafting) || !(await this.deps.tries.hasTries(workspaceId, body.agentId))) throw agentNotFound(body.agentId);
+      else if (actsAsAgent(principal) || !(await this.deps.tries.hasTries(workspaceId, body.agentId))) throw agentNotFound(body.agentId);
       return { agentId: body.agentId, version: null, spec };
     }
     const agentId = body.agentId!;
