@@ -83,6 +83,10 @@ describe('issue 30: a backfill ends with its agent', () => {
       expect({ name, started: (await batchOf(target)).started }).toEqual({ name, started: endings[name as keyof typeof endings].started });
     }
 
+    // A backfill run is read like any run (its id, derived from the batch and the fact, is a UUID the API takes).
+    const [one] = await pool.$queryRawUnsafe<Array<{ id: string }>>(`SELECT id::text AS id FROM runs WHERE origin->>'batchId' = $1 LIMIT 1`, deleted.batchId);
+    expect((await acme('GET', `${ws}/runs/${one!.id}`)).body).toMatchObject({ id: one!.id, origin: { type: 'backfill', batchId: deleted.batchId } });
+
     // A disabled agent is not backfilled (its batch would end at once); its dry run is answered.
     const refused = await acme('POST', `${ws}/agents/${disabled.agentId}/backfill`, request);
     expect({ status: refused.status, code: refused.body.error?.code }).toEqual({ status: 409, code: 'AGENT_DISABLED' });
