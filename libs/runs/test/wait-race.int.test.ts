@@ -128,9 +128,10 @@ describe('wait_for_event race (real PostgreSQL)', () => {
     await setPaused(arrangePool, lane!.workspaceId, true);
     const run = await runningRun(arrangePool, lane!);
     const afterSeq = await parking.currentSeq(lane!.workspaceId);
-    await parking.park(run, { toolCallId: 'call-1', kind: 'ci.*', timeoutMs: 600_000, afterSeq }, 0);
+    await parking.park(run, { toolCallId: 'call-1', kind: 'ci.*', filter: null, timeoutMs: 600_000, afterSeq }, 0);
     const [outcome] = await facts.append([acceptedFact(lane!, newId())]);
-    expect(await book.matchFacts([{ workspaceId: lane!.workspaceId, fact: outcome!.fact }])).toEqual([]);
+    if (outcome?.status !== 'inserted') throw new Error(`fact not stored: ${outcome?.status}`);
+    expect(await book.matchFacts([{ workspaceId: lane!.workspaceId, fact: outcome.fact }])).toEqual([]);
     expect(await resumeHeldWaits(matchPool, matchPool, null, 100)).toEqual([]);
     const [held] = await arrangePool.$queryRawUnsafe<Array<{ status: string; wait: string }>>(
       `SELECT r.status::text AS status, w.status AS wait FROM runs r JOIN run_waits w ON w.run_id = r.id WHERE r.id = $1::uuid`,
