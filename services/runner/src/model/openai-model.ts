@@ -180,7 +180,8 @@ export class OpenAiModel implements Model {
  * teed into two more web streams on every call (decision 0053).
  */
 function pooledFetchOptions(pool: ModelHttpPool): ClientOptions['fetchOptions'] {
-  return { dispatcher: pool.dispatcher, redirect: 'error', window: null } as ClientOptions['fetchOptions'];
+  const init: RequestInit = { redirect: 'error', window: null };
+  return { ...init, dispatcher: pool.dispatcher } as ClientOptions['fetchOptions'];
 }
 
 /**
