@@ -107,6 +107,13 @@ describe('OpenAiModel against a local OpenAI-compatible server', () => {
     expect(server.pending()).toBe(1);
   });
 
+  it('issue 37: does not follow a redirect of the pooled endpoint (the request is not cloned for one): model_unavailable, nothing sent to its location', async () => {
+    for (let i = 0; i < 2; i++) server.enqueue({ type: 'error', status: 307, headers: { location: `${server.baseUrl}/moved` } });
+    const error = await failure(model({ retry: { maxAttempts: 2, baseDelayMs: 10, random: () => 0 } }).complete({ messages: user('hi'), tools: [], signal: never }));
+    expect(error).toMatchObject({ code: 'model_unavailable' });
+    expect(server.requests.map((request) => request.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+  });
+
   it('retries a connection cut and succeeds', async () => {
     server.enqueue({ type: 'disconnect' }, { type: 'message', content: 'back' });
     const answer = await model().complete({ messages: user('hi'), tools: [], signal: never });

@@ -63,6 +63,18 @@ describe('RateGate on the shared bucket (real Redis)', () => {
     expect(own).toBeLessThanOrEqual(100);
   });
 
+  it('a call reserves its body at four bytes a token under a token limit, and no tokens without one', async () => {
+    const reserved: number[] = [];
+    const counting = { ...buckets, reserve: (bucket: string, reservation: { msPerRequest: number; msPerToken: number; tokens: number }) => (reserved.push(reservation.tokens), buckets.reserve(bucket, reservation)), pause: buckets.pause.bind(buckets), settle: buckets.settle.bind(buckets), paused: buckets.paused.bind(buckets) };
+    const long: ChatMessage[] = [{ role: 'user', content: 'x'.repeat(4_000) }];
+    for (let i = 0; i < 2; i++) server.enqueue({ type: 'message', content: 'ok' });
+    await model(new RateGate(counting, 'tokens', { tokensPerMinute: 1_000_000 }, DEFAULTS)).complete({ messages: long, tools: [], signal: never });
+    await model(new RateGate(counting, 'requests', { requestsPerMinute: 6_000 }, DEFAULTS)).complete({ messages: long, tools: [], signal: never });
+    expect(reserved[0]).toBeGreaterThan(1_000);
+    expect(reserved[0]).toBeLessThan(1_100);
+    expect(reserved[1]).toBe(0);
+  });
+
   it('a 429 with retry-after pauses every model on the key, and is retried without spending an attempt', async () => {
     server.enqueue({ type: 'error', status: 429, headers: { 'retry-after': '1' } });
     server.enqueue({ type: 'message', content: 'after the pause' });

@@ -80,7 +80,7 @@ export class OpenAiModel implements Model {
       // The client passes a URL string and an init, never a Request; the pool's fetch is undici's own, the one its dispatcher fits.
       ...(options.fetch
         ? { fetch: options.fetch.fetch as ClientOptions['fetch'] }
-        : { fetch: (options.pool ?? defaultModelHttpPool()).fetch as ClientOptions['fetch'], fetchOptions: { dispatcher: (options.pool ?? defaultModelHttpPool()).dispatcher } as ClientOptions['fetchOptions'] }),
+        : { fetch: (options.pool ?? defaultModelHttpPool()).fetch as ClientOptions['fetch'], fetchOptions: pooledFetchOptions(options.pool ?? defaultModelHttpPool()) }),
       // Explicit nulls, so the client does not pick these up from the runner's environment.
       organization: null,
       project: null,
@@ -99,7 +99,8 @@ export class OpenAiModel implements Model {
   async complete({ messages, tools, signal, onRateLimitWait }: ModelInput): Promise<ModelResponse> {
     const body = this.requestBody(messages, tools);
     const gate = this.options.rateGate;
-    const estimate = gate ? estimatedTokens(body) : 0;
+    // Only a token limit reads the estimate: without one the body is not serialized twice.
+    const estimate = gate?.countsTokens ? estimatedTokens(body) : 0;
     try {
       const response = await withRetry(
         async () => {
@@ -170,6 +171,17 @@ export class OpenAiModel implements Model {
     await gate.pause(Math.min(retry.retryAfterMs!, this.retry.retryAfterCapMs));
     return new AttemptFailure(failure.error, { retry: true, free: true });
   }
+}
+
+/**
+ * The request options of every call through the shared pool: its dispatcher, and no redirect
+ * followed (`redirect: 'error'`, `window: null`). A model endpoint answers, it does not redirect;
+ * and a request that may be redirected is cloned by undici's fetch before it goes — its body
+ * teed into two more web streams on every call (decision 0053).
+ */
+function pooledFetchOptions(pool: ModelHttpPool): ClientOptions['fetchOptions'] {
+  const init: RequestInit = { redirect: 'error', window: null };
+  return { ...init, dispatcher: pool.dispatcher } as ClientOptions['fetchOptions'];
 }
 
 /**

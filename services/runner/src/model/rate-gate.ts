@@ -61,6 +61,11 @@ export class RateGate {
     this.msPerToken = tokens ? defaults.MODEL_RATE_LIMIT_WINDOW_MS / tokens : 0;
   }
 
+  /** Whether the bucket counts tokens (a token limit applies): only then does a call need its estimate. */
+  get countsTokens(): boolean {
+    return this.msPerToken > 0;
+  }
+
   /** Waits for this call's turn (aborted by `signal`: rejects `model_aborted`). */
   async acquire(tokens: number, signal: AbortSignal, onWait?: RateLimitWaitListener): Promise<void> {
     for (;;) {
