@@ -1,5 +1,6 @@
 import { AcceptedFactSchema, type AcceptedFact, type Fact } from '@switchyard/contracts';
 import type { FactPublisher } from './fact-recorder';
+import { numberedInsertCtes } from './sql-fact-store';
 
 /** What the relay logs; a pino logger fits. */
 export interface RelayLog {
@@ -54,8 +55,8 @@ export function factOf(row: OutboxRow): AcceptedFact | null {
 /**
  * A relay round in one statement: deletes the rows the last round settled
  * ($2), takes the next rows in order ($1 at most), stores those not stored
- * yet in `platform_events` — numbered from their workspaces' seq rows, locked
- * in workspace order, as SqlFactStore numbers a batch — and returns every row
+ * yet in `platform_events` — numbered from their workspaces' seq rows as
+ * SqlFactStore numbers a batch (numberedInsertCtes) — and returns every row
  * taken with its fact's seq. A row stored before (its relay died before the
  * delete) is found by its id and ts (the fact log's primary key) and comes
  * back with the seq it has. A row whose fact cannot be stored so — its
@@ -74,21 +75,7 @@ export const STORE_ROUND_SQL = `WITH settled AS (DELETE FROM fact_outbox WHERE i
     SELECT p.id, p.seq FROM platform_events p WHERE (p.id, p.ts) IN (SELECT id, ts FROM taken)),
   fresh AS (
     SELECT * FROM taken WHERE id NOT IN (SELECT id FROM stored)),
-  locked AS (
-    SELECT workspace_id, last_seq FROM workspace_event_seq
-     WHERE workspace_id IN (SELECT workspace_id FROM fresh) ORDER BY workspace_id FOR UPDATE),
-  numbered AS (
-    SELECT f.*, l.last_seq + row_number() OVER (PARTITION BY f.workspace_id ORDER BY f.position) AS seq
-      FROM fresh f JOIN locked l ON l.workspace_id = f.workspace_id),
-  inserted AS (
-    INSERT INTO platform_events (id, workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts)
-    SELECT id, workspace_id, seq, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts
-      FROM numbered ORDER BY position
-    RETURNING id, seq),
-  advanced AS (
-    UPDATE workspace_event_seq s SET last_seq = n.last
-      FROM (SELECT workspace_id, max(seq) AS last FROM numbered GROUP BY workspace_id) n
-     WHERE s.workspace_id = n.workspace_id)
+  ${numberedInsertCtes('fresh', 'position', 'actor, NULL::jsonb, payload, caused_by')}
   SELECT t.id::text AS id, t.workspace_id::text AS workspace_id, t.slug, t.kind, t.subject_type, t.subject_id, t.actor, t.payload,
          t.caused_by, t.idempotency_key, t.ts, t.correlation_id, coalesce(i.seq, s.seq) AS seq
     FROM taken t LEFT JOIN inserted i ON i.id = t.id LEFT JOIN stored s ON s.id = t.id
