@@ -1,8 +1,11 @@
 import { Client } from 'pg';
-import { AcceptedFactSchema, type AcceptedFact } from '@switchyard/contracts';
-import type { FactToRecord } from './fact-recorder';
-import type { AppendOutcome } from './sql-fact-store';
+import type { AcceptedFact } from '@switchyard/contracts';
+import { FactRecorder, type FactPublisher, type FactToRecord } from './fact-recorder';
+import { failedForARow, factOf, publishStored, ROW_COLUMNS, STORE_ROUND_SQL, type OutboxRow, type RelayLog, type StoredOutboxRow } from './outbox-rows';
+import { SqlFactStore, type AppendOutcome } from './sql-fact-store';
 import type { SqlRunner } from './sql-pool';
+
+export type { RelayLog } from './outbox-rows';
 
 /**
  * Where relayed facts go: stored in `platform_events` and published on
@@ -12,20 +15,14 @@ export interface FactSink {
   record(items: readonly FactToRecord[]): Promise<AppendOutcome[]>;
 }
 
-/** What the relay logs; a pino logger fits. */
-export interface RelayLog {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
 /** Options of OutboxRelay. */
 export interface OutboxRelayOptions {
-  /** Reads and deletes outbox rows. */
+  /** Reads, stores and deletes outbox rows. */
   sql: SqlRunner;
   /** For the relay's own connection: it LISTENs and holds the leadership lock. */
   databaseUrl: string;
-  sink: FactSink;
+  /** Where stored facts are published: the `facts` stream (RedisFactPublisher of @switchyard/redis). */
+  publisher: FactPublisher;
   log: RelayLog;
   /** Rows relayed per round. @defaultValue 500 */
   batchSize?: number;
@@ -33,7 +30,7 @@ export interface OutboxRelayOptions {
   pollMs?: number;
   /**
    * After a notification, wait this long before draining, so that the commits
-   * of that moment go as one round (two statements and one XADD call), not
+   * of that moment go as one round (one statement and one XADD call), not
    * one each. @defaultValue 5
    */
   lingerMs?: number;
@@ -126,11 +123,7 @@ export async function flushFacts(sql: SqlRunner, sink: FactSink, log: RelayLog, 
 /** The advisory lock whose holder is the one relay that drains the outbox. */
 const LEADER_LOCK_SQL = `SELECT pg_try_advisory_lock(hashtext('switchyard:fact_outbox')) AS leader`;
 
-const ROW_COLUMNS = `o.id::text AS id, o.workspace_id::text AS workspace_id, w.slug, o.kind, o.subject_type, o.subject_id,
-    o.actor, o.payload, o.caused_by, o.idempotency_key, o.ts, o.correlation_id
-  FROM fact_outbox o JOIN workspaces w ON w.id = o.workspace_id`;
-
-/** The next rows in order, in the statement that deletes the ones the last round settled ($2). */
+/** The next rows in order, in the statement that deletes the ones the last round settled ($2): a round resolved fact by fact. */
 const DRAIN_SQL = `WITH settled AS (DELETE FROM fact_outbox WHERE id = ANY($2::uuid[]))
   SELECT ${ROW_COLUMNS} WHERE o.id <> ALL($2::uuid[]) ORDER BY o.position LIMIT $1`;
 
@@ -139,50 +132,21 @@ const ROWS_UP_TO_SQL = `SELECT ${ROW_COLUMNS}
   WHERE o.position <= (SELECT max(position) FROM fact_outbox WHERE id = ANY($1::uuid[]))
   ORDER BY o.position LIMIT $2`;
 
-interface OutboxRow {
-  id: string;
-  workspace_id: string;
-  slug: string;
-  kind: string;
-  subject_type: string;
-  subject_id: string;
-  actor: unknown;
-  payload: unknown;
-  caused_by: unknown;
-  idempotency_key: string | null;
-  ts: Date;
-  correlation_id: string;
-}
-
-/** An outbox row as the fact it records, parsed at this boundary; null when it does not parse. */
-function factOf(row: OutboxRow): AcceptedFact | null {
-  const parsed = AcceptedFactSchema.safeParse({
-    id: row.id,
-    workspace: row.slug,
-    workspaceId: row.workspace_id,
-    kind: row.kind,
-    subject: { type: row.subject_type, id: row.subject_id },
-    ...(row.actor ? { actor: row.actor } : {}),
-    payload: row.payload,
-    ...(row.caused_by ? { causedBy: row.caused_by } : {}),
-    ...(row.idempotency_key ? { idempotencyKey: row.idempotency_key } : {}),
-    ts: row.ts.toISOString(),
-  });
-  return parsed.success ? parsed.data : null;
-}
-
 /**
- * Stores the facts of the outbox and publishes them (the sink), oldest first,
- * and deletes them once published. One relay drains at a time, whichever
+ * Stores the facts of the outbox and publishes them, oldest first, and
+ * deletes them once published. One relay drains at a time, whichever
  * process holds the outbox's advisory lock on its own connection (the others
  * stand by and take over when that connection goes), so a run's facts are
  * stored in the order its changes were made. It drains when the outbox's
- * trigger notifies a commit, and every `pollMs` besides. The rows a round
- * settled are deleted by the statement that reads the next round's — the
- * next notified round, or the next poll when no commit comes (close deletes
- * too): one statement a round, and no wake-up of its own for the delete. A
- * relay that dies before that delete relays those rows again: their ids
- * find them stored, and they are published again (consumers dedupe by id).
+ * trigger notifies a commit, and every `pollMs` besides. A round is one
+ * statement (STORE_ROUND_SQL: it deletes what the last round published,
+ * takes the next rows and stores their facts) and one publish; the last
+ * round's rows wait for the next notified round, or the next poll when no
+ * commit comes (close deletes too): no wake-up of its own for the delete. A
+ * relay that dies before that delete relays those rows again: found stored by
+ * their id, they are published again with their seqs (consumers dedupe by id).
+ * A round whose statement fails for one of its rows (a key another fact
+ * holds, a value PostgreSQL refuses) is resolved fact by fact (FactRecorder).
  */
 export class OutboxRelay {
   private client: Client | undefined;
@@ -196,8 +160,11 @@ export class OutboxRelay {
   private settled: string[] = [];
   private readonly batchSize: number;
   private readonly pollMs: number;
+  /** Stores and publishes the rows of a round resolved fact by fact. */
+  private readonly recorder: FactRecorder;
 
   constructor(private readonly options: OutboxRelayOptions) {
+    this.recorder = new FactRecorder(new SqlFactStore(options.sql), options.publisher);
     this.batchSize = options.batchSize ?? 500;
     this.pollMs = options.pollMs ?? 1000;
   }
@@ -264,13 +231,30 @@ export class OutboxRelay {
     } while (this.again && this.leader && !this.closing);
   }
 
-  /** One round: delete what the last one settled and read a batch in order, then hand it to the sink. Returns the rows read. */
+  /** One round: delete what the last one settled, store a batch in order, then publish it. Returns the rows taken. */
   private async round(): Promise<number> {
-    const { sql, sink, log } = this.options;
+    const { sql, publisher, log } = this.options;
+    let rows: StoredOutboxRow[];
+    try {
+      rows = await sql.$queryRawUnsafe<StoredOutboxRow[]>(STORE_ROUND_SQL, this.batchSize, this.settled);
+    } catch (error) {
+      if (!failedForARow(error)) throw error;
+      return this.resolvedRound();
+    }
+    this.settled = [];
+    if (rows.length === 0) return 0;
+    this.settled = await publishStored(publisher, log, rows);
+    this.options.onRelayed?.(this.settled.length);
+    return rows.length;
+  }
+
+  /** A round whose batch cannot be stored in one statement: read, then stored and published fact by fact against what is stored. */
+  private async resolvedRound(): Promise<number> {
+    const { sql, log } = this.options;
     const rows = await sql.$queryRawUnsafe<OutboxRow[]>(DRAIN_SQL, this.batchSize, this.settled);
     this.settled = [];
     if (rows.length === 0) return 0;
-    this.settled = await relayRows(sink, log, rows);
+    this.settled = await relayRows(this.recorder, log, rows);
     this.options.onRelayed?.(this.settled.length);
     return rows.length;
   }

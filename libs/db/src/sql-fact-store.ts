@@ -113,22 +113,7 @@ export class SqlFactStore implements FactStore {
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[],
                               $6::text[], $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::text[])
            WITH ORDINALITY AS v(id, workspace_id, kind, subject_type, subject_id, actor, payload, caused_by, idempotency_key, ts, stated_actor, ord)),
-       locked AS (
-         SELECT workspace_id, last_seq FROM workspace_event_seq
-          WHERE workspace_id IN (SELECT workspace_id FROM v) ORDER BY workspace_id FOR UPDATE),
-       numbered AS (
-         SELECT v.*, l.last_seq + row_number() OVER (PARTITION BY v.workspace_id ORDER BY v.ord) AS seq
-           FROM v JOIN locked l ON l.workspace_id = v.workspace_id),
-       inserted AS (
-         INSERT INTO platform_events
-           (id, workspace_id, seq, kind, subject_type, subject_id, actor, stated_actor, payload, caused_by, idempotency_key, ts)
-         SELECT id, workspace_id, seq, kind, subject_type, subject_id, actor::jsonb, stated_actor::jsonb, payload::jsonb, caused_by::jsonb, idempotency_key, ts
-           FROM numbered ORDER BY ord
-         RETURNING id, seq),
-       advanced AS (
-         UPDATE workspace_event_seq s SET last_seq = n.last
-           FROM (SELECT workspace_id, max(seq) AS last FROM numbered GROUP BY workspace_id) n
-          WHERE s.workspace_id = n.workspace_id)
+       ${numberedInsertCtes('v', 'ord', 'actor::jsonb, stated_actor::jsonb, payload::jsonb, caused_by::jsonb')}
        SELECT id::text AS id, seq FROM inserted`,
       facts.map((fact) => fact.id),
       facts.map((fact) => fact.workspaceId),
@@ -144,6 +129,36 @@ export class SqlFactStore implements FactStore {
     );
     return new Map(rows.map((row) => [row.id, Number(row.seq)]));
   }
+}
+
+/**
+ * The CTEs that store the facts of the CTE `source` (the columns of
+ * platform_events but seq, and an `order` column): `locked` locks their
+ * workspaces' seq rows (in workspace order, so two writers never deadlock),
+ * `numbered` numbers them from those in `order`, `inserted` inserts them
+ * (returning id and seq) and `advanced` moves the seq rows on. `json` is the
+ * list of the actor, stated actor, payload and cause expressions (casts of
+ * text parameters, or jsonb columns as they are). Facts of a workspace
+ * without a seq row are not inserted. For SqlFactStore and the outbox relay's
+ * round (STORE_ROUND_SQL): one numbering of facts.
+ */
+export function numberedInsertCtes(source: string, order: string, json: string): string {
+  return `locked AS (
+         SELECT workspace_id, last_seq FROM workspace_event_seq
+          WHERE workspace_id IN (SELECT workspace_id FROM ${source}) ORDER BY workspace_id FOR UPDATE),
+       numbered AS (
+         SELECT f.*, l.last_seq + row_number() OVER (PARTITION BY f.workspace_id ORDER BY f.${order}) AS seq
+           FROM ${source} f JOIN locked l ON l.workspace_id = f.workspace_id),
+       inserted AS (
+         INSERT INTO platform_events
+           (id, workspace_id, seq, kind, subject_type, subject_id, actor, stated_actor, payload, caused_by, idempotency_key, ts)
+         SELECT id, workspace_id, seq, kind, subject_type, subject_id, ${json}, idempotency_key, ts
+           FROM numbered ORDER BY ${order}
+         RETURNING id, seq),
+       advanced AS (
+         UPDATE workspace_event_seq s SET last_seq = n.last
+           FROM (SELECT workspace_id, max(seq) AS last FROM numbered GROUP BY workspace_id) n
+          WHERE s.workspace_id = n.workspace_id)`;
 }
 
 /** PostgreSQL's unique_violation. */

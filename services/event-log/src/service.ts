@@ -37,7 +37,8 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
     const claims = new RedisIdempotencyClaims(redis, config.REDIS_PREFIX);
     registerDeadLetterGauge(registry, deadLetters, [{ stream: ingestKey, group: GROUPS.eventLog }]);
     // Producers' facts (from `ingest`) and the platform's own (from the outbox) are stored and published the same way.
-    const recorder = new FactRecorder(new SqlFactStore(sql), new RedisFactPublisher(redis, toKey(config.REDIS_PREFIX, STREAMS.facts), config.FACTS_MAXLEN));
+    const publisher = new RedisFactPublisher(redis, toKey(config.REDIS_PREFIX, STREAMS.facts), config.FACTS_MAXLEN);
+    const recorder = new FactRecorder(new SqlFactStore(sql), publisher);
     const eventLog = new EventLog({
       recorder,
       claims,
@@ -66,7 +67,7 @@ export function startEventLog(config: EventLogConfig, log: Logger): Promise<Runn
     const relay = new OutboxRelay({
       sql,
       databaseUrl: config.DATABASE_DIRECT_URL ?? config.DATABASE_URL,
-      sink: recorder,
+      publisher,
       log,
       pollMs: config.OUTBOX_POLL_MS,
       lingerMs: config.OUTBOX_LINGER_MS,

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { AcceptedFactSchema, RunFactPayloadSchema } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
-import { FactRecorder, OutboxRelay, SqlFactStore, type AppendOutcome, type FactPublisher, type FactSink, type FactToRecord } from '@switchyard/db';
+import { OutboxRelay, recordFacts, SqlFactStore, type FactPublisher } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
 import { createTestSql, setRunColumns, startTestPlatform, waitFor, type TestPlatform, type TestSql } from '@switchyard/testing';
 
@@ -97,29 +97,25 @@ describe('OutboxRelay', () => {
   });
   afterAll(async () => t?.close());
 
-  /** A sink that keeps what it got, in order, and answers that each fact is stored. */
-  const stored = (items: readonly FactToRecord[]): AppendOutcome[] => items.map(({ fact: { workspaceId, ...fact } }) => ({ status: 'inserted', fact: { ...fact, seq: 1 }, workspaceId }));
+  /** A publisher that keeps what it got, in order (the facts are stored for real, in the test database). */
   const collecting = () => {
     const got: string[] = [];
-    const sink: FactSink = {
-      record: async (items) => {
-        got.push(...items.map((item) => item.fact.kind + ' ' + item.fact.subject.id));
-        return stored(items);
-      },
+    const publisher: FactPublisher = {
+      publish: async (facts) => void got.push(...facts.map(({ fact }) => fact.kind + ' ' + fact.subject.id)),
     };
-    return { got, sink };
+    return { got, publisher };
   };
-  const relay = (sink: FactSink, pollMs = 100) => {
-    const made = new OutboxRelay({ sql: t.sql, databaseUrl: t.db.url, sink, log, pollMs });
+  const relay = (publisher: FactPublisher, pollMs = 100) => {
+    const made = new OutboxRelay({ sql: t.sql, databaseUrl: t.db.url, publisher, log, pollMs });
     relays.push(made);
     return made;
   };
 
   it('moves the facts in the order their changes were made, woken by the commit, and empties the outbox', async () => {
     await t.pg.query('DELETE FROM fact_outbox');
-    const { got, sink } = collecting();
+    const { got, publisher } = collecting();
     // A slow poll: what arrives comes by notification.
-    const made = relay(sink, 60_000);
+    const made = relay(publisher, 60_000);
     await made.start();
     const ids = await seedWorkspace(t.pg);
     const runs: string[] = [];
@@ -132,9 +128,9 @@ describe('OutboxRelay', () => {
     expect((await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n).toBe(0);
   });
 
-  it('while commits keep coming, deletes what a round relayed in the statement that reads the next round, and the poll tidies up once they stop', async () => {
+  it('while commits keep coming, stores a round and deletes what the last one relayed in one statement, and the poll tidies up once they stop', async () => {
     await t.pg.query('DELETE FROM fact_outbox');
-    const { got, sink } = collecting();
+    const { got, publisher } = collecting();
     let statements = 0;
     let rounds = 0;
     const counted = {
@@ -142,13 +138,13 @@ describe('OutboxRelay', () => {
       $executeRawUnsafe: (query: string, ...values: unknown[]) => ((statements += 1), t.sql.$executeRawUnsafe(query, ...values)),
     };
     // The poll (3 s) comes after the commits stop: the last round's rows wait for it, not for a wake-up of their own.
-    const made = new OutboxRelay({ sql: counted, databaseUrl: t.db.url, sink: { record: (items) => ((rounds += 1), sink.record(items)) }, log, pollMs: 3_000 });
+    const made = new OutboxRelay({ sql: counted, databaseUrl: t.db.url, publisher: { publish: (facts) => ((rounds += 1), publisher.publish(facts)) }, log, pollMs: 3_000 });
     relays.push(made);
     await made.start();
     const ids = await seedWorkspace(t.pg);
     await waitFor(async () => !made.isLeader || statements > 0, { what: 'the first drain' });
     const before = statements;
-    // A commit, its fact relayed, the next commit: each round's rows are deleted by the next round's read.
+    // A commit, its fact relayed, the next commit: each round's rows are deleted by the next round's statement.
     const loopStarted = Date.now();
     for (let i = 0; i < 30; i++) {
       await insertRun(t.pg, ids);
@@ -158,32 +154,62 @@ describe('OutboxRelay', () => {
     const polls = Math.ceil((Date.now() - loopStarted) / 3_000);
     const relayed = statements;
     await waitFor(async () => (await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n === 0, { what: 'outbox empty at the poll after the commits stopped' });
-    // One statement a round, and one a poll (the last one deletes the last rows): the old relay took two a round.
+    // One statement a round (read, store and delete), and one a poll (the last one deletes the last rows):
+    // the relay took two a round before it stored in its own statement, three before it deleted in it.
     expect(rounds).toBeGreaterThan(5);
     expect(relayed - before).toBeLessThanOrEqual(rounds + polls + 1);
     expect(statements - relayed).toBeLessThanOrEqual(2);
+    const seqs = (await t.pg.query(`SELECT seq::int FROM platform_events WHERE workspace_id = $1 ORDER BY seq`, [ids.workspaceId])).rows.map((row) => row.seq as number);
+    expect(seqs).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   });
 
-  it('leaves a row the sink refused in the outbox, and relays it once the sink works', async () => {
+  it('keeps the rows while publishing fails, stored once, and publishes them once it works', async () => {
     await t.pg.query('DELETE FROM fact_outbox');
     const got: string[] = [];
     let refuse = true;
     let refused = 0;
     const made = relay({
-      record: async (items) => {
+      publish: async (facts) => {
         if (refuse) throw ((refused += 1), new Error('Redis is down'));
-        got.push(...items.map((item) => item.fact.id));
-        return stored(items);
+        got.push(...facts.map(({ fact }) => `${fact.id} ${fact.seq}`));
       },
     });
     await made.start();
     const ids = await seedWorkspace(t.pg);
-    await insertRun(t.pg, ids);
+    const runId = await insertRun(t.pg, ids);
     // Refused twice: the relay has been back for the rows after a failure, and kept them.
     await waitFor(async () => refused >= 2, { what: 'two refused rounds' });
     expect((await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n).toBe(1);
     refuse = false;
-    await waitFor(async () => got.length === 1, { what: 'the fact relayed after the sink recovered' });
+    await waitFor(async () => got.length === 1, { what: 'the fact relayed after the publisher recovered' });
+    const stored = (await t.pg.query(`SELECT id::text, seq::int FROM platform_events WHERE subject_id = $1`, [runId])).rows;
+    expect(stored).toHaveLength(1);
+    expect(got).toEqual([`${stored[0].id} 1`]);
+  });
+
+  it('resolves a round fact by fact when the idempotency key of a row is held by another fact: the others are stored and published, the duplicate settled unpublished', async () => {
+    await t.pg.query('DELETE FROM fact_outbox');
+    const { got, publisher } = collecting();
+    const ids = await seedWorkspace(t.pg);
+    const slug = (await t.pg.query('SELECT slug FROM workspaces WHERE id = $1', [ids.workspaceId])).rows[0].slug as string;
+    const fact = (kind: string, idempotencyKey?: string) =>
+      AcceptedFactSchema.parse({ id: newId(), workspace: slug, workspaceId: ids.workspaceId, kind, subject: { type: 'deploy', id: 'd1' }, payload: {}, ts: new Date().toISOString(), ...(idempotencyKey ? { idempotencyKey } : {}) });
+    // The key is stored already, by another fact (the gateway's, say).
+    const original = fact('deploy.finished', 'k1');
+    await new SqlFactStore(t.sql).append([original]);
+    const [before, repeat, after] = [fact('deploy.started'), fact('deploy.finished', 'k1'), fact('deploy.checked')];
+    // The three facts recorded in one transaction (one statement).
+    await recordFacts(t.sql, [before!, repeat!, after!].map((f) => ({ fact: f, correlationId: 'c' })));
+    await relay(publisher).start();
+    await waitFor(async () => got.length === 2, { what: 'the two other facts published' });
+    expect(got).toEqual(['deploy.started d1', 'deploy.checked d1']);
+    const stored = (await t.pg.query(`SELECT id::text, seq::int FROM platform_events WHERE workspace_id = $1 ORDER BY seq`, [ids.workspaceId])).rows;
+    expect(stored).toEqual([
+      { id: original.id, seq: 1 },
+      { id: before!.id, seq: 2 },
+      { id: after!.id, seq: 3 },
+    ]);
+    await waitFor(async () => (await t.pg.query('SELECT count(*)::int AS n FROM fact_outbox')).rows[0].n === 0, { what: 'outbox empty' });
   });
 
   it('stores the facts in the fact log and publishes them; a publish that fails leaves the rows, and the next round publishes them once stored', async () => {
@@ -199,7 +225,7 @@ describe('OutboxRelay', () => {
         published.push(...facts.map(({ fact }) => `${fact.kind} ${fact.seq}`));
       },
     };
-    await relay(new FactRecorder(new SqlFactStore(t.sql), publisher)).start();
+    await relay(publisher).start();
     const ids = await seedWorkspace(t.pg);
     const runId = await insertRun(t.pg, ids);
     await setRunColumns(t.pg, runId, { status: 'running', started_at: new Date() });
@@ -215,8 +241,8 @@ describe('OutboxRelay', () => {
   });
 
   it('one relay leads at a time; when its connection goes, a standby takes over', async () => {
-    const first = relay(collecting().sink);
-    const second = relay(collecting().sink);
+    const first = relay(collecting().publisher);
+    const second = relay(collecting().publisher);
     await first.start();
     await second.start();
     expect([first.isLeader, second.isLeader].sort()).toEqual([false, true]);

@@ -89,9 +89,10 @@ export interface OrphanWakes {
 
 /**
  * Whether runs may start now: false while an operator paused the
- * `activations` queue (the BullMQ dashboard's pause, decision 0043). Every
- * claim consults it — a job's, the sweep's, an ending's, a park's — so that a
- * paused queue stops runs from starting by any path, not only by its jobs.
+ * `activations` queue (the BullMQ dashboard's pause, decision 0043). The
+ * sweep's, an ending's and a park's claims consult it, and a job's claim that
+ * waited for a slot (BullMQ hands out no job while the queue is paused), so
+ * that a paused queue stops runs from starting by any path, not only by its jobs.
  */
 export interface RunStartGate {
   /** True while starts are paused; also true when the pause cannot be read (fail closed: the sweep starts what waited once it can). */

@@ -36,11 +36,16 @@ export class ProcessCapacity {
 
   /**
    * Waits until a slot is free, then reserves up to `most`; 0 once closed
-   * (the process stops claiming).
+   * (the process stops claiming). `waited`: whether no slot was free at the
+   * call (the caller's view of the world may have aged meanwhile).
    */
-  async reserveWhenFree(most: number): Promise<number> {
-    while (!this.closed && this.free() === 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    return this.closed ? 0 : this.reserve(most);
+  async reserveWhenFree(most: number): Promise<{ reserved: number; waited: boolean }> {
+    let waited = false;
+    while (!this.closed && this.free() === 0) {
+      waited = true;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+    return { reserved: this.closed ? 0 : this.reserve(most), waited };
   }
 
   /** A claim that reserved `reserved` slots started `started` runs: those execute, the rest are free again. */

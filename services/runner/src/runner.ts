@@ -87,16 +87,23 @@ export class Runner {
     this.renewal.unref();
   }
 
-  /** Handles an activation job: claims its run's lane (once a slot of this process is free) and executes what it got. */
+  /**
+   * Handles an activation job: claims its run's lane (once a slot of this
+   * process is free) and executes what it got. The job was handed out while
+   * run starts were not paused — BullMQ's fetch (its moveToActive script)
+   * reads the queue's pause flag and hands out nothing while it is set — so a
+   * claim made at once reads no gate of its own; one that waited for a slot
+   * reads it then (decision 0043).
+   */
   async handle(job: ActivationJob): Promise<void> {
     // Its run started already here, by the claim of another job of its lane: nothing to wake.
     if (this.leased.has(job.runId)) return;
-    // Paused: the run stays queued; the sweep claims its lane once starts resume.
-    if (await this.paused()) return;
     // Reserving only what the lane can take leaves the rest to the claims of other lanes' jobs.
-    const reserved = await this.capacity.reserveWhenFree(this.widths.get(job.agentId) ?? MAX_AGENT_CONCURRENCY);
+    const { reserved, waited } = await this.capacity.reserveWhenFree(this.widths.get(job.agentId) ?? MAX_AGENT_CONCURRENCY);
     // Stopping: the run stays queued for another runner's job or sweep.
     if (reserved === 0) return;
+    // Paused while the job waited: the run stays queued; the sweep claims its lane once starts resume.
+    if (waited && (await this.paused())) return this.capacity.settle(reserved, 0);
     await this.claimed(reserved, () => this.options.queue.claim(job.runId, reserved));
   }
 

@@ -104,33 +104,44 @@ describe('Runner (fake run queue)', () => {
   let cleanup: Runner | undefined;
   afterEach(() => cleanup?.close());
 
-  it('while run starts are paused (the dashboard), no job, ending or sweep starts a run; after the resume the sweep does', async () => {
+  it('while run starts are paused (the dashboard), no job that waited for a slot, ending or sweep starts a run; after the resume the sweep does', async () => {
     let paused = false;
-    const { store, executor: gate, runner, job, statuses } = setup({ gate: { paused: async () => paused } });
+    let reads = 0;
+    const { store, executor: gate, runner, job, statuses } = setup({ concurrency: 1, gate: { paused: async () => (reads++, paused) } });
     cleanup = runner;
     const executor = gate as GateExecutor;
     const lane = store.addLane(1);
+    const other = store.addLane(1);
     const [first, second, third] = [store.enqueue(lane), store.enqueue(lane), store.enqueue(lane)];
+    const elsewhere = store.enqueue(other);
+    // BullMQ hands a job out only while the queue is not paused: its claim, made at once, reads no gate.
     await runner.handle(job(first!));
     await executor.executingAtLeast(1);
+    expect(reads).toBe(0);
+    // The process is full: this job waits for a slot, and starts are paused meanwhile.
+    const waiting = runner.handle(job(elsewhere));
     paused = true;
-    // The ending of the run in progress is written, and claims nothing after it.
+    // The ending of the run in progress is written, and claims nothing after it; the waiting job claims nothing either.
     executor.release();
+    await waiting;
     await runner.settled();
-    expect(statuses([first!, second!, third!])).toEqual(['completed', 'queued', 'queued']);
-    await runner.handle(job(third!));
+    expect(reads).toBe(2);
+    expect(statuses([first!, second!, third!, elsewhere])).toEqual(['completed', 'queued', 'queued', 'queued']);
     expect(await runner.sweep()).toEqual({ started: 0, failed: 0 });
-    expect(statuses([second!, third!])).toEqual(['queued', 'queued']);
+    expect(statuses([second!, third!, elsewhere])).toEqual(['queued', 'queued', 'queued']);
     paused = false;
     expect((await runner.sweep()).started).toBe(1);
-    await executor.executingAtLeast(1);
-    expect(executor.started).toEqual([first, second]);
-    executor.release();
-    await waitFor(async () => executor.started.length === 3 || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'the third started' });
-    executor.release();
-    await waitFor(async () => executor.active === 0 || undefined, { timeoutMs: 2000, intervalMs: 1, what: 'all released' });
+    // The others start as runs end (an ending claims its lane's next) and by the sweep (the other lane's).
+    await waitFor(
+      async () => {
+        executor.release();
+        if (executor.active === 0) await runner.sweep();
+        return statuses([first!, second!, third!, elsewhere]).every((status) => status === 'completed') || undefined;
+      },
+      { timeoutMs: 2000, intervalMs: 1, what: 'every run completed' },
+    );
     await runner.settled();
-    expect(statuses([first!, second!, third!])).toEqual(['completed', 'completed', 'completed']);
+    expect(statuses([first!, second!, third!, elsewhere])).toEqual(['completed', 'completed', 'completed', 'completed']);
   });
 
   it('a job executes its run and ends it completed', async () => {

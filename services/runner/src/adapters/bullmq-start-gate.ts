@@ -5,8 +5,8 @@ import type { RunStartGate } from '../ports';
 /**
  * The run start gate read from the `activations` queue's own pause flag,
  * the one the BullMQ dashboard's "pause" and "pause all" set (one Redis
- * HEXISTS per claim): the dashboard's button then stops every run from
- * starting, including those the run queue's sweep would start (decision 0043).
+ * HEXISTS per claim it guards): the dashboard's button then stops every run
+ * from starting, including those the run queue's sweep would start (decision 0043).
  * An unreadable flag counts as paused: a stop button must not fail open.
  */
 export class BullmqStartGate implements RunStartGate {
