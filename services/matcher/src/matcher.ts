@@ -4,7 +4,7 @@ import type { Logger } from '@switchyard/logging';
 import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
 import type { AgentIndex, TriggerMatch } from './agent-index';
 import type { BridgeCandidate, EventBridge } from './event-bridge';
-import { CHANGE_KINDS, pairKey, type ActivationSink, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
+import { ORDERED_KINDS, PARKED_KIND, pairKey, type ActivationSink, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
 
 /** Counters the matcher reports; main wiring binds them to Prometheus. */
 export interface MatcherMetrics {
@@ -21,8 +21,11 @@ export interface MatcherOptions {
   bridge?: EventBridge;
   /** Folds delegated runs' results back to their parents (DelegationReturns); without it, they are not. */
   returns?: { handle(facts: readonly Fact[]): Promise<void> };
-  /** Resolves the runs' waits for facts the batch matches (decision 0055). @defaultValue none */
-  waits?: { handle(facts: readonly MatcherFact[]): Promise<void> };
+  /**
+   * Resolves the runs' waits for facts the batch matches (decision 0055): loaded after the seqs,
+   * told of every park (`agent.run.awaiting_event`) in fact order as agent changes are. @defaultValue none
+   */
+  waits?: { load(): Promise<void>; parked(workspaceId: string): void; handle(facts: readonly MatcherFact[]): Promise<void> };
   log: Logger;
   /** The consumer name cursors are saved under. @defaultValue 'matcher' */
   consumer?: string;
@@ -75,6 +78,8 @@ export class Matcher {
     // Read first: every change up to these seqs is in what is loaded next; a later one is applied
     // again in fact order (changesUpTo), which is harmless.
     for (const [workspaceId, seq] of await store.lastSeqs()) this.changesApplied.set(workspaceId, seq);
+    // After the seqs: a wait parked after this read announces itself with a later seq (decision 0055).
+    await this.options.waits?.load();
     for (const agent of await store.loadAgents()) index.upsert(agent);
     for (const teammate of await store.loadTeammates()) index.upsertTeammate(teammate);
     this.paused = await store.pausedWorkspaces();
@@ -268,7 +273,7 @@ export class Matcher {
       const inRange = [...facts.values()].filter((fact) => fact.seq > afterSeq).sort((a, b) => a.seq - b.seq);
       const uptoSeq = inRange.at(-1)?.seq;
       if (uptoSeq === undefined) continue;
-      if (inRange.length === uptoSeq - afterSeq) changes.set(workspaceId, inRange.filter((fact) => CHANGE_KINDS.has(fact.kind)));
+      if (inRange.length === uptoSeq - afterSeq) changes.set(workspaceId, inRange.filter((fact) => ORDERED_KINDS.has(fact.kind)));
       else toRead.push({ workspaceId, afterSeq, uptoSeq });
     }
     if (toRead.length === 0) return changes;
@@ -287,6 +292,11 @@ export class Matcher {
     while (pending.length > 0 && pending[0]!.seq <= seq) {
       const change = pending.shift()!;
       if (change.seq <= (this.changesApplied.get(workspaceId) ?? 0)) continue;
+      if (change.kind === PARKED_KIND) {
+        // Not a change of what facts match: the waits of the workspace are read again.
+        this.options.waits?.parked(workspaceId);
+        continue;
+      }
       if (change.kind === WORKSPACE_FACT_KINDS.settingsChanged) this.applySettings(workspaceId, change);
       else if (change.subject.type === 'teammate') await this.reloadTeammate(change);
       else await this.reloadAgent(change);

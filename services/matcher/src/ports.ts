@@ -1,4 +1,4 @@
-import { AGENT_FACT_KINDS, TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type ActivationSkipReason, type Fact, type RunStatus } from '@switchyard/contracts';
+import { AGENT_FACT_KINDS, RUN_FACT_KINDS, TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type ActivationSkipReason, type Fact, type RunStatus } from '@switchyard/contracts';
 import type { NewTriggerRun } from '@switchyard/runs';
 import type { AgentRecord, TeammateRecord } from './agent-index';
 
@@ -7,6 +7,12 @@ import type { AgentRecord, TeammateRecord } from './agent-index';
  * teammates spawned and stopped, and the kill switch (`workspace.settings_changed`).
  */
 export const CHANGE_KINDS: ReadonlySet<string> = new Set([...Object.values(AGENT_FACT_KINDS), ...Object.values(TEAMMATE_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged]);
+
+/** A run's park on a wait for a fact: its workspace's waits are read again (decision 0055). */
+export const PARKED_KIND = RUN_FACT_KINDS.awaiting_event;
+
+/** What every replica reads in fact order, whichever replica the fact went to: the changes and the parks. */
+export const ORDERED_KINDS: ReadonlySet<string> = new Set([...CHANGE_KINDS, PARKED_KIND]);
 
 /** A run the matcher records: `queued` (activated) or `dropped` (queue full), as libs/runs inserts it (decision 0044). */
 export type { NewTriggerRun } from '@switchyard/runs';
@@ -61,7 +67,7 @@ export interface MatcherStore {
   loadTeammates(): Promise<TeammateRecord[]>;
   /** One teammate, stopped or not (its watch as spawned); null when unknown. */
   loadTeammate(teammateId: string): Promise<TeammateRecord | null>;
-  /** The change facts (CHANGE_KINDS) of each workspace with afterSeq < seq ≤ uptoSeq, by workspace in seq order. */
+  /** The facts of ORDERED_KINDS of each workspace with afterSeq < seq ≤ uptoSeq, by workspace in seq order. */
   changesBetween(ranges: ReadonlyArray<{ workspaceId: string; afterSeq: number; uptoSeq: number }>): Promise<Array<{ workspaceId: string; fact: Fact }>>;
   /** Workspaces whose kill switch is on. */
   pausedWorkspaces(): Promise<Set<string>>;

@@ -3,7 +3,7 @@ import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switch
 import { insertTriggerRuns } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import type { AgentRecord, TeammateRecord } from '../agent-index';
-import { CHANGE_KINDS, pairKey, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
+import { ORDERED_KINDS, pairKey, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
 
 interface SlotRow {
   id: string;
@@ -148,7 +148,7 @@ export class SqlMatcherStore implements MatcherStore {
       ranges.map((range) => range.workspaceId),
       ranges.map((range) => range.afterSeq),
       ranges.map((range) => range.uptoSeq),
-      [...CHANGE_KINDS],
+      [...ORDERED_KINDS],
     );
     return rows.map((row) => ({ workspaceId: row.workspace_id, fact: factFromRow(row, row.slug) }));
   }
