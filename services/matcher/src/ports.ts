@@ -1,5 +1,5 @@
 import { AGENT_FACT_KINDS, RUN_FACT_KINDS, TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type ActivationSkipReason, type Fact, type RunStatus } from '@switchyard/contracts';
-import type { NewTriggerRun, TriggerRunRow } from '@switchyard/runs';
+import type { TriggerRunRow } from '@switchyard/runs';
 import type { AgentRecord, TeammateRecord } from './agent-index';
 
 /**

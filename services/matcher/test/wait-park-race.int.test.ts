@@ -52,7 +52,6 @@ describe('a wait parked while facts flow (real PostgreSQL, two matcher replicas)
     const wakes = new Map<string, number>();
     const replicas = await Promise.all([0, 1].map(() => replica(matchPool, wakes)));
     let stop = false;
-    let announcedLate = 0;
 
     // The relay: every few ms, the outbox's rows to the fact log (the park's announcement among them).
     const sink = { record: (items: ReadonlyArray<{ fact: AcceptedFact }>) => facts.append(items.map((item) => item.fact)) };
@@ -126,7 +125,7 @@ describe('a wait parked while facts flow (real PostgreSQL, two matcher replicas)
          JOIN platform_events f ON f.workspace_id = w.workspace_id AND f.kind = 'ci.finished' AND f.payload->>'token' = w.filter->>'value'
         WHERE f.seq < a.seq`,
     );
-    announcedLate = late!.n;
+    const announcedLate = late!.n;
     const left = await arrangePool.$queryRawUnsafe<unknown[]>(
       `SELECT w.after_seq, a.seq AS announced, f.seq AS fact, w.created_at, r.status::text
          FROM run_waits w JOIN runs r ON r.id = w.run_id
