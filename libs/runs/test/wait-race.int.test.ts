@@ -2,7 +2,7 @@ import type { AcceptedFact, Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { SqlFactStore, SqlPool } from '@switchyard/db';
 import { createTestSql, type TestSql } from '@switchyard/testing';
-import { resumeHeldWaits, SqlWaitBook, SqlWaitParking, type RunRef, type WaitParkOutcome } from '../src';
+import { resumeHeldWaits, SqlWaitBook, SqlWaitParking, type RunRef, type WaitParkOutcome, type WorkspaceFact } from '../src';
 
 /**
  * Issue 30, wait_for_event's lost wake-up (decision 0055): the awaited fact is
@@ -77,7 +77,8 @@ describe('wait_for_event race (real PostgreSQL)', () => {
     const lanes = (await arrangeLanes(t, 'held')).filter((lane, i, all) => all.findIndex((other) => other.workspaceId === lane.workspaceId) === i);
     const parking = new SqlWaitParking(parkPool, { owner: OWNER, leaseMs: 60_000 });
     const facts = new SqlFactStore(factPool);
-    const book = new SqlWaitBook(matchPool);
+    // A book of its own per match: it reads the workspace's pending waits, as a matcher's does once the park is announced.
+    const book = { matchFacts: (facts: readonly WorkspaceFact[]) => new SqlWaitBook(matchPool).matchFacts(facts) };
     const tally = { heldThenResumedByUnpause: 0, resumedByResolve: 0, lost: 0, doubled: 0 };
     const perWorker = 1_000 / lanes.length;
     await Promise.all(
