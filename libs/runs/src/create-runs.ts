@@ -1,4 +1,4 @@
-import type { CausedBy, RunOrigin, RunStatus, Subject } from '@switchyard/contracts';
+import { ACTIVATION_DROP_REASONS, type CausedBy, type RunOrigin, type RunStatus, type Subject } from '@switchyard/contracts';
 import type { Prisma, PrismaClient, SqlRunner } from '@switchyard/db';
 import { agentLane, sessionLane, tryLane } from './lanes';
 
@@ -82,21 +82,62 @@ export function createQueuedRun(db: Pick<PrismaClient, 'run'>, run: NewRun): Pri
   });
 }
 
+/** A trigger run the matcher's batch records, or only looks for (`probe`). */
+export interface TriggerRunRow {
+  run: NewTriggerRun;
+  /**
+   * A `queued` run is recorded `dropped` (reason `queue_full`) when the agent already has this
+   * many queued runs, counting the batch's rows before it; unset: the status is the caller's.
+   */
+  queueCap?: number;
+  /** Only the run that exists for (agent, fact) is wanted: nothing is inserted. */
+  probe?: boolean;
+}
+
+/** A run found or made for a row of insertTriggerRuns. */
+export interface TriggerRunRecorded {
+  id: string;
+  status: NewTriggerRun['status'] | string;
+  depth: number;
+  created: boolean;
+}
+
 /**
- * The matcher's batch of trigger runs in one INSERT, each in its agent's lane. A pair (agent,
- * fact) another matcher recorded first is left as it is (the partial unique index). Returns the
- * ids inserted.
+ * The matcher's batch of trigger runs in one statement (decision 0044), each in its agent's
+ * lane: the run that exists for a row's (agent, fact) is returned as it is; otherwise the row's
+ * run is inserted (not a probe's), its queue cap decided here, and returned as made. Returns one
+ * entry per row, in order; null when there was no run and none was made — a probe, or a pair
+ * another matcher recorded after this statement's snapshot (the partial unique index kept it
+ * out; the caller reads it).
  */
-export async function insertTriggerRuns(sql: SqlRunner, runs: readonly NewTriggerRun[]): Promise<Set<string>> {
-  if (runs.length === 0) return new Set();
-  const inserted = await sql.$queryRawUnsafe<Array<{ id: string }>>(
-    `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, event_subject, status, reason, caused_by, depth, session_id, lane)
-     SELECT id, ws, agent, ver, 'trigger', origin, event, kind, subject, status::"RunStatus", reason, caused, depth, session, lane
-       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::jsonb[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::int[], $12::uuid[], $13::jsonb[], $14::text[])
-            WITH ORDINALITY AS t(id, ws, agent, ver, origin, event, kind, status, reason, caused, depth, session, subject, lane, ord)
-      ORDER BY ord
-     ON CONFLICT (agent_id, event_id) WHERE origin_type = 'trigger' DO NOTHING
-     RETURNING id::text AS id`,
+export async function insertTriggerRuns(sql: SqlRunner, rows: readonly TriggerRunRow[]): Promise<Array<TriggerRunRecorded | null>> {
+  if (rows.length === 0) return [];
+  const runs = rows.map((row) => row.run);
+  const result = await sql.$queryRawUnsafe<Array<{ ord: string | number; id: string; status: string; depth: number; created: boolean }>>(
+    `WITH t AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::jsonb[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::jsonb[], $11::int[],
+                            $12::uuid[], $13::jsonb[], $14::text[], $15::int[], $16::boolean[])
+              WITH ORDINALITY AS t(id, ws, agent, ver, origin, event, kind, status, reason, caused, depth, session, subject, lane, cap, probe, ord)),
+     found AS (
+       SELECT t.ord, r.id, r.status::text AS status, r.depth FROM t JOIN runs r ON r.agent_id = t.agent AND r.event_id = t.event AND r.origin_type = 'trigger'),
+     fresh AS (
+       SELECT t.*, count(*) FILTER (WHERE t.cap IS NOT NULL AND t.status = 'queued') OVER (PARTITION BY t.agent ORDER BY t.ord) AS place
+         FROM t WHERE NOT t.probe AND NOT EXISTS (SELECT 1 FROM found f WHERE f.ord = t.ord)),
+     queued AS (
+       SELECT a.agent, (SELECT count(*) FROM (SELECT 1 FROM runs WHERE agent_id = a.agent AND status = 'queued' LIMIT a.cap) c) AS n
+         FROM (SELECT agent, max(cap) AS cap FROM fresh WHERE cap IS NOT NULL GROUP BY agent) a),
+     decided AS (
+       SELECT f.*, CASE WHEN f.cap IS NOT NULL AND f.status = 'queued' AND q.n + f.place > f.cap THEN 'dropped' ELSE f.status END AS final
+         FROM fresh f LEFT JOIN queued q ON q.agent = f.agent),
+     made AS (
+       INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, event_subject, status, reason, caused_by, depth, session_id, lane)
+       SELECT id, ws, agent, ver, 'trigger', origin, event, kind, subject, final::"RunStatus", CASE WHEN final = status THEN reason ELSE $17 END, caused, depth, session, lane
+         FROM decided ORDER BY ord
+       ON CONFLICT (agent_id, event_id) WHERE origin_type = 'trigger' DO NOTHING
+       RETURNING id, status::text AS status, depth)
+     SELECT t.ord, m.id::text AS id, m.status, m.depth, true AS created FROM made m JOIN t ON t.id = m.id
+     UNION ALL
+     SELECT f.ord, f.id::text, f.status, f.depth, false FROM found f`,
     runs.map((run) => run.id),
     runs.map((run) => run.workspaceId),
     runs.map((run) => run.agentId),
@@ -111,8 +152,13 @@ export async function insertTriggerRuns(sql: SqlRunner, runs: readonly NewTrigge
     runs.map((run) => run.sessionId),
     runs.map((run) => JSON.stringify(run.eventSubject)),
     runs.map((run) => agentLane(run.agentId)),
+    rows.map((row) => row.queueCap ?? null),
+    rows.map((row) => row.probe === true),
+    ACTIVATION_DROP_REASONS.queueFull,
   );
-  return new Set(inserted.map((row) => row.id));
+  const recorded: Array<TriggerRunRecorded | null> = rows.map(() => null);
+  for (const row of result) recorded[Number(row.ord) - 1] = { id: row.id, status: row.status, depth: Number(row.depth), created: row.created };
+  return recorded;
 }
 
 /**

@@ -38,7 +38,7 @@ export {
   type ResumedRun,
 } from './approvals/approval-store';
 export { SqlApprovalParking } from './approvals/approval-parking';
-export { createQueuedRun, insertBackfillRuns, insertTriggerRuns, laneOfNewRun, type NewRun, type NewTriggerRun } from './create-runs';
+export { createQueuedRun, insertBackfillRuns, insertTriggerRuns, laneOfNewRun, type NewRun, type NewTriggerRun, type TriggerRunRecorded, type TriggerRunRow } from './create-runs';
 export { activeDescendants, failQueuedRun, stopRun, stopTeammateTurns, type RunRow, type StopRunOutcome } from './stop-runs';
 export { SqlSpendLedger } from './spend-ledger';
 export { RunWaker, type ActivationTransport, type Wake, type WakeLog } from './wake';

@@ -2,7 +2,7 @@ import type { AcceptedFact, Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { SqlFactStore, SqlPool } from '@switchyard/db';
 import { createTestSql, type TestSql } from '@switchyard/testing';
-import { resumeHeldWaits, SqlWaitBook, SqlWaitParking, type RunRef, type WaitParkOutcome } from '../src';
+import { resumeHeldWaits, SqlWaitBook, SqlWaitParking, type RunRef, type WaitParkOutcome, type WorkspaceFact } from '../src';
 
 /**
  * Issue 30, wait_for_event's lost wake-up (decision 0055): the awaited fact is
@@ -55,12 +55,11 @@ describe('wait_for_event race (real PostgreSQL)', () => {
     const lanes = await arrangeLanes(t);
     const parking = new SqlWaitParking(parkPool, { owner: OWNER, leaseMs: 60_000 });
     const facts = new SqlFactStore(factPool);
-    const book = new SqlWaitBook(matchPool);
     const tally: Tally = { seenByCheck: 0, resumedByMatcher: 0, lost: 0, doubled: 0 };
     const perWorker = TRIALS / lanes.length;
     await Promise.all(
       lanes.map(async (lane) => {
-        for (let i = 0; i < perWorker; i++) await trial(arrangePool, lane, parking, facts, book, tally);
+        for (let i = 0; i < perWorker; i++) await trial(arrangePool, lane, parking, facts, matchPool, tally);
       }),
     );
     // Printed for the record (docs/decisions/0055): how often each side won.
@@ -78,7 +77,8 @@ describe('wait_for_event race (real PostgreSQL)', () => {
     const lanes = (await arrangeLanes(t, 'held')).filter((lane, i, all) => all.findIndex((other) => other.workspaceId === lane.workspaceId) === i);
     const parking = new SqlWaitParking(parkPool, { owner: OWNER, leaseMs: 60_000 });
     const facts = new SqlFactStore(factPool);
-    const book = new SqlWaitBook(matchPool);
+    // A book of its own per match: it reads the workspace's pending waits, as a matcher's does once the park is announced.
+    const book = { matchFacts: (facts: readonly WorkspaceFact[]) => new SqlWaitBook(matchPool).matchFacts(facts) };
     const tally = { heldThenResumedByUnpause: 0, resumedByResolve: 0, lost: 0, doubled: 0 };
     const perWorker = 1_000 / lanes.length;
     await Promise.all(
@@ -155,7 +155,7 @@ async function setPaused(db: SqlPool, workspaceId: string, paused: boolean): Pro
 }
 
 /** One trial: a running run, its wait's seq taken, then its park and the awaited fact side by side. */
-async function trial(db: SqlPool, lane: Lane, parking: SqlWaitParking, facts: SqlFactStore, book: SqlWaitBook, tally: Tally): Promise<void> {
+async function trial(db: SqlPool, lane: Lane, parking: SqlWaitParking, facts: SqlFactStore, book: SqlPool, tally: Tally): Promise<void> {
   const run = await runningRun(db, lane);
   const token = newId();
   const afterSeq = await parking.currentSeq(lane.workspaceId);
@@ -166,8 +166,10 @@ async function trial(db: SqlPool, lane: Lane, parking: SqlWaitParking, facts: Sq
       await yieldTurns(Math.floor(Math.random() * 4));
       const [outcome] = await facts.append([acceptedFact(lane, token)]);
       if (outcome?.status !== 'inserted') throw new Error(`fact not stored: ${outcome?.status}`);
-      // As the matcher does: after the commit, the stored fact.
-      return book.matchFacts([{ workspaceId: lane.workspaceId, fact: outcome.fact }]);
+      // As the matcher does: after the commit, the stored fact. A book of its own per trial reads the
+      // workspace's pending waits, as a matcher's does once the park is announced (the announcement's
+      // own race is services/matcher/test/wait-park-race.int.test.ts).
+      return new SqlWaitBook(book).matchFacts([{ workspaceId: lane.workspaceId, fact: outcome.fact }]);
     })(),
   ]);
   const byMatcher = resumedRuns.filter((resumed) => resumed.runId === run.id).length;

@@ -1,10 +1,10 @@
-import { TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
+import { ACTIVATION_DROP_REASONS, TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type Fact } from '@switchyard/contracts';
 import { newId, runVersionOf } from '@switchyard/core';
 import type { Logger } from '@switchyard/logging';
 import { ActivationGuards, reachedDebounce, type ActivationDecision } from './activation-guards';
 import type { AgentIndex, TriggerMatch } from './agent-index';
 import type { BridgeCandidate, EventBridge } from './event-bridge';
-import { CHANGE_KINDS, pairKey, type ActivationSink, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from './ports';
+import { ORDERED_KINDS, PARKED_KIND, pairKey, type ActivationSink, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type TriggerRunRow, type TriggerRunSlot } from './ports';
 
 /** Counters the matcher reports; main wiring binds them to Prometheus. */
 export interface MatcherMetrics {
@@ -21,8 +21,11 @@ export interface MatcherOptions {
   bridge?: EventBridge;
   /** Folds delegated runs' results back to their parents (DelegationReturns); without it, they are not. */
   returns?: { handle(facts: readonly Fact[]): Promise<void> };
-  /** Resolves the runs' waits for facts the batch matches (decision 0055). @defaultValue none */
-  waits?: { handle(facts: readonly MatcherFact[]): Promise<void> };
+  /**
+   * Resolves the runs' waits for facts the batch matches (decision 0055): loaded after the seqs,
+   * told of every park (`agent.run.awaiting_event`) in fact order as agent changes are. @defaultValue none
+   */
+  waits?: { load(): Promise<void>; parked(workspaceId: string): void; handle(facts: readonly MatcherFact[]): Promise<void> };
   log: Logger;
   /** The consumer name cursors are saved under. @defaultValue 'matcher' */
   consumer?: string;
@@ -75,6 +78,8 @@ export class Matcher {
     // Read first: every change up to these seqs is in what is loaded next; a later one is applied
     // again in fact order (changesUpTo), which is harmless.
     for (const [workspaceId, seq] of await store.lastSeqs()) this.changesApplied.set(workspaceId, seq);
+    // After the seqs: a wait parked after this read announces itself with a later seq (decision 0055).
+    await this.options.waits?.load();
     for (const agent of await store.loadAgents()) index.upsert(agent);
     for (const teammate of await store.loadTeammates()) index.upsertTeammate(teammate);
     this.paused = await store.pausedWorkspaces();
@@ -172,21 +177,34 @@ export class Matcher {
     }
   }
 
-  /** Decides every candidate in order and records the runs; returns the slot of each run recorded. */
+  /**
+   * Decides every candidate in order and records the runs; returns the slot of each run recorded.
+   * An agent whose guards read its past activations (cooldown, throttle, debounce: "paced") has
+   * them read first, with the runs that exist for its pairs, and is decided here in full. Any
+   * other agent's candidates (the default flow) need nothing stored but whether their run exists
+   * and how full the agent's queue is: the statement that records the runs answers both — the run
+   * found for a pair is kept, the queue cap decided in the insert — so such a batch is one round trip.
+   */
   private async activate(candidates: readonly Candidate[]): Promise<Array<{ slot: TriggerRunSlot; candidate: Candidate }>> {
     const { store } = this.options;
     const now = this.clock();
-    const { histories, existing } = await store.batchHistory(
-      historyQueries(candidates, now),
-      candidates.map(({ match, fact }) => ({ agentId: match.agent.agentId, eventId: fact.id })),
-    );
-    const runs: NewTriggerRun[] = [];
+    const paced = pacedAgents(candidates);
+    const pacedCandidates = candidates.filter(({ match }) => paced.has(match.agent.agentId));
+    const { histories, existing } =
+      pacedCandidates.length > 0
+        ? await store.batchHistory(
+            historyQueries(pacedCandidates, now),
+            pacedCandidates.map(({ match, fact }) => ({ agentId: match.agent.agentId, eventId: fact.id })),
+          )
+        : { histories: new Map<string, AgentHistory>(), existing: new Map<string, TriggerRunSlot>() };
+    const rows: TriggerRunRow[] = [];
     const skips: ActivationSkipRecord[] = [];
-    const decided: Candidate[] = [];
+    const decided: Array<{ candidate: Candidate; decision: ActivationDecision | null }> = [];
     const recorded: Array<{ slot: TriggerRunSlot; candidate: Candidate }> = [];
     for (const candidate of candidates) {
       const { match, fact, workspaceId } = candidate;
       const { agent } = match;
+      const isPaced = paced.has(agent.agentId);
       // A run exists for this (agent, fact): a crash may have lost its job or its fact, so the
       // slot is taken again (it finds the run) instead of deciding anew.
       const found = existing.get(pairKey(agent.agentId, fact.id));
@@ -194,7 +212,7 @@ export class Matcher {
         recorded.push({ slot: found, candidate });
         continue;
       }
-      const history = histories.get(agent.agentId) ?? emptyHistory();
+      const history = isPaced ? (histories.get(agent.agentId) ?? emptyHistory()) : emptyHistory();
       const decision = this.options.guards.decide({
         now,
         workspace: { agentsPaused: candidate.paused },
@@ -208,39 +226,53 @@ export class Matcher {
           lastDebounceArrivalAt: this.lastDebounceArrival.get(agent.agentId),
         },
       });
-      this.options.metrics?.decided(decision);
       if (reachedDebounce(decision)) this.lastDebounceArrival.set(agent.agentId, now);
-      if (decision.action === 'skip') {
+      if (isPaced) this.options.metrics?.decided(decision);
+      if (isPaced && decision.action === 'skip') {
         skips.push({ workspaceId, eventId: fact.id, agentId: agent.agentId, agentVersion: agent.version, reason: decision.reason });
         continue;
       }
-      if (decision.action === 'activate') {
+      if (isPaced && decision.action === 'activate') {
         // Later facts of this batch see this activation, as they would had it been stored.
         history.lastActivationOfKindAt.set(fact.kind, now);
         history.recentActivationsAt.push(now);
         history.queuedRuns += 1;
         histories.set(agent.agentId, history);
       }
-      runs.push({
-        id: newId(),
-        workspaceId,
-        agentId: agent.agentId,
-        agentVersion: agent.version,
-        origin: { type: 'trigger', eventId: fact.id, agentVersion: agent.version, triggerIndex: match.triggerIndex },
-        eventId: fact.id,
-        eventKind: fact.kind,
-        eventSubject: fact.subject,
-        status: decision.action === 'drop' ? 'dropped' : 'queued',
-        reason: decision.action === 'drop' ? decision.reason : undefined,
-        causedBy: fact.causedBy,
-        depth: fact.causedBy?.depth ?? 0,
-        sessionId: newId(),
+      rows.push({
+        run: {
+          id: newId(),
+          workspaceId,
+          agentId: agent.agentId,
+          agentVersion: agent.version,
+          origin: { type: 'trigger', eventId: fact.id, agentVersion: agent.version, triggerIndex: match.triggerIndex },
+          eventId: fact.id,
+          eventKind: fact.kind,
+          eventSubject: fact.subject,
+          status: decision.action === 'drop' ? 'dropped' : 'queued',
+          reason: decision.action === 'drop' ? decision.reason : undefined,
+          causedBy: fact.causedBy,
+          depth: fact.causedBy?.depth ?? 0,
+          sessionId: newId(),
+        },
+        // Not paced: the queue cap is the insert's to decide; a refusal is recorded only if no run exists.
+        ...(isPaced ? {} : decision.action === 'skip' ? { probe: true } : { queueCap: agent.spec.flow.queueCap }),
       });
-      decided.push(candidate);
+      decided.push({ candidate, decision: isPaced ? null : decision });
     }
+    const slots = await store.recordTriggerRuns(rows);
+    slots.forEach((slot, i) => {
+      const { candidate, decision } = decided[i]!;
+      if (slot) recorded.push({ slot, candidate });
+      if (decision === null || (slot && !slot.created)) return;
+      const { match, fact, workspaceId } = candidate;
+      if (decision.action === 'skip') {
+        skips.push({ workspaceId, eventId: fact.id, agentId: match.agent.agentId, agentVersion: match.agent.version, reason: decision.reason });
+      }
+      this.options.metrics?.decided(slot?.status === 'dropped' ? { action: 'drop', reason: ACTIVATION_DROP_REASONS.queueFull } : decision);
+    });
     // The skips are recorded beside the runs (for GET /events/{id}/activations); a crash repeats the batch and records them again.
-    const [slots] = await Promise.all([runs.length > 0 ? store.createTriggerRuns(runs) : [], store.recordSkips(skips)]);
-    slots.forEach((slot, i) => recorded.push({ slot, candidate: decided[i]! }));
+    await store.recordSkips(skips);
     return recorded;
   }
 
@@ -268,7 +300,7 @@ export class Matcher {
       const inRange = [...facts.values()].filter((fact) => fact.seq > afterSeq).sort((a, b) => a.seq - b.seq);
       const uptoSeq = inRange.at(-1)?.seq;
       if (uptoSeq === undefined) continue;
-      if (inRange.length === uptoSeq - afterSeq) changes.set(workspaceId, inRange.filter((fact) => CHANGE_KINDS.has(fact.kind)));
+      if (inRange.length === uptoSeq - afterSeq) changes.set(workspaceId, inRange.filter((fact) => ORDERED_KINDS.has(fact.kind)));
       else toRead.push({ workspaceId, afterSeq, uptoSeq });
     }
     if (toRead.length === 0) return changes;
@@ -287,6 +319,11 @@ export class Matcher {
     while (pending.length > 0 && pending[0]!.seq <= seq) {
       const change = pending.shift()!;
       if (change.seq <= (this.changesApplied.get(workspaceId) ?? 0)) continue;
+      if (change.kind === PARKED_KIND) {
+        // Not a change of what facts match: the waits of the workspace are read again.
+        this.options.waits?.parked(workspaceId);
+        continue;
+      }
       if (change.kind === WORKSPACE_FACT_KINDS.settingsChanged) this.applySettings(workspaceId, change);
       else if (change.subject.type === 'teammate') await this.reloadTeammate(change);
       else await this.reloadAgent(change);
@@ -350,6 +387,16 @@ interface Candidate {
 
 function emptyHistory(): AgentHistory {
   return { lastActivationOfKindAt: new Map(), recentActivationsAt: [], queuedRuns: 0 };
+}
+
+/** The agents of these candidates whose guards read their past activations: cooldown, throttle or debounce on. */
+function pacedAgents(candidates: readonly Candidate[]): Set<string> {
+  const paced = new Set<string>();
+  for (const { match } of candidates) {
+    const { flow } = match.agent.spec;
+    if (flow.cooldownMs > 0 || flow.throttle !== undefined || flow.debounceMs > 0) paced.add(match.agent.agentId);
+  }
+  return paced;
 }
 
 /** One history query per matched agent, asking only what its guards use. */

@@ -1,5 +1,5 @@
-import { AGENT_FACT_KINDS, TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type ActivationSkipReason, type Fact, type RunStatus } from '@switchyard/contracts';
-import type { NewTriggerRun } from '@switchyard/runs';
+import { AGENT_FACT_KINDS, RUN_FACT_KINDS, TEAMMATE_FACT_KINDS, WORKSPACE_FACT_KINDS, type ActivationJob, type ActivationSkipReason, type Fact, type RunStatus } from '@switchyard/contracts';
+import type { TriggerRunRow } from '@switchyard/runs';
 import type { AgentRecord, TeammateRecord } from './agent-index';
 
 /**
@@ -8,8 +8,14 @@ import type { AgentRecord, TeammateRecord } from './agent-index';
  */
 export const CHANGE_KINDS: ReadonlySet<string> = new Set([...Object.values(AGENT_FACT_KINDS), ...Object.values(TEAMMATE_FACT_KINDS), WORKSPACE_FACT_KINDS.settingsChanged]);
 
+/** A run's park on a wait for a fact: its workspace's waits are read again (decision 0055). */
+export const PARKED_KIND = RUN_FACT_KINDS.awaiting_event;
+
+/** What every replica reads in fact order, whichever replica the fact went to: the changes and the parks. */
+export const ORDERED_KINDS: ReadonlySet<string> = new Set([...CHANGE_KINDS, PARKED_KIND]);
+
 /** A run the matcher records: `queued` (activated) or `dropped` (queue full), as libs/runs inserts it (decision 0044). */
-export type { NewTriggerRun } from '@switchyard/runs';
+export type { NewTriggerRun, TriggerRunRow } from '@switchyard/runs';
 
 /** A guard's refusal of a matched (agent, fact) pair, recorded so that it can be explained (activation_skips). */
 export interface ActivationSkipRecord {
@@ -61,7 +67,7 @@ export interface MatcherStore {
   loadTeammates(): Promise<TeammateRecord[]>;
   /** One teammate, stopped or not (its watch as spawned); null when unknown. */
   loadTeammate(teammateId: string): Promise<TeammateRecord | null>;
-  /** The change facts (CHANGE_KINDS) of each workspace with afterSeq < seq ≤ uptoSeq, by workspace in seq order. */
+  /** The facts of ORDERED_KINDS of each workspace with afterSeq < seq ≤ uptoSeq, by workspace in seq order. */
   changesBetween(ranges: ReadonlyArray<{ workspaceId: string; afterSeq: number; uptoSeq: number }>): Promise<Array<{ workspaceId: string; fact: Fact }>>;
   /** Workspaces whose kill switch is on. */
   pausedWorkspaces(): Promise<Set<string>>;
@@ -76,8 +82,12 @@ export interface MatcherStore {
   ): Promise<{ histories: Map<string, AgentHistory>; existing: Map<string, TriggerRunSlot> }>;
   /** The trigger runs that exist for these (agent, fact) pairs, keyed by `pairKey`. */
   existingRuns(pairs: ReadonlyArray<{ agentId: string; eventId: string }>): Promise<Map<string, TriggerRunSlot>>;
-  /** Inserts trigger runs, in order, except where one exists for (agent, fact); returns the slot of each, in order. */
-  createTriggerRuns(runs: readonly NewTriggerRun[]): Promise<TriggerRunSlot[]>;
+  /**
+   * In one statement (insertTriggerRuns): the run of each row's (agent, fact) as it exists, else
+   * the row's run inserted (a probe's not), its queue cap decided there; in order, null for a
+   * probe without a run.
+   */
+  recordTriggerRuns(rows: readonly TriggerRunRow[]): Promise<Array<TriggerRunSlot | null>>;
   /** Records the guards' skips (a repeat overwrites a pair's row with its new decision). */
   recordSkips(skips: readonly ActivationSkipRecord[]): Promise<void>;
   /** Runs left `queued` (their jobs may be gone with Redis). */

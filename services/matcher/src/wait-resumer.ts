@@ -3,7 +3,7 @@ import type { ResumedWait, SqlWaitBook, WorkspaceFact } from '@switchyard/runs';
 
 /** Options of WaitResumer. */
 export interface WaitResumerOptions {
-  book: Pick<SqlWaitBook, 'matchFacts' | 'expireDue' | 'sweep'>;
+  book: Pick<SqlWaitBook, 'load' | 'parked' | 'matchFacts' | 'expireDue' | 'sweep'>;
   /** Wakes a resumed run's lane; a lost wake is left to the runner's sweep (RunWaker.wakeOrLeaveToSweep). */
   wake(runs: readonly ResumedWait[], key: string): Promise<boolean>;
   log: Logger;
@@ -19,16 +19,27 @@ const PER_TICK = 200;
 /**
  * The matcher's side of `wait_for_event` (decision 0055): every batch of
  * facts resolves the waits it matches (after the facts were committed — what
- * the park's share lock relies on), a timer times out the waits past their
- * deadline, and a slower sweep looks in PostgreSQL for a fact the stream lost.
- * Every resolution is conditional, so replicas, replays and the timer may
- * meet on one wait: it resolves once, and its run resumes once.
+ * the park's share lock relies on) among the waits the book knows, read again
+ * for a workspace once a park there is announced (`parked`); a timer times out
+ * the waits past their deadline, and a slower sweep looks in PostgreSQL for a
+ * fact the stream lost. Every resolution is conditional, so replicas, replays
+ * and the timer may meet on one wait: it resolves once, and its run resumes once.
  */
 export class WaitResumer {
   private readonly timers: NodeJS.Timeout[] = [];
   private busy = false;
 
   constructor(private readonly options: WaitResumerOptions) {}
+
+  /** Reads the pending waits; called after the matcher read its seqs (see Matcher.load). */
+  async load(): Promise<void> {
+    await this.options.book.load();
+  }
+
+  /** A run of the workspace parked on a wait (its `agent.run.awaiting_event`, in fact order). */
+  parked(workspaceId: string): void {
+    this.options.book.parked(workspaceId);
+  }
 
   /** Resolves the waits these facts match and wakes their runs. */
   async handle(facts: readonly WorkspaceFact[]): Promise<void> {

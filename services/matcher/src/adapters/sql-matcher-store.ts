@@ -1,9 +1,9 @@
 import { AgentSpecSchema, TeammateWatchSchema, type ActivationJob, type Fact } from '@switchyard/contracts';
 import { FACT_COLUMNS, factFromRow, type FactRow, type SqlRunner } from '@switchyard/db';
-import { insertTriggerRuns } from '@switchyard/runs';
+import { insertTriggerRuns, type TriggerRunRow } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import type { AgentRecord, TeammateRecord } from '../agent-index';
-import { CHANGE_KINDS, pairKey, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type NewTriggerRun, type TriggerRunSlot } from '../ports';
+import { ORDERED_KINDS, pairKey, type ActivationSkipRecord, type AgentHistory, type AgentHistoryQuery, type MatcherStore, type TriggerRunSlot } from '../ports';
 
 interface SlotRow {
   id: string;
@@ -148,7 +148,7 @@ export class SqlMatcherStore implements MatcherStore {
       ranges.map((range) => range.workspaceId),
       ranges.map((range) => range.afterSeq),
       ranges.map((range) => range.uptoSeq),
-      [...CHANGE_KINDS],
+      [...ORDERED_KINDS],
     );
     return rows.map((row) => ({ workspaceId: row.workspace_id, fact: factFromRow(row, row.slug) }));
   }
@@ -212,17 +212,17 @@ export class SqlMatcherStore implements MatcherStore {
     return new Map(rows.map((row) => [pairKey(row.agent_id, row.event_id), toSlot(row, false)]));
   }
 
-  async createTriggerRuns(runs: readonly NewTriggerRun[]): Promise<TriggerRunSlot[]> {
-    if (runs.length === 0) return [];
-    // One INSERT for the batch; a pair another matcher recorded first is left as it is and read back below.
-    const created = await insertTriggerRuns(this.prisma, runs);
-    const lost = runs.filter((run) => !created.has(run.id));
+  async recordTriggerRuns(rows: readonly TriggerRunRow[]): Promise<Array<TriggerRunSlot | null>> {
+    if (rows.length === 0) return [];
+    const recorded = await insertTriggerRuns(this.prisma, rows);
+    // A pair another matcher recorded after the statement's snapshot: left as it is and read back here.
+    const lost = rows.filter((row, i) => recorded[i] === null && row.probe !== true).map((row) => row.run);
     const existing = await this.existingRuns(lost);
-    return runs.map((run) =>
-      created.has(run.id)
-        ? { created: true, runId: run.id, status: run.status, depth: run.depth }
-        : existing.get(pairKey(run.agentId, run.eventId))!,
-    );
+    return rows.map((row, i) => {
+      const slot = recorded[i];
+      if (slot) return { created: slot.created, runId: slot.id, status: slot.status as TriggerRunSlot['status'], depth: slot.depth };
+      return row.probe === true ? null : existing.get(pairKey(row.run.agentId, row.run.eventId))!;
+    });
   }
 
   async recordSkips(skips: readonly ActivationSkipRecord[]): Promise<void> {
