@@ -18,7 +18,7 @@ import { AGENT_SPEC_SCHEMA_VERSION, AgentSpecSchema, GROUPS, STREAMS } from '@sw
 import { newId } from '@switchyard/core';
 import { applyMigrations, dropDatabase, ensureDatabase, withDatabaseName } from '@switchyard/db';
 import { closeRedis, createRedis, streamGroupStats } from '@switchyard/redis';
-import { setRunColumns, spawnService, type ServiceProcess } from '@switchyard/testing';
+import { setRunColumns, spawnScript, spawnService, type ServiceProcess } from '@switchyard/testing';
 import { benchServices } from './lib/bench-services';
 import { HttpLoad } from './lib/http-load';
 import { fmt, quantile } from './lib/stats';
@@ -61,6 +61,14 @@ const PEER_SLOW_RATES = rates('BENCH_PEER_SLOW_RATES', '40,100');
 const PEER_MAXRATES = rates('BENCH_PEER_MAXRATES', '40,70,100,150,200,300,400,600');
 const PEER_MAXRATE_SECONDS = Number(process.env.BENCH_PEER_MAXRATE_SECONDS ?? 5);
 const PEER_ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 2);
+/**
+ * BENCH_LAYOUT=one-process: every service in one process (scripts/start-all.ts, what `npm start`
+ * runs) instead of one process per service; the matcher throughput scenarios (which SIGSTOP the
+ * matcher alone) are skipped, and the results go to a section of their own.
+ */
+const LAYOUT = process.env.BENCH_LAYOUT ?? 'services';
+if (LAYOUT !== 'services' && LAYOUT !== 'one-process') throw new Error(`BENCH_LAYOUT: expected services or one-process, got ${LAYOUT}`);
+const ONE_PROCESS = LAYOUT === 'one-process';
 
 /**
  * CPU priorities (nice values) of services, e.g. `runner=-8,matcher=-8` (negative ones need
@@ -114,7 +122,7 @@ async function main(): Promise<void> {
   const prefix = `bench${randomUUID().slice(0, 8)}`;
   const env = {
     DATABASE_URL: dbUrl, REDIS_URL, REDIS_PREFIX: prefix, LOG_LEVEL: 'info', PORT: '0', RATE_LIMIT_PER_SECOND: '1000000',
-    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0', ...(ROUND_TRIPS_DIR ? { ROUND_TRIPS_DIR } : {}),
+    GATEWAY_HEALTH_PORT: '0', EVENT_LOG_HEALTH_PORT: '0', MATCHER_HEALTH_PORT: '0', RUNNER_HEALTH_PORT: '0', APPROVALS_HEALTH_PORT: '0', NOTIFIER_HEALTH_PORT: '0', ...(ROUND_TRIPS_DIR ? { ROUND_TRIPS_DIR } : {}),
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
   };
   const redis = createRedis(REDIS_URL);
@@ -127,12 +135,21 @@ async function main(): Promise<void> {
     const token = (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'create-workspace', 'bench'], { cwd: ROOT, env: { ...process.env, ...env } })).stdout.trim().split('\n').at(-1)!;
     const workspaceId = (await pg.query('SELECT id::text AS id FROM workspaces WHERE slug = $1', ['bench'])).rows[0].id as string;
     const createdBy = newId();
-    const eventLog = niced('event-log', await spawnService('event-log', { ...env, EVENT_LOG_CONSUMER: 'el-bench' }, { output: 'file' }));
-    procs.push(eventLog);
-    const gateway = niced('gateway', await spawnService('gateway', env, { readyPattern: /gateway listening/, output: 'file' }));
-    procs.push(gateway);
-    const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(gateway.output())?.[1] ?? /"port":(\d+)/.exec(gateway.output())![1];
-    load = new HttpLoad(`http://127.0.0.1:${port}`, { authorization: `Bearer ${token}` }, 16);
+    /** The services layout's processes, or the one process of the other layout (started with the latency agent in place). */
+    let eventLog: ServiceProcess | undefined;
+    let gateway: ServiceProcess | undefined;
+    let platform: ServiceProcess | undefined;
+    const listenOn = (front: ServiceProcess) => {
+      const port = /"port":(\d+),"host"[^\n]*gateway listening/.exec(front.output())?.[1] ?? /"port":(\d+)/.exec(front.output())![1];
+      load = new HttpLoad(`http://127.0.0.1:${port}`, { authorization: `Bearer ${token}` }, 16);
+    };
+    if (!ONE_PROCESS) {
+      eventLog = niced('event-log', await spawnService('event-log', { ...env, EVENT_LOG_CONSUMER: 'el-bench' }, { output: 'file' }));
+      procs.push(eventLog);
+      gateway = niced('gateway', await spawnService('gateway', env, { readyPattern: /gateway listening/, output: 'file' }));
+      procs.push(gateway);
+      listenOn(gateway);
+    }
     const expect202 = (status: number) => {
       if (status !== 202) throw new Error(`unexpected status ${status}`);
     };
@@ -205,7 +222,7 @@ async function main(): Promise<void> {
     // PostgreSQL's caches), and the first pass measured about half the throughput of the same
     // scenario run later, in either order of the agent counts.
     const throughput: Array<{ agents: number; factsPerSecond: number; runs: number; loadMs: number }> = [];
-    for (const [scenario, count] of [AGENT_COUNTS[0]!, ...AGENT_COUNTS].entries()) {
+    for (const [scenario, count] of (ONE_PROCESS ? [] : [AGENT_COUNTS[0]!, ...AGENT_COUNTS]).entries()) {
       await stopMatcher();
       await resetAgents();
       const base = { instructions: 'Act on the fact.', model: { provider: 'openai', name: 'gpt-4.1-mini' }, flow: { queueCap: 10_000 } };
@@ -258,10 +275,16 @@ async function main(): Promise<void> {
     // The throughput scenarios left thousands of deleted runs and agents: vacuum now, so that
     // autovacuum does not take its turn on the two cores in the middle of a latency run.
     for (const table of ['runs', 'agents', 'agent_versions', 'platform_events', 'transcript_entries']) await pg.query(`VACUUM ANALYZE ${table}`);
-    await startMatcher();
     const runners: ServiceProcess[] = [];
-    for (let r = 0; r < RUNNERS; r++) runners.push(niced('runner', await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/, output: 'file' })));
-    procs.push(...runners);
+    if (ONE_PROCESS) {
+      platform = await spawnScript('scripts/start-all.ts', { ...env, EVENT_LOG_CONSUMER: 'el-bench', MATCHER_CONSUMER: 'm-bench', RUNNER_NAME: 'r-bench-0' }, { readyPattern: /all services started/, timeoutMs: 120_000, output: 'file' });
+      procs.push(platform);
+      listenOn(platform);
+    } else {
+      await startMatcher();
+      for (let r = 0; r < RUNNERS; r++) runners.push(niced('runner', await spawnService('runner', { ...env, RUNNER_NAME: `r-bench-${r}` }, { readyPattern: /runner started/, output: 'file' })));
+      procs.push(...runners);
+    }
     const event = (kind: string, i: number) => ({ kind, subject: { type: 'bench', id: String(i) }, payload: { i } });
     /** Posts `count` facts of `kind` at `rate` facts/s, `perRequest` to a request, on schedule. */
     const offer = (rate: number, perRequest: number, count: number, kind: string) =>
@@ -277,10 +300,9 @@ async function main(): Promise<void> {
     const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1] ?? 0);
     /** The processes whose CPU the latency phase reports, by group. */
     const cpuGroups = async (): Promise<Record<string, number[]>> => ({
-      gateway: [gateway.child.pid!],
-      'event-log': [eventLog.child.pid!],
-      matcher: matcher?.child.pid ? [matcher.child.pid] : [],
-      runner: runners.map((r) => r.child.pid!),
+      ...(platform
+        ? { 'platform (one process)': [platform.child.pid!] }
+        : { gateway: [gateway!.child.pid!], 'event-log': [eventLog!.child.pid!], matcher: matcher?.child.pid ? [matcher.child.pid] : [], runner: runners.map((r) => r.child.pid!) }),
       PostgreSQL: (await pg.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid),
       Redis: redisPid ? [redisPid] : [],
       'load generator': [process.pid],
@@ -299,7 +321,9 @@ async function main(): Promise<void> {
       const total = rate * seconds;
       const countersBefore: PgCounters | undefined = PG_STATS ? await pgCounters(pg) : undefined;
       const roundTrips = ROUND_TRIPS_DIR
-        ? new RoundTripWindow(ROUND_TRIPS_DIR, { gateway: gateway.child.pid!, 'event-log': eventLog.child.pid!, matcher: matcher!.child.pid!, ...Object.fromEntries(runners.map((r, i) => [`runner ${i + 1}`, r.child.pid!])) })
+        ? new RoundTripWindow(ROUND_TRIPS_DIR, platform
+          ? { platform: platform.child.pid! }
+          : { gateway: gateway!.child.pid!, 'event-log': eventLog!.child.pid!, matcher: matcher!.child.pid!, ...Object.fromEntries(runners.map((r, i) => [`runner ${i + 1}`, r.child.pid!])) })
         : undefined;
       await roundTrips?.start();
       const cpuWindow = await new CpuWindow(cpuGroups).start();
@@ -383,7 +407,7 @@ async function main(): Promise<void> {
         await peer.stop();
       }
     }
-    load.close();
+    load!.close();
     load = undefined;
 
     // 3. Baseline: bare BullMQ add → Worker pickup on the same Redis, same rates, same counts,
@@ -394,6 +418,10 @@ async function main(): Promise<void> {
     }
     await stopMatcher();
     await persisted();
+    if (platform) {
+      await platform.stop();
+      procs.splice(procs.indexOf(platform), 1);
+    }
     // One baseline per rate (a batched load of the same rate shares it).
     const baselines = new Map<number, number[]>();
     for (const m of measured) if (!baselines.has(m.rate)) baselines.set(m.rate, await bullmqBaseline(`${prefix}:base${m.rate}`, m.rate, m.total));
@@ -404,20 +432,26 @@ async function main(): Promise<void> {
     const q = (values: number[]) => ({ p50: quantile(values, 0.5), p99: quantile(values, 0.99) });
     const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1];
     const pgVersion = (await pg.query('SHOW server_version')).rows[0].server_version;
-    const first = throughput[0]!;
-    const body = `## Match (\`npm run bench:match\`)
-
-- Date: ${new Date().toISOString().slice(0, 10)}
-- Machine: ${machineLine(`Redis ${redisVersion}, PostgreSQL ${pgVersion}`)}
-- Command: \`npm run bench:match\` (gateway, event-log, matcher and ${RUNNERS === 1 ? 'a runner' : `${RUNNERS} runners`} as separate processes, each logging to a file, on the same cores as the load generator, Redis and PostgreSQL${NICE.size > 0 ? `; priorities BENCH_NICE=${process.env.BENCH_NICE}` : ''}${PG_SETTINGS.length > 0 ? `; database settings BENCH_PG_SETTINGS=${process.env.BENCH_PG_SETTINGS}` : ''})
-
-Matcher throughput: enabled agents inserted with SQL before the matcher starts; ${MATCHING} of them match every fact (\`load.fact\`, \`load.*\`, \`*.fact\`), the rest have triggers on other kinds (\`other<i>.done\`, \`other<i>.*\`, \`*.x<i>\`). The matcher is SIGSTOPped, ${fmt(FACTS)} facts are posted in batches of 100 and persisted by the event-log, then it is SIGCONTed and timed until every run is recorded (then its saved cursor, \`consumer_cursors\`, is checked to reach the last seq). The first scenario is run once before, not recorded, to warm up the other services and PostgreSQL (cold, they halved the first scenario's figure). Each fact makes ${MATCHING} runs (the matcher's history check, run INSERT, BullMQ job and \`agent.run.queued\` fact for each).
+    const first = throughput[0];
+    const command = ONE_PROCESS
+      ? `\`BENCH_LAYOUT=one-process npm run bench:match\` (every service in one process, scripts/start-all.ts, what \`npm start\` runs, logging to a file, on the same cores as the load generator, Redis and PostgreSQL; the matcher throughput scenarios run only in the services layout)`
+      : `\`npm run bench:match\` (gateway, event-log, matcher and ${RUNNERS === 1 ? 'a runner' : `${RUNNERS} runners`} as separate processes, each logging to a file, on the same cores as the load generator, Redis and PostgreSQL${NICE.size > 0 ? `; priorities BENCH_NICE=${process.env.BENCH_NICE}` : ''}${PG_SETTINGS.length > 0 ? `; database settings BENCH_PG_SETTINGS=${process.env.BENCH_PG_SETTINGS}` : ''})`;
+    const throughputPart = first
+      ? `Matcher throughput: enabled agents inserted with SQL before the matcher starts; ${MATCHING} of them match every fact (\`load.fact\`, \`load.*\`, \`*.fact\`), the rest have triggers on other kinds (\`other<i>.done\`, \`other<i>.*\`, \`*.x<i>\`). The matcher is SIGSTOPped, ${fmt(FACTS)} facts are posted in batches of 100 and persisted by the event-log, then it is SIGCONTed and timed until every run is recorded (then its saved cursor, \`consumer_cursors\`, is checked to reach the last seq). The first scenario is run once before, not recorded, to warm up the other services and PostgreSQL (cold, they halved the first scenario's figure). Each fact makes ${MATCHING} runs (the matcher's history check, run INSERT, BullMQ job and \`agent.run.queued\` fact for each).
 
 | enabled agents | facts/s matched | runs created | ratio to ${fmt(first.agents)} agents | matcher start (load agents → ready) |
 |---:|---:|---:|---:|---:|
 ${throughput.map((t) => `| ${fmt(t.agents)} | ${fmt(t.factsPerSecond)} | ${fmt(t.runs)} | ${fmt(t.factsPerSecond / first.factsPerSecond, 2)} | ${fmt(t.loadMs)} ms |`).join('\n')}
 
-Fact published → run started, open loop for ${SECONDS} s at each load (a fact to a request, unless it says how many to a request) after ${WARM_SECONDS} s of the same load as a warm-up (then the tables are analyzed, as autovacuum keeps them on a live system), one matching scripted agent (\`stepMs\` 0, \`flow.concurrency\` 10), ${RUNNERS === 1 ? 'one runner process' : `${RUNNERS} runner processes`}; each run goes through the agent loop (a one-step script). "Published" is the XADD time of the fact's \`facts\` entry (its id's milliseconds); "started" is \`runs.started_at\` (PostgreSQL \`now()\` of the runner's claim); same machine clock, millisecond resolution. Each run also records \`agent.run.queued|started|completed\`, which go through the event-log and the matcher too: 4 facts per posted fact.
+`
+      : '';
+    const body = `## Match${ONE_PROCESS ? ', one process' : ''} (\`${ONE_PROCESS ? 'BENCH_LAYOUT=one-process ' : ''}npm run bench:match\`)
+
+- Date: ${new Date().toISOString().slice(0, 10)}
+- Machine: ${machineLine(`Redis ${redisVersion}, PostgreSQL ${pgVersion}`)}
+- Command: ${command}
+
+${throughputPart}Fact published → run started, open loop for ${SECONDS} s at each load (a fact to a request, unless it says how many to a request) after ${WARM_SECONDS} s of the same load as a warm-up (then the tables are analyzed, as autovacuum keeps them on a live system), one matching scripted agent (\`stepMs\` 0, \`flow.concurrency\` 10), ${ONE_PROCESS ? 'the runner in the platform\'s one process' : RUNNERS === 1 ? 'one runner process' : `${RUNNERS} runner processes`}; each run goes through the agent loop (a one-step script). "Published" is the XADD time of the fact's \`facts\` entry (its id's milliseconds); "started" is \`runs.started_at\` (PostgreSQL \`now()\` of the runner's claim); same machine clock, millisecond resolution. Each run also records \`agent.run.queued|started|completed\`, which go through the event-log and the matcher too: 4 facts per posted fact.
 
 | rate | path | measured | p50 | p99 |
 |---:|---|---:|---:|---:|
@@ -427,11 +461,11 @@ ${measured.map((m) => {
     `| ${m.label} | fact published on \`facts\` → run started (${fmt(m.started)} of ${fmt(m.published)} started within ${fmt(WAIT_MS / 1000)} s of the load's end${m.started < m.published ? '; the others count as started then, so these are lower bounds' : ''}) | ${fmt(m.toStart.length)} | ${fmt(lat.start.p50)} ms | ${fmt(lat.start.p99)} ms |`,
     `| | of which published → run queued (\`runs.queued_at\`, matcher) | ${fmt(m.toQueued.length)} | ${fmt(lat.queued.p50)} ms | ${fmt(lat.queued.p99)} ms |`,
     `| | gateway accept (\`fact.ts\`) → run started | ${fmt(m.fromAccept.length)} | ${fmt(lat.accept.p50)} ms | ${fmt(lat.accept.p99)} ms |`,
-    `| | baseline, same run (runners and matcher stopped): bare BullMQ \`queue.add\` → Worker process start, in-process worker, concurrency 10 | ${fmt(baselines.get(m.rate)!.length)} | ${fmt(lat.base.p50, 1)} ms | ${fmt(lat.base.p99, 1)} ms |`,
+    `| | baseline, same run (${ONE_PROCESS ? 'the platform' : 'runners and matcher'} stopped): bare BullMQ \`queue.add\` → Worker process start, in-process worker, concurrency 10 | ${fmt(baselines.get(m.rate)!.length)} | ${fmt(lat.base.p50, 1)} ms | ${fmt(lat.base.p99, 1)} ms |`,
   ].join('\n');
 }).join('\n')}
 
-Ratios: throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throughput.at(-1)!.factsPerSecond / first.factsPerSecond, 2)} of that with ${fmt(first.agents)}; ${measured.map((m) => `at ${m.label} published → started p50 is ${fmt(q(m.toStart).p50 / Math.max(q(baselines.get(m.rate)!).p50, 0.1), 1)}× the bare BullMQ pickup`).join('; ')}.
+Ratios: ${first ? `throughput with ${fmt(throughput.at(-1)!.agents)} agents is ${fmt(throughput.at(-1)!.factsPerSecond / first.factsPerSecond, 2)} of that with ${fmt(first.agents)}; ` : ''}${measured.map((m) => `at ${m.label} published → started p50 is ${fmt(q(m.toStart).p50 / Math.max(q(baselines.get(m.rate)!).p50, 0.1), 1)}× the bare BullMQ pickup`).join('; ')}.
 
 CPU while each load was offered, in % of one core (of ${os.cpus().length}), per process group (read from \`/proc\`; PostgreSQL is the bench database's backends, the load generator is this process):
 
@@ -469,7 +503,7 @@ Targets (issue 3): throughput nearly independent of the number of non-matching a
   return `At ${m.label}: p50 ${p50 <= 10 ? 'met' : 'not met'}, p99 ${p99 <= 100 ? 'met' : 'not met'}.`;
 }).join(' ')}
 `;
-    writeSection('bench:match', body);
+    writeSection(ONE_PROCESS ? 'bench:match:one-process' : 'bench:match', body);
     console.log(body);
   } finally {
     load?.close();

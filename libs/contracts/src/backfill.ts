@@ -43,3 +43,42 @@ export type BackfillResponse = z.infer<typeof BackfillResponseSchema>;
 /** What stopping a batch answers: the runs it stopped (each with the causal stop). */
 export const BackfillStopResponseSchema = z.strictObject({ batchId: z.uuid(), stopped: z.array(StoppedRunSchema) });
 export type BackfillStopResponse = z.infer<typeof BackfillStopResponseSchema>;
+
+/** A batch's status: `running` while its feeder starts runs, `done` once every fact has its run, `stopped` when it ended before (see its reason). */
+export const BACKFILL_BATCH_STATUSES = { running: 'running', done: 'done', stopped: 'stopped' } as const;
+export const BackfillBatchStatusSchema = z.enum(BACKFILL_BATCH_STATUSES);
+export type BackfillBatchStatus = z.infer<typeof BackfillBatchStatusSchema>;
+
+/** Why a batch is `stopped` (decision 0055): no more of its runs start. */
+export const BACKFILL_STOP_REASONS = {
+  /** A person stopped it (`POST …/backfills/{batchId}/stop`). */
+  stopped: 'stopped',
+  /** Its agent was deleted. */
+  agentDeleted: 'agent_deleted',
+  /** Its agent was disabled. */
+  agentDisabled: 'agent_disabled',
+} as const;
+export const BackfillStopReasonSchema = z.enum(BACKFILL_STOP_REASONS);
+export type BackfillStopReason = z.infer<typeof BackfillStopReasonSchema>;
+
+/** `GET /v1/workspaces/{ws}/agents/{id}/backfills/{batchId}`: a batch and how far it got; its runs are `GET /runs?batchId=`. */
+export const BackfillBatchSchema = z.strictObject({
+  id: z.uuid(),
+  agentId: z.uuid(),
+  /** The agent's version its runs use (pinned, else latest, at creation). */
+  agentVersion: z.number().int().positive(),
+  status: BackfillBatchStatusSchema,
+  /** Why it stopped; null unless `stopped`. */
+  reason: BackfillStopReasonSchema.nullable(),
+  /** The request as accepted. */
+  request: z.strictObject({ kind: KindGlobSchema, from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }), filter: TriggerFilterSchema.optional() }),
+  /** Facts chosen at creation: one run each. */
+  runs: z.number().int().min(0),
+  /** How many of them have their run so far. */
+  started: z.number().int().min(0),
+  createdBy: z.uuid(),
+  createdAt: z.iso.datetime(),
+  /** When it stopped or was done; null while running. */
+  endedAt: z.iso.datetime().nullable(),
+});
+export type BackfillBatch = z.infer<typeof BackfillBatchSchema>;

@@ -85,7 +85,7 @@ export enum ErrorCode {
    * carry, two agents under one key or name); nothing was imported. `data`: `{ agent, reason }`.
    */
   BUNDLE_INCONSISTENT = 'BUNDLE_INCONSISTENT',
-  /** The agent is disabled: a manual run or a retry of it is refused. `data`: `{ id }` (the agent). */
+  /** The agent is disabled: a manual run, a retry or a backfill of it is refused. `data`: `{ id }` (the agent). */
   AGENT_DISABLED = 'AGENT_DISABLED',
   /** No run with that id in the workspace. `data`: `{ id }`. */
   RUN_NOT_FOUND = 'RUN_NOT_FOUND',

@@ -806,5 +806,16 @@ export { MAX_TRACE_SPANS, RunTraceSchema, TRACE_TEXT_CHARS, TraceAttributesSchem
 export type { RunTrace, TraceAttributes, TraceSpan, TraceSpanKind } from './run-trace';
 export { RunWaitResolveRowSchema, WAIT_STATUSES, WAIT_TIMEOUT_MS, WaitForEventResultSchema, WaitForEventToolInputSchema } from './waits';
 export type { RunWaitResolveRow, WaitForEventResult, WaitForEventToolInput, WaitStatus } from './waits';
-export { BACKFILL_MAX_RUNS, BackfillBatchIdSchema, BackfillRequestSchema, BackfillResponseSchema, BackfillStopResponseSchema } from './backfill';
-export type { BackfillRequest, BackfillResponse, BackfillStopResponse } from './backfill';
+export {
+  BACKFILL_BATCH_STATUSES,
+  BACKFILL_MAX_RUNS,
+  BACKFILL_STOP_REASONS,
+  BackfillBatchIdSchema,
+  BackfillBatchSchema,
+  BackfillBatchStatusSchema,
+  BackfillRequestSchema,
+  BackfillResponseSchema,
+  BackfillStopReasonSchema,
+  BackfillStopResponseSchema,
+} from './backfill';
+export type { BackfillBatch, BackfillBatchStatus, BackfillRequest, BackfillResponse, BackfillStopReason, BackfillStopResponse } from './backfill';

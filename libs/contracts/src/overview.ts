@@ -99,6 +99,8 @@ export const OverviewResponseSchema = z.strictObject({
   }),
   /** Lanes with queued runs, the longest first (at most OVERVIEW_MAX_LANES). */
   queues: z.array(OverviewLaneSchema),
+  /** Runs parked on a wait for a fact (`awaiting_event`, decision 0055), as read at `asOf`. */
+  awaitingEvent: CountSchema,
   spend: z.strictObject({
     /** The UTC days (`YYYY-MM-DD`), oldest first; the last is today. */
     days: z.array(z.iso.date()),

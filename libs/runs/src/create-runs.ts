@@ -117,8 +117,8 @@ export async function insertTriggerRuns(sql: SqlRunner, runs: readonly NewTrigge
 
 /**
  * The next runs of a backfill batch (decision 0055), in one INSERT: one `queued` run per stored
- * fact of `seqs`, origin `backfill`, its id derived from the batch and the fact (a repeat inserts
- * nothing), caused and as deep as its fact (as a trigger run). The caller holds the agent's lane
+ * fact of `seqs`, origin `backfill`, its id (and its session's) derived from the batch and the
+ * fact (a repeat inserts nothing; a version-8 UUID, so `GET /runs/{id}` takes it), caused and as deep as its fact (as a trigger run). The caller holds the agent's lane
  * lock and the batch row. Returns the ids inserted.
  */
 export async function insertBackfillRuns(
@@ -129,11 +129,13 @@ export async function insertBackfillRuns(
   if (seqs.length === 0) return [];
   const rows = await sql.$queryRawUnsafe<Array<{ id: string }>>(
     `INSERT INTO runs (id, workspace_id, agent_id, agent_version, origin_type, origin, event_id, event_kind, event_subject, status, caused_by, depth, session_id, lane)
-     SELECT md5('backfill:' || $1::text || ':' || e.id::text)::uuid, $2::uuid, $3::uuid, $4::int, 'backfill',
+     SELECT d.id, $2::uuid, $3::uuid, $4::int, 'backfill',
             jsonb_build_object('type', 'backfill', 'batchId', $1::uuid, 'eventId', e.id, 'agentVersion', $4::int, 'userId', $5::uuid),
             e.id, e.kind, jsonb_build_object('type', e.subject_type, 'id', e.subject_id), 'queued', e.caused_by,
-            coalesce((e.caused_by->>'depth')::int, 0), md5('backfill:' || $1::text || ':' || e.id::text)::uuid, $6
+            coalesce((e.caused_by->>'depth')::int, 0), d.id, $6
        FROM platform_events e
+       -- An RFC 9562 UUID (version 8, variant 10) from the md5: the API's ids are checked as UUIDs, and a bare md5 is none.
+       CROSS JOIN LATERAL (SELECT overlay(overlay(md5('backfill:' || $1::text || ':' || e.id::text) placing '8' from 13) placing '8' from 17)::uuid AS id) d
       WHERE e.workspace_id = $2::uuid AND e.seq = ANY($7::bigint[])
       ORDER BY e.seq
      ON CONFLICT (id) DO NOTHING

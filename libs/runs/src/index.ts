@@ -45,6 +45,7 @@ export { RunWaker, type ActivationTransport, type Wake, type WakeLog } from './w
 export { SqlWaitParking, type WaitParkOutcome, type WaitRequest } from './waits/wait-parking';
 export { SqlWaitBook, type ResumedWait, type WorkspaceFact } from './waits/wait-book';
 export { closeRunWaits } from './waits/close-waits';
+export { resumeHeldWaits } from './waits/held-waits';
 export { waitPredicate, type WaitSpec } from './waits/wait-match';
 export { BackfillBatches } from './backfill/backfill-batches';
 export { planBackfill, type BackfillPlan, type BackfillTarget } from './backfill/backfill-plan';

@@ -2,7 +2,7 @@ import type { AcceptedFact, Fact } from '@switchyard/contracts';
 import { newId } from '@switchyard/core';
 import { SqlFactStore, SqlPool } from '@switchyard/db';
 import { createTestSql, type TestSql } from '@switchyard/testing';
-import { SqlWaitBook, SqlWaitParking, type RunRef, type WaitParkOutcome } from '../src';
+import { resumeHeldWaits, SqlWaitBook, SqlWaitParking, type RunRef, type WaitParkOutcome } from '../src';
 
 /**
  * Issue 30, wait_for_event's lost wake-up (decision 0055): the awaited fact is
@@ -72,7 +72,87 @@ describe('wait_for_event race (real PostgreSQL)', () => {
     expect(tally.seenByCheck).toBeGreaterThan(0);
     expect(tally.resumedByMatcher).toBeGreaterThan(0);
   }, 600_000);
+
+  it('the kill switch holds a resume: 1,000 trials with the unpause concurrent with the fact: none resumed while paused, 0 lost, 0 doubled', async () => {
+    // One lane per workspace: each trial pauses and unpauses its workspace.
+    const lanes = (await arrangeLanes(t, 'held')).filter((lane, i, all) => all.findIndex((other) => other.workspaceId === lane.workspaceId) === i);
+    const parking = new SqlWaitParking(parkPool, { owner: OWNER, leaseMs: 60_000 });
+    const facts = new SqlFactStore(factPool);
+    const book = new SqlWaitBook(matchPool);
+    const tally = { heldThenResumedByUnpause: 0, resumedByResolve: 0, lost: 0, doubled: 0 };
+    const perWorker = 1_000 / lanes.length;
+    await Promise.all(
+      lanes.map(async (lane) => {
+        for (let i = 0; i < perWorker; i++) {
+          await setPaused(arrangePool, lane.workspaceId, true);
+          const run = await runningRun(arrangePool, lane);
+          const token = newId();
+          const afterSeq = await parking.currentSeq(lane.workspaceId);
+          const parked = await parking.park(run, { toolCallId: 'call-1', kind: 'ci.*', filter: { path: 'payload.token', op: 'eq', value: token }, timeoutMs: 600_000, afterSeq }, 0);
+          if (parked.type !== 'parked') throw new Error(`park refused: ${parked.type}`);
+          const [byResolve, byUnpause] = await Promise.all([
+            (async () => {
+              const [outcome] = await facts.append([acceptedFact(lane, token)]);
+              if (outcome?.status !== 'inserted') throw new Error(`fact not stored: ${outcome?.status}`);
+              return (await book.matchFacts([{ workspaceId: lane.workspaceId, fact: outcome.fact }])).filter((resumed) => resumed.runId === run.id).length;
+            })(),
+            (async () => {
+              // Jitter of a few round trips: the fact's side takes several (its append, the match).
+              for (let n = Math.floor(Math.random() * 6); n > 0; n--) await factPool.$queryRawUnsafe('SELECT 1');
+              await setPaused(factPool, lane.workspaceId, false);
+              // As the approvals service does on the unpause's fact: after its commit.
+              return (await resumeHeldWaits(matchPool, matchPool, lane.workspaceId, 100)).filter((resumed) => resumed.runId === run.id).length;
+            })(),
+          ]);
+          const [row] = await arrangePool.$queryRawUnsafe<Array<{ status: string; resumes: number }>>(
+            'SELECT status::text AS status, resumes FROM runs WHERE id = $1::uuid',
+            run.id,
+          );
+          if (row!.status === 'awaiting_event') tally.lost++;
+          else if (byResolve + byUnpause !== 1 || row!.resumes !== 1) tally.doubled++;
+          else if (byUnpause === 1) tally.heldThenResumedByUnpause++;
+          else tally.resumedByResolve++;
+          await arrangePool.$executeRawUnsafe(`UPDATE runs SET status = 'completed', ended_at = now() WHERE lane = $1 AND status IN ('queued', 'running')`, `agent:${lane.agentId}`);
+        }
+      }),
+    );
+    console.info(`wait kill-switch race: ${JSON.stringify(tally)}`);
+    expect(tally.lost).toBe(0);
+    expect(tally.doubled).toBe(0);
+    // Both orders happened: the resolution held by the switch (resumed by the unpause) and the one after it.
+    expect(tally.heldThenResumedByUnpause).toBeGreaterThan(0);
+    expect(tally.resumedByResolve).toBeGreaterThan(0);
+
+    // While paused, a resolution holds the run: it stays parked, its wait resolved.
+    const [lane] = lanes;
+    await setPaused(arrangePool, lane!.workspaceId, true);
+    const run = await runningRun(arrangePool, lane!);
+    const afterSeq = await parking.currentSeq(lane!.workspaceId);
+    await parking.park(run, { toolCallId: 'call-1', kind: 'ci.*', filter: null, timeoutMs: 600_000, afterSeq }, 0);
+    const [outcome] = await facts.append([acceptedFact(lane!, newId())]);
+    if (outcome?.status !== 'inserted') throw new Error(`fact not stored: ${outcome?.status}`);
+    expect(await book.matchFacts([{ workspaceId: lane!.workspaceId, fact: outcome.fact }])).toEqual([]);
+    expect(await resumeHeldWaits(matchPool, matchPool, null, 100)).toEqual([]);
+    const [held] = await arrangePool.$queryRawUnsafe<Array<{ status: string; wait: string }>>(
+      `SELECT r.status::text AS status, w.status AS wait FROM runs r JOIN run_waits w ON w.run_id = r.id WHERE r.id = $1::uuid`,
+      run.id,
+    );
+    expect(held).toEqual({ status: 'awaiting_event', wait: 'matched' });
+    await setPaused(arrangePool, lane!.workspaceId, false);
+    expect((await resumeHeldWaits(matchPool, matchPool, null, 100)).map((resumed) => resumed.runId)).toEqual([run.id]);
+    expect(await resumeHeldWaits(matchPool, matchPool, null, 100)).toEqual([]);
+  }, 600_000);
 });
+
+/** The workspace's kill switch, as the gateway's settings save writes it (one row per workspace). */
+async function setPaused(db: SqlPool, workspaceId: string, paused: boolean): Promise<void> {
+  await db.$executeRawUnsafe(
+    `INSERT INTO workspace_settings (workspace_id, agents_paused, updated_at) VALUES ($1::uuid, $2, now())
+     ON CONFLICT (workspace_id) DO UPDATE SET agents_paused = excluded.agents_paused, updated_at = now()`,
+    workspaceId,
+    paused,
+  );
+}
 
 /** One trial: a running run, its wait's seq taken, then its park and the awaited fact side by side. */
 async function trial(db: SqlPool, lane: Lane, parking: SqlWaitParking, facts: SqlFactStore, book: SqlWaitBook, tally: Tally): Promise<void> {
@@ -112,12 +192,12 @@ async function yieldTurns(turns: number): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-async function arrangeLanes(t: TestSql): Promise<Lane[]> {
+async function arrangeLanes(t: TestSql, prefix = 'race'): Promise<Lane[]> {
   const userId = newId();
   const lanes: Lane[] = [];
   for (let w = 0; w < WORKSPACES; w++) {
     const workspaceId = newId();
-    const slug = `race-${w}`;
+    const slug = `${prefix}-${w}`;
     await t.pg.query(`INSERT INTO workspaces (id, slug) VALUES ($1, $2)`, [workspaceId, slug]);
     await t.pg.query(`INSERT INTO workspace_event_seq (workspace_id) VALUES ($1)`, [workspaceId]);
     for (let i = 0; i < WORKERS_PER_WORKSPACE; i++) {

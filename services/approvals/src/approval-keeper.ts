@@ -3,11 +3,13 @@ import { newId } from '@switchyard/core';
 import type { ResumedRun } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import { z } from 'zod';
-import type { ApprovalRecords, ApprovalsMetrics, ExpiryScheduler, RunResumer } from './ports';
+import type { ApprovalRecords, ApprovalsMetrics, ExpiryScheduler, HeldWaits, RunResumer } from './ports';
 
 /** Options of ApprovalKeeper. */
 export interface ApprovalKeeperOptions {
   records: ApprovalRecords;
+  /** Runs parked on a wait for a fact that the kill switch held (decision 0055): resumed on the same unpause and sweep. */
+  waits: HeldWaits;
   expiries: ExpiryScheduler;
   resumer: RunResumer;
   log: Logger;
@@ -25,7 +27,8 @@ const SettingsPayloadSchema = z.object({ agentsPaused: z.boolean() });
  * The approvals service's work (decision 0025): schedules each requested
  * approval's expiry, expires approvals when their time is up (a conditional
  * update: a decision that came first wins), resumes the runs the kill switch
- * held once their workspace is unpaused, and sweeps what a lost job or a
+ * held once their workspace is unpaused (parked on approvals, or on a wait
+ * for a fact resolved meanwhile), and sweeps what a lost job or a
  * stop racing a park left behind. Every step is idempotent: facts may be
  * delivered again, jobs may run twice, several processes may sweep at once.
  */
@@ -54,6 +57,7 @@ export class ApprovalKeeper {
     await this.options.expiries.schedule(expiries);
     for (const { workspaceId, factId } of unpaused) {
       await this.resumeAll(await this.options.records.resumeReady(workspaceId, this.sweepBatch), factId);
+      await this.resumeAll(await this.options.waits.resumeHeld(workspaceId, this.sweepBatch), factId);
     }
   }
 
@@ -68,12 +72,14 @@ export class ApprovalKeeper {
   /**
    * Expires the pending approvals past their time (their job was lost),
    * closes those of stopped runs, and resumes ready parked runs of unpaused
-   * workspaces (a lost `workspace.settings_changed`).
+   * workspaces, approvals' and waits' (a lost `workspace.settings_changed`).
    */
   async sweep(): Promise<void> {
     for (const id of await this.options.records.dueForExpiry(this.sweepBatch)) await this.expire(id);
     await this.options.records.closeOrphaned(this.sweepBatch);
-    await this.resumeAll(await this.options.records.resumeReady(null, this.sweepBatch), `sweep-${newId()}`);
+    const key = `sweep-${newId()}`;
+    await this.resumeAll(await this.options.records.resumeReady(null, this.sweepBatch), key);
+    await this.resumeAll(await this.options.waits.resumeHeld(null, this.sweepBatch), key);
   }
 
   /** Wakes the resumed runs' lanes (a lost wake is the runner's sweep's: the resumer never rejects). */

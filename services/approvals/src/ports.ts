@@ -3,6 +3,12 @@ import type { ApprovalStore, ResumedRun } from '@switchyard/runs';
 /** The approvals of the system of record, as the approvals service closes them (ApprovalStore of @switchyard/runs). */
 export type ApprovalRecords = Pick<ApprovalStore, 'expire' | 'dueForExpiry' | 'resumeReady' | 'closeOrphaned'>;
 
+/** The runs parked on a wait that the kill switch held (resumeHeldWaits of @switchyard/runs, decision 0055). */
+export interface HeldWaits {
+  /** Resumes those of the workspace (or of all) whose wait resolved and whose workspace is unpaused now. */
+  resumeHeld(workspaceId: string | null, limit: number): Promise<ResumedRun[]>;
+}
+
 /** Delayed expiry jobs (the BullMQ queue `approval-expiry`). */
 export interface ExpiryScheduler {
   /** One job per approval, firing when it expires; scheduling an approval again is a no-op. */

@@ -1,6 +1,6 @@
 import { FactsMessageSchema, GROUPS, STREAMS } from '@switchyard/contracts';
 import { SqlDeadLetterStore, SqlPool } from '@switchyard/db';
-import { ApprovalStore, RunWaker } from '@switchyard/runs';
+import { ApprovalStore, resumeHeldWaits, RunWaker } from '@switchyard/runs';
 import type { Logger } from '@switchyard/logging';
 import {
   closeRedis,
@@ -59,6 +59,7 @@ export function startApprovals(config: ApprovalsConfig, log: Logger): Promise<Ru
     const resumed = counter('switchyard_approvals_runs_resumed_total', 'Parked runs this process resumed (expiries, unpaused workspaces, sweeps)');
     const keeper = new ApprovalKeeper({
       records: new ApprovalStore(sql, sql),
+      waits: { resumeHeld: (workspaceId, limit) => resumeHeldWaits(sql, sql, workspaceId, limit) },
       expiries: { schedule: (items) => scheduleApprovalExpiries(expiryQueue, items) },
       resumer: { resume: (runs, key) => waker.wakeOrLeaveToSweep(runs, key) },
       log,

@@ -7,6 +7,7 @@ import type { ApprovalRecords } from '../src/ports';
 const log = createLogger({ service: 'test', level: 'silent' });
 const WS = '0190d0b4-9c1e-7cc2-8a3e-4f2a9d1b6c70';
 const run: ResumedRun = { runId: '0190d0b4-9c1e-7cc2-8a3e-4f2a9d1b6c71', workspaceId: WS, agentId: '0190d0b4-9c1e-7cc2-8a3e-4f2a9d1b6c72' };
+const waiting: ResumedRun = { runId: '0190d0b4-9c1e-7cc2-8a3e-4f2a9d1b6c73', workspaceId: WS, agentId: '0190d0b4-9c1e-7cc2-8a3e-4f2a9d1b6c72' };
 
 /** A published fact of `kind` with `payload`, as the event-log puts it on `facts`. */
 function published(kind: string, subjectId: string, payload: Record<string, unknown>): FactPublishedMessage {
@@ -26,10 +27,11 @@ function published(kind: string, subjectId: string, payload: Record<string, unkn
  * real in approvals-service.int.test.ts): which facts schedule what, which
  * resume which runs, and that a failed wake-up does not undo a resume.
  */
-function fakes(options: { expire?: ClosedApproval | null; ready?: ResumedRun[]; resumeFails?: boolean } = {}) {
+function fakes(options: { expire?: ClosedApproval | null; ready?: ResumedRun[]; held?: ResumedRun[]; resumeFails?: boolean } = {}) {
   const scheduled: Array<{ approvalId: string; expiresAt: Date }> = [];
   const resumed: Array<{ runs: readonly ResumedRun[]; key: string }> = [];
   const readyCalls: Array<string | null> = [];
+  const heldCalls: Array<string | null> = [];
   const records: ApprovalRecords = {
     expire: async () => options.expire ?? null,
     dueForExpiry: async () => ['a1', 'a2'],
@@ -41,6 +43,12 @@ function fakes(options: { expire?: ClosedApproval | null; ready?: ResumedRun[]; 
   };
   const keeper = new ApprovalKeeper({
     records,
+    waits: {
+      resumeHeld: async (workspaceId) => {
+        heldCalls.push(workspaceId);
+        return options.held ?? [];
+      },
+    },
     expiries: { schedule: async (items) => void scheduled.push(...items) },
     resumer: {
       // As RunWaker.wakeOrLeaveToSweep: a lost wake is false, never a rejection.
@@ -53,12 +61,12 @@ function fakes(options: { expire?: ClosedApproval | null; ready?: ResumedRun[]; 
     log,
     metrics: { expired: () => undefined, resumed: () => undefined },
   });
-  return { keeper, scheduled, resumed, readyCalls };
+  return { keeper, scheduled, resumed, readyCalls, heldCalls };
 }
 
 describe('ApprovalKeeper', () => {
   it('schedules the expiry of pending requests only, and resumes a workspace once unpaused', async () => {
-    const { keeper, scheduled, resumed, readyCalls } = fakes({ ready: [run] });
+    const { keeper, scheduled, resumed, readyCalls, heldCalls } = fakes({ ready: [run], held: [waiting] });
     const expiresAt = '2027-01-01T00:00:00.000Z';
     await keeper.handleFacts([
       published('approval.requested', 'p1', { status: 'pending', expiresAt }),
@@ -70,7 +78,12 @@ describe('ApprovalKeeper', () => {
     ]);
     expect(scheduled).toEqual([{ approvalId: 'p1', expiresAt: new Date(expiresAt) }]);
     expect(readyCalls).toEqual([WS]);
-    expect(resumed).toEqual([{ runs: [run], key: expect.stringMatching(/^0190d0b4-/) }]);
+    // The runs parked on a wait the kill switch held resume with the same unpause (decision 0055).
+    expect(heldCalls).toEqual([WS]);
+    expect(resumed).toEqual([
+      { runs: [run], key: expect.stringMatching(/^0190d0b4-/) },
+      { runs: [waiting], key: expect.stringMatching(/^0190d0b4-/) },
+    ]);
   });
 
   it('wakes the run an expiry resumed, keyed by the approval; nothing when the decision came first', async () => {
@@ -88,9 +101,13 @@ describe('ApprovalKeeper', () => {
   });
 
   it('sweeps: expires what is due and resumes ready runs of every workspace', async () => {
-    const { keeper, resumed, readyCalls } = fakes({ expire: null, ready: [run] });
+    const { keeper, resumed, readyCalls, heldCalls } = fakes({ expire: null, ready: [run], held: [waiting] });
     await keeper.sweep();
     expect(readyCalls).toEqual([null]);
-    expect(resumed).toEqual([{ runs: [run], key: expect.stringMatching(/^sweep-/) }]);
+    expect(heldCalls).toEqual([null]);
+    expect(resumed).toEqual([
+      { runs: [run], key: expect.stringMatching(/^sweep-/) },
+      { runs: [waiting], key: expect.stringMatching(/^sweep-/) },
+    ]);
   });
 });

@@ -32,6 +32,8 @@ export interface OpsOverviewReader {
   runEnds(workspaceId: string, windowMinutes: number): Promise<RunEndsRead>;
   /** Lanes with queued runs, the longest first. */
   queues(workspaceId: string, limit: number): Promise<OverviewLane[]>;
+  /** How many of the workspace's runs are parked on a wait for a fact (`awaiting_event`). */
+  awaitingEvent(workspaceId: string): Promise<number>;
   /** The live agents' spend on each of `days` UTC days up to `today` (`YYYY-MM-DD`), those spending most today first. */
   spend(workspaceId: string, today: string, days: number, limit: number): Promise<Array<Omit<OverviewAgentSpend, 'usd'> & { usdByDay: Map<string, number> }>>;
   /** How many approvals are pending, and the oldest `limit` of them. */

@@ -146,6 +146,10 @@ describe('Mattermost integration at the gateway', () => {
       expect(((await slash('mmadmin000000000000000000a', 'resume')).body as any).text).toContain('**running** again');
       expect((await admin('GET', `${ws}/settings`)).body.agentsPaused).toBe(false);
       expect(((await slash('mmadmin000000000000000000a', 'bogus')).body as any).text).toContain('Usage');
+
+      // A run parked on a wait for a fact is counted (issue 30), beside the other live statuses.
+      await insertParkedRun(pg, { workspaceId: acmeId, agentId: randomUUID(), status: 'awaiting_event' });
+      expect(((await slash('mmviewer00000000000000000a', 'status')).body as any).text).toMatch(/ · 0 running · 0 queued · 0 awaiting approval · 1 waiting for a fact · 0 pending approvals$/);
     });
 
     it('refuses link codes to agents of another workspace and to the wrong workspace', async () => {

@@ -41,6 +41,11 @@ describe('GET /overview (operations overview, decision 0036)', () => {
     for (const durationMs of [1_000, 2_000, 10_000]) await run('alpha', 'completed', { durationMs });
     runs.failed = await run('beta', 'failed', { durationMs: 4_000 });
     await run('alpha', 'cancelled');
+    // Parked on waits for a fact (issue 30): two here, one in the other workspace. Before the
+    // dropped run, whose end fact the first test waits for: their status facts are stored by then.
+    await insertParkedRun(pg, { workspaceId: ids.acme!, agentId: ids.alpha!, status: 'awaiting_event' });
+    await insertParkedRun(pg, { workspaceId: ids.acme!, agentId: ids.beta!, status: 'awaiting_event' });
+    await insertParkedRun(pg, { workspaceId: ids.other!, agentId: ids.theirs!, status: 'awaiting_event' });
     await run('beta', 'dropped');
     // Neither a try (no facts) nor another workspace's runs count.
     await run('alpha', 'completed', { durationMs: 60_000, originType: 'try' });
@@ -122,8 +127,9 @@ describe('GET /overview (operations overview, decision 0036)', () => {
     expect(three.runs.minutes).toHaveLength(hour.runs.minutes.length + 1);
   });
 
-  it('lists queued runs per lane, spend per UTC day against perDayUsd, and the pending approvals oldest first', async () => {
+  it('lists queued runs per lane, the runs waiting for a fact, spend per UTC day against perDayUsd, and the pending approvals oldest first', async () => {
     const body = (await viewer('GET', `${ws}/overview`)).body as OverviewResponse;
+    expect(body.awaitingEvent).toBe(2);
     expect(body.queues.map(({ lane, agentName, depth }) => ({ lane, agentName, depth }))).toEqual([
       { lane: agentLane(ids.alpha!), agentName: 'alpha', depth: 2 },
       { lane: agentLane(ids.beta!), agentName: 'beta', depth: 1 },
@@ -151,6 +157,7 @@ describe('GET /overview (operations overview, decision 0036)', () => {
     const theirs = (await other('GET', '/v1/workspaces/other/overview')).body as OverviewResponse;
     expect(theirs.runs.totals.completed).toBe(1);
     expect(theirs.queues).toHaveLength(1);
+    expect(theirs.awaitingEvent).toBe(1);
     expect(theirs.spend.agents).toEqual([expect.objectContaining({ agentName: 'theirs', usd: [0, 0, 0, 0, 0, 0, 3] })]);
     expect(theirs.approvals).toEqual({ pending: 0, oldest: [] });
   });

@@ -107,6 +107,15 @@ export class PrismaOpsOverviewReader implements OpsOverviewReader {
     return rows.map((row) => ({ lane: row.lane, agentId: row.agent_id, agentName: row.agent_name, depth: row.depth, oldestQueuedAt: row.oldest.toISOString() }));
   }
 
+  async awaitingEvent(workspaceId: string): Promise<number> {
+    // Through the runs' (status, queued_at) index: parked runs are few beside the ended ones.
+    const [row] = await this.prisma.$queryRawUnsafe<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM runs WHERE status = 'awaiting_event' AND workspace_id = $1::uuid`,
+      workspaceId,
+    );
+    return row?.n ?? 0;
+  }
+
   async spend(workspaceId: string, today: string, days: number, limit: number) {
     const rows = await this.prisma.$queryRawUnsafe<Array<{ agent_id: string; agent_name: string; per_day_usd: number | null; days: Array<{ day: string; usd: number }> }>>(
       SPEND_SQL,

@@ -9,7 +9,7 @@ export class PrismaOverviewReader implements WorkspaceOverviewReader {
   async runCounts(workspaceId: string): Promise<Partial<Record<RunStatus, number>>> {
     const rows = await this.prisma.$queryRaw<Array<{ status: RunStatus; n: bigint }>>`
       SELECT status::text AS status, count(*) AS n FROM runs
-       WHERE workspace_id = ${workspaceId}::uuid AND status IN ('queued', 'running', 'awaiting_approval') GROUP BY status`;
+       WHERE workspace_id = ${workspaceId}::uuid AND status IN ('queued', 'running', 'awaiting_approval', 'awaiting_event') GROUP BY status`;
     return Object.fromEntries(rows.map((row) => [row.status, Number(row.n)]));
   }
 

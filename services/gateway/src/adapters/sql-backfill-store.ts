@@ -1,4 +1,4 @@
-import type { BackfillRequest } from '@switchyard/contracts';
+import type { BackfillBatch, BackfillRequest } from '@switchyard/contracts';
 import type { SqlPool } from '@switchyard/db';
 import { BackfillBatches, planBackfill, type BackfillPlan, type BackfillTarget, type Wake } from '@switchyard/runs';
 import type { BackfillStore } from '../backfill-ports';
@@ -25,6 +25,10 @@ export class SqlBackfillStore implements BackfillStore {
 
   feed(): Promise<Wake[]> {
     return this.batches.feed();
+  }
+
+  get(workspaceId: string, agentId: string, batchId: string): Promise<BackfillBatch | null> {
+    return this.batches.get(workspaceId, agentId, batchId);
   }
 
   stop(workspaceId: string, agentId: string, batchId: string): Promise<boolean> {

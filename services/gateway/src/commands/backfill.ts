@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, type BackfillRequest, type BackfillResponse, type StoppedRun } from '@switchyard/contracts';
+import { AppError, ErrorCode, type BackfillBatch, type BackfillRequest, type BackfillResponse, type StoppedRun } from '@switchyard/contracts';
 import { newId, runVersionOf } from '@switchyard/core';
 import type { AgentStore } from '../agent-ports';
 import type { BackfillStore } from '../backfill-ports';
@@ -33,11 +33,20 @@ export class AgentBackfills {
       const plan = await this.deps.backfills.plan(target, request);
       return { batchId: null, dryRun: true, runs: plan.seqs.length, skipped: plan.skipped, estimatedCostUsd: plan.estimatedCostUsd };
     }
+    // A disabled agent's batch would end at once (agent_disabled): refused instead, nothing written.
+    if (!agent.enabled) throw new AppError(ErrorCode.AGENT_DISABLED, 'the agent is disabled: enable it to backfill it', { id: agentId });
     const batchId = newId();
     const plan = await this.deps.backfills.create(target, { id: batchId, agentVersion: runVersionOf(agent), createdBy: principal.userId, request });
     // The first runs at once; the matcher's feeder starts the rest as the queue frees up. A lost wake is the runner sweep's.
     await this.deps.activations.wakeOrLeaveToSweep(await this.deps.backfills.feed());
     return { batchId, dryRun: false, runs: plan.seqs.length, skipped: plan.skipped, estimatedCostUsd: plan.estimatedCostUsd };
+  }
+
+  /** A batch of the agent, also once the agent is deleted (its reason says why it stopped). */
+  async get(ctx: RunCommandContext, agentId: string, batchId: string): Promise<BackfillBatch> {
+    const batch = await this.deps.backfills.get(ctx.principal.workspaceId, agentId, batchId);
+    if (!batch) throw new AppError(ErrorCode.BACKFILL_NOT_FOUND, 'no such backfill of this agent', { id: batchId });
+    return batch;
   }
 
   /** Stops a batch as one: no more of its runs start, and each of its live runs gets the causal stop. */

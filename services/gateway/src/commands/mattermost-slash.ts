@@ -105,7 +105,7 @@ async function status(deps: SlashCommandDeps, principal: { workspaceId: string; 
   const [settings, counts, pending] = await Promise.all([deps.settings.get(principal.workspaceId), deps.overview.runCounts(principal.workspaceId), deps.overview.pendingApprovals(principal.workspaceId, 200)]);
   return say(
     `**${principal.workspaceSlug}**: agents ${settings.agentsPaused ? '**paused**' : 'running'} · ${counts.running ?? 0} running · ${counts.queued ?? 0} queued · ` +
-      `${counts.awaiting_approval ?? 0} awaiting approval · ${pending.length}${pending.length === 200 ? '+' : ''} pending approvals`,
+      `${counts.awaiting_approval ?? 0} awaiting approval · ${counts.awaiting_event ?? 0} waiting for a fact · ${pending.length}${pending.length === 200 ? '+' : ''} pending approvals`,
   );
 }
 

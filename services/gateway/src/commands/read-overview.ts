@@ -35,8 +35,9 @@ export async function readOverview(reader: OpsOverviewReader, principal: Princip
   const workspaceId = principal.workspaceId;
   const ends = await reader.runEnds(workspaceId, query.window);
   const days = utcDaysUpTo(ends.asOf, OVERVIEW_SPEND_DAYS);
-  const [queues, spend, approvals] = await Promise.all([
+  const [queues, awaitingEvent, spend, approvals] = await Promise.all([
     reader.queues(workspaceId, OVERVIEW_MAX_LANES),
+    reader.awaitingEvent(workspaceId),
     reader.spend(workspaceId, days.at(-1)!, OVERVIEW_SPEND_DAYS, OVERVIEW_MAX_SPEND_AGENTS),
     reader.pendingApprovals(workspaceId, OVERVIEW_MAX_LISTED_APPROVALS),
   ]);
@@ -53,6 +54,7 @@ export async function readOverview(reader: OpsOverviewReader, principal: Princip
       p95Ms,
     },
     queues,
+    awaitingEvent,
     spend: {
       days,
       agents: spend.map(({ usdByDay, ...agent }) => ({ ...agent, usd: days.map((day) => usdByDay.get(day) ?? 0) })),

@@ -20,6 +20,12 @@ export function backfillRoutes(deps: { backfills: AgentBackfills }): Router {
     res.status(result.dryRun ? 200 : 201).json(result);
   });
 
+  router.get('/agents/:id/backfills/:batchId', async (req, res) => {
+    const id = agentIdOf(req);
+    const batchId = parseInput(BackfillBatchIdSchema, req.params.batchId, 'backfill batch id');
+    res.json(await deps.backfills.get(contextOf(res), id, batchId));
+  });
+
   router.post('/agents/:id/backfills/:batchId/stop', write, async (req, res) => {
     const id = agentIdOf(req);
     const batchId = parseInput(BackfillBatchIdSchema, req.params.batchId, 'backfill batch id');

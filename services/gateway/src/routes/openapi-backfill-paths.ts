@@ -24,7 +24,16 @@ export function backfillPaths(): OpenApiPaths {
           ...errors,
           '400': json('Error', 'VALIDATION_FAILED (from after to, a kind or filter that does not parse) or BACKFILL_TOO_LARGE; nothing written'),
           '404': json('Error', 'AGENT_NOT_FOUND (also another workspace’s agent)'),
+          '409': json('Error', 'AGENT_DISABLED (a dry run is answered); nothing written'),
         },
+      },
+    },
+    [`${base}/agents/{id}/backfills/{batchId}`]: {
+      get: {
+        operationId: 'getBackfill',
+        summary: "A backfill batch: its status (running, done, or stopped with its reason: a person's stop, its agent deleted or disabled), how many runs it has and has started; its runs are GET /runs?batchId=",
+        parameters: [ws, id, batchId],
+        responses: { '200': json('BackfillBatch', 'the batch'), ...errors, '404': json('Error', 'BACKFILL_NOT_FOUND') },
       },
     },
     [`${base}/agents/{id}/backfills/{batchId}/stop`]: {

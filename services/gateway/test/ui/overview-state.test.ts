@@ -20,6 +20,7 @@ function read(overrides: Partial<OverviewResponse> = {}): OverviewResponse {
       p95Ms: 1_500,
     },
     queues: [],
+    awaitingEvent: 0,
     spend: { days: [], agents: [] },
     approvals: { pending: 1, oldest: [{ id: 'a-1', agentId: 'agent-1', requestedAt: iso(T0 - 2 * 3_600_000) }] },
     ...overrides,

@@ -22,7 +22,7 @@ const base = `/v1/workspaces/${WS}`;
  * real platform (gateway, event-log, matcher, a runner; the local
  * OpenAI-compatible server for a model that costs, the MCP test server for a
  * call that parks). A scripted load makes a known number of runs complete and
- * fail, one park for approval, one wait in a queue and one spend; the page's
+ * fail, one park for approval, one wait for a fact, one wait in a queue and one spend; the page's
  * figures (its tables and tiles, not a screenshot) must show exactly those,
  * then change live — with every read of the overview held back — as a new run
  * completes and the approval is decided.
@@ -63,6 +63,10 @@ describe('issue 36: the operations overview (headless Chromium, real processes)'
       }),
       // Its first run outlasts the test: the second waits in its lane.
       scripted('slow-lane', 'job.slow', [{ say: 'working' }, { say: 'done' }], {}, 120_000),
+      // Parks on a wait for a fact that never comes (issue 30): counted as waiting.
+      scripted('waiter', 'job.wait', [{ say: 'waiting', tool: 'platform.wait_for_event', arguments: { kind: 'never.happens', timeoutMs: 600_000 } }, { say: 'done' }], {
+        tools: { platform: ['wait_for_event'] },
+      }),
       { name: 'spender', instructions: 'Spend.', model: { provider: 'openai', name: 'm-spend' }, triggers: [{ kind: 'job.spend' }], budget: { perDayUsd: 1, perRunUsd: 0.5 } },
     ];
     for (const spec of agents) {
@@ -91,6 +95,7 @@ describe('issue 36: the operations overview (headless Chromium, real processes)'
     for (let n = 1; n <= 2; n++) await post('job.spend', `S-${n}`);
     for (let n = 1; n <= 2; n++) await post('job.slow', `W-${n}`);
     await post('deploy.requested', 'R-1');
+    await post('job.wait', 'A-1');
     const settled = { timeoutMs: 90_000, intervalMs: 250 };
     await waitFor(async () => (await statusesOf('worker')).join() === 'completed,completed,completed,completed', { ...settled, what: 'four runs completed' });
     const failed = await waitFor(async () => {
@@ -101,6 +106,7 @@ describe('issue 36: the operations overview (headless Chromium, real processes)'
     await waitFor(async () => (await statusesOf('spender')).join() === 'completed,completed', { ...settled, what: 'two spending runs completed' });
     await waitFor(async () => (await statusesOf('slow-lane')).join() === 'queued,running', { ...settled, what: 'one run running, one queued' });
     await waitFor(async () => (await statusesOf('deployer')).join() === 'awaiting_approval', { ...settled, what: 'a run parked' });
+    await waitFor(async () => (await statusesOf('waiter')).join() === 'awaiting_event', { ...settled, what: 'a run waiting for a fact' });
 
     page = await signedInPage(browser, platform.gatewayUrl, (await admin('POST', `${base}/tokens`, { name: 'wall', role: 'viewer' })).body.token);
     await page.getByRole('link', { name: 'Overview' }).click();
@@ -123,6 +129,8 @@ describe('issue 36: the operations overview (headless Chromium, real processes)'
     const lane = page.locator(`[data-testid="queues-table"] tr[data-lane="agent:${ids['slow-lane']}"]`);
     expect(await lane.getByTestId('depth').textContent()).toBe('1');
     expect(await page.getByTestId('tile-pending').getAttribute('data-value')).toBe('1');
+    expect(await page.getByTestId('tile-awaiting-event').getAttribute('data-value')).toBe('1');
+    expect(await page.getByTestId('tile-awaiting-event').locator('dt').textContent()).toBe('Waiting for a fact');
     expect(await page.getByTestId('approvals-total').textContent()).toBe('1');
     expect(await page.locator('[data-testid="approvals-table"] tr[data-age="< 1 min"] td').last().textContent()).toMatch(/^[01]$/);
 

@@ -50,7 +50,7 @@ export function usePendingApprovals(ws: string, enabled: boolean) {
 
 /** The fact id a run was started by (a trigger run or a retry of one). */
 export function eventIdOf(run: Run): string | undefined {
-  return run.origin.type === 'trigger' ? run.origin.eventId : run.origin.type === 'retry' ? run.origin.eventId : undefined;
+  return run.origin.type === 'trigger' || run.origin.type === 'retry' || run.origin.type === 'backfill' ? run.origin.eventId : undefined;
 }
 
 /** Whether a run will change no more. */

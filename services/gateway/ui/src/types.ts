@@ -4,6 +4,7 @@
  */
 export type {
   AgentMessageHealth,
+  BackfillBatch,
   AgentMessageObservation,
   AdoptTemplateResponse,
   TemplateSummary,

@@ -77,13 +77,14 @@ function Figures({ state, tick }: { state: OverviewState; tick: number }) {
     { id: 'failure-rate', label: 'Failure rate', value: percent(failureRateOf(series.totals)), raw: failureRateOf(series.totals) },
     { id: 'p95', label: 'p95 duration', value: duration(read.runs.p95Ms), raw: read.runs.p95Ms },
     { id: 'queued', label: 'Queued', value: String(read.queues.reduce((sum, lane) => sum + lane.depth, 0)), raw: null },
+    { id: 'awaiting-event', label: 'Waiting for a fact', value: String(read.awaitingEvent), raw: read.awaitingEvent },
     { id: 'pending', label: 'Pending approvals', value: String(state.pending.size + state.unlisted), raw: state.pending.size + state.unlisted },
     { id: 'spend', label: 'Spend today (UTC)', value: usd(read.spend.agents.reduce((sum, agent) => sum + agent.usd[today]!, 0)), raw: null },
   ];
   return (
     <>
       <p className="muted as-of">
-        Counts live from the stream; p95, queues and spend as read at <time dateTime={read.asOf}>{new Date(read.asOf).toLocaleTimeString()}</time>.
+        Counts live from the stream; p95, queues, waits and spend as read at <time dateTime={read.asOf}>{new Date(read.asOf).toLocaleTimeString()}</time>.
       </p>
       <dl className="tiles">
         {tiles.map((tile) => (

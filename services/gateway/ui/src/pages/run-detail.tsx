@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, ApiError, errorText, wsPath } from '../api';
 import { ApprovalCard } from '../components/approval-card';
+import { BackfillBatchView } from '../components/backfill-batch';
 import { CausationGraph } from '../components/causation-graph';
 import { RunTimeline } from '../components/run-timeline';
 import { Transcript } from '../components/transcript';
@@ -137,6 +138,12 @@ export function RunDetailPage() {
           </>
         )}
       </dl>
+      {r.origin.type === 'backfill' && (
+        <>
+          <h2>Backfill</h2>
+          <BackfillBatchView ws={slug} agentId={r.agentId} batchId={r.origin.batchId} current={r.id} />
+        </>
+      )}
       <h2>Causation</h2>
       <CausationGraph ws={slug} run={r} agents={agents.data} />
       {fact.data && (
