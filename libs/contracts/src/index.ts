@@ -201,6 +201,7 @@ export {
   ActivationSkipReasonSchema,
   isTerminalRunStatus,
   MAX_AGENT_CONCURRENCY,
+  MAX_RUN_CONTINUATIONS,
   MODEL_ERROR_CODES,
   ModelErrorCodeSchema,
   RUN_CANCEL_REASONS,

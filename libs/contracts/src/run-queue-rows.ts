@@ -56,6 +56,8 @@ export const RunQueueStartedRowSchema = RunQueueRefRowSchema.extend({
   ...RunContextRowSchema.shape,
   stop_requested: z.boolean(),
   paused: z.boolean(),
+  /** Times its lease lapsed and it went back in line to be continued (decision 0051). */
+  lease_lapses: z.number().int().min(0),
 }).strict();
 export type RunQueueStartedRow = z.infer<typeof RunQueueStartedRowSchema>;
 

@@ -23,6 +23,13 @@ export function isTerminalRunStatus(status: RunStatus): status is TerminalRunSta
 /** Most runs of one agent executing at once: the upper bound of an agent's `flow.concurrency`. */
 export const MAX_AGENT_CONCURRENCY = 1000;
 
+/**
+ * Most times a run is continued after its lease lapsed (its runner died or stalled: decision
+ * 0051). A run whose execution kills its runner every time would otherwise go back in line for
+ * ever; past this it fails `continuation_limit`. Lapses during an approved call count too.
+ */
+export const MAX_RUN_CONTINUATIONS = 3;
+
 /** Codes of a run the platform failed (its `reason` and `error.code`), besides the model's. */
 export const RUN_FAILURE_CODES = {
   /** The runner executing the run died, stopped or lost its lease before the run ended. */
@@ -43,6 +50,11 @@ export const RUN_FAILURE_CODES = {
   aborted: 'aborted',
   /** The gateway committed a manual run or retry but could not enqueue its activation (the client got 503). */
   enqueueFailed: 'enqueue_failed',
+  /**
+   * The run's lease lapsed more than MAX_RUN_CONTINUATIONS times (its runner died or stalled each
+   * time, decision 0051): it is failed when next started instead of being continued again.
+   */
+  continuationLimit: 'continuation_limit',
 } as const;
 export const RunFailureCodeSchema = z.enum(RUN_FAILURE_CODES);
 export type RunFailureCode = z.infer<typeof RunFailureCodeSchema>;

@@ -31,6 +31,7 @@ describe('the run vocabulary', () => {
       'run_context_missing',
       'aborted',
       'enqueue_failed',
+      'continuation_limit',
     ]);
     expect(Object.values(MODEL_ERROR_CODES)).toEqual([
       'model_rate_limited',

@@ -8,7 +8,7 @@ export function runNewsChannel(prefix: string, runId: string): string {
 
 /**
  * Says "this run recorded something" (decision 0056): the runner publishes
- * after a followed run's transcript flush and after every run's ending, so
+ * after a followed run's transcript flushes and its ending, so
  * whoever follows the run reads it now instead of at its next poll. The
  * message carries nothing: the transcript and the run row stay the truth,
  * a lost message only delays the reader to its safety poll.

@@ -39,6 +39,8 @@ export type StopReason = RunCancelReason;
 export interface StartedRun extends RunRef {
   context: RunContext;
   stop: StopReason | null;
+  /** Times its lease lapsed and it went back in line (decision 0051); past MAX_RUN_CONTINUATIONS it is not continued. @defaultValue 0 */
+  leaseLapses?: number;
 }
 
 /** What a claim did: the runs it started for this process, and the lapsed ones it failed `runner_lost`. */

@@ -58,6 +58,7 @@ function toStarted(row: RunQueueStartedRow): StartedRun {
     ...toRef(row),
     context: contextOf(row, row.slug),
     stop: row.stop_requested ? RUN_CANCEL_REASONS.stopped : row.paused ? RUN_CANCEL_REASONS.agentsPaused : null,
+    leaseLapses: row.lease_lapses,
   };
 }
 

@@ -12,6 +12,7 @@ describe('the run queue rows', () => {
     fact_row: null,
     stop_requested: false,
     paused: true,
+    lease_lapses: 0,
   };
 
   it('maps a claim: its started runs with context and stop reason, its lost runs', () => {

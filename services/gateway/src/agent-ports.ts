@@ -55,6 +55,14 @@ export interface AgentUpdateInput {
   ifMatch?: number;
 }
 
+/**
+ * A check of the agent as it is, run by a write under the agent's row lock
+ * before it writes (the promotion gate, decision 0058): it throws to refuse the
+ * write. Check and write are one step, so no concurrent change of the agent
+ * slips between them.
+ */
+export type AgentGuard = (current: AgentRecord) => Promise<void>;
+
 /** Outcome of reading one version; the refusals are expected, so they are values. */
 export type AgentVersionLookup =
   | { ok: true; version: AgentVersionRecord }
@@ -92,11 +100,17 @@ export interface AgentStore {
    * the latest version is still that one; concurrent saves are serialized so
    * that exactly one of several with the same `ifMatch` succeeds. A spec equal
    * to the latest version's (defaults filled in) makes no version. `enabled`
-   * changes the flag only when given.
+   * changes the flag only when given. `guard` runs first, under the lock.
    */
-  update(input: AgentUpdateInput, facts: FactsOf<Extract<AgentUpdateResult, { ok: true }>>): Promise<AgentUpdateResult>;
-  /** Sets the flag; `changed` is false when it already had that value. Null when not found. */
-  setEnabled(workspaceId: string, id: string, enabled: boolean, facts: FactsOf<{ agent: AgentRecord; changed: boolean }>): Promise<{ agent: AgentRecord; changed: boolean } | null>;
+  update(input: AgentUpdateInput, facts: FactsOf<Extract<AgentUpdateResult, { ok: true }>>, guard?: AgentGuard): Promise<AgentUpdateResult>;
+  /** Sets the flag; `changed` is false when it already had that value. Null when not found. `guard` runs first, under the agent's row lock. */
+  setEnabled(
+    workspaceId: string,
+    id: string,
+    enabled: boolean,
+    facts: FactsOf<{ agent: AgentRecord; changed: boolean }>,
+    guard?: AgentGuard,
+  ): Promise<{ agent: AgentRecord; changed: boolean } | null>;
   /**
    * Disables and hides the agent and frees its name; its versions stay for the
    * runs' history. Returns what it was; null when not found.

@@ -53,6 +53,7 @@ import { sessionsRoutes } from './routes/sessions';
 import { teammatesRoutes } from './routes/teammates';
 import { settingsRoutes } from './routes/settings';
 import { streamRoutes } from './routes/stream';
+import { CredentialWatch } from './sse/credential-watch';
 import { tokensRoutes } from './routes/tokens';
 import { transcriptRoutes } from './routes/transcript';
 import type { SqlTraceReader } from '@switchyard/traces';
@@ -256,7 +257,9 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   };
   app.use(linkDoorRoutes(linkDeps));
   app.use(ssoRoutes({ sso: deps.sso ?? null, publicUrl: deps.publicUrl }));
-  const { tickets, stream } = streamRoutes({ ...deps, authenticator, ticketTtlMs: deps.ticketTtlMs, heartbeatMs: deps.heartbeatMs, authRecheckMs: deps.streamAuthRecheckMs });
+  // One watch for every kind of stream: a credential with several streams open is looked up once per interval.
+  const streamWatch = new CredentialWatch({ recheck: (credential) => authenticator.recheck(credential), intervalMs: deps.streamAuthRecheckMs, log: deps.log });
+  const { tickets, stream } = streamRoutes({ ...deps, authenticator, watch: streamWatch });
 
   // Peer notes (decision 0047): the producers and the tool share one command; a new observation wakes this replica's streams.
   const observations = new ObservationSignal();
@@ -276,7 +279,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   // Peer notes are screened on their bytes (a duplicate property is invisible once parsed): before the JSON door.
   workspace.use(agentMessageProducerRoutes(notes));
   workspace.use(jsonBody({ limitBytes: deps.bodyLimitBytes }));
-  workspace.use(agentMessageReadRoutes({ ...deps, observations, authenticator, pollMs: deps.agentMessageStreamPollMs }));
+  workspace.use(agentMessageReadRoutes({ ...deps, observations, watch: streamWatch, pollMs: deps.agentMessageStreamPollMs }));
   workspace.use(eventsRoutes(deps));
   workspace.use(collaboratorsRoutes({ collaboratorRules }));
   if (deps.crafting) {
@@ -292,7 +295,7 @@ export function createGatewayApp(deps: GatewayAppDeps): Express {
   workspace.use(runsRoutes({ runs: deps.runs, ledger }));
   workspace.use(triesRoutes({ ...deps, tryAgent }));
   workspace.use(evalsRoutes({ evalSuites: new EvalSuites(deps), evalRuns, evalGate, agents: deps.agents }));
-  workspace.use(evalStreamRoutes({ ...deps, evalProgress: new EvalProgress({ evals: deps.evals, evalRuns }), authenticator }));
+  workspace.use(evalStreamRoutes({ ...deps, evalProgress: new EvalProgress({ evals: deps.evals, evalRuns }), watch: streamWatch }));
   workspace.use(transcriptRoutes(deps));
   workspace.use(sessionsRoutes(deps));
   workspace.use(teammatesRoutes(deps));

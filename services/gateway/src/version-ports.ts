@@ -1,5 +1,5 @@
 import type { TemplateOrigin } from '@switchyard/contracts';
-import type { AgentRecord, StoredAgentSpec } from './agent-ports';
+import type { AgentGuard, AgentRecord, StoredAgentSpec } from './agent-ports';
 import type { FactsOf } from './fact-ports';
 
 /** A tag as stored. */
@@ -31,8 +31,8 @@ export type DeleteTagResult = { ok: true; agent: AgentRecord; tags: TagRecord[];
  * concurrent change has not written, and records its facts in its transaction.
  */
 export interface AgentVersionStore {
-  /** Pins `version` (null: unpins). `changed` false when the pin already was that. */
-  pin(input: { workspaceId: string; id: string; version: number | null }, facts: FactsOf<{ agent: AgentRecord; changed: boolean }>): Promise<PinResult>;
+  /** Pins `version` (null: unpins). `changed` false when the pin already was that. `guard` runs once the agent and version are found, under the lock. */
+  pin(input: { workspaceId: string; id: string; version: number | null }, facts: FactsOf<{ agent: AgentRecord; changed: boolean }>, guard?: AgentGuard): Promise<PinResult>;
   /** The agent's tags by name; null when the workspace has no live agent with that id. */
   listTags(workspaceId: string, id: string): Promise<TagRecord[] | null>;
   /** Puts `tag` on `version` (moving it from another version). `maxTags` bounds a new tag. */

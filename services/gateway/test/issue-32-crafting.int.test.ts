@@ -1,3 +1,4 @@
+import { duplicateRedis, runNewsChannel } from '@switchyard/redis';
 import { apiClient, startTestPlatform, waitFor, type TestPlatform } from '@switchyard/testing';
 import { craftingEnv, MORE_THAN_TWO, turnMessage } from './craft-script';
 
@@ -98,6 +99,29 @@ describe('issue 32: conversational crafting at the API (a crafting run on a runn
     const tried = answer!.events[1] as unknown as { runId: string; agentId: string };
     await waitFor(async () => (await admin('GET', `/v1/workspaces/acme/runs/${tried.runId}`)).body.status === 'completed', { what: 'the try completed', timeoutMs: 60_000 });
     expect((await admin('GET', `/v1/workspaces/acme/runs/${tried.runId}`)).body).toMatchObject({ origin: { type: 'try' }, agentId: tried.agentId });
+  });
+
+  it('announces only followed runs: a crafting turn\'s ending is published, the ending of the try it started is not', async () => {
+    // Every run-news channel of the platform, heard in publish order (the runner publishes on one connection).
+    const listener = duplicateRedis(platform.redis.redis, { connectionName: 'test:run-news' });
+    const heard: string[] = [];
+    listener.on('pmessage', (_pattern: string, channel: string) => heard.push(channel));
+    await listener.psubscribe(runNewsChannel(platform.redis.prefix, '*'));
+    try {
+      const draft = { ...DRAFT, model: { provider: 'scripted', name: 'script' }, script: [{ say: 'seen' }], triggers: [{ kind: 'scorecard.completed', filter: MORE_THAN_TWO }] };
+      const answer = await craft(admin, { message: 'try it on the last one', draft });
+      expect(answer.events.map((event) => event.type)).toEqual(['started', 'try', 'say', 'done']);
+      const tried = answer.events[1] as unknown as { runId: string };
+      await waitFor(async () => (await admin('GET', `/v1/workspaces/acme/runs/${tried.runId}`)).body.status === 'completed', { what: 'the try completed', timeoutMs: 60_000 });
+      // A later turn's news comes after anything published for the try's ending, which was committed before.
+      const later = await craft(admin, { message: 'a bad mode', draft: DRAFT });
+      const laterRunId = String(later.events[0]!.runId);
+      await waitFor(async () => heard.includes(runNewsChannel(platform.redis.prefix, laterRunId)), { what: 'the later turn announced', timeoutMs: 30_000 });
+      expect(heard).toContain(runNewsChannel(platform.redis.prefix, String(answer.events[0]!.runId)));
+      expect(heard).not.toContain(runNewsChannel(platform.redis.prefix, tried.runId));
+    } finally {
+      listener.disconnect();
+    }
   });
 
   it("sends the model the conversation so far: a later turn answers from an earlier one's words", async () => {

@@ -1,4 +1,4 @@
-import { RUN_FAILURE_CODES } from '@switchyard/contracts';
+import { MAX_RUN_CONTINUATIONS, RUN_FAILURE_CODES } from '@switchyard/contracts';
 import type { AgentSpec } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import type { ExecutionContext, ExecutionResult, Executor, RunEnding, RunReads, StartedRun, StopReason } from './ports';
@@ -18,7 +18,9 @@ export interface RunExecutionDeps {
  * when the lease is lost or the process stops, and the run then ends
  * `runner_lost`. Returns the ending to write, or `parked` when the run parked
  * on approvals (through `park`; nothing to end); an executor that throws ends
- * the run `failed`, `executor_error`.
+ * the run `failed`, `executor_error`. A run whose lease lapsed more than
+ * MAX_RUN_CONTINUATIONS times (decision 0051) is failed `continuation_limit`
+ * without executing: its execution may be what kills its runners.
  */
 export async function executeRun(
   deps: RunExecutionDeps,
@@ -29,6 +31,12 @@ export async function executeRun(
   parkOnWait?: ExecutionContext['parkOnWait'],
 ): Promise<RunEnding | { status: 'parked' }> {
   const { reads, executor, log } = deps;
+  const lapses = run.leaseLapses ?? 0;
+  if (lapses > MAX_RUN_CONTINUATIONS) {
+    const code = RUN_FAILURE_CODES.continuationLimit;
+    log.warn({ runId: run.id, lapses }, 'run not continued: its lease lapsed too often');
+    return { status: 'failed', reason: code, outcome: null, error: { code, message: `the run's lease lapsed ${lapses} times (its runner died or stalled each time); it is not continued past ${MAX_RUN_CONTINUATIONS}` } };
+  }
   let result: ExecutionResult;
   try {
     // The first stop check is the one read as the run started; later ones ask the ledger.

@@ -47,8 +47,8 @@ export interface RunnerOptions {
   waitParking?: Pick<SqlWaitParking, 'park'>;
   /** Queues the turns of teammates' mailboxes left open with no turn; run by the sweep. @defaultValue none */
   orphans?: OrphanWakes;
-  /** Called right after an ending was committed (a test fixture's fault injection); nothing else uses it. */
-  afterEnding?: (runId: string) => void;
+  /** Called right after an ending was committed: the run news of a followed run, and a test fixture's fault injection. @defaultValue none */
+  afterEnding?: (run: StartedRun) => void;
   /** Awaited before a run's ending is written (a test fixture holds one there to die after a run's last step); nothing else uses it. */
   beforeEnding?: (run: RunRef) => Promise<void>;
   /**
@@ -301,13 +301,13 @@ export class Runner {
   }
 
   /** Writes the ending; the same call claims the lane's next runs with the slot this run frees. */
-  private async end(run: RunRef, ending: RunEnding): Promise<void> {
+  private async end(run: StartedRun, ending: RunEnding): Promise<void> {
     await this.options.beforeEnding?.(run);
     const reserved = this.capacity.ending(MAX_AGENT_CONCURRENCY);
     const result = await this.claimed(reserved, async () => {
       const limit = await this.startable(reserved);
       const ended = await retried(() => this.options.queue.end(run.id, ending, limit));
-      this.options.afterEnding?.(run.id);
+      this.options.afterEnding?.(run);
       return ended;
     });
     if (result.ended) this.counted(ending.status, ending.reason);

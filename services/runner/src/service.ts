@@ -24,6 +24,7 @@ import { loopMetrics, rateLimitMetrics } from './metrics';
 import { createModel } from './model/create-model';
 import { createModelHttpPool, type ModelHttpPool } from './model/model-http-pool';
 import { runnerCapacity } from './runner-capacity';
+import { isFollowedRun } from './followed-run';
 import { capHeapGrowth } from './heap-growth';
 import { modelEndpointCheck } from './model/model-endpoint';
 import { createPriceTable } from './model/prices';
@@ -53,7 +54,7 @@ interface SharedByRuns {
   pool: ModelHttpPool;
   mcpPool: McpHttpPool;
   batch: SqlStepBatch;
-  /** Announces a followed run's flushes and every run's ending (decision 0056). */
+  /** Announces a followed run's flushes and ending (decision 0056). */
   news: RunNewsPublisher;
 }
 
@@ -156,10 +157,10 @@ export function startRunner(config: RunnerConfig, log: Logger, hooks: RunnerHook
       onFull: (full) => backPressure.set(full),
       leaseMs: config.RUNNER_LEASE_MS,
       metrics: { transitioned: (status, reason) => transitions.inc({ status, reason: reason ?? '' }) },
-      afterEnding: (runId) => {
-        // Its follower (a crafting answer) reads the ending now, not at its next poll.
-        news.publish(runId);
-        hooks.afterEnding?.(runId);
+      afterEnding: (run) => {
+        // Its follower (a crafting answer) reads the ending now, not at its next poll; no other run has one.
+        if (isFollowedRun(run.context)) news.publish(run.id);
+        hooks.afterEnding?.(run.id);
       },
       beforeEnding: hooks.beforeEnding,
     });

@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { newId } from '@switchyard/core';
 import { recordFacts, type Agent, type AgentVersion, type Prisma, type PrismaClient } from '@switchyard/db';
 import type {
+  AgentGuard,
   AgentRecord,
   AgentStore,
   AgentUpdateInput,
@@ -22,6 +23,30 @@ import type { FactsOf } from '../fact-ports';
 
 /** The latest version is the highest: versions are only ever added with the head's bump. */
 export const LATEST_VERSION = { versions: { orderBy: { version: 'desc' }, take: 1 } } as const;
+
+/**
+ * Locks a live agent's head row (the registry's lock: decision 0007), so that
+ * every change of the agent — saves, enable, disable, pins, tags, delete — is
+ * serialized; null when the workspace has no live agent with that id.
+ */
+export async function lockHead(tx: Prisma.TransactionClient, workspaceId: string, id: string): Promise<{ latest: number; pinned: number | null; enabled: boolean } | null> {
+  const [head] = await tx.$queryRaw<Array<{ latest_version: number; pinned_version: number | null; enabled: boolean }>>`
+    SELECT latest_version, pinned_version, enabled FROM agents
+     WHERE id = ${id}::uuid AND workspace_id = ${workspaceId}::uuid AND deleted_at IS NULL
+     FOR UPDATE`;
+  return head ? { latest: head.latest_version, pinned: head.pinned_version, enabled: head.enabled } : null;
+}
+
+/** The agent as this transaction sees it. */
+export async function readAgent(tx: Prisma.TransactionClient, id: string): Promise<AgentRecord> {
+  const head = await tx.agent.findUniqueOrThrow({ where: { id }, include: LATEST_VERSION });
+  return toRecord(head, head.versions[0]!);
+}
+
+/** Runs a write's guard on the agent as it is, under the head lock this transaction holds: check and write are one step. */
+export async function guardLocked(tx: Prisma.TransactionClient, id: string, guard: AgentGuard | undefined): Promise<void> {
+  if (guard) await guard(await readAgent(tx, id));
+}
 
 /** Whether Prisma refused a write for a unique constraint (a live agent's name). */
 export function isUniqueViolation(error: unknown): boolean {
@@ -115,10 +140,10 @@ export class PrismaAgentStore implements AgentStore {
     return head ? toRecord(head, head.versions[0]!) : null;
   }
 
-  async update(input: AgentUpdateInput, facts: FactsOf<Extract<AgentUpdateResult, { ok: true }>>): Promise<AgentUpdateResult> {
+  async update(input: AgentUpdateInput, facts: FactsOf<Extract<AgentUpdateResult, { ok: true }>>, guard?: AgentGuard): Promise<AgentUpdateResult> {
     try {
       return await this.prisma.$transaction(async (tx): Promise<AgentUpdateResult> => {
-        const result = await this.updateLocked(tx, input);
+        const result = await this.updateLocked(tx, input, guard);
         if (result.ok) await recordFacts(tx, facts(result));
         return result;
       });
@@ -129,7 +154,7 @@ export class PrismaAgentStore implements AgentStore {
   }
 
   /** The update, in its transaction. */
-  private async updateLocked(tx: Prisma.TransactionClient, input: AgentUpdateInput): Promise<AgentUpdateResult> {
+  private async updateLocked(tx: Prisma.TransactionClient, input: AgentUpdateInput, guard: AgentGuard | undefined): Promise<AgentUpdateResult> {
         // The row lock serializes every change to this agent (PUTs, enable, disable,
         // delete): of concurrent PUTs with the same If-Match the first bumps the
         // version and the others, once the lock is theirs, see the new one and refuse.
@@ -140,6 +165,7 @@ export class PrismaAgentStore implements AgentStore {
            WHERE id = ${input.id}::uuid AND workspace_id = ${input.workspaceId}::uuid AND deleted_at IS NULL
            FOR UPDATE`;
         if (!head) return { ok: false, reason: 'not_found' };
+        await guardLocked(tx, input.id, guard);
         if (input.ifMatch !== undefined && input.ifMatch !== head.latest_version) {
           return { ok: false, reason: 'version_conflict', current: head.latest_version };
         }
@@ -180,8 +206,18 @@ export class PrismaAgentStore implements AgentStore {
     return { ok: true, agent: toRecord(agent, latest), versionCreated: false, enabledChanged: flips };
   }
 
-  async setEnabled(workspaceId: string, id: string, enabled: boolean, facts: FactsOf<{ agent: AgentRecord; changed: boolean }>): Promise<{ agent: AgentRecord; changed: boolean } | null> {
+  async setEnabled(
+    workspaceId: string,
+    id: string,
+    enabled: boolean,
+    facts: FactsOf<{ agent: AgentRecord; changed: boolean }>,
+    guard?: AgentGuard,
+  ): Promise<{ agent: AgentRecord; changed: boolean } | null> {
     return this.prisma.$transaction(async (tx) => {
+      if (guard) {
+        if (!(await lockHead(tx, workspaceId, id))) return null;
+        await guardLocked(tx, id, guard);
+      }
       // Conditional on the old value, so that of concurrent flips exactly one reports the change.
       const { count } = await tx.agent.updateMany({
         where: { id, workspaceId, deletedAt: null, enabled: !enabled },

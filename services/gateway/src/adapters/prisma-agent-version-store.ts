@@ -1,41 +1,24 @@
 import { recordFacts, type Prisma, type PrismaClient } from '@switchyard/db';
-import type { AgentRecord } from '../agent-ports';
+import type { AgentGuard, AgentRecord } from '../agent-ports';
 import type { FactsOf } from '../fact-ports';
 import type { AgentVersionStore, DeleteTagResult, PinResult, PutTagResult, TagRecord } from '../version-ports';
-import { LATEST_VERSION, toRecord } from './prisma-agent-store';
+import { guardLocked, lockHead, readAgent } from './prisma-agent-store';
 
 type Tx = Prisma.TransactionClient;
 
 const tagsOf = (tx: Tx, agentId: string): Promise<TagRecord[]> =>
   tx.agentVersionTag.findMany({ where: { agentId }, orderBy: { tag: 'asc' }, select: { tag: true, version: true, setBy: true, setAt: true } });
 
-/**
- * Locks a live agent's head row (the registry's lock: decision 0007), so that
- * a pin or tag and a concurrent save or delete are serialized; null when the
- * workspace has no live agent with that id.
- */
-async function lockHead(tx: Tx, workspaceId: string, id: string): Promise<{ latest: number; pinned: number | null } | null> {
-  const [head] = await tx.$queryRaw<Array<{ latest_version: number; pinned_version: number | null }>>`
-    SELECT latest_version, pinned_version FROM agents
-     WHERE id = ${id}::uuid AND workspace_id = ${workspaceId}::uuid AND deleted_at IS NULL
-     FOR UPDATE`;
-  return head ? { latest: head.latest_version, pinned: head.pinned_version } : null;
-}
-
-async function readAgent(tx: Tx, id: string): Promise<AgentRecord> {
-  const head = await tx.agent.findUniqueOrThrow({ where: { id }, include: LATEST_VERSION });
-  return toRecord(head, head.versions[0]!);
-}
-
 /** Pins and tags on PostgreSQL (`agents.pinned_version`, `agent_version_tags`). Versions are dense, so 1..latest exist. */
 export class PrismaAgentVersionStore implements AgentVersionStore {
   constructor(private readonly prisma: PrismaClient) {}
 
-  async pin(input: { workspaceId: string; id: string; version: number | null }, facts: FactsOf<{ agent: AgentRecord; changed: boolean }>): Promise<PinResult> {
+  async pin(input: { workspaceId: string; id: string; version: number | null }, facts: FactsOf<{ agent: AgentRecord; changed: boolean }>, guard?: AgentGuard): Promise<PinResult> {
     return this.prisma.$transaction(async (tx): Promise<PinResult> => {
       const head = await lockHead(tx, input.workspaceId, input.id);
       if (!head) return { ok: false, reason: 'not_found' };
       if (input.version !== null && input.version > head.latest) return { ok: false, reason: 'version_not_found', latest: head.latest };
+      await guardLocked(tx, input.id, guard);
       const changed = head.pinned !== input.version;
       if (changed) await tx.agent.update({ where: { id: input.id }, data: { pinnedVersion: input.version, updatedAt: new Date() } });
       const result = { agent: await readAgent(tx, input.id), changed };

@@ -1,4 +1,4 @@
-import { AGENT_FACT_KINDS, AppError, ErrorCode, type AgentFactKind, type EvalGateOverride } from '@switchyard/contracts';
+import { AGENT_FACT_KINDS, AppError, ErrorCode, type AcceptedFact, type AgentFactKind, type EvalGateOverride } from '@switchyard/contracts';
 import { agentFact, runVersionOf, specHash } from '@switchyard/core';
 import { changeAuthorOf } from '../change-author';
 import type { AgentRecord, AgentStore, StoredAgentSpec } from '../agent-ports';
@@ -55,13 +55,16 @@ export class AgentRegistry {
    */
   async update(ctx: AgentCommandContext, id: string, spec: StoredAgentSpec, enabled: boolean | undefined, ifMatch: number | undefined): Promise<AgentRecord> {
     const { principal } = ctx;
-    await this.gateUpdate(ctx, id, spec, enabled);
     const written: string[] = [];
-    const result = await this.agents.update({ workspaceId: principal.workspaceId, id, userId: principal.userId, spec, enabled, ifMatch }, (saved) => {
-      const kinds: AgentFactKind[] = saved.versionCreated ? [AGENT_FACT_KINDS.updated] : [];
-      if (saved.enabledChanged) kinds.push(saved.agent.enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled);
-      return this.facts(ctx, written, kinds, saved.agent);
-    });
+    const result = await this.agents.update(
+      { workspaceId: principal.workspaceId, id, userId: principal.userId, spec, enabled, ifMatch },
+      (saved) => {
+        const kinds: AgentFactKind[] = saved.versionCreated ? [AGENT_FACT_KINDS.updated] : [];
+        if (saved.enabledChanged) kinds.push(saved.agent.enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled);
+        return this.facts(ctx, written, kinds, saved.agent);
+      },
+      (current) => this.gateUpdate(ctx, current, spec, enabled),
+    );
     if (result.ok) {
       await this.outbox.flush(written);
       return result.agent;
@@ -77,14 +80,23 @@ export class AgentRegistry {
    */
   async setEnabled(ctx: AgentCommandContext, id: string, enabled: boolean, override?: EvalGateOverride): Promise<AgentRecord> {
     const written: string[] = [];
-    const current = enabled ? await this.agents.get(ctx.principal.workspaceId, id) : null;
-    const overridden = current && !current.enabled ? await this.gate.check(ctx, current, runVersionOf(current), override) : null;
-    const result = await this.agents.setEnabled(ctx.principal.workspaceId, id, enabled, ({ agent, changed }) => {
-      if (!changed) return [];
-      const items = this.facts(ctx, written, [enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled], agent);
-      if (overridden) written.push(overridden.id);
-      return overridden ? [...items, { fact: overridden, correlationId: ctx.correlationId }] : items;
-    });
+    let overridden: AcceptedFact | null = null;
+    // Checked under the agent's row lock, with the flip: a change racing the enable cannot slip between them.
+    const gate = async (current: AgentRecord) => {
+      if (!current.enabled) overridden = await this.gate.check(ctx, current, runVersionOf(current), override);
+    };
+    const result = await this.agents.setEnabled(
+      ctx.principal.workspaceId,
+      id,
+      enabled,
+      ({ agent, changed }) => {
+        if (!changed) return [];
+        const items = this.facts(ctx, written, [enabled ? AGENT_FACT_KINDS.enabled : AGENT_FACT_KINDS.disabled], agent);
+        if (overridden) written.push(overridden.id);
+        return overridden ? [...items, { fact: overridden, correlationId: ctx.correlationId }] : items;
+      },
+      enabled ? gate : undefined,
+    );
     if (!result) throw notFound(id);
     await this.outbox.flush(written);
     return result.agent;
@@ -95,12 +107,13 @@ export class AgentRegistry {
    * saved or of the latest one, a save that would run a version nobody
    * evaluated is refused — a new version of an enabled, unpinned agent (it
    * would run at once), or `enabled: true` on a disabled one (checked like
-   * `POST /enable`, without an override: use that route for one).
+   * `POST /enable`, without an override: use that route for one). Run by
+   * the save under the agent's row lock, on the agent as it is then.
    */
-  private async gateUpdate(ctx: AgentCommandContext, id: string, spec: StoredAgentSpec, enabled: boolean | undefined): Promise<void> {
-    const current = await this.agents.get(ctx.principal.workspaceId, id);
-    const gate = current?.spec.evalGate ?? spec.evalGate;
-    if (!current || !gate) return;
+  private async gateUpdate(ctx: AgentCommandContext, current: AgentRecord, spec: StoredAgentSpec, enabled: boolean | undefined): Promise<void> {
+    const { id } = current;
+    const gate = current.spec.evalGate ?? spec.evalGate;
+    if (!gate) return;
     const runsLatest = (enabled ?? current.enabled) && current.pinnedVersion === null;
     if (runsLatest && specHash(current.spec) !== specHash(spec)) {
       throw ungated(id, current.version + 1, gate.suite, 'a new version of an enabled, unpinned, gated agent would run before any eval of it: pin the running version (or disable) first, save, run an eval, then pin or enable');

@@ -4,6 +4,7 @@ import {
   AppError,
   ErrorCode,
   MAX_TAGS_PER_AGENT,
+  type AcceptedFact,
   type AgentVersionDiffResponse,
   type EvalGateOverride,
 } from '@switchyard/contracts';
@@ -40,9 +41,15 @@ export class AgentVersions {
     const author = await namedAuthorOf(ctx.principal, this.deps.userName);
     const facts = new ChangeFacts(ctx.correlationId);
     const kind = version === null ? AGENT_FACT_KINDS.unpinned : AGENT_FACT_KINDS.pinned;
-    const overridden = await this.gateOf(ctx, id, version, override);
-    const result = await this.deps.agentVersions.pin({ workspaceId: ctx.principal.workspaceId, id, version }, ({ agent, changed }) =>
-      changed ? facts.record(agentFact(author, kind, agent), ...(overridden ? [overridden] : [])) : [],
+    let overridden: AcceptedFact | null = null;
+    // Checked under the agent's row lock, with the pin: a save racing it cannot slip between them.
+    const gate = async (current: AgentRecord) => {
+      overridden = await this.gateOf(ctx, current, version, override);
+    };
+    const result = await this.deps.agentVersions.pin(
+      { workspaceId: ctx.principal.workspaceId, id, version },
+      ({ agent, changed }) => (changed ? facts.record(agentFact(author, kind, agent), ...(overridden ? [overridden] : [])) : []),
+      gate,
     );
     if (!result.ok) throw result.reason === 'not_found' ? notFound(id) : versionNotFound(id, version!, result.latest);
     await this.deps.outbox.flush(facts.ids);
@@ -50,9 +57,7 @@ export class AgentVersions {
   }
 
   /** The gate's check of the version the pin makes run (the latest, for an unpin); null: nothing to check or record. */
-  private async gateOf(ctx: AgentCommandContext, id: string, version: number | null, override: EvalGateOverride | undefined) {
-    const agent = await this.deps.agents.get(ctx.principal.workspaceId, id);
-    if (!agent) return null; // the pin itself answers AGENT_NOT_FOUND
+  private async gateOf(ctx: AgentCommandContext, agent: AgentRecord, version: number | null, override: EvalGateOverride | undefined): Promise<AcceptedFact | null> {
     const runs = version ?? agent.version;
     // Nothing changes what runs, or no such version (the pin answers AGENT_VERSION_NOT_FOUND).
     if (runs === runVersionOf(agent) || runs > agent.version) return null;

@@ -12,8 +12,9 @@ import type { AgentMessageStore } from '@switchyard/db';
 import type { Logger } from '@switchyard/logging';
 import { z } from 'zod';
 import { postAgentMessage, type AgentMessageCommandDeps } from '../commands/agent-messages';
-import { credentialOfRequest, principalOf, requireRole, type Authenticator } from '../http/auth';
-import { CredentialWatch } from '../sse/credential-watch';
+import { credentialOfRequest, principalOf, requireRole } from '../http/auth';
+import type { CredentialWatch } from '../sse/credential-watch';
+import { serveEventStream } from '../sse/event-stream';
 import { rawJsonBody } from '../http/json-body';
 import { parseInput, parseQuery } from '../http/validate';
 import { AgentMessageSession } from '../sse/agent-message-session';
@@ -43,10 +44,8 @@ export interface AgentMessageReadRoutesDeps {
   pollMs: number;
   /** Wakes this replica's streams when the producer routes observe a note. */
   observations: ObservationSignal;
-  /** Looks an open stream's token up again (revoked, expired, its run ended: the stream ends). */
-  authenticator: Authenticator;
-  /** STREAM_AUTH_RECHECK_MS. */
-  streamAuthRecheckMs: number;
+  /** Ends an open stream once its token stops working (revoked, expired, its run ended). */
+  watch: CredentialWatch;
   heartbeatMs: number;
   log: Logger;
 }
@@ -61,7 +60,6 @@ const messageIdOf = (req: Request) => parseInput(AgentMessageIdSchema, req.param
 export function agentMessageReadRoutes(deps: AgentMessageReadRoutesDeps): Router {
   const router = Router({ mergeParams: true });
   const store = deps.agentMessages;
-  const watch = new CredentialWatch({ recheck: (credential) => deps.authenticator.recheck(credential), intervalMs: deps.streamAuthRecheckMs, log: deps.log });
   router.use('/agent-messages', requireRole('viewer'));
 
   router.get('/agent-messages', async (req, res) => {
@@ -86,20 +84,13 @@ export function agentMessageReadRoutes(deps: AgentMessageReadRoutesDeps): Router
     const principal = principalOf(res);
     const workspaceId = principal.workspaceId;
     const lastSeq = resumeFrom ?? (await store.lastSeq(workspaceId));
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    res.write(`retry: 2000\nid: ${lastSeq}\n\n`);
     const session = new AgentMessageSession({ res, workspaceId, listAfter: (ws, since, limit) => store.listAfter(ws, since, limit), lastSeq, pollMs: deps.pollMs, heartbeatMs: deps.heartbeatMs, log: deps.log });
-    const unsubscribe = deps.observations.subscribe(workspaceId, () => session.wake());
-    // Like the fact stream: an open stream ends once its token stops working, on every replica within the recheck interval.
-    const unwatch = watch.watch(credentialOfRequest(res), principal.tokenId, () => {
-      session.close();
-      res.end(`event: error\ndata: ${JSON.stringify({ code: ErrorCode.UNAUTHENTICATED, message: 'the token behind this stream was revoked, expired or its run ended' })}\n\n`);
-    });
-    session.start();
-    req.on('close', () => {
-      unsubscribe();
-      unwatch();
-      session.close();
+    serveEventStream(res, session, {
+      preamble: `retry: 2000\nid: ${lastSeq}\n\n`,
+      watch: deps.watch,
+      credential: credentialOfRequest(res),
+      tokenId: principal.tokenId,
+      subscribe: () => deps.observations.subscribe(workspaceId, () => session.wake()),
     });
   });
 

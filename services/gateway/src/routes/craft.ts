@@ -3,6 +3,7 @@ import { CraftMessageRequestSchema, type CraftEvent } from '@switchyard/contract
 import type { CraftSession } from '../commands/craft-session';
 import { principalOf, requireRole } from '../http/auth';
 import { parseBody } from '../http/validate';
+import { startHeartbeat } from '../sse/event-stream';
 
 /**
  * Conversational crafting (decision 0056): `POST /agents/craft` (member)
@@ -25,9 +26,9 @@ export function craftRoutes(deps: { craftSession: Pick<CraftSession, 'check' | '
     // The person left (closed the page): stop following; the turn goes on and stays in the conversation's transcript.
     const gone = new AbortController();
     // A model may think for a while between events: comments keep proxies from closing the stream as idle.
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.heartbeatMs);
+    const stopHeartbeat = startHeartbeat(res, deps.heartbeatMs);
     res.on('close', () => {
-      clearInterval(heartbeat);
+      stopHeartbeat();
       gone.abort();
     });
     const emit = (event: CraftEvent) => {
@@ -40,7 +41,7 @@ export function craftRoutes(deps: { craftSession: Pick<CraftSession, 'check' | '
       emit({ type: 'error', code: 'INTERNAL', message: 'following the crafting run failed' });
       throw error;
     } finally {
-      clearInterval(heartbeat);
+      stopHeartbeat();
       res.end();
     }
   });

@@ -1,10 +1,11 @@
 import { Router } from 'express';
-import { ErrorCode, EvalIdSchema, EvalStreamCursorSchema } from '@switchyard/contracts';
+import { EvalIdSchema, EvalStreamCursorSchema } from '@switchyard/contracts';
 import type { Logger } from '@switchyard/logging';
 import type { EvalProgress } from '../commands/eval-progress';
-import { credentialOfRequest, principalOf, requireRole, type Authenticator } from '../http/auth';
+import { credentialOfRequest, principalOf, requireRole } from '../http/auth';
 import { parseInput } from '../http/validate';
-import { CredentialWatch } from '../sse/credential-watch';
+import type { CredentialWatch } from '../sse/credential-watch';
+import { serveEventStream } from '../sse/event-stream';
 import { EvalStreamSession } from '../sse/eval-session';
 
 /** How often an open eval stream reads its trials: a trial's end is seen within this. */
@@ -13,10 +14,8 @@ export const EVAL_STREAM_POLL_MS = 1_000;
 /** What the eval stream needs. */
 export interface EvalStreamRoutesDeps {
   evalProgress: EvalProgress;
-  /** Looks an open stream's token up again (revoked, expired: the stream ends). */
-  authenticator: Authenticator;
-  /** STREAM_AUTH_RECHECK_MS. */
-  streamAuthRecheckMs: number;
+  /** Ends an open stream once its token stops working (revoked, expired). */
+  watch: CredentialWatch;
   heartbeatMs: number;
   log: Logger;
   /** @defaultValue EVAL_STREAM_POLL_MS */
@@ -33,7 +32,6 @@ export interface EvalStreamRoutesDeps {
  */
 export function evalStreamRoutes(deps: EvalStreamRoutesDeps): Router {
   const router = Router({ mergeParams: true });
-  const watch = new CredentialWatch({ recheck: (credential) => deps.authenticator.recheck(credential), intervalMs: deps.streamAuthRecheckMs, log: deps.log });
 
   router.get('/evals/:id/stream', requireRole('viewer'), async (req, res) => {
     const id = parseInput(EvalIdSchema, req.params.id, 'eval id');
@@ -43,26 +41,8 @@ export function evalStreamRoutes(deps: EvalStreamRoutesDeps): Router {
     const ctx = { principal, correlationId: String(res.locals.requestId) };
     // Refusals (no such eval, a foreign cursor) answer before the stream opens.
     const cursor = await deps.evalProgress.open(ctx, id, lastEventId);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    res.write('retry: 2000\n\n');
-    let unwatch = () => undefined as void;
-    const session = new EvalStreamSession({
-      res,
-      next: () => deps.evalProgress.next(ctx, cursor),
-      pollMs: deps.pollMs ?? EVAL_STREAM_POLL_MS,
-      heartbeatMs: deps.heartbeatMs,
-      log: deps.log,
-      onDone: () => unwatch(),
-    });
-    unwatch = watch.watch(credentialOfRequest(res), principal.tokenId, () => {
-      session.close();
-      res.end(`event: error\ndata: ${JSON.stringify({ code: ErrorCode.UNAUTHENTICATED, message: 'the token behind this stream was revoked, expired or its run ended' })}\n\n`);
-    });
-    session.start();
-    req.on('close', () => {
-      unwatch();
-      session.close();
-    });
+    const session = new EvalStreamSession({ res, next: () => deps.evalProgress.next(ctx, cursor), pollMs: deps.pollMs ?? EVAL_STREAM_POLL_MS, heartbeatMs: deps.heartbeatMs, log: deps.log });
+    serveEventStream(res, session, { preamble: 'retry: 2000\n\n', watch: deps.watch, credential: credentialOfRequest(res), tokenId: principal.tokenId });
   });
 
   return router;

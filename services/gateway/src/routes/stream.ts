@@ -11,7 +11,8 @@ import type { Principal } from '../auth-ports';
 import type { FactReader } from '../fact-ports';
 import type { FactFeed } from '../sse/fact-feed';
 import { keptCursor } from '../workspace-queries';
-import { CredentialWatch } from '../sse/credential-watch';
+import type { CredentialWatch } from '../sse/credential-watch';
+import { serveEventStream } from '../sse/event-stream';
 import { SseSession } from '../sse/sse-session';
 
 /** What the stream routes need. */
@@ -23,8 +24,8 @@ export interface StreamRoutesDeps {
   authenticator: Authenticator;
   ticketTtlMs: number;
   heartbeatMs: number;
-  /** How often an open stream's token is looked up again (STREAM_AUTH_RECHECK_MS). */
-  authRecheckMs: number;
+  /** Ends an open stream once its token stops working (looked up every STREAM_AUTH_RECHECK_MS). */
+  watch: CredentialWatch;
   log: Logger;
 }
 
@@ -40,8 +41,8 @@ const TicketRecordSchema = z.object({
  * (POST /stream-tickets) and opens `/stream?ticket=…`: the ticket is random,
  * single-use (GETDEL), stored only as a hash, and expires in under a minute.
  * A ticket remembers the token that minted it, and opening a stream looks
- * that token up again; an open stream's token is looked up every
- * `authRecheckMs`, and the stream ends once it is revoked (or its run ended).
+ * that token up again; an open stream's token is looked up again by `watch`,
+ * and the stream ends once it is revoked (or its run ended).
  */
 export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream: Router } {
   const ticketKey = (ticket: string) => toKey(deps.prefix, 'ticket', hashToken(ticket));
@@ -63,8 +64,6 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
     req.res!.locals.credential = record.data.credential;
     return record.data.principal as unknown as Principal;
   };
-
-  const watch = new CredentialWatch({ recheck: (credential) => deps.authenticator.recheck(credential), intervalMs: deps.authRecheckMs, log: deps.log });
 
   /**
    * The credential behind a stream being opened, once the store (not the cache) says it still
@@ -90,15 +89,6 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
     // A resume behind the retention horizon is refused (410 CURSOR_EXPIRED) before the stream opens.
     const lastSeq = resumeFrom === undefined ? await deps.reader.lastSeq(workspace.id) : await keptCursor(deps.reader, workspace.id, resumeFrom);
 
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      // Proxies (nginx) must not buffer the stream.
-      'x-accel-buffering': 'no',
-    });
-    // The start's seq as the first id: a client that reconnects before its first fact resumes from here, not from then.
-    res.write(`retry: 2000\nid: ${lastSeq}\n\n`);
     const session = new SseSession({
       res,
       workspace,
@@ -108,17 +98,13 @@ export function streamRoutes(deps: StreamRoutesDeps): { tickets: Router; stream:
       heartbeatMs: deps.heartbeatMs,
       log: deps.log,
     });
-    const unsubscribe = deps.feed.subscribe(workspace.id, (fact) => session.push(fact));
-    const unwatch = watch.watch(credential, principal.tokenId, () => {
-      session.close();
-      const error = { code: ErrorCode.UNAUTHENTICATED, message: 'the token behind this stream was revoked, expired or its run ended' };
-      res.end(`event: error\ndata: ${JSON.stringify(error)}\n\n`);
-    });
-    session.start();
-    req.on('close', () => {
-      unsubscribe();
-      unwatch();
-      session.close();
+    // The start's seq as the first id: a client that reconnects before its first fact resumes from here, not from then.
+    serveEventStream(res, session, {
+      preamble: `retry: 2000\nid: ${lastSeq}\n\n`,
+      watch: deps.watch,
+      credential,
+      tokenId: principal.tokenId,
+      subscribe: () => deps.feed.subscribe(workspace.id, (fact) => session.push(fact)),
     });
   });
   return { tickets, stream };

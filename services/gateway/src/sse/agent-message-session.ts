@@ -1,10 +1,8 @@
-import type { Response } from 'express';
 import type { AgentMessageObservation } from '@switchyard/contracts';
-import type { Logger } from '@switchyard/logging';
+import { EventStreamSession, type EventStreamSessionOptions } from './event-stream';
 
 /** Options of AgentMessageSession. */
-export interface AgentMessageSessionOptions {
-  res: Response;
+export interface AgentMessageSessionOptions extends EventStreamSessionOptions {
   workspaceId: string;
   /** Observations after a seq, in order (the store's listAfter). */
   listAfter: (workspaceId: string, since: number, limit: number) => Promise<AgentMessageObservation[]>;
@@ -12,8 +10,6 @@ export interface AgentMessageSessionOptions {
   lastSeq: number;
   /** AGENT_MESSAGE_STREAM_POLL_MS. */
   pollMs: number;
-  heartbeatMs: number;
-  log: Logger;
 }
 
 const PAGE = 500;
@@ -26,18 +22,15 @@ const PAGE = 500;
  * resumes exactly — on any replica, after any restart. PostgreSQL is the only
  * source: there is no second live channel to reconcile.
  */
-export class AgentMessageSession {
+export class AgentMessageSession extends EventStreamSession {
   private lastSeq: number;
-  private closed = false;
-  private timer: NodeJS.Timeout | undefined;
   private reading = false;
   /** A wake came while a read was under way: read again right after it. */
   private again = false;
-  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(private readonly options: AgentMessageSessionOptions) {
+    super(options);
     this.lastSeq = options.lastSeq;
-    this.heartbeat = setInterval(() => options.res.write(': heartbeat\n\n'), options.heartbeatMs);
   }
 
   start(): void {
@@ -51,14 +44,8 @@ export class AgentMessageSession {
       this.again = true;
       return;
     }
-    clearTimeout(this.timer);
+    this.cancelNextRead();
     void this.tick();
-  }
-
-  close(): void {
-    this.closed = true;
-    clearInterval(this.heartbeat);
-    clearTimeout(this.timer);
   }
 
   private async tick(): Promise<void> {
@@ -71,7 +58,7 @@ export class AgentMessageSession {
         if (this.closed) return;
         // One write per page: a write per event costs a syscall each.
         if (page.length > 0) {
-          this.options.res.write(page.map((observation) => `id: ${observation.seq}\nevent: observation\ndata: ${JSON.stringify(observation)}\n\n`).join(''));
+          this.res.write(page.map((observation) => `id: ${observation.seq}\nevent: observation\ndata: ${JSON.stringify(observation)}\n\n`).join(''));
           this.lastSeq = page.at(-1)!.seq;
         }
         if (page.length < PAGE) break;
@@ -80,6 +67,6 @@ export class AgentMessageSession {
       this.options.log.warn({ err: error }, 'agent-message stream read failed; retried');
     }
     this.reading = false;
-    if (!this.closed) this.timer = setTimeout(() => void this.tick(), this.again ? 0 : this.options.pollMs);
+    this.readAgainIn(this.again ? 0 : this.options.pollMs, () => this.tick());
   }
 }

@@ -1,17 +1,11 @@
-import type { Response } from 'express';
-import type { Logger } from '@switchyard/logging';
 import type { EvalProgressStep } from '../commands/eval-progress';
+import { EventStreamSession, type EventStreamSessionOptions } from './event-stream';
 
 /** Options of EvalStreamSession. */
-export interface EvalStreamSessionOptions {
-  res: Response;
+export interface EvalStreamSessionOptions extends EventStreamSessionOptions {
   /** One read of the eval's progress (EvalProgress.next with the stream's cursor). */
   next: () => Promise<EvalProgressStep>;
   pollMs: number;
-  heartbeatMs: number;
-  log: Logger;
-  /** The verdict was sent: the stream ends. */
-  onDone: () => void;
 }
 
 /**
@@ -22,23 +16,13 @@ export interface EvalStreamSessionOptions {
  * its id, so a break inside a write resends that write's trials (the page
  * keys trials by slot); none is ever missed.
  */
-export class EvalStreamSession {
-  private closed = false;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly heartbeat: NodeJS.Timeout;
-
+export class EvalStreamSession extends EventStreamSession {
   constructor(private readonly options: EvalStreamSessionOptions) {
-    this.heartbeat = setInterval(() => options.res.write(': heartbeat\n\n'), options.heartbeatMs);
+    super(options);
   }
 
   start(): void {
     void this.tick();
-  }
-
-  close(): void {
-    this.closed = true;
-    clearInterval(this.heartbeat);
-    clearTimeout(this.timer);
   }
 
   private async tick(): Promise<void> {
@@ -50,17 +34,15 @@ export class EvalStreamSession {
           const id = i === step.trials.length - 1 ? `id: ${step.cursorId}\n` : '';
           return `${id}event: trial\ndata: ${JSON.stringify({ type: 'trial', trial })}\n\n`;
         });
-        this.options.res.write(frames.join(''));
+        this.res.write(frames.join(''));
       }
       if (step.verdict) {
-        this.close();
-        this.options.res.end(`event: verdict\ndata: ${JSON.stringify({ type: 'verdict', eval: step.verdict })}\n\n`);
-        this.options.onDone();
+        this.end(`event: verdict\ndata: ${JSON.stringify({ type: 'verdict', eval: step.verdict })}\n\n`);
         return;
       }
     } catch (error) {
       this.options.log.warn({ err: error }, 'eval stream read failed; retried');
     }
-    if (!this.closed) this.timer = setTimeout(() => void this.tick(), this.options.pollMs);
+    this.readAgainIn(this.options.pollMs, () => this.tick());
   }
 }

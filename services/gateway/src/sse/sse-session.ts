@@ -1,20 +1,16 @@
-import type { Response } from 'express';
 import type { Fact } from '@switchyard/contracts';
 import type { KindMatcher } from '@switchyard/core';
-import type { Logger } from '@switchyard/logging';
 import type { FactReader } from '../fact-ports';
+import { EventStreamSession, type EventStreamSessionOptions } from './event-stream';
 
 /** Options of SseSession. */
-export interface SseSessionOptions {
-  res: Response;
+export interface SseSessionOptions extends EventStreamSessionOptions {
   workspace: { id: string; slug: string };
   reader: FactReader;
   /** Only facts whose kind matches are sent (all are still counted for gaps). */
   matcher?: KindMatcher;
   /** The last seq the client has (Last-Event-ID), or the workspace's last seq for a fresh client. */
   lastSeq: number;
-  heartbeatMs: number;
-  log: Logger;
   /** Live facts queued beyond this switch the session to catching up from PostgreSQL. @defaultValue 1000 */
   maxQueued?: number;
   /** A client that lets this many bytes pile up unread is disconnected (it resumes with Last-Event-ID). @defaultValue 8 MiB */
@@ -30,17 +26,15 @@ const PAGE = 500;
  * sent; a fact at or below lastSeq is a duplicate and skipped. Live facts are
  * hints; PostgreSQL is the truth.
  */
-export class SseSession {
+export class SseSession extends EventStreamSession {
   private lastSeq: number;
   private chain: Promise<void> = Promise.resolve();
   private queued = 0;
   private overflowed = false;
-  private closed = false;
-  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(private readonly options: SseSessionOptions) {
+    super(options);
     this.lastSeq = options.lastSeq;
-    this.heartbeat = setInterval(() => this.options.res.write(': heartbeat\n\n'), options.heartbeatMs);
   }
 
   /** Sends everything after lastSeq that is already stored. */
@@ -63,19 +57,13 @@ export class SseSession {
     this.enqueue(() => this.deliver(fact));
   }
 
-  close(): void {
-    this.closed = true;
-    clearInterval(this.heartbeat);
-  }
-
   private enqueue(step: () => Promise<void>): void {
     this.queued += 1;
     this.chain = this.chain
       .then(() => (this.closed ? undefined : step()))
       .catch((error: unknown) => {
         this.options.log.warn({ err: error }, 'sse session failed; closing it');
-        this.close();
-        this.options.res.end();
+        this.end();
       })
       .finally(() => {
         this.queued -= 1;
@@ -106,12 +94,10 @@ export class SseSession {
     if (this.closed || fact.seq <= this.lastSeq) return;
     this.lastSeq = fact.seq;
     if (this.options.matcher && !this.options.matcher.test(fact.kind)) return;
-    const { res } = this.options;
-    res.write(`id: ${fact.seq}\nevent: fact\ndata: ${JSON.stringify(fact)}\n\n`);
-    if (res.writableLength > (this.options.maxBufferedBytes ?? 8 * 1024 * 1024)) {
+    this.res.write(`id: ${fact.seq}\nevent: fact\ndata: ${JSON.stringify(fact)}\n\n`);
+    if (this.res.writableLength > (this.options.maxBufferedBytes ?? 8 * 1024 * 1024)) {
       this.options.log.warn({ workspace: this.options.workspace.slug }, 'slow sse client disconnected');
-      this.close();
-      res.end();
+      this.end();
     }
   }
 }

@@ -14,6 +14,7 @@ import { RunRecorder } from './run-recorder';
 import { emptyRunState, rebuildRunState } from './run-state';
 import { offeredTools } from './tool-policy';
 import { buildHistory, needsHead, type SessionHistory } from './session-memory';
+import { isFollowedRun } from '../followed-run';
 
 /** Everything one execution of a run holds between its steps; built by openSession and prepareSession. */
 export interface RunSession {
@@ -59,8 +60,7 @@ export async function openSession(options: AgentLoopOptions, run: ExecutableRun,
   const redactContent = <C extends Record<string, unknown>>(content: C): C => (secretValues.length === 0 ? content : (JSON.parse(redact(JSON.stringify(content))) as C));
   const state = await runStateOf(options, run, runContext);
   // A crafting turn's answer follows its transcript live (decision 0056): its flushes are announced.
-  const followed = runContext.origin.type === 'craft';
-  const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq, followed });
+  const writer = options.transcripts.open({ runId: run.id, workspaceId: run.workspaceId, sessionId: runContext.sessionId, lastSeq: runContext.transcriptSeq, followed: isFollowedRun(runContext) });
   const recorder = new RunRecorder(writer, state, redactContent);
   const mailbox = new MailboxIntake(recorder, options.mailbox, runContext.sessionId);
   const history = await historyOf(options, run, runContext);
