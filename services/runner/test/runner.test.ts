@@ -1,5 +1,6 @@
 import { createLogger } from '@switchyard/logging';
 import { FakeRunQueueStore, waitFor } from '@switchyard/testing';
+import { agentLane } from '@switchyard/runs';
 import { Runner, type RunnerMetrics } from '../src/runner';
 import type { ApprovalParking, RunStartGate, ExecutableRun, ExecutionContext, ExecutionResult, Executor, RunQueue, RunReads, RunRef } from '../src/ports';
 
@@ -107,11 +108,12 @@ describe('Runner (fake run queue)', () => {
   it('while run starts are paused (the dashboard), no job that waited for a slot, ending or sweep starts a run; after the resume the sweep does', async () => {
     let paused = false;
     let reads = 0;
-    const { store, executor: gate, runner, job, statuses } = setup({ concurrency: 1, gate: { paused: async () => (reads++, paused) } });
+    const { store, executor: gate, runner, job, statuses, claims } = setup({ concurrency: 1, gate: { paused: async () => (reads++, paused) } });
     cleanup = runner;
     const executor = gate as GateExecutor;
-    const lane = store.addLane(1);
-    const other = store.addLane(1);
+    // Lanes in name order (the fair claim's order within a workspace): the first job's claim starts `first`.
+    const lane = store.addLane(1, agentLane('a-agent'));
+    const other = store.addLane(1, agentLane('b-agent'));
     const [first, second, third] = [store.enqueue(lane), store.enqueue(lane), store.enqueue(lane)];
     const elsewhere = store.enqueue(other);
     // BullMQ hands a job out only while the queue is not paused: its claim, made at once, reads no gate.
@@ -126,6 +128,7 @@ describe('Runner (fake run queue)', () => {
     await waiting;
     await runner.settled();
     expect(reads).toBe(2);
+    expect(claims).toEqual([first]);
     expect(statuses([first!, second!, third!, elsewhere])).toEqual(['completed', 'queued', 'queued', 'queued']);
     expect(await runner.sweep()).toEqual({ started: 0, failed: 0 });
     expect(statuses([second!, third!, elsewhere])).toEqual(['queued', 'queued', 'queued']);
