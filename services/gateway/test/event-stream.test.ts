@@ -89,7 +89,10 @@ describe('serveEventStream', () => {
     await waitFor(async () => res.written.includes(': heartbeat\n\n'), { timeoutMs: 2000, intervalMs: 5, what: 'a heartbeat' });
     session.close();
     const after = res.written;
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // A stream still open, beating at the same interval, is the clock: several of its beats go by.
+    const open = serve({ heartbeatMs: 5 });
+    await waitFor(async () => open.res.written.split(': heartbeat').length > 6 || undefined, { timeoutMs: 2000, intervalMs: 5, what: 'beats of the open stream' });
+    open.session.close();
     expect(res.written).toBe(after);
   });
 

@@ -3,7 +3,7 @@ import { newId } from '@switchyard/core';
 import { flushFacts, FACT_COLUMNS, factFromRow, SqlFactStore, SqlPool, type FactRow } from '@switchyard/db';
 import { createLogger } from '@switchyard/logging';
 import { SqlWaitBook, SqlWaitParking, type ResumedWait, type RunRef } from '@switchyard/runs';
-import { createTestSql, type TestSql } from '@switchyard/testing';
+import { createTestSql, waitFor, type TestSql } from '@switchyard/testing';
 import { ActivationGuards } from '../src/activation-guards';
 import { AgentIndex } from '../src/agent-index';
 import { Matcher, type MatcherFact } from '../src/matcher';
@@ -108,14 +108,15 @@ describe('a wait parked while facts flow (real PostgreSQL, two matcher replicas)
     );
 
     // Every wait resolved by the batches, within a deadline (no sweep runs).
-    const deadline = Date.now() + 30_000;
     let pending = -1;
-    while (Date.now() < deadline) {
-      const [row] = await arrangePool.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM run_waits WHERE status = 'pending'`);
-      pending = row!.n;
-      if (pending === 0) break;
-      await new Promise<void>((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(
+      async () => {
+        const [row] = await arrangePool.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM run_waits WHERE status = 'pending'`);
+        pending = row!.n;
+        return pending === 0 || undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 20, what: 'every wait resolved' },
+    ).catch(() => undefined); // what is left is reported below
     stop = true;
     await Promise.all([relay, streamed, noise]);
     // How often the announcement came after the awaited fact: the case only the stored check resolves.

@@ -162,7 +162,8 @@ function NewTask() {
     setError(undefined);
     try {
       await api('POST', wsPath(slug, '/tasks'), { subject });
-      setSubject('');
+      // The new card can show (live) before this answer: text typed meanwhile for the next task stays.
+      setSubject((current) => (current === subject ? '' : current));
       void queryClient.invalidateQueries({ queryKey: ['tasks', slug] });
     } catch (caught) {
       setError(errorText(caught));
